@@ -1,0 +1,3 @@
+from diskq.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Turning measured curves into answers: USL fit, scaling class, workload verdicts."""

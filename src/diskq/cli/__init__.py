@@ -1,0 +1,43 @@
+"""diskq's command line. ``main`` is the console-script entry point.
+
+It is the only place that turns a :class:`~diskq.errors.DiskqError` into a one-line message
+and an exit code; nothing else prints tracebacks for expected failures.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+from diskq.cli.app import app
+
+
+def _register_commands() -> None:
+    """Import every command module in this package; each registers itself on ``app``."""
+    import diskq.cli as pkg
+
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name != "app" and not info.name.startswith("_"):
+            importlib.import_module(f"diskq.cli.{info.name}")
+
+
+_register_commands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    from diskq.errors import DiskqError
+
+    try:
+        app(args=argv, prog_name="diskq")
+    except DiskqError as exc:
+        print(f"diskq: error: {exc.message}", file=sys.stderr)
+        for reason in getattr(exc, "reasons", []) or []:
+            print(f"  - {reason}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

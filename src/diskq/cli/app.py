@@ -1,0 +1,46 @@
+"""The typer application object and the helpers every command module shares.
+
+Command modules (``diskq.cli.bench``, ``diskq.cli.identify``, ...) register their commands on
+:data:`app`. They stay thin: parse options, call the library, render with rich. Heavy imports
+happen inside the command functions so ``diskq --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="diskq",
+    help=(
+        "Qualify drives for synchronous-write workloads (Ceph BlueStore WAL/DB, etcd, database WAL).\n\n"
+        "Example: diskq bench /dev/nvme0n1"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def stderr_console():
+    """A rich console on stderr: progress and messages never mix with --json output."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def stdout_console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def print_json(text: str) -> None:
+    """Write a JSON document to stdout, and nothing else."""
+    sys.stdout.write(text)
+    if not text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()

@@ -1,0 +1,1 @@
+"""devices.db: built from all submissions, queried by lookup and the site."""

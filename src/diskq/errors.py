@@ -1,0 +1,127 @@
+"""Every domain error diskq raises.
+
+Library code raises these; only the CLI turns them into a one-line message and an exit code.
+Each error may carry a ``hint``: what the user should do instead.
+"""
+
+from __future__ import annotations
+
+
+class DiskqError(Exception):
+    """Base of all diskq errors."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.message
+
+
+class InvalidInput(DiskqError):
+    """The user gave something diskq cannot use (a bad size, a malformed point, ...)."""
+
+    exit_code = 2
+
+
+class ToolMissing(DiskqError):
+    """An external program diskq needs is not installed."""
+
+    exit_code = 3
+
+    def __init__(self, tool: str, package: str | None = None):
+        pkg = package or tool
+        super().__init__(
+            f"{tool} is not installed",
+            hint=f"install it, e.g. `apt-get install {pkg}`",
+        )
+        self.tool = tool
+        self.package = pkg
+
+
+class CommandFailed(DiskqError):
+    """An external program exited with an error diskq cannot work around."""
+
+    def __init__(self, argv: list[str], returncode: int, stderr: str = "", *, hint: str | None = None):
+        tail = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+        msg = f"`{' '.join(argv)}` exited with status {returncode}"
+        if tail:
+            msg += f": {tail}"
+        super().__init__(msg, hint=hint)
+        self.argv = argv
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class FioError(DiskqError):
+    """fio failed, printed no usable JSON, or reported a job error."""
+
+
+class UnsupportedFio(FioError):
+    """The installed fio is too old (or too new) for diskq's JSON parser."""
+
+
+class TargetError(DiskqError):
+    """The target path is missing, of the wrong kind, or cannot be used."""
+
+    exit_code = 2
+
+
+class UnsafeTarget(DiskqError):
+    """Writing to the target could destroy data that is in use or still wanted.
+
+    ``reasons`` lists every finding, each a short sentence.
+    """
+
+    exit_code = 4
+
+    def __init__(self, message: str, reasons: list[str] | None = None, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.reasons = list(reasons or [])
+
+
+class NotConfirmed(DiskqError):
+    """The user did not confirm that the target's data may be destroyed."""
+
+    exit_code = 4
+
+
+class Interrupted(DiskqError):
+    """A run was stopped by a signal (SIGINT, SIGTERM, SIGHUP)."""
+
+    exit_code = 130
+
+    def __init__(self, signum: int):
+        import signal
+
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class IdentityError(DiskqError):
+    """No device identity could be read (e.g. smartctl could not detect the device)."""
+
+
+class CacheError(DiskqError):
+    """The write cache could not be read, changed or restored."""
+
+
+class SubmissionError(DiskqError):
+    """A submission file is malformed or fails validation."""
+
+    exit_code = 5
+
+
+class SignatureError(SubmissionError):
+    """Signing failed, or a signature does not verify."""
+
+
+class DatabaseError(DiskqError):
+    """devices.db cannot be built, read or is out of date."""
+
+
+class SiteError(DiskqError):
+    """The static site cannot be generated."""

@@ -1,0 +1,1 @@
+"""Probing the target: identity (smartctl, nvme-cli, sysfs), write cache, safety checks."""

@@ -1,0 +1,147 @@
+"""The one place diskq runs external programs.
+
+Everything that executes fio, smartctl, hdparm, sdparm, nvme, blkid, losetup, ssh-keygen, ...
+goes through :func:`run`. Tests replace ``diskq.proc.run`` (monkeypatch) to feed recorded
+outputs, so callers must use ``proc.run(...)`` through the module, never ``from diskq.proc
+import run``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field
+
+from diskq.errors import CommandFailed, ToolMissing
+
+#: Debian package that provides each program diskq may call.
+PACKAGES = {
+    "fio": "fio",
+    "smartctl": "smartmontools",
+    "hdparm": "hdparm",
+    "sdparm": "sdparm",
+    "nvme": "nvme-cli",
+    "blkid": "util-linux",
+    "lsblk": "util-linux",
+    "losetup": "util-linux",
+    "findmnt": "util-linux",
+    "wipefs": "util-linux",
+    "ssh-keygen": "openssh-client",
+    "mkfs.ext4": "e2fsprogs",
+    "mkswap": "util-linux",
+}
+
+
+@dataclass(frozen=True)
+class Completed:
+    """The outcome of one program run."""
+
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str = ""
+    interrupted: bool = field(default=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def which(tool: str) -> str | None:
+    """Path of ``tool`` on PATH (also looking in the sbin directories), or None."""
+    path = os.environ.get("PATH", "")
+    extra = ":/usr/local/sbin:/usr/sbin:/sbin"
+    return shutil.which(tool, path=path + extra)
+
+
+def run(
+    argv: list[str],
+    *,
+    check: bool = False,
+    timeout: float | None = None,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Completed:
+    """Run ``argv`` and capture its output as text.
+
+    A missing program raises :class:`ToolMissing` naming the Debian package. With ``check``, a
+    non-zero exit raises :class:`CommandFailed`. If the caller is interrupted (Ctrl-C, or a
+    signal handler raising) while the program runs, the program is sent SIGINT, given a few
+    seconds to finish and print what it has (fio prints its JSON when interrupted), then killed;
+    the interruption is re-raised after the child has exited, so no child outlives diskq.
+    """
+    exe = which(argv[0]) if "/" not in argv[0] else argv[0]
+    if exe is None:
+        raise ToolMissing(argv[0], PACKAGES.get(argv[0]))
+    full_env = None
+    if env is not None:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    try:
+        child = subprocess.Popen(
+            [exe, *argv[1:]],
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=full_env,
+            start_new_session=True,  # our signals are ours to forward, not the terminal's
+        )
+    except FileNotFoundError as exc:
+        raise ToolMissing(argv[0], PACKAGES.get(argv[0])) from exc
+    try:
+        out, err = child.communicate(input=input, timeout=timeout)
+    except BaseException:
+        _stop(child)
+        raise
+    result = Completed(list(argv), child.returncode, out or "", err or "")
+    if check and result.returncode != 0:
+        raise CommandFailed(list(argv), result.returncode, result.stderr)
+    return result
+
+
+def run_interruptible(argv: list[str], *, timeout: float | None = None) -> Completed:
+    """Like :func:`run`, but an interruption returns what the program printed.
+
+    Used for fio: when the user presses Ctrl-C (or SIGTERM/SIGHUP arrives) during a step,
+    fio is asked to stop, its partial JSON is collected, and the result comes back with
+    ``interrupted=True``; the caller records it and then stops the sweep.
+    """
+    exe = which(argv[0]) if "/" not in argv[0] else argv[0]
+    if exe is None:
+        raise ToolMissing(argv[0], PACKAGES.get(argv[0]))
+    child = subprocess.Popen(
+        [exe, *argv[1:]],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = child.communicate(timeout=timeout)
+        return Completed(list(argv), child.returncode, out or "", err or "")
+    except BaseException:
+        out, err = _stop(child)
+        return Completed(list(argv), child.returncode if child.returncode is not None else -9,
+                         out or "", err or "", interrupted=True)
+
+
+def _stop(child: subprocess.Popen, grace: float = 10.0) -> tuple[str, str]:
+    """Ask a child (and its process group) to stop; kill it if it does not. Returns its output."""
+    if child.poll() is None:
+        try:
+            os.killpg(child.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    try:
+        return child.communicate(timeout=grace)
+    except BaseException:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = child.communicate()
+        return out, err

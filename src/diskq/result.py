@@ -1,0 +1,129 @@
+"""The result document that ``diskq bench`` writes: the contract between every stage.
+
+bench fills it, analyse adds ``scaling``/``verdicts``, submission wraps and signs it, the database
+reads it. One point is one fio step at a fixed ``numjobs``; one run is one sweep at one write
+cache state. Latencies are in microseconds. ``lat_us`` is the latency of each 4 KiB ``write()``
+(fio's completion latency); ``sync_lat_us`` is the latency of the ``fdatasync()`` that follows it
+(fio's ``sync`` section). A commit as BlueStore sees it costs roughly their sum, so at iodepth 1
+``iops ~= numjobs / (lat_us.mean + sync_lat_us.mean) * 1e6``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CacheState = Literal["on", "off", "unknown"]
+Protocol = Literal["ata", "nvme", "scsi", "unknown"]
+Media = Literal["ssd", "hdd", "unknown"]
+TargetKind = Literal["disk", "partition", "file"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Latency(_Strict):
+    """Latency summary in microseconds; any figure fio did not report is null."""
+
+    mean: float | None = Field(default=None, ge=0)
+    p50: float | None = Field(default=None, ge=0)
+    p99: float | None = Field(default=None, ge=0)
+    p999: float | None = Field(default=None, ge=0)
+    max: float | None = Field(default=None, ge=0)
+
+
+class Point(_Strict):
+    """One fio step: ``numjobs`` writers, each doing 4 KiB write + fdatasync at iodepth 1."""
+
+    numjobs: int = Field(ge=1, le=4096)
+    iops: float = Field(ge=0)
+    bw_bytes: float = Field(ge=0, description="bytes per second, all jobs together")
+    total_ios: int = Field(ge=0)
+    runtime_ms: int = Field(ge=0)
+    lat_us: Latency
+    sync_lat_us: Latency | None = None
+    steady_state: bool | None = Field(default=None, description="fio's steady-state detector ended the step early")
+    interrupted: bool = False
+    fio: dict[str, Any] | None = Field(default=None, description="fio's JSON output for this step, as printed")
+
+
+class Peak(_Strict):
+    numjobs: int = Field(ge=1)
+    iops: float = Field(ge=0)
+
+
+class Run(_Strict):
+    """One numjobs sweep at one write-cache state."""
+
+    write_cache: CacheState
+    cache_mechanism: str | None = Field(
+        default=None, description="how the state was read/set: hdparm, sdparm, nvme, sysfs, or null"
+    )
+    cache_changed: bool = Field(default=False, description="diskq switched the cache for this run")
+    points: list[Point] = Field(default_factory=list)
+    peak: Peak | None = None
+    scaling: dict[str, Any] | None = None
+    flush_check: dict[str, Any] | None = None
+    interrupted: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+class Device(_Strict):
+    """What was measured. The serial number never appears, only ``serial_hash``."""
+
+    path: str | None = None
+    kind: TargetKind | None = None
+    model: str | None = None
+    vendor: str | None = None
+    firmware: str | None = None
+    serial_hash: str | None = None
+    capacity_bytes: int | None = Field(default=None, ge=0)
+    protocol: Protocol = "unknown"
+    media: Media = "unknown"
+    rotation_rpm: int | None = Field(default=None, ge=0)
+    logical_block_size: int | None = None
+    physical_block_size: int | None = None
+    interface_speed: str | None = None
+    percentage_used: int | None = None
+    data_written_bytes: int | None = None
+    power_on_hours: int | None = None
+    temperature_c: int | None = None
+    volatile_write_cache: bool | None = None
+    write_cache: CacheState = "unknown"
+    cache_toggle: str | None = Field(default=None, description="mechanism that can switch the cache, if any")
+    filesystem: str | None = Field(default=None, description="file mode: filesystem holding the test file")
+    backing_device: str | None = Field(default=None, description="file mode: block device under the filesystem")
+    sources: list[str] = Field(default_factory=list, description="where the identity was read from")
+    notes: list[str] = Field(default_factory=list)
+
+
+class Method(_Strict):
+    """How the figures were produced; documents with different (id, version) are never compared."""
+
+    id: str = "diskq-fdatasync-sweep"
+    version: int = 1
+    fio_version: str | None = None
+    fio_params: dict[str, str] = Field(default_factory=dict, description="every fio option except filename/numjobs")
+    search: Literal["adaptive", "explicit", "manual"] = "adaptive"
+    runtime_s: float | None = None
+    max_jobs: int | None = None
+    kernel: str | None = None
+    diskq_version: str | None = None
+
+
+class ResultDocument(_Strict):
+    format: Literal["diskq-result"] = "diskq-result"
+    format_version: Literal[1] = 1
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc).replace(microsecond=0))
+    device: Device
+    method: Method
+    runs: list[Run] = Field(default_factory=list)
+    verdicts: dict[str, Any] | None = None
+    interrupted: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return self.model_dump_json(indent=indent)

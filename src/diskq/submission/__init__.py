@@ -1,0 +1,1 @@
+"""Submissions: the signed, validated files that feed the device database."""

@@ -1,0 +1,47 @@
+"""The submission file: a result document plus who contributed it, where it came from, and
+an SSH signature over its canonical form. This module is the one source of truth for the
+format; ``schema/submission.schema.json`` is generated from it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from diskq.result import ResultDocument
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Contributor(_Strict):
+    name: str | None = Field(default=None, max_length=200)
+    github: str | None = Field(default=None, max_length=39, pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+
+
+class Provenance(_Strict):
+    """Where figures that were not measured by diskq came from (legacy and imported data)."""
+
+    source: str = Field(max_length=500)
+    license: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class Signature(_Strict):
+    namespace: str
+    principal: str
+    public_key: str
+    signature: str = Field(description="armored SSH signature (ssh-keygen -Y sign) of the canonical document")
+
+
+class Submission(_Strict):
+    format: Literal["diskq-submission"] = "diskq-submission"
+    format_version: Literal[1] = 1
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{7,80}$")
+    legacy: bool = False
+    contributor: Contributor | None = None
+    provenance: Provenance | None = None
+    result: ResultDocument
+    signature: Signature | None = None

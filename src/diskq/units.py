@@ -1,0 +1,59 @@
+"""Parsing and formatting of sizes and numbers as users type and read them."""
+
+from __future__ import annotations
+
+import re
+
+from diskq.errors import InvalidInput
+
+_UNITS = {
+    "": 1, "b": 1,
+    "k": 1024, "kb": 1000, "kib": 1024,
+    "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
+    "g": 1024**3, "gb": 1000**3, "gib": 1024**3,
+    "t": 1024**4, "tb": 1000**4, "tib": 1024**4,
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes in a size such as ``1G``, ``512MiB``, ``4096``. Bare K/M/G/T are binary (like fio).
+
+    >>> parse_size("1G"), parse_size("1GB"), parse_size("4k")
+    (1073741824, 1000000000, 4096)
+    """
+    if isinstance(text, int):
+        if text <= 0:
+            raise InvalidInput(f"size must be positive, got {text}")
+        return text
+    m = _SIZE.match(text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise InvalidInput(f"not a size: {text!r}", hint="use e.g. 1G, 512M, 4GiB or a byte count")
+    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if value <= 0:
+        raise InvalidInput(f"size must be positive, got {text!r}")
+    return value
+
+
+def human_bytes(n: float | int | None, *, si: bool = False) -> str:
+    """``1073741824`` -> ``1.0 GiB`` (or ``1.1 GB`` with ``si``)."""
+    if n is None:
+        return "-"
+    base, units = (1000, ["B", "kB", "MB", "GB", "TB", "PB"]) if si else (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+    value = float(n)
+    for unit in units:
+        if abs(value) < base or unit == units[-1]:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= base
+    return f"{value:.1f} {units[-1]}"  # pragma: no cover
+
+
+def parse_int_list(text: str) -> list[int]:
+    """``"1,2,4"`` -> ``[1, 2, 4]``; every value a positive integer, sorted, no duplicates."""
+    try:
+        values = sorted({int(p) for p in text.replace(" ", "").split(",") if p})
+    except ValueError:
+        raise InvalidInput(f"not a list of whole numbers: {text!r}", hint="e.g. --jobs 1,2,4,8") from None
+    if not values or values[0] < 1:
+        raise InvalidInput(f"job counts must be whole numbers >= 1: {text!r}")
+    return values

@@ -1,0 +1,69 @@
+"""Shared fixtures: real loop devices over temp files, recorded fixtures, skip rules.
+
+Loop devices are created by the test that uses them and always detached in teardown, also when
+the test fails. Tests never write to a device they did not create.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _have(tool: str) -> bool:
+    return shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin") is not None
+
+
+IS_ROOT = os.geteuid() == 0
+HAVE_LOOP = IS_ROOT and _have("losetup") and Path("/dev/loop-control").exists()
+
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (loop devices, sysfs writes)")
+needs_loop = pytest.mark.skipif(not HAVE_LOOP, reason="needs root, losetup and /dev/loop-control")
+needs_fio = pytest.mark.skipif(not _have("fio"), reason="fio is not installed (apt-get install fio)")
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    """Directory of recorded real outputs (see tests/fixtures/SOURCES.md)."""
+    return FIXTURES
+
+
+@pytest.fixture
+def make_loop(tmp_path):
+    """Factory: ``make_loop(size_bytes=64 MiB)`` -> ``/dev/loopN`` over a new sparse temp file.
+
+    Every device made is detached at teardown, whatever happened in the test.
+    """
+    if not HAVE_LOOP:
+        pytest.skip("needs root, losetup and /dev/loop-control")
+    made: list[str] = []
+
+    def make(size_bytes: int = 64 * 1024 * 1024, name: str | None = None) -> str:
+        backing = tmp_path / (name or f"loop{len(made)}.img")
+        with open(backing, "wb") as f:
+            f.truncate(size_bytes)
+        dev = subprocess.run(
+            ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+        ).stdout.strip()
+        made.append(dev)
+        return dev
+
+    try:
+        yield make
+    finally:
+        for dev in reversed(made):
+            subprocess.run(["umount", "-l", dev], capture_output=True)
+            subprocess.run(["swapoff", dev], capture_output=True)
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
+@pytest.fixture
+def loop_device(make_loop) -> str:
+    """One 64 MiB loop device, detached at teardown."""
+    return make_loop()
