@@ -67,6 +67,9 @@ class Run(_Strict):
     peak: Peak | None = None
     scaling: dict[str, Any] | None = None
     flush_check: dict[str, Any] | None = None
+    nosync: Point | None = Field(
+        default=None, description="the flush-honesty step: same pattern without fdatasync, 1 job"
+    )
     interrupted: bool = False
     notes: list[str] = Field(default_factory=list)
 
