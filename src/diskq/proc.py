@@ -69,8 +69,9 @@ def run(
     A missing program raises :class:`ToolMissing` naming the Debian package. With ``check``, a
     non-zero exit raises :class:`CommandFailed`. If the caller is interrupted (Ctrl-C, or a
     signal handler raising) while the program runs, the program is sent SIGINT, given a few
-    seconds to finish and print what it has (fio prints its JSON when interrupted), then killed;
-    the interruption is re-raised after the child has exited, so no child outlives diskq.
+    seconds to finish and print what it has, then killed; the interruption is re-raised after the
+    child has exited (so no child outlives diskq) with the child's output attached to the
+    exception as ``exc.completed``.
     """
     exe = which(argv[0]) if "/" not in argv[0] else argv[0]
     if exe is None:
@@ -93,40 +94,16 @@ def run(
         raise ToolMissing(argv[0], PACKAGES.get(argv[0])) from exc
     try:
         out, err = child.communicate(input=input, timeout=timeout)
-    except BaseException:
-        _stop(child)
+    except BaseException as exc:
+        out, err = _stop(child)
+        # what the program printed before it stopped (fio prints its JSON when interrupted)
+        exc.completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
+                                  out or "", err or "", interrupted=True)
         raise
     result = Completed(list(argv), child.returncode, out or "", err or "")
     if check and result.returncode != 0:
         raise CommandFailed(list(argv), result.returncode, result.stderr)
     return result
-
-
-def run_interruptible(argv: list[str], *, timeout: float | None = None) -> Completed:
-    """Like :func:`run`, but an interruption returns what the program printed.
-
-    Used for fio: when the user presses Ctrl-C (or SIGTERM/SIGHUP arrives) during a step,
-    fio is asked to stop, its partial JSON is collected, and the result comes back with
-    ``interrupted=True``; the caller records it and then stops the sweep.
-    """
-    exe = which(argv[0]) if "/" not in argv[0] else argv[0]
-    if exe is None:
-        raise ToolMissing(argv[0], PACKAGES.get(argv[0]))
-    child = subprocess.Popen(
-        [exe, *argv[1:]],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = child.communicate(timeout=timeout)
-        return Completed(list(argv), child.returncode, out or "", err or "")
-    except BaseException:
-        out, err = _stop(child)
-        return Completed(list(argv), child.returncode if child.returncode is not None else -9,
-                         out or "", err or "", interrupted=True)
 
 
 def _stop(child: subprocess.Popen, grace: float = 10.0) -> tuple[str, str]:

@@ -1,0 +1,295 @@
+"""One ``diskq bench``, start to end: plan (target, safety), then execute (identity, a sweep per
+write-cache state, the flush-honesty step, analysis), restoring every setting on every exit path.
+
+The CLI calls :func:`plan`, asks the user to confirm, then calls :func:`execute` with a
+:class:`Listener` that draws progress. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from diskq import __version__
+from diskq.bench import fio, sweep
+from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
+from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
+from diskq.result import Device, Method, Point, ResultDocument, Run
+
+CACHE_MODES = ("auto", "keep", "off", "on", "both")
+FLUSH_CHECK_SECONDS = 5.0
+#: steps shorter than this run for their full time: fio's steady-state window would not fit
+STEADY_STATE_MIN_RUNTIME = 8.0
+
+
+@dataclass
+class BenchOptions:
+    runtime_s: float = 20.0
+    max_jobs: int = 32
+    jobs: list[int] | None = None
+    size_bytes: int = 1024**3
+    cache: str = "auto"
+    yes: bool = False
+    force: bool = False
+    flush_check: bool = True
+    steady_state: bool = True
+    refine_budget: int = sweep.DEFAULT_REFINE_BUDGET
+
+    def validate(self) -> None:
+        if self.runtime_s < 1:
+            raise InvalidInput(f"--runtime must be at least 1 second, got {self.runtime_s:g}")
+        if self.max_jobs < 1 or self.max_jobs > 1024:
+            raise InvalidInput(f"--max-jobs must be between 1 and 1024, got {self.max_jobs}")
+        if self.jobs and max(self.jobs) > 1024:
+            raise InvalidInput("--jobs values must be at most 1024")
+        if self.cache not in CACHE_MODES:
+            raise InvalidInput(f"--cache must be one of {', '.join(CACHE_MODES)}, got {self.cache!r}")
+
+    @property
+    def highest_jobs(self) -> int:
+        return max(self.jobs) if self.jobs else self.max_jobs
+
+
+class Listener:
+    """Progress callbacks; the default does nothing. The CLI draws a rich display from them."""
+
+    def note(self, text: str) -> None: ...
+
+    def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None: ...
+
+    def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None: ...
+
+    def step_done(self, point: Point) -> None: ...
+
+
+@dataclass
+class Plan:
+    path: str
+    target: Target
+    options: BenchOptions
+    region_bytes: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Block devices and pre-existing files hold data that the bench destroys."""
+        return self.target.is_block or self.target.existed
+
+
+def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
+    """Check everything that can be checked before writing a byte; raise on any refusal."""
+    from diskq.probe import safety
+
+    options.validate()
+    notes = fio.check_version(fio.installed_version())
+    target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
+    if target.is_block:
+        notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
+    else:
+        safety.check_file_target(path, yes=options.yes)
+    region = region_bytes(target.capacity_bytes, options.highest_jobs)
+    return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes)
+
+
+def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) -> list[str]:
+    """The write-cache states to measure, in order. ``auto`` is ``both`` where the cache can be
+    switched and ``keep`` where it cannot. ``both`` measures the current state first."""
+    if mode == "auto":
+        mode = "both" if can_toggle else "keep"
+    if mode == "keep":
+        return [current]
+    if not can_toggle:
+        raise CacheError(
+            f"cannot switch the write cache: {reason or 'no mechanism for this device'}",
+            hint="run with --cache keep to measure it as it is",
+        )
+    if mode in ("on", "off"):
+        return [mode]
+    other = {"on": "off", "off": "on"}
+    return [current, other[current]] if current in other else ["off", "on"]
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once; repeats are ignored so the
+    cleanup that follows cannot itself be interrupted). Previous handlers come back on exit."""
+    fired = []
+
+    def handler(signum, _frame):
+        if fired:
+            return
+        fired.append(signum)
+        raise Interrupted(signum)
+
+    watched = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, handler) for s in watched}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM/SIGHUP while changing or restoring a setting; they are delivered after."""
+    watched = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class _Clock:
+    """Estimates the time left from the steps done so far (upper bound on steps left)."""
+
+    def __init__(self, steps_max: int, runtime_s: float):
+        self.steps_left = steps_max
+        self.runtime_s = runtime_s
+        self.durations: list[float] = []
+
+    def eta(self) -> float:
+        per = sum(self.durations) / len(self.durations) if self.durations else self.runtime_s
+        return max(self.steps_left, 0) * per
+
+    def done(self, seconds: float) -> None:
+        self.durations.append(seconds)
+        self.steps_left -= 1
+
+
+def _identify(target: Target, path: str) -> Device:
+    from diskq.probe import identity
+
+    if target.is_block:
+        device = identity.identify(path)
+    else:
+        fs, source = filesystem_of(os.path.dirname(os.path.abspath(path)))
+        device = Device()
+        if source and source.startswith("/dev/"):
+            with contextlib.suppress(DiskqError, OSError):
+                device = identity.identify(source)
+        device = device.model_copy(update={"filesystem": fs, "backing_device": source})
+        device.notes.append("file mode: figures include the filesystem and the device under it")
+    return device.model_copy(update={"path": path, "kind": target.kind})
+
+
+def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
+    """Run the bench described by ``plan``. Always returns a document, also when interrupted
+    (then ``doc.interrupted`` is true and the partial points are kept); the caller writes it
+    and re-raises nothing. Settings are restored before this returns."""
+    from diskq.probe import cache, journal
+
+    listener = listener or Listener()
+    opts, target = plan.options, plan.target
+    steady = fio.SteadyState() if opts.steady_state and opts.runtime_s >= STEADY_STATE_MIN_RUNTIME else None
+    sync_opts = fio.base_options(runtime_s=opts.runtime_s, region_bytes=plan.region_bytes, steady=steady)
+    check_opts = fio.base_options(
+        runtime_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s), region_bytes=plan.region_bytes, steady=None, fdatasync=False
+    )
+    doc = ResultDocument(
+        device=Device(path=plan.path, kind=target.kind),
+        method=Method(
+            fio_version=fio.installed_version(),
+            fio_params=sync_opts,
+            search="explicit" if opts.jobs else "adaptive",
+            runtime_s=opts.runtime_s,
+            max_jobs=opts.highest_jobs,
+            kernel=os.uname().release,
+            diskq_version=__version__,
+        ),
+        notes=list(plan.notes),
+    )
+    with signals_raise():
+        try:
+            doc.device = _identify(target, plan.path)
+            control = cache.detect(plan.path if target.is_block else "", protocol=doc.device.protocol)
+            if not target.is_block:
+                control.can_toggle = False  # a file's "cache" is the filesystem's; leave it alone
+            states = cache_states(opts.cache, control.state, control.can_toggle, control.reason)
+            if control.note:
+                doc.notes.append(control.note)
+            if target.kind == "file" and not target.existed:
+                create_file(target)
+            per_run = (len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)) + (
+                1 if opts.flush_check else 0
+            )
+            clock = _Clock(per_run * len(states), opts.runtime_s)
+            for index, state in enumerate(states):
+                run = Run(write_cache=state, cache_mechanism=control.mechanism)
+                doc.runs.append(run)
+                listener.run_started(index, len(states), state, control.mechanism)
+                _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal)
+        except Interrupted as exc:
+            doc.interrupted = True
+            if doc.runs:
+                doc.runs[-1].interrupted = True
+            doc.notes.append(f"stopped early: {exc.message}; partial results kept")
+        finally:
+            with signals_deferred():
+                remove_created(target)
+    _annotate(doc)
+    return doc
+
+
+def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal) -> None:
+    """One sweep at one cache state, the cache switched for it and restored afterwards."""
+    opts = plan.options
+    guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else None
+    try:
+        if guard is not None and state != control.state:
+            with signals_deferred():
+                guard.set(state)
+            run.cache_changed = True
+            run.notes.append(f"write cache switched {control.state} -> {state} with {control.mechanism}; restored afterwards")
+        if control.mechanism == "sysfs":
+            run.notes.append(
+                "cache state set with the kernel's queue/write_cache knob: in 'write through' the kernel stops "
+                "sending flushes; the drive's own cache is not touched"
+            )
+
+        def measure(numjobs: int, options=sync_opts) -> Point:
+            listener.step_started(numjobs, fdatasync=options is sync_opts, eta_s=clock.eta())
+            started = time.monotonic()
+            try:
+                point = fio.run_step(plan.path, numjobs, options)
+            except Interrupted as exc:
+                partial = getattr(exc, "partial", None)
+                if partial is not None and options is sync_opts:
+                    run.points.append(partial)
+                raise
+            finally:
+                clock.done(time.monotonic() - started)
+            if options is sync_opts:
+                run.points.append(point)
+            listener.step_done(point)
+            return point
+
+        try:
+            if opts.jobs:
+                sweep.explicit(measure, opts.jobs)
+            else:
+                search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget)
+                search.run()
+                if search.stop_reason:
+                    run.notes.append(f"search stopped: {search.stop_reason}")
+            if opts.flush_check:
+                run.nosync = measure(1, check_opts)
+        finally:
+            run.points.sort(key=lambda p: p.numjobs)
+            run.peak = sweep.peak_of(run.points)
+    finally:
+        if guard is not None:
+            with signals_deferred():
+                guard.restore()
+
+
+def _annotate(doc: ResultDocument) -> None:
+    """Scaling class, flush check and verdicts from the analysis stage."""
+    from diskq.analyse import annotate
+
+    annotate(doc)

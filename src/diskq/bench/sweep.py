@@ -1,0 +1,135 @@
+"""Choosing which numjobs to measure: the adaptive peak search, or an explicit list.
+
+The community protocol runs 20 s at numjobs 1, 2, 4, ... 32 and calls the best the peak. diskq
+measures the same curve with fewer, shorter steps:
+
+1. **Doubling**: numjobs 1, 2, 4, ... while IOPS keep rising by more than ``gain`` (5 %) over
+   the best so far; stop at the first step that flattens or falls, or at ``max_jobs`` (which is
+   measured itself when it is not a power of two). A curve still climbing at ``max_jobs`` has
+   its peak there and is not refined.
+2. **Refinement**: the peak lies between the best point's measured neighbours. Measure the
+   midpoint on the side of the better neighbour, move to it if it is better, and repeat (the
+   other side when one side is exhausted) until the gaps are closed or ``refine_budget`` extra
+   steps are spent. This finds peaks such as 10, 14 or 15 jobs.
+
+Each step is further shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`).
+The search itself is pure: it calls ``measure(numjobs) -> Point`` and never touches fio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from diskq.errors import InvalidInput
+from diskq.result import Peak, Point
+
+DEFAULT_GAIN = 0.05
+DEFAULT_REFINE_BUDGET = 3
+
+Measure = Callable[[int], Point]
+
+
+def doubling_sequence(max_jobs: int) -> list[int]:
+    """``1, 2, 4, ...`` up to ``max_jobs``, ending with ``max_jobs`` itself.
+
+    >>> doubling_sequence(32), doubling_sequence(12), doubling_sequence(1)
+    ([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 12], [1])
+    """
+    if max_jobs < 1:
+        raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
+    seq, n = [], 1
+    while n < max_jobs:
+        seq.append(n)
+        n *= 2
+    seq.append(max_jobs)
+    return seq
+
+
+def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET) -> int:
+    """Upper bound on the number of steps the adaptive search can take (for the ETA)."""
+    return len(doubling_sequence(max_jobs)) + refine_budget
+
+
+def peak_of(points: list[Point]) -> Peak | None:
+    """The point with the highest IOPS (the fewest jobs among equals)."""
+    usable = [p for p in points if not p.interrupted] or points
+    if not usable:
+        return None
+    best = max(usable, key=lambda p: (p.iops, -p.numjobs))
+    return Peak(numjobs=best.numjobs, iops=best.iops)
+
+
+class Search:
+    """The adaptive search, one call to ``measure`` per new numjobs. ``points`` stays valid when
+    ``measure`` raises (an interruption keeps what was measured)."""
+
+    def __init__(
+        self,
+        measure: Measure,
+        max_jobs: int,
+        *,
+        gain: float = DEFAULT_GAIN,
+        refine_budget: int = DEFAULT_REFINE_BUDGET,
+    ):
+        if max_jobs < 1:
+            raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
+        self._measure = measure
+        self.max_jobs = max_jobs
+        self.gain = gain
+        self.refine_budget = refine_budget
+        self.points: dict[int, Point] = {}
+        self.stop_reason: str | None = None
+
+    def _iops(self, n: int) -> float:
+        if n not in self.points:
+            self.points[n] = self._measure(n)
+        return self.points[n].iops
+
+    def _best(self) -> int:
+        return max(self.points, key=lambda n: (self.points[n].iops, -n))
+
+    def run(self) -> list[Point]:
+        seq = doubling_sequence(self.max_jobs)
+        best = seq[0]
+        self._iops(best)
+        self.stop_reason = f"reached --max-jobs {self.max_jobs} with IOPS still rising"
+        still_rising = True
+        for n in seq[1:]:
+            iops = self._iops(n)
+            if iops > self.points[best].iops * (1 + self.gain):
+                best = n
+                continue
+            change = (iops / self.points[best].iops - 1) * 100 if self.points[best].iops else 0.0
+            self.stop_reason = f"IOPS {'fell' if change < 0 else 'flattened'} at {n} jobs ({change:+.1f} % vs {best})"
+            still_rising = False
+            break
+        if not still_rising:  # a curve still climbing at max_jobs has its peak there: nothing to refine
+            self._refine()
+        return self.ordered()
+
+    def _refine(self) -> None:
+        budget = self.refine_budget
+        while budget > 0:
+            best = self._best()
+            measured = sorted(self.points)
+            lower = [n for n in measured if n < best]
+            upper = [n for n in measured if n > best]
+            sides = []
+            if lower and best - lower[-1] > 1:
+                sides.append((self.points[lower[-1]].iops, (lower[-1] + best) // 2))
+            if upper and upper[0] - best > 1:
+                sides.append((self.points[upper[0]].iops, (best + upper[0]) // 2))
+            if not sides:
+                return
+            # try the side whose measured neighbour is better first: the peak leans that way
+            sides.sort(reverse=True)
+            self._iops(sides[0][1])
+            budget -= 1
+
+    def ordered(self) -> list[Point]:
+        return [self.points[n] for n in sorted(self.points)]
+
+
+def explicit(measure: Measure, jobs: list[int]) -> list[Point]:
+    """Measure exactly the given job counts, in order."""
+    return [measure(n) for n in jobs]

@@ -1,0 +1,168 @@
+"""What ``diskq bench TARGET`` writes to: a whole disk, a partition, or a regular file.
+
+A block device is found in sysfs through its major:minor numbers (``/sys/dev/block/M:m``), like
+ceph-volume and lsblk do; a partition is a block device whose sysfs entry has a ``partition``
+file. A file target is created by diskq at ``--size`` (filled with zeros so the first steps do
+not measure extent allocation) and removed afterwards; an existing file is only used with
+``--yes`` and never removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from diskq import proc
+from diskq.errors import TargetError
+
+MiB = 1024 * 1024
+
+
+@dataclass
+class Target:
+    path: str
+    kind: str  # "disk" | "partition" | "file"
+    capacity_bytes: int
+    dev_name: str | None = None  # sysfs name of the block device (sda, nvme0n1, loop3, sda1)
+    created: bool = False  # diskq created this file and removes it afterwards
+    existed: bool = False  # a file that was there before diskq
+
+    @property
+    def is_block(self) -> bool:
+        return self.kind in ("disk", "partition")
+
+
+def sysfs_name(path: str, *, sysfs_root: str = "/sys") -> str:
+    """Kernel name of the block device at ``path`` (follows symlinks such as /dev/disk/by-id/...)."""
+    st = os.stat(path)
+    if not stat.S_ISBLK(st.st_mode):
+        raise TargetError(f"{path} is not a block device")
+    link = Path(sysfs_root, "dev", "block", f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
+    try:
+        return os.path.basename(os.path.realpath(link))
+    except OSError as exc:  # pragma: no cover - sysfs always has this on Linux
+        raise TargetError(f"cannot find {path} in sysfs: {exc}") from None
+
+
+def block_size_bytes(name: str, *, sysfs_root: str = "/sys") -> int:
+    """Capacity of a block device from sysfs (``size`` is in 512-byte sectors, always)."""
+    try:
+        return int(Path(sysfs_root, "class", "block", name, "size").read_text()) * 512
+    except (OSError, ValueError) as exc:
+        raise TargetError(f"cannot read the size of {name} from sysfs: {exc}") from None
+
+
+def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
+    """Classify ``path``. A path that does not exist becomes a file target diskq will create."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise TargetError(f"{path} does not exist and its directory {parent} does not either") from None
+        if path.startswith("/dev/"):
+            raise TargetError(f"{path} does not exist", hint="check the device name with `lsblk`") from None
+        return Target(path=path, kind="file", capacity_bytes=size_bytes)
+    if stat.S_ISBLK(st.st_mode):
+        name = sysfs_name(path, sysfs_root=sysfs_root)
+        kind = "partition" if Path(sysfs_root, "class", "block", name, "partition").exists() else "disk"
+        capacity = block_size_bytes(name, sysfs_root=sysfs_root)
+        if capacity == 0:
+            raise TargetError(f"{path} has no capacity (an empty loop device or a card reader without media?)")
+        return Target(path=path, kind=kind, capacity_bytes=capacity, dev_name=name)
+    if stat.S_ISREG(st.st_mode):
+        capacity = st.st_size if st.st_size > 0 else size_bytes
+        return Target(path=path, kind="file", capacity_bytes=capacity, existed=True)
+    if stat.S_ISDIR(st.st_mode):
+        raise TargetError(
+            f"{path} is a directory", hint=f"name a file inside it, e.g. {os.path.join(path, 'diskq.test')}"
+        )
+    raise TargetError(f"{path} is neither a block device nor a regular file")
+
+
+def region_bytes(capacity_bytes: int, max_jobs: int) -> int:
+    """The share of the target each job writes to: capacity / max_jobs, at most 1 GiB, aligned to
+    1 MiB (4 KiB on tiny targets). Jobs never overlap, so no job overwrites another's blocks."""
+    share = min(capacity_bytes // max(max_jobs, 1), 1024 * MiB)
+    align = MiB if share >= 4 * MiB else 4096
+    share -= share % align
+    if share < 4096 * 16:
+        raise TargetError(
+            f"the target is too small for {max_jobs} jobs ({capacity_bytes} bytes)",
+            hint="use a larger --size or a smaller --max-jobs",
+        )
+    return share
+
+
+def create_file(target: Target) -> None:
+    """Create the test file at its full size, written with zeros and synced."""
+    chunk = b"\0" * (4 * MiB)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(target.path, flags, 0o600)
+    except FileExistsError:
+        raise TargetError(f"{target.path} appeared while diskq was starting; not touching it") from None
+    except OSError as exc:
+        raise TargetError(f"cannot create {target.path}: {exc.strerror}") from None
+    target.created = True
+    try:
+        left = target.capacity_bytes
+        while left > 0:
+            n = os.write(fd, chunk[: min(len(chunk), left)])
+            left -= n
+        os.fsync(fd)
+    except OSError as exc:
+        raise TargetError(f"cannot fill {target.path}: {exc.strerror}", hint="use a smaller --size") from None
+    finally:
+        os.close(fd)
+
+
+def remove_created(target: Target) -> None:
+    """Remove the file if (and only if) diskq created it."""
+    if target.created:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target.path)
+        target.created = False
+
+
+def filesystem_of(path: str) -> tuple[str | None, str | None]:
+    """(filesystem type, source device) of the filesystem holding ``path``, via findmnt."""
+    try:
+        out = proc.run(["findmnt", "-n", "-o", "FSTYPE,SOURCE", "-T", path]).stdout.split()
+    except Exception:  # best effort: findmnt missing or odd mounts
+        return None, None
+    if len(out) >= 2:
+        return out[0], out[1]
+    return (out[0], None) if out else (None, None)
+
+
+@contextlib.contextmanager
+def scratch(size_bytes: int) -> Iterator[str]:
+    """A throwaway target: a loop device over a temp file when root, else a temp file path.
+
+    Everything is removed on exit, whatever happened.
+    """
+    workdir = tempfile.mkdtemp(prefix="diskq-scratch-")
+    backing = os.path.join(workdir, "scratch.img")
+    use_loop = os.geteuid() == 0 and proc.which("losetup") is not None and os.path.exists("/dev/loop-control")
+    dev = None
+    try:
+        if not use_loop:
+            yield backing
+            return
+        with open(backing, "wb") as f:
+            f.truncate(size_bytes)
+        dev = proc.run(["losetup", "--find", "--show", backing], check=True).stdout.strip()
+        yield dev
+    finally:
+        if dev:
+            proc.run(["losetup", "-d", dev])
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(backing)
+        with contextlib.suppress(OSError):
+            os.rmdir(workdir)

@@ -1,0 +1,118 @@
+"""rich rendering of bench progress and results (the only place bench output is drawn)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from diskq.bench.runner import Listener
+from diskq.result import Point, ResultDocument
+
+
+def _fmt_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(seconds)
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+class BenchProgress(Listener):
+    """A progress bar over all steps of all runs, with the overall ETA (an upper bound: the
+    search often stops sooner)."""
+
+    def __init__(self, console: Console, runtime_s: float):
+        self.console = console
+        self.runtime_s = runtime_s
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("eta ≤ {task.fields[eta]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task = None
+        self.run_label = ""
+
+    def __enter__(self):
+        self.progress.start()
+        self.task = self.progress.add_task("starting", total=None, eta="?")
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+        return False
+
+    def note(self, text: str) -> None:
+        self.progress.console.print(f"[yellow]note[/]: {text}")
+
+    def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None:
+        how = f" via {mechanism}" if mechanism else ""
+        self.run_label = f"cache {write_cache}{how}" + (f" (run {index + 1}/{total})" if total > 1 else "")
+
+    def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None:
+        kind = "" if fdatasync else " without fdatasync (flush check)"
+        self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}", eta=_fmt_eta(eta_s))
+
+    def step_done(self, point: Point) -> None:
+        self.progress.console.print(
+            f"  numjobs={point.numjobs:<4} {point.iops:>10,.0f} IOPS"
+            + (" (steady)" if point.steady_state else "")
+        )
+
+
+def _us(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v / 1000:.2f} ms" if v >= 1000 else f"{v:.0f} µs"
+
+
+def result_table(doc: ResultDocument, console: Console) -> None:
+    """Per run: numjobs -> IOPS, bandwidth, latencies, the peak marked, and a bar chart."""
+    dev = doc.device
+    title = " ".join(x for x in (dev.model, dev.firmware and f"fw {dev.firmware}", dev.path) if x)
+    for run in doc.runs:
+        table = Table(title=f"{title}: write cache {run.write_cache}", title_justify="left")
+        for col in ("jobs", "IOPS", "MB/s", "write lat mean", "fdatasync mean", "fdatasync p99", "fdatasync p99.9", ""):
+            table.add_column(col, justify="right" if col not in ("",) else "left")
+        peak = run.peak.numjobs if run.peak else None
+        top = max((p.iops for p in run.points), default=0) or 1
+        for p in run.points:
+            sync = p.sync_lat_us
+            bar = "█" * max(1, round(24 * p.iops / top))
+            table.add_row(
+                str(p.numjobs),
+                f"{p.iops:,.0f}",
+                f"{p.bw_bytes / 1e6:.1f}",
+                _us(p.lat_us.mean),
+                _us(sync.mean if sync else None),
+                _us(sync.p99 if sync else None),
+                _us(sync.p999 if sync else None),
+                bar + ("  ◀ peak" if p.numjobs == peak else "") + (" (interrupted)" if p.interrupted else ""),
+                style="bold" if p.numjobs == peak else None,
+            )
+        console.print(table)
+        scaling = run.scaling
+        if scaling:
+            cls = scaling.get("scaling") if isinstance(scaling, dict) else getattr(scaling, "scaling", None)
+            desc = scaling.get("description") if isinstance(scaling, dict) else getattr(scaling, "description", None)
+            console.print(f"scaling: [bold]{cls}[/] — {desc}")
+        fc = run.flush_check
+        warning = (fc.get("warning") if isinstance(fc, dict) else getattr(fc, "warning", None)) if fc else None
+        if warning:
+            console.print(f"[bold red]warning[/]: {warning}")
+        for note in run.notes:
+            console.print(f"[dim]{note}[/]")
+    if doc.verdicts is not None:
+        v = doc.verdicts if isinstance(doc.verdicts, dict) else doc.verdicts.model_dump(mode="json")
+        for name, verdict in v.items():
+            if isinstance(verdict, dict):
+                summary = verdict.get("summary") or verdict.get("tier") or verdict.get("verdict")
+                if summary is not None:
+                    console.print(f"{name}: [bold]{summary}[/]")
+    for note in doc.notes:
+        console.print(f"[dim]{note}[/]")
+    if doc.interrupted:
+        console.print("[bold yellow]The run was interrupted; the figures above are partial.[/]")

@@ -1,0 +1,116 @@
+"""``diskq bench``: the sync-write qualification of one device or file."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from diskq.cli.app import app, print_json, stderr_console
+
+BENCH_HELP = """Measure 4 KiB write+fdatasync IOPS over numjobs and find the peak.
+
+TARGET is a whole disk, a partition, or a file (created at --size and removed afterwards).
+Everything on a block device TARGET is destroyed: diskq asks you to type its name, or takes
+--yes. Devices in use (mounted, swap, holders, opened exclusively) are always refused; devices
+with a signature (partition table, filesystem, LVM, md, BlueStore, ZFS) need --force too.
+
+Example: diskq bench /dev/nvme0n1 --cache both -o nvme0n1.json
+"""
+
+
+@app.command("bench", help=BENCH_HELP)
+def bench_cmd(
+    target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
+    force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
+    runtime: float = typer.Option(20.0, "--runtime", help="seconds per step at most (steady state may end a step sooner)"),
+    max_jobs: int = typer.Option(32, "--max-jobs", help="highest numjobs the search may try"),
+    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4"),
+    size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
+    cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
+    flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
+    steady_state: bool = typer.Option(True, "--steady-state/--no-steady-state", help="end steps early once IOPS are stable"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path (default: named after model and date)"),
+    as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
+    scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
+) -> None:
+    from diskq.bench import runner, target as target_mod
+    from diskq.errors import InvalidInput
+    from diskq.units import parse_int_list, parse_size
+
+    err = stderr_console()
+    options = runner.BenchOptions(
+        runtime_s=runtime,
+        max_jobs=max_jobs,
+        jobs=parse_int_list(jobs) if jobs else None,
+        size_bytes=parse_size(size),
+        cache=cache,
+        yes=yes,
+        force=force,
+        flush_check=flush_check,
+        steady_state=steady_state,
+    )
+    if scratch == (target is not None):
+        raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
+    if scratch:
+        with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
+            err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
+            _bench(path, options, output, as_json, err)
+    else:
+        _bench(target, options, output, as_json, err)
+
+
+def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
+    from diskq.bench import runner
+    from diskq.cli._render import BenchProgress, result_table
+
+    plan = runner.plan(path, options)
+    for note in plan.notes:
+        err.print(f"[yellow]note[/]: {note}")
+    if plan.needs_confirmation and not options.yes:
+        _confirm(plan, err)
+    with BenchProgress(err, options.runtime_s) as progress:
+        doc = runner.execute(plan, progress)
+    out = output or Path(default_name(doc))
+    out.write_text(doc.to_json())
+    if as_json:
+        print_json(doc.to_json())
+    result_table(doc, err if as_json else _stdout())
+    err.print(f"result written to [bold]{out}[/]")
+    err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {out}[/]")
+    if doc.interrupted:
+        raise typer.Exit(130)
+
+
+def _stdout():
+    from diskq.cli.app import stdout_console
+
+    return stdout_console()
+
+
+def _confirm(plan, err) -> None:
+    from diskq.errors import NotConfirmed
+    from diskq.units import human_bytes
+
+    t = plan.target
+    what = f"{t.path} ({t.kind}, {human_bytes(t.capacity_bytes)})"
+    if not sys.stdin.isatty():
+        raise NotConfirmed(
+            f"refusing to write to {what} without confirmation",
+            hint="pass --yes to confirm that all data on it may be destroyed",
+        )
+    err.print(f"[bold red]All data on {what} will be destroyed.[/]")
+    answer = typer.prompt(f"Type {t.path} to continue", default="", show_default=False, err=True)
+    if answer.strip() not in (t.path, Path(t.path).name):
+        raise NotConfirmed(f"confirmation did not match {t.path}; nothing was written")
+
+
+def default_name(doc) -> str:
+    """``diskq-<model>-<YYYYmmdd-HHMMSS>.json`` (the target's name when the model is unknown)."""
+    model = doc.device.model or Path(doc.device.path or "target").name
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "target"
+    return f"diskq-{slug}-{doc.created.strftime('%Y%m%d-%H%M%S')}.json"
