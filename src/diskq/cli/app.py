@@ -44,3 +44,17 @@ def print_json(text: str) -> None:
     if not text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()
+
+
+@app.callback(invoke_without_command=False)
+def _warn_pending_restores() -> None:
+    # Runs before every command: a killed run may have left a write cache switched.
+    # Light import (stdlib only) and never fails: a broken journal must not stop diskq.
+    try:
+        from diskq.probe.journal import pending_warning
+
+        message = pending_warning()
+    except Exception:  # noqa: BLE001
+        message = None
+    if message:
+        print(message, file=sys.stderr)

@@ -1,0 +1,140 @@
+"""``diskq identify`` (which drive is this?) and ``diskq restore`` (put back what a killed run changed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from diskq.cli.app import app, print_json, stderr_console, stdout_console
+
+
+@app.command(
+    help=(
+        "Show which drive TARGET is: model, firmware, capacity, protocol, media, wear, write cache "
+        "and how it can be switched. With --smartctl-json, read a saved `smartctl --json -x` output "
+        "instead of probing a device. The serial number is shown only as a salted hash.\n\n"
+        "Example: diskq identify /dev/nvme0n1 --json"
+    )
+)
+def identify(
+    target: Optional[str] = typer.Argument(None, help="block device to identify, e.g. /dev/sdb"),
+    smartctl_json: Optional[Path] = typer.Option(
+        None, "--smartctl-json", help="a saved `smartctl --json -x` output ('-' for standard input)"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print the identity as JSON on stdout"),
+) -> None:
+    import json
+    import sys
+
+    from diskq.errors import InvalidInput
+    from diskq.probe import identity as ident
+
+    if (target is None) == (smartctl_json is None):
+        raise InvalidInput("give either a TARGET device or --smartctl-json FILE", hint="e.g. diskq identify /dev/sdb")
+    if smartctl_json is not None:
+        try:
+            text = sys.stdin.read() if str(smartctl_json) == "-" else smartctl_json.read_text()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {smartctl_json}: {exc.strerror}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise InvalidInput(
+                f"{smartctl_json} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`"
+            ) from None
+        device = ident.identity_from_smartctl_json(data)
+    else:
+        device = ident.identify(target)
+
+    if as_json:
+        print_json(device.model_dump_json(indent=2))
+        return
+    _render(device)
+
+
+def _render(device) -> None:
+    from rich.table import Table
+
+    from diskq.units import human_bytes
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rpm = device.rotation_rpm
+    rows = [
+        ("device", device.path),
+        ("model", device.model),
+        ("vendor", device.vendor),
+        ("firmware", device.firmware),
+        ("capacity", f"{human_bytes(device.capacity_bytes, si=True)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
+        ("protocol", device.protocol),
+        ("media", device.media + (f", {rpm} rpm" if rpm else "")),
+        ("block size", f"{device.logical_block_size} logical / {device.physical_block_size} physical" if device.logical_block_size else None),
+        ("interface", device.interface_speed),
+        ("wear", f"{device.percentage_used}% used" if device.percentage_used is not None else None),
+        ("data written", human_bytes(device.data_written_bytes, si=True) if device.data_written_bytes is not None else None),
+        ("power-on", f"{device.power_on_hours} h" if device.power_on_hours is not None else None),
+        ("temperature", f"{device.temperature_c} °C" if device.temperature_c is not None else None),
+        ("volatile cache", {True: "present", False: "none"}.get(device.volatile_write_cache)),
+        ("write cache", device.write_cache + (f" (switchable with {device.cache_toggle})" if device.cache_toggle else " (cannot be switched)")),
+        ("serial hash", device.serial_hash),
+        ("sources", ", ".join(device.sources)),
+    ]
+    for key, value in rows:
+        if value is not None:
+            table.add_row(key, str(value))
+    out = stdout_console()
+    out.print(table)
+    for note in device.notes:
+        out.print(f"  note: {note}", markup=False)
+
+
+@app.command(
+    help=(
+        "Put back every write-cache setting that a killed diskq run (SIGKILL, power loss, crash) "
+        "left changed, from the journal diskq writes before each change. Runs still going are "
+        "left alone. Exits non-zero if anything could not be restored.\n\n"
+        "Example: diskq restore"
+    )
+)
+def restore(
+    list_only: bool = typer.Option(False, "--list", help="only show what is pending; change nothing"),
+    as_json: bool = typer.Option(False, "--json", help="print the outcome as JSON on stdout"),
+) -> None:
+    import json
+    from dataclasses import asdict
+
+    from diskq.errors import CacheError
+    from diskq.probe.journal import Journal
+
+    journal = Journal()
+    if list_only:
+        entries = [{**asdict(e), "running": e.running} for e in journal.pending()]
+        if as_json:
+            print_json(json.dumps({"pending": entries}, indent=2))
+        else:
+            out = stdout_console()
+            if not entries:
+                out.print("nothing to restore")
+            for e in entries:
+                state = "run in progress" if e["running"] else "left by a run that is gone"
+                out.print(f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}", markup=False)
+        return
+
+    messages = journal.restore_all()
+    left = journal.stale()
+    if as_json:
+        print_json(json.dumps({"messages": messages, "not_restored": [asdict(e) for e in left]}, indent=2))
+    else:
+        err = stderr_console()
+        if not messages:
+            err.print("nothing to restore")
+        for m in messages:
+            err.print(m, markup=False)
+    if left:
+        raise CacheError(
+            f"{len(left)} write-cache setting(s) could not be restored",
+            hint="see the messages above; the journal keeps them for another `diskq restore`",
+        )

@@ -1,0 +1,285 @@
+"""Is it safe to write to this target? Refuse anything in use; make existing data explicit.
+
+Hard refusals (no option overrides them): the device, or one of its partitions, is mounted,
+is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened with O_EXCL,
+or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
+libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
+label, swap) refuses unless ``force``; the refusal names each one.
+
+The parsers here are pure; the checks read ``/proc`` and sysfs and run ``wipefs --no-act``
+(libblkid probing every known signature, writing nothing).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from diskq import proc
+from diskq.errors import DiskqError, NotConfirmed, TargetError, UnsafeTarget
+from diskq.probe import sysfs
+
+IN_USE_HINT = (
+    "diskq never writes to a device that is in use, not even with --force: unmount it, swapoff it "
+    "or take it out of LVM/md first, or pick another device (`lsblk -f` shows what is on each)"
+)
+DATA_HINT = (
+    "if nothing on it is wanted any more, add --force (with --yes) to overwrite it; "
+    "otherwise pick an empty device, or bench a file on a filesystem instead"
+)
+
+#: libblkid type names and what an operator would call them.
+_KINDS = {
+    "gpt": "GPT partition table",
+    "PMBR": "protective MBR (GPT)",
+    "dos": "MBR partition table",
+    "LVM2_member": "LVM physical volume",
+    "linux_raid_member": "md RAID member superblock",
+    "ceph_bluestore": "Ceph BlueStore OSD label",
+    "zfs_member": "ZFS pool label",
+    "swap": "swap signature",
+    "crypto_LUKS": "LUKS encrypted volume",
+    "bcache": "bcache superblock",
+    "VMFS_volume_member": "VMware VMFS volume",
+    "ddf_raid_member": "DDF RAID member",
+    "isw_raid_member": "Intel RST RAID member",
+}
+_FILESYSTEMS = {"ext2", "ext3", "ext4", "xfs", "btrfs", "vfat", "ntfs", "exfat", "f2fs", "jfs", "reiserfs", "iso9660", "udf", "squashfs"}
+
+
+@dataclass(frozen=True)
+class Mount:
+    devno: str  # "major:minor" as the kernel reports it (0:N for btrfs and other anonymous devices)
+    mountpoint: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    type: str
+    offset: str
+    label: str | None = None
+
+    def describe(self) -> str:
+        kind = _KINDS.get(self.type) or (f"{self.type} filesystem" if self.type in _FILESYSTEMS else f"{self.type} signature")
+        label = f", label {self.label!r}" if self.label else ""
+        return f"{kind} at offset {self.offset}{label}"
+
+
+def _unescape(field: str) -> str:
+    """mountinfo escapes space, tab, newline and backslash as \\ooo octal."""
+    out, i = [], 0
+    while i < len(field):
+        if field[i] == "\\" and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
+            out.append(chr(int(field[i + 1 : i + 4], 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def parse_mountinfo(text: str) -> list[Mount]:
+    """``/proc/self/mountinfo`` -> mounts. Sample line::
+
+        42 27 7:0 / /tmp/mnt rw,relatime - ext4 /dev/loop0 rw
+    """
+    mounts = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5:
+            continue
+        rfields = right.split()
+        mounts.append(Mount(fields[2], _unescape(fields[4]), _unescape(rfields[1]) if len(rfields) > 1 else ""))
+    return mounts
+
+
+def parse_proc_swaps(text: str) -> list[str]:
+    """``/proc/swaps`` -> the swap areas' paths. Sample::
+
+        Filename                                Type            Size    Used    Priority
+        /dev/loop0                              partition       65532   0       -2
+    """
+    lines = text.splitlines()[1:]
+    return [_unescape(line.split()[0]) for line in lines if line.split()]
+
+
+def parse_wipefs_json(text: str) -> list[Signature]:
+    """``wipefs --no-act --json DEV`` -> signatures found by libblkid. Sample::
+
+        {"signatures": [{"device": "loop0", "offset": "0x438", "type": "ext4",
+                         "uuid": "2ceed6dd-...", "label": null}]}
+    """
+    text = text.strip()
+    if not text:
+        return []
+    data = json.loads(text)
+    found = []
+    for sig in data.get("signatures", []) if isinstance(data, dict) else []:
+        if isinstance(sig, dict) and sig.get("type"):
+            found.append(Signature(str(sig["type"]), str(sig.get("offset", "?")), sig.get("label") or None))
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _name_of_devno(devno: str, sysfs_root: str) -> str | None:
+    link = Path(sysfs_root) / "dev" / "block" / devno
+    try:
+        return Path(os.path.realpath(link, strict=True)).name
+    except OSError:
+        return None
+
+
+def _names_of_source(source: str, sysfs_root: str) -> set[str]:
+    if not source.startswith("/dev/"):
+        return set()
+    try:
+        return {sysfs.block_name(source, sysfs_root=sysfs_root)}
+    except DiskqError:
+        return set()
+
+
+def in_use_reasons(path: str, *, sysfs_root: str = "/sys", mountinfo: str | None = None, swaps: str | None = None) -> list[str]:
+    """Every reason why ``path`` is in use. Empty list: nothing holds it."""
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    family = [name, *sysfs.partitions(name, sysfs_root=sysfs_root)]
+
+    def who(dev: str) -> str:
+        return path if dev == name else f"its partition /dev/{dev}"
+
+    reasons: list[str] = []
+    mounts = parse_mountinfo(mountinfo if mountinfo is not None else _read("/proc/self/mountinfo"))
+    for m in mounts:
+        direct = _names_of_source(m.source, sysfs_root)
+        by_no = _name_of_devno(m.devno, sysfs_root)
+        if by_no:
+            direct.add(by_no)
+        below = {s for d in direct for s in sysfs.slaves(d, sysfs_root=sysfs_root)}
+        for dev in family:
+            if dev in direct:
+                reasons.append(f"{who(dev)} is mounted at {m.mountpoint}")
+            if m.mountpoint in ("/", "/boot", "/boot/efi") and (dev in direct or dev in below):
+                reasons.append(f"{who(dev)} holds {m.mountpoint}")
+    for area in parse_proc_swaps(swaps if swaps is not None else _read("/proc/swaps")):
+        for dev in family:
+            if area.startswith("/dev/") and _names_of_source(area, sysfs_root) == {dev}:
+                reasons.append(f"{who(dev)} is active swap")
+    for dev in family:
+        held = sysfs.holders(dev, sysfs_root=sysfs_root)
+        if held:
+            reasons.append(f"{who(dev)} is held by {', '.join(held)} (device-mapper, LVM, md or bcache)")
+    return list(dict.fromkeys(reasons))
+
+
+def _exclusive_open_error(path: str) -> str | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_EXCL)
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            return f"{path} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise TargetError(f"no permission to open {path}", hint="run diskq as root") from None
+        return f"{path} cannot be opened exclusively: {exc.strerror}"
+    os.close(fd)
+    return None
+
+
+def signatures(path: str) -> list[Signature]:
+    """Every signature libblkid finds on ``path`` (``wipefs --no-act``: reads, never writes)."""
+    done = proc.run(["wipefs", "--no-act", "--json", path], timeout=60)
+    if not done.ok:
+        raise TargetError(f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}")
+    try:
+        return parse_wipefs_json(done.stdout)
+    except ValueError:
+        raise TargetError(f"cannot probe {path} for existing data: wipefs printed no JSON") from None
+
+
+def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> list[str]:
+    """Refuse (UnsafeTarget) a device in use or, without ``force``, one that holds data.
+
+    Returns notes when the device may be written (e.g. what ``force`` is about to overwrite).
+    Raises TargetError when ``path`` is not a usable block device.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise TargetError(f"{path} does not exist", hint="`lsblk` lists the block devices") from None
+    if not stat.S_ISBLK(st.st_mode):
+        raise TargetError(
+            f"{path} is not a block device",
+            hint="for a test file on a filesystem use file mode with a regular file path",
+        )
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    reasons = in_use_reasons(path, sysfs_root=sysfs_root)
+    busy = _exclusive_open_error(path)
+    if busy and not reasons:
+        reasons.append(busy)
+    if reasons:
+        raise UnsafeTarget(f"refusing to write to {path}: it is in use", reasons, hint=IN_USE_HINT)
+    if sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro") == "1":
+        raise TargetError(f"{path} is read-only", hint="`blockdev --setrw` if it should be writable")
+
+    notes: list[str] = []
+    try:
+        found = [s.describe() for s in signatures(path)]
+    except DiskqError as exc:
+        if not force:
+            raise UnsafeTarget(
+                f"refusing to write to {path}: cannot check it for existing data",
+                [exc.message],
+                hint="install util-linux (wipefs), or add --force if the device is known to be empty",
+            ) from None
+        notes.append(f"not checked for existing data: {exc.message}")
+        found = []
+    found += [f"kernel partition /dev/{p}" for p in sysfs.partitions(name, sysfs_root=sysfs_root)]
+    if found and not force:
+        raise UnsafeTarget(f"refusing to write to {path}: it holds data", found, hint=DATA_HINT)
+    notes += [f"--force: will overwrite {what}" for what in found]
+    if sysfs.is_partition(name, sysfs_root=sysfs_root):
+        notes.append(f"{path} is a partition of /dev/{sysfs.disk_name(name, sysfs_root=sysfs_root)}")
+    return notes
+
+
+def check_file_target(path: str, *, yes: bool) -> None:
+    """Refuse a directory, a device node or other special file; refuse overwriting data without ``yes``.
+
+    An active swap file is refused even with ``yes``. A missing file is fine if its directory
+    exists (diskq creates it, and removes only what it created).
+    """
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        if not p.parent.is_dir():
+            raise TargetError(f"directory {p.parent} does not exist") from None
+        return
+    if stat.S_ISDIR(st.st_mode):
+        raise TargetError(f"{path} is a directory", hint=f"give a file path inside it, e.g. {p / 'diskq-test.bin'}")
+    if stat.S_ISBLK(st.st_mode) or stat.S_ISCHR(st.st_mode):
+        raise TargetError(
+            f"{path} is a device node, not a file",
+            hint="to qualify a device give the device itself to `diskq bench` (its safety checks apply)",
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise TargetError(f"{path} is not a regular file")
+    real = os.path.realpath(p)
+    if real in {os.path.realpath(a) for a in parse_proc_swaps(_read("/proc/swaps"))}:
+        raise UnsafeTarget(f"refusing to write to {path}: it is an active swap file", hint="pick another file name")
+    if st.st_size > 0 and not yes:
+        raise NotConfirmed(
+            f"{path} already exists and holds {st.st_size} bytes",
+            hint="add --yes to overwrite it, or give a new file name",
+        )
