@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diskq.analyse.model import FlushCheck, Peak, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
+
 CacheState = Literal["on", "off", "unknown"]
 Protocol = Literal["ata", "nvme", "scsi", "unknown"]
 Media = Literal["ssd", "hdd", "unknown"]
@@ -50,11 +52,6 @@ class Point(_Strict):
     fio: dict[str, Any] | None = Field(default=None, description="fio's JSON output for this step, as printed")
 
 
-class Peak(_Strict):
-    numjobs: int = Field(ge=1)
-    iops: float = Field(ge=0)
-
-
 class Run(_Strict):
     """One numjobs sweep at one write-cache state."""
 
@@ -65,8 +62,8 @@ class Run(_Strict):
     cache_changed: bool = Field(default=False, description="diskq switched the cache for this run")
     points: list[Point] = Field(default_factory=list)
     peak: Peak | None = None
-    scaling: dict[str, Any] | None = None
-    flush_check: dict[str, Any] | None = None
+    scaling: Scaling | None = None
+    flush_check: FlushCheck | None = None
     nosync: Point | None = Field(
         default=None, description="the flush-honesty step: same pattern without fdatasync, 1 job"
     )
@@ -124,7 +121,7 @@ class ResultDocument(_Strict):
     device: Device
     method: Method
     runs: list[Run] = Field(default_factory=list)
-    verdicts: dict[str, Any] | None = None
+    verdicts: Verdicts | None = None
     interrupted: bool = False
     notes: list[str] = Field(default_factory=list)
 

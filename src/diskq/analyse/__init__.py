@@ -1,1 +1,67 @@
-"""Turning measured curves into answers: USL fit, scaling class, workload verdicts."""
+"""Turning measured curves into answers: USL fit, scaling class, workload verdicts.
+
+    usl.py        the Universal Scalability Law fit (plain Python least squares)
+    classify.py   linear / asymptotic / regressing, knee, description in the community's words
+    flush.py      flush honesty check: sync vs no-sync IOPS at 1 job
+    verdicts.py   Ceph WAL/DB tier, OSDs per device, etcd, PostgreSQL WAL
+    criteria.toml every threshold with its justification (read by criteria.py)
+    model.py      the pydantic models all of the above return
+
+This package never imports :mod:`diskq.result` at module level: ``result.py`` imports
+``analyse.model`` for its field types.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from diskq.result import ResultDocument, Run
+
+
+def annotate(doc: ResultDocument) -> ResultDocument:
+    """Fill ``scaling`` for every run with points, ``flush_check`` for every run with a
+    no-fdatasync step (recomputed with the current criteria) and ``verdicts``; return ``doc``.
+
+    The document is changed in place (and returned for convenience). Whatever was stored in
+    these fields before is replaced, so imported results are judged by the current analysis.
+    A run whose curve cannot be classified gets ``scaling = None`` and a note saying why.
+    """
+    from diskq.analyse import verdicts
+    from diskq.analyse.classify import classify
+    from diskq.errors import InvalidInput
+
+    for run in doc.runs:
+        points = [(p.numjobs, p.iops) for p in run.points if not p.interrupted]
+        run.scaling = None
+        if len(points) >= 2:
+            try:
+                run.scaling = classify(points)
+            except InvalidInput as exc:
+                _note(run, f"scaling not classified: {exc.message}")
+        elif run.points:
+            _note(run, "scaling not classified: fewer than two completed steps")
+        if run.peak is None and run.scaling is not None:
+            run.peak = run.scaling.peak
+        _flush_check(run, doc.device.volatile_write_cache)
+    doc.verdicts = verdicts.evaluate(doc)
+    return doc
+
+
+def _flush_check(run: Run, volatile_write_cache: bool | None) -> None:
+    from diskq.analyse import flush
+
+    if run.nosync is None:
+        return
+    solo = next((p for p in run.points if p.numjobs == 1 and not p.interrupted), None)
+    if solo is None:
+        _note(run, "flush check skipped: no completed 1-job step to compare with")
+        return
+    run.flush_check = flush.check(
+        solo.iops, run.nosync.iops, cache_state=run.write_cache, volatile_write_cache=volatile_write_cache
+    )
+
+
+def _note(run: Run, text: str) -> None:
+    if text not in run.notes:
+        run.notes.append(text)

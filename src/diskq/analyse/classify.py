@@ -1,0 +1,195 @@
+"""Scaling class of a numjobs sweep: linear, asymptotic or regressing, with knee and description.
+
+Two quantities decide, both ratios (so the class does not depend on the unit or scale of IOPS):
+
+* efficiency E(N) = (X(N)/N) / (X(N0)/N0): what each job gets relative to the smallest job
+  count N0. The curve is *linear* while E stays at or above ``linear_efficiency``; the
+  *knee* is the last job count before it falls below.
+* drop = 1 - X(N_last) / peak: how far the largest tested job count falls below the peak.
+  At or above ``regress_drop`` the curve is *regressing*; smaller dips are noise around an
+  asymptote.
+
+With at least ``usl_min_points`` points and a good USL fit, X is read off the fitted curve at
+the measured job counts (method ``usl``), which averages out the noise of single points;
+otherwise the measured points are used directly (method ``shape``). A fit is good when it
+explains most of the variance (R² >= ``usl_min_r2``) and misses no measured point by more than
+``usl_max_miss``: the smooth USL cannot follow a hard cap, and a fit that overshoots a plateau
+would otherwise invent a regression. The thresholds are in
+``criteria.toml``. The reported peak is always the highest *measured* point.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from diskq.analyse import criteria, usl
+from diskq.analyse.model import Peak, Scaling, UslFit
+from diskq.errors import InvalidInput
+
+MAX_JOBS = 4096
+_POINT = re.compile(r"^(\d+):([^:]+)$")
+
+
+def parse_points(args: list[str]) -> list[tuple[int, float]]:
+    """``["1:5028", "2:2651"]`` -> ``[(1, 5028.0), (2, 2651.0)]``.
+
+    Each argument holds one or more ``jobs:iops`` points, separated by commas or spaces.
+    """
+    out: list[tuple[int, float]] = []
+    for arg in args:
+        for token in re.split(r"[,\s]+", str(arg).strip()):
+            if not token:
+                continue
+            m = _POINT.match(token)
+            if not m:
+                raise InvalidInput(
+                    f"not a point: {_short(token)} (expected JOBS:IOPS, e.g. 4:12000)",
+                    hint="give each point as jobs:iops, e.g. diskq classify 1:5028 2:2651 6:1088",
+                )
+            jobs = int(m.group(1))
+            try:
+                iops = float(m.group(2))
+            except ValueError:
+                raise InvalidInput(f"not a number of IOPS in {_short(token)}") from None
+            out.append(_checked(jobs, iops))
+    if not out:
+        raise InvalidInput("no points given", hint="e.g. diskq classify 1:5028 2:2651 6:1088 8:745")
+    return out
+
+
+def classify(points: Sequence[tuple[int, float]]) -> Scaling:
+    """Classify a curve of ``(numjobs, iops)`` points (any order; at least two job counts).
+
+    >>> s = classify([(1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784)])
+    >>> s.scaling, s.peak.numjobs, s.description
+    ('regressing', 1, 'more jobs slow down')
+    """
+    data = _validate(points)
+    crit = criteria.section("scaling")
+    ns = [n for n, _ in data]
+    measured = [x for _, x in data]
+    peak_i = max(range(len(data)), key=lambda i: (measured[i], -i))
+    peak = Peak(numjobs=ns[peak_i], iops=measured[peak_i])
+    notes: list[str] = []
+
+    fit, method, values = None, "shape", measured
+    if len(data) >= crit["usl_min_points"]:
+        fit = usl.fit(data)
+        predicted = [fit.predict(n) for n in ns]
+        miss = max(abs(p - x) / x for p, x in zip(predicted, measured) if x > 0)
+        if round(fit.r2, 6) < crit["usl_min_r2"]:
+            notes.append(
+                f"the USL fit explains too little of the curve (R² {fit.r2:.2f} < {crit['usl_min_r2']}): "
+                "classified by shape"
+            )
+        elif _round(miss) > crit["usl_max_miss"]:
+            notes.append(
+                f"the USL fit misses a measured point by {miss:.0%} (more than {crit['usl_max_miss']:.0%}), "
+                "e.g. a hard cap: classified by shape"
+            )
+        else:
+            method, values = "usl", predicted
+            notes.append(_usl_note(fit, ns[-1]))
+    else:
+        notes.append(
+            f"{len(data)} points are too few for a USL fit (needs {crit['usl_min_points']}): classified by shape"
+        )
+
+    top = max(values)
+    drop = _round(1.0 - values[-1] / top) if top > 0 else 0.0
+    eff = [_round((values[i] / ns[i]) / (values[0] / ns[0])) for i in range(len(ns))]
+    near_linear = [e >= crit["linear_efficiency"] for e in eff]
+    knee_i = 0
+    while knee_i + 1 < len(ns) and near_linear[knee_i + 1]:
+        knee_i += 1
+
+    if drop >= crit["regress_drop"]:
+        kind = "regressing"
+        description = (
+            "more jobs slow down" if peak_i == 0 else f"peaks at {peak.numjobs} jobs, then more jobs slow down"
+        )
+        notes.append(f"at {ns[-1]} jobs throughput is {drop:.0%} below the peak")
+    elif all(near_linear):
+        kind = "linear"
+        description = f"linear up to {ns[-1]} jobs, the most tested"
+    else:
+        kind = "asymptotic"
+        description = _asymptotic_words(ns, measured, peak_i, knee_i, crit["capped_growth"])
+    knee = None if kind == "linear" else ns[knee_i]
+    if peak_i == len(ns) - 1 and kind != "regressing":
+        notes.append(f"the peak is at the largest tested job count ({ns[-1]}): more jobs may go higher")
+    return Scaling(
+        scaling=kind, peak=peak, knee=knee, description=description, usl=fit, method=method, notes=notes
+    )
+
+
+def _asymptotic_words(ns: list[int], xs: list[float], peak_i: int, knee_i: int, capped_growth: float) -> str:
+    if peak_i == 0:
+        return f"{ns[0]} job already saturates" if ns[0] == 1 else f"{ns[0]} jobs already saturate"
+    if knee_i == 0:
+        # Saturated by the second step only when that step is at most a doubling of jobs.
+        return f"{ns[1]} jobs already saturate" if peak_i == 1 and ns[1] <= 2 * ns[0] else "asymptotic"
+    knee_x = xs[knee_i]
+    if knee_x > 0 and _round(xs[peak_i] / knee_x - 1.0) <= capped_growth:
+        return f"linear up to ~{ns[knee_i]} jobs, then capped"
+    return f"linear up to ~{ns[knee_i]} jobs, then asymptotic"
+
+
+def _usl_note(fit: UslFit, largest: int) -> str:
+    note = f"USL fit: sigma {fit.sigma:.4g}, kappa {fit.kappa:.3g}, lambda {fit.lambda_:.4g}, R² {fit.r2:.3f}"
+    if fit.n_max is not None:
+        where = "within" if fit.n_max <= largest else "beyond"
+        note += f"; predicted peak at ~{fit.n_max:.1f} jobs ({where} the tested range)"
+    return note
+
+
+def _validate(points: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+    try:
+        items = list(points)
+    except TypeError:
+        raise InvalidInput("points must be a list of (jobs, iops) pairs") from None
+    data: list[tuple[int, float]] = []
+    for item in items:
+        try:
+            jobs, iops = item
+        except (TypeError, ValueError):
+            raise InvalidInput(f"not a (jobs, iops) pair: {_short(item)}") from None
+        if isinstance(jobs, bool) or not isinstance(jobs, (int, float)) or isinstance(iops, bool):
+            raise InvalidInput(f"not a (jobs, iops) pair: {_short(item)}")
+        if isinstance(jobs, float) and not (math.isfinite(jobs) and jobs.is_integer()):
+            raise InvalidInput(f"jobs must be a whole number: {_short(item)}")
+        try:
+            iops = float(iops)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidInput(f"not a number of IOPS: {_short(item)}") from None
+        data.append(_checked(int(jobs), iops))
+    data.sort()
+    for (a, _), (b, _) in zip(data, data[1:]):
+        if a == b:
+            raise InvalidInput(f"{a} jobs measured twice: give each job count once")
+    if len(data) < 2:
+        raise InvalidInput("need points at two or more job counts to classify a curve")
+    if data[0][1] <= 0:
+        raise InvalidInput(f"no throughput at the smallest job count ({data[0][0]}): nothing to scale from")
+    return data
+
+
+def _checked(jobs: int, iops: float) -> tuple[int, float]:
+    if not 1 <= jobs <= MAX_JOBS:
+        raise InvalidInput(f"jobs must be between 1 and {MAX_JOBS}, got {jobs}")
+    if not math.isfinite(iops) or iops < 0:
+        raise InvalidInput(f"IOPS must be a finite number >= 0, got {iops}")
+    return (jobs, iops)
+
+
+def _round(ratio: float) -> float:
+    """Ratios are compared with thresholds at 9 significant digits, so scaling all IOPS by a
+    constant (which changes the last bits of a quotient) cannot flip a decision."""
+    return float(f"{ratio:.9g}")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

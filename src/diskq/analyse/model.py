@@ -1,0 +1,139 @@
+"""What the analysis adds to a result document: scaling class, USL fit, flush check, verdicts.
+
+These models import nothing from :mod:`diskq.result`; ``result.py`` imports them (and ``Peak``,
+which lives here for that reason), so there is no import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ScalingClass = Literal["linear", "asymptotic", "regressing"]
+Tier = Literal["excellent", "good", "marginal", "unsuitable"]
+CacheState = Literal["on", "off", "unknown"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Peak(_Strict):
+    """The highest measured throughput of a curve and the number of jobs that reached it."""
+
+    numjobs: int = Field(ge=1)
+    iops: float = Field(ge=0)
+
+
+class UslFit(_Strict):
+    """Universal Scalability Law fit X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)).
+
+    ``sigma`` is contention (serialisation), ``kappa`` coherency (crosstalk), ``lambda`` the
+    throughput of one job. ``n_max`` = sqrt((1-sigma)/kappa) is the job count with the highest
+    predicted throughput, null when the model never turns down (kappa = 0 or sigma >= 1).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+    sigma: float = Field(ge=0)
+    kappa: float = Field(ge=0)
+    lambda_: float = Field(ge=0, alias="lambda")
+    n_max: float | None = None
+    r2: float = Field(description="coefficient of determination of the fit on the measured points")
+    rmse: float = Field(ge=0, description="root mean square error, in IOPS")
+    points: int = Field(ge=0)
+
+    def predict(self, n: float) -> float:
+        """Predicted IOPS at ``n`` jobs."""
+        return self.lambda_ * n / (1.0 + self.sigma * (n - 1.0) + self.kappa * n * (n - 1.0))
+
+
+class Scaling(_Strict):
+    """How throughput changes with the number of parallel fdatasync writers."""
+
+    scaling: ScalingClass
+    peak: Peak
+    knee: int | None = Field(
+        default=None,
+        description="last measured job count before per-job throughput falls below the linear threshold; "
+        "null when the whole tested range is linear",
+    )
+    description: str = Field(description="one line in the community's words")
+    usl: UslFit | None = None
+    method: Literal["usl", "shape"]
+    notes: list[str] = Field(default_factory=list)
+
+
+class FlushCheck(_Strict):
+    """Does fdatasync cost what a flush of a volatile write cache should cost?
+
+    ``ratio`` is sync IOPS / no-sync IOPS at 1 job. ``honest`` is true when the flush clearly
+    costs time with a volatile cache on, false when it costs almost nothing (``warning`` set),
+    null when the check does not apply or cannot tell.
+    """
+
+    sync_iops: float = Field(ge=0)
+    nosync_iops: float = Field(ge=0)
+    ratio: float | None = Field(default=None, ge=0)
+    threshold: float = Field(ge=0, description="ratio at or above which a flush counts as almost free")
+    cache_state: CacheState
+    volatile_write_cache: bool | None = None
+    honest: bool | None = None
+    warning: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class CephWalDb(_Strict):
+    """Ceph BlueStore WAL/DB suitability, on 1-job sync IOPS at the best safe cache setting."""
+
+    tier: Tier | None = None
+    iops: float | None = Field(default=None, ge=0, description="1-job sync IOPS the tier is based on")
+    cache_state: CacheState | None = Field(default=None, description="write cache state of the run used")
+    safe: bool | None = Field(default=None, description="the run used passed (or did not need) the flush check")
+    reasons: list[str] = Field(default_factory=list)
+
+
+class OsdsPerDevice(_Strict):
+    """How many OSDs can share the device while each keeps ``share`` of its solo commit rate."""
+
+    n: int | None = Field(default=None, ge=1)
+    share: float = Field(gt=0, le=1)
+    per_osd_iops: float | None = Field(default=None, ge=0, description="IOPS(n)/n")
+    solo_iops: float | None = Field(default=None, ge=0, description="IOPS(1)")
+    limited_by_sweep: bool = Field(
+        default=False, description="n is the largest job count measured: the device may carry more"
+    )
+    cache_state: CacheState | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+
+class Etcd(_Strict):
+    """etcd: the 99th percentile of fdatasync latency at 1 job must stay below a limit."""
+
+    passes: bool | None = None
+    p99_fdatasync_ms: float | None = Field(default=None, ge=0)
+    limit_ms: float = Field(gt=0)
+    cache_state: CacheState | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+
+class PostgresWal(_Strict):
+    """PostgreSQL WAL: one session commits about as often as the 1-job sync IOPS."""
+
+    commits_per_s: float | None = Field(default=None, ge=0)
+    p99_fdatasync_ms: float | None = Field(default=None, ge=0)
+    p99_commit_ms_max: float | None = Field(
+        default=None, ge=0, description="p99 of the write plus p99 of the fdatasync: an upper bound of the commit p99"
+    )
+    cache_state: CacheState | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+
+class Verdicts(_Strict):
+    ceph_waldb: CephWalDb
+    osds_per_device: OsdsPerDevice
+    etcd: Etcd
+    postgres_wal: PostgresWal
+    criteria_version: int
+    notes: list[str] = Field(default_factory=list)

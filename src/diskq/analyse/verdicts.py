@@ -1,0 +1,174 @@
+"""Workload verdicts from a result document, by the criteria in ``criteria.toml``.
+
+All verdicts look at the runs (one per write-cache state) and use the *best safe* one: a run
+whose flush check warned (``flush_check.honest is False``) may be losing acknowledged writes
+and is never the basis of a positive verdict. Among the safe runs, Ceph, OSDs per device and
+PostgreSQL use the one with the highest 1-job IOPS, etcd the one with the lowest 1-job p99
+fdatasync latency. Each verdict names the cache state it used and carries its reasons.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from diskq.analyse import criteria
+from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts
+
+if TYPE_CHECKING:
+    from diskq.result import Point, ResultDocument, Run
+
+
+def load_criteria() -> dict:
+    """Every criterion with its justification, as read from criteria.toml (a fresh copy)."""
+    return criteria.load()
+
+
+class _Candidate:
+    """One run that measured 1 job: its usable points, 1-job point and flush-check status."""
+
+    def __init__(self, run: Run, points: list[Point], solo: Point):
+        self.run = run
+        self.points = points
+        self.solo = solo
+        self.safe = not (run.flush_check is not None and run.flush_check.honest is False)
+        self.cache = run.write_cache
+
+    @property
+    def p99_sync_us(self) -> float | None:
+        return self.solo.sync_lat_us.p99 if self.solo.sync_lat_us is not None else None
+
+
+def evaluate(doc: ResultDocument) -> Verdicts:
+    """Ceph WAL/DB tier, OSDs per device, etcd pass/fail and PostgreSQL WAL figures for ``doc``."""
+    crit = criteria.load()
+    notes: list[str] = []
+    candidates: list[_Candidate] = []
+    for run in doc.runs:
+        points = sorted((p for p in run.points if not p.interrupted), key=lambda p: p.numjobs)
+        if len(points) < len(run.points):
+            notes.append(f"cache {run.write_cache}: interrupted steps left out")
+        solo = next((p for p in points if p.numjobs == 1), None)
+        if solo is None:
+            notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
+            continue
+        candidates.append(_Candidate(run, points, solo))
+    if doc.interrupted:
+        notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
+
+    safe = [c for c in candidates if c.safe]
+    unsafe = [c for c in candidates if not c.safe]
+    # Highest 1-job IOPS first; ties keep the document's run order.
+    by_iops = sorted(safe, key=lambda c: -c.solo.iops)
+    best = by_iops[0] if by_iops else None
+    return Verdicts(
+        ceph_waldb=_ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe),
+        osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
+        etcd=_etcd(crit["etcd"], safe, unsafe),
+        postgres_wal=_postgres(best, unsafe),
+        criteria_version=int(crit["version"]),
+        notes=notes,
+    )
+
+
+def _no_run_reason(unsafe: list[_Candidate]) -> str:
+    if unsafe:
+        states = ", ".join(c.cache for c in unsafe)
+        return f"no safe cache setting: the flush check warned for every measured setting (cache {states})"
+    return "no run has a completed 1-job step"
+
+
+def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate]) -> CephWalDb:
+    if best is None:
+        if unsafe:
+            top = max(unsafe, key=lambda c: c.solo.iops)
+            return CephWalDb(
+                tier="unsuitable", iops=top.solo.iops, cache_state=top.cache, safe=False,
+                reasons=[_no_run_reason(unsafe), "a WAL/DB device must not lose acknowledged commits"],
+            )
+        return CephWalDb(reasons=[_no_run_reason(unsafe)])
+    iops = best.solo.iops
+    bounds = [("excellent", crit["excellent"]), ("good", crit["good"]), ("marginal", crit["marginal"])]
+    tier = next((name for name, low in bounds if iops >= low), "unsuitable")
+    if tier == "unsuitable":
+        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are below {crit['marginal']}"
+    else:
+        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are at least {dict(bounds)[tier]}"
+    reasons = [why + f" ({tier})"]
+    for c in others:
+        reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower, not used)")
+    for c in unsafe:
+        reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job but failed the flush check (not used)")
+    return CephWalDb(tier=tier, iops=iops, cache_state=best.cache, safe=True, reasons=reasons)
+
+
+def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> OsdsPerDevice:
+    share = float(crit["share"])
+    if best is None:
+        return OsdsPerDevice(share=share, reasons=[_no_run_reason(unsafe)])
+    solo = best.solo.iops
+    if solo <= 0:
+        return OsdsPerDevice(share=share, solo_iops=solo, cache_state=best.cache,
+                             reasons=["no throughput at 1 job"])
+    rows = [(p.numjobs, p.iops / p.numjobs) for p in best.points]
+    passing = [(n, per) for n, per in rows if round(per / solo, 9) >= share]
+    n, per = max(passing)  # 1 job always passes: IOPS(1)/1 = IOPS(1)
+    largest = rows[-1][0]
+    reasons = [
+        f"{n} OSDs sharing the device each get {per:.0f} commits/s, {per / solo:.0%} of {solo:.0f} alone "
+        f"(needs {share:.0%}, cache {best.cache})"
+    ]
+    beyond = next(((m, p) for m, p in rows if m > n), None)
+    if beyond is not None:
+        m, p = beyond
+        reasons.append(f"{m} OSDs would each get {p:.0f} commits/s, {p / solo:.0%} of the solo rate")
+    else:
+        reasons.append(f"{largest} jobs is the most measured: the device may carry more, not extrapolated")
+    failing_below = [m for m, p in rows if m < n and round(p / solo, 9) < share]
+    if failing_below:
+        reasons.append(f"the curve is uneven: {', '.join(map(str, failing_below))} jobs fell short of the share")
+    return OsdsPerDevice(
+        n=n, share=share, per_osd_iops=per, solo_iops=solo, limited_by_sweep=n == largest,
+        cache_state=best.cache, reasons=reasons,
+    )
+
+
+def _etcd(crit: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
+    limit = float(crit["p99_fdatasync_ms"])
+    if not safe:
+        if unsafe:
+            return Etcd(passes=False, limit_ms=limit,
+                        reasons=[_no_run_reason(unsafe), "etcd's log must not lose acknowledged writes"])
+        return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)])
+    measured = [c for c in safe if c.p99_sync_us is not None]
+    if not measured:
+        return Etcd(limit_ms=limit, reasons=["fio reported no fdatasync latency percentiles for the 1-job step"])
+    best = min(measured, key=lambda c: c.p99_sync_us)
+    p99_ms = best.p99_sync_us / 1000.0
+    passes = p99_ms < limit
+    verb = "is below" if passes else "is not below"
+    return Etcd(
+        passes=passes, p99_fdatasync_ms=p99_ms, limit_ms=limit, cache_state=best.cache,
+        reasons=[f"p99 fdatasync latency at 1 job {p99_ms:.2f} ms {verb} {limit:g} ms (cache {best.cache})"],
+    )
+
+
+def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
+    if best is None:
+        return PostgresWal(reasons=[_no_run_reason(unsafe)])
+    solo = best.solo
+    sync_p99 = solo.sync_lat_us.p99 if solo.sync_lat_us is not None else None
+    write_p99 = solo.lat_us.p99
+    reasons = [f"one session commits about {solo.iops:.0f} times per second (1-job IOPS, cache {best.cache})"]
+    commit_max = None
+    if sync_p99 is not None and write_p99 is not None:
+        commit_max = (sync_p99 + write_p99) / 1000.0
+        reasons.append(f"p99 commit latency at most {commit_max:.2f} ms (p99 write + p99 fdatasync)")
+    else:
+        reasons.append("fio reported no latency percentiles for the write or the fdatasync")
+    return PostgresWal(
+        commits_per_s=solo.iops,
+        p99_fdatasync_ms=None if sync_p99 is None else sync_p99 / 1000.0,
+        p99_commit_ms_max=commit_max,
+        cache_state=best.cache,
+        reasons=reasons,
+    )
