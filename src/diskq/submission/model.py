@@ -16,8 +16,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: Free text shown on the site: printable, and without characters that mean markup.
+SAFE_TEXT = r"^[^<>&\"\\\x00-\x1f\x7f]*$"
+
+
 class Contributor(_Strict):
-    name: str | None = Field(default=None, max_length=200)
+    name: str | None = Field(default=None, max_length=200, pattern=SAFE_TEXT)
     github: str | None = Field(default=None, max_length=39, pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
@@ -25,15 +29,19 @@ class Provenance(_Strict):
     """Where figures that were not measured by diskq came from (legacy and imported data)."""
 
     source: str = Field(max_length=500)
-    license: str | None = None
-    notes: list[str] = Field(default_factory=list)
+    license: str | None = Field(default=None, max_length=100)
+    notes: list[str] = Field(default_factory=list, max_length=50)
 
 
 class Signature(_Strict):
-    namespace: str
-    principal: str
-    public_key: str
-    signature: str = Field(description="armored SSH signature (ssh-keygen -Y sign) of the canonical document")
+    namespace: str = Field(max_length=100)
+    principal: str = Field(max_length=100, description="who signed: the contributor's GitHub login")
+    public_key: str = Field(max_length=16384, description="OpenSSH public key line of the signing key")
+    signature: str = Field(
+        max_length=65536,
+        description="armored SSH signature (ssh-keygen -Y sign) of the RFC 8785 canonical document "
+        "without this block",
+    )
 
 
 class Submission(_Strict):

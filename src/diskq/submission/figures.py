@@ -1,0 +1,278 @@
+"""Are a result's figures what its raw fio data says, and are they physically possible?
+
+Every point that carries fio's JSON is recomputed from it (IOPS and bandwidth summed over job
+entries, latencies weighted by I/O count) and must match what the point claims. Every point,
+raw data or not, must also obey:
+
+* bandwidth = IOPS x 4 KiB (each I/O writes one 4 KiB block);
+* Little's law at iodepth 1: each job has one I/O in flight, so IOPS <= numjobs / (write latency
+  + fdatasync latency), and far below that only if the latencies are wrong;
+* the interface: no link carries more 4 KiB writes per second than its bandwidth allows
+  (SATA 6 Gb/s with 8b/10b coding moves 600 MB/s, so at most ~146 000 IOPS).
+
+The fio JSON is untrusted input: every lookup here is defensive and problems come back as
+:class:`Problem` lines, never as exceptions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from diskq.result import Device, Point, ResultDocument
+from diskq.submission import methods
+from diskq.submission.problems import Problem
+
+BLOCK = methods.BLOCK_SIZE
+#: No write + fdatasync pair completes in under a microsecond on any device and kernel.
+MAX_IOPS_PER_JOB = 1_000_000
+#: Little's law tolerance: measured IOPS may exceed numjobs / latency by this factor (rounding,
+#: fio's sampling), and may fall short of it by the other factor (only checked when latencies
+#: are long enough that per-I/O CPU overhead cannot explain the gap).
+LITTLE_OVER = 1.2
+LITTLE_UNDER = 3.0
+LITTLE_UNDER_MIN_US = 200.0
+
+#: Payload bytes per second a link carries, when the identity does not say its speed.
+PROTOCOL_BYTES_PER_S = {
+    "ata": 6e9 / 10,  # SATA 6 Gb/s, 8b/10b
+    "scsi": 24e9 / 10,  # SAS-4 24 Gb/s, generous
+    "nvme": 16 * 32e9 * 128 / 130 / 8,  # PCIe 5.0 x16
+}
+
+
+def _num(d, key) -> float | None:
+    if not isinstance(d, dict):
+        return None
+    v = d.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _text(v) -> str:
+    try:
+        return str(v)[:200]
+    except ValueError:  # an integer too long to print
+        return "?"
+
+
+def _close(a: float, b: float, *, rel: float, abs_: float) -> bool:
+    return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+@dataclass
+class FioFigures:
+    """What fio's JSON for one step says, reduced to the figures a Point holds."""
+
+    version: str | None
+    options: dict[str, str]
+    entries: int
+    iops: float
+    bw_bytes: float
+    total_ios: int
+    runtime_ms: int
+    lat_mean_us: float | None
+    lat_pct_us: dict[str, float | None]
+    sync_mean_us: float | None
+    errors: list[str]
+
+
+def read_fio(data) -> tuple[FioFigures | None, str | None]:
+    """Reduce fio's JSON (3.x) to :class:`FioFigures`, or say why it cannot be read::
+
+        {"fio version": "fio-3.33", "global options": {"rw": "write", ...},
+         "jobs": [{"jobname": "ceph-iops", "error": 0, "job options": {"numjobs": "4"},
+                   "write": {"iops": 14921.08, "bw_bytes": 61116739, "total_ios": 14936,
+                             "runtime": 1001, "clat_ns": {"mean": 52321.2, "percentile":
+                             {"50.000000": 48640, "99.000000": 201728, ...}}},
+                   "sync": {"lat_ns": {"mean": 76597.9, ...}}}]}
+    """
+    if not isinstance(data, dict):
+        return None, "fio data is not a JSON object"
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs or not all(isinstance(j, dict) for j in jobs):
+        return None, "fio data has no list of job objects"
+    version = data.get("fio version")
+    options: dict[str, str] = {}
+    for section in (data.get("global options"), jobs[0].get("job options")):
+        if isinstance(section, dict):
+            options.update({str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))})
+    errors = []
+    iops = bw = 0.0
+    total = runtime = 0
+    lat_weighted = sync_weighted = 0.0
+    lat_n = sync_n = 0
+    for job in jobs:
+        err = job.get("error", 0)
+        if err not in (0, None):
+            errors.append(f"fio job reported error {_text(err)[:20]}")
+        write = job.get("write")
+        if not isinstance(write, dict):
+            return None, "a fio job has no 'write' section"
+        j_iops, j_bw, j_ios, j_rt = (_num(write, k) for k in ("iops", "bw_bytes", "total_ios", "runtime"))
+        if j_iops is None or j_ios is None or j_rt is None:
+            return None, "a fio job's 'write' section lacks iops, total_ios or runtime"
+        if j_bw is None:
+            kib = _num(write, "bw")
+            j_bw = kib * 1024 if kib is not None else None
+        if j_bw is None:
+            return None, "a fio job's 'write' section lacks bw_bytes"
+        iops += j_iops
+        bw += j_bw
+        total += int(j_ios)
+        runtime = max(runtime, int(j_rt))
+        mean = _num(write.get("clat_ns"), "mean")
+        if mean is not None:
+            lat_weighted += mean * j_ios
+            lat_n += int(j_ios)
+        sync = job.get("sync")
+        smean = _num(sync.get("lat_ns"), "mean") if isinstance(sync, dict) else None
+        if smean is not None and smean > 0:
+            sync_weighted += smean * j_ios
+            sync_n += int(j_ios)
+    pct: dict[str, float | None] = {"p50": None, "p99": None, "p999": None}
+    if len(jobs) == 1:
+        clat = jobs[0]["write"].get("clat_ns")
+        table = clat.get("percentile") if isinstance(clat, dict) else None
+        for name, key in (("p50", "50.000000"), ("p99", "99.000000"), ("p999", "99.900000")):
+            v = _num(table, key)
+            pct[name] = v / 1000 if v is not None else None
+    return (
+        FioFigures(
+            version=version if isinstance(version, str) else None,
+            options=options,
+            entries=len(jobs),
+            iops=iops,
+            bw_bytes=bw,
+            total_ios=total,
+            runtime_ms=runtime,
+            lat_mean_us=lat_weighted / lat_n / 1000 if lat_n else None,
+            lat_pct_us=pct,
+            sync_mean_us=sync_weighted / sync_n / 1000 if sync_n else None,
+            errors=errors,
+        ),
+        None,
+    )
+
+
+def link_limit(device: Device) -> tuple[float, str] | None:
+    """Payload bytes per second the device's link can carry, and how that was decided."""
+    speed = device.interface_speed or ""
+    m = re.search(r"(\d+(?:\.\d+)?)\s*GT/s.*?x\s*(\d+)", speed, re.I)
+    if m:
+        gt, lanes = float(m.group(1)), int(m.group(2))
+        coding = 128 / 130 if gt >= 8 else 8 / 10
+        return gt * 1e9 * lanes * coding / 8, f"PCIe {speed.strip()}"
+    m = re.search(r"(\d+(?:\.\d+)?)\s*Gb/s", speed, re.I)
+    if m and device.protocol in ("ata", "scsi"):
+        return float(m.group(1)) * 1e9 / 10, f"{speed.strip()} link"
+    if device.protocol in PROTOCOL_BYTES_PER_S:
+        return PROTOCOL_BYTES_PER_S[device.protocol], f"fastest {device.protocol.upper()} link"
+    return None
+
+
+def _point_problems(
+    p: Point, where: str, device: Device, spec: methods.MethodSpec | None, fio_version: str | None, *, sync: bool
+) -> list[Problem]:
+    out: list[Problem] = []
+
+    def bad(field: str, message: str) -> None:
+        out.append(Problem("", f"{where}.{field}" if field else where, message))
+
+    # --- raw fio data against the figures
+    if p.fio is not None:
+        fig, why = read_fio(p.fio)
+        if fig is None:
+            bad("fio", why or "unreadable fio data")
+        else:
+            for err in fig.errors:
+                bad("fio", err)
+            if fio_version and fig.version and fig.version != fio_version:
+                bad("fio", f"fio version {fig.version!r:.40} differs from the method's {fio_version!r:.40}")
+            if spec is not None:
+                for issue in methods.option_problems(fig.options, spec, sync=sync):
+                    bad("fio", f"fio ran with {issue}")
+            nj = fig.options.get("numjobs")
+            entries_jobs = fig.entries if fig.entries > 1 else None
+            claimed = int(nj) if nj is not None and nj.isdigit() and len(nj) < 9 else (entries_jobs or 1)
+            if claimed != p.numjobs:
+                bad("numjobs", f"point says {p.numjobs} jobs but fio ran {claimed}")
+            if not _close(p.iops, fig.iops, rel=1e-3, abs_=0.01):
+                bad("iops", f"{p.iops:g} does not match fio's {fig.iops:g}")
+            if not _close(p.bw_bytes, fig.bw_bytes, rel=1e-3, abs_=1.0):
+                bad("bw_bytes", f"{p.bw_bytes:g} does not match fio's {fig.bw_bytes:g}")
+            if p.total_ios != fig.total_ios:
+                bad("total_ios", f"{p.total_ios} does not match fio's {fig.total_ios}")
+            if p.runtime_ms != fig.runtime_ms:
+                bad("runtime_ms", f"{p.runtime_ms} does not match fio's {fig.runtime_ms}")
+            pairs = [("lat_us.mean", p.lat_us.mean, fig.lat_mean_us)]
+            pairs += [(f"lat_us.{k}", getattr(p.lat_us, k), v) for k, v in fig.lat_pct_us.items()]
+            pairs.append(("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us))
+            for name, mine, theirs in pairs:
+                if mine is None:
+                    continue
+                if theirs is None:
+                    bad(name, f"{mine:g} has no counterpart in the fio data")
+                elif not _close(mine, theirs, rel=1e-3, abs_=0.01):
+                    bad(name, f"{mine:g} us does not match fio's {theirs:g} us")
+
+    # --- physics, for every point
+    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, rel=2e-3, abs_=BLOCK):
+        bad("bw_bytes", f"{p.bw_bytes:g} B/s is not IOPS x 4 KiB ({p.iops * BLOCK:g} B/s)")
+    if p.total_ios > 0 and p.runtime_ms > 0:
+        expected = p.iops * p.runtime_ms / 1000
+        if not _close(p.total_ios, expected, rel=0.02, abs_=2):
+            bad("total_ios", f"{p.total_ios} I/Os in {p.runtime_ms} ms is not {p.iops:g} IOPS")
+    if p.iops > MAX_IOPS_PER_JOB * p.numjobs:
+        bad("iops", f"{p.iops:g} IOPS from {p.numjobs} job(s) is more than 1 per microsecond per job")
+    lat = p.lat_us.mean
+    if lat is not None and lat > 0:
+        service = lat + (p.sync_lat_us.mean if p.sync_lat_us and p.sync_lat_us.mean else 0.0)
+        bound = p.numjobs * 1e6 / service
+        if p.iops > bound * LITTLE_OVER + 1:
+            bad("iops", f"{p.iops:g} IOPS is more than {p.numjobs} job(s) at {service:g} us per I/O can do "
+                        f"(Little's law at iodepth 1: at most {bound:.0f})")
+        elif service >= LITTLE_UNDER_MIN_US and p.iops > 0 and p.iops * LITTLE_UNDER < bound:
+            bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {p.numjobs} job(s) at {service:g} us "
+                        "per I/O complete (Little's law at iodepth 1)")
+    limit = link_limit(device)
+    if limit is not None and p.iops * BLOCK > limit[0]:
+        bad("iops", f"{p.iops:g} IOPS of 4 KiB needs {p.iops * BLOCK / 1e6:.0f} MB/s, more than the "
+                    f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)")
+    return out
+
+
+def check_figures(result: ResultDocument) -> list[Problem]:
+    """Every disagreement between figures and raw fio data, and every implausible figure."""
+    spec = methods.lookup(result.method.id, result.method.version)
+    out: list[Problem] = []
+    if spec is not None and result.method.fio_params:
+        for issue in methods.option_problems(result.method.fio_params, spec):
+            out.append(Problem("", "result.method.fio_params", f"method ran fio with {issue}"))
+    for r, run in enumerate(result.runs):
+        base = f"result.runs[{r}]"
+        seen: set[int] = set()
+        for i, p in enumerate(run.points):
+            if p.numjobs in seen:
+                out.append(Problem("", f"{base}.points[{i}].numjobs", f"numjobs {p.numjobs} appears twice in this run"))
+            seen.add(p.numjobs)
+            out += _point_problems(p, f"{base}.points[{i}]", result.device, spec, result.method.fio_version, sync=True)
+        if run.nosync is not None:
+            out += _point_problems(run.nosync, f"{base}.nosync", result.device, spec, result.method.fio_version,
+                                   sync=False)
+        if run.points:
+            best = max(run.points, key=lambda p: p.iops)
+            if run.peak is None:
+                out.append(Problem("", f"{base}.peak", "missing although the run has points"))
+            elif run.peak.iops != best.iops or (
+                run.peak.numjobs != best.numjobs
+                and not any(p.numjobs == run.peak.numjobs and p.iops == best.iops for p in run.points)
+            ):
+                out.append(Problem("", f"{base}.peak", f"peak {run.peak.iops:g} IOPS at {run.peak.numjobs} jobs is not "
+                                                       f"the best point ({best.iops:g} at {best.numjobs})"))
+        elif run.peak is not None:
+            out.append(Problem("", f"{base}.peak", "a peak without points"))
+    return out

@@ -1,0 +1,75 @@
+"""The measurement methods a submission may declare, and the fio options each one implies.
+
+Figures made with different methods are never compared, so every submission names its method
+as ``(id, version)`` and an unknown pair is a validation error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BENCH = ("diskq-fdatasync-sweep", 1)
+COMMUNITY = ("community-fio-ceph-iops", 1)
+
+#: The community command the legacy table and ``diskq import-fio`` runs were made with.
+COMMUNITY_COMMAND = (
+    "fio --filename /dev/X --direct=1 --fdatasync=1 --iodepth=1 --runtime=20 --time_based "
+    "--rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=N"
+)
+COMMUNITY_PARAMS = {
+    "direct": "1",
+    "fdatasync": "1",
+    "iodepth": "1",
+    "runtime": "20",
+    "time_based": "1",
+    "rw": "write",
+    "bs": "4k",
+    "group_reporting": "1",
+    "name": "ceph-iops",
+}
+
+BLOCK_SIZE = 4096
+_FOUR_K = {"4k", "4K", "4096", "4ki", "4KiB", "4kib"}
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    id: str
+    version: int
+    title: str
+    #: fio option -> accepted values; an absent option is accepted only where None is listed
+    required: dict[str, frozenset[str | None]] = field(default_factory=dict)
+
+
+def _required(*, sync: bool = True) -> dict[str, frozenset[str | None]]:
+    return {
+        "rw": frozenset({"write"}),
+        "bs": frozenset(_FOUR_K),
+        "iodepth": frozenset({"1", None}),
+        "direct": frozenset({"1"}),
+        "fdatasync": frozenset({"1"}) if sync else frozenset({"0", None}),
+    }
+
+
+KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
+    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs", _required()),
+    COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
+}
+
+
+def lookup(method_id: str, version: int) -> MethodSpec | None:
+    return KNOWN_METHODS.get((method_id, version))
+
+
+def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
+    """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
+    required = spec.required if sync else _required(sync=False)
+    out = []
+    for name, accepted in required.items():
+        value = options.get(name)
+        if value is not None and not isinstance(value, str):
+            value = str(value)
+        if value not in accepted:
+            wanted = "/".join(sorted(v for v in accepted if v is not None))
+            out.append(f"{name}={value if value is not None else '(unset)'} (needs {wanted})")
+    return out

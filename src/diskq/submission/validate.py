@@ -1,0 +1,244 @@
+"""Validation of submission files: everything that must hold before a file enters the database.
+
+Files come from strangers, so nothing here trusts its input: the JSON reader refuses NaN,
+Infinity, duplicate member names, byte-order marks, invalid UTF-8, oversize files and absurd
+nesting; the model is applied in strict mode (no "12" for 12); every finding is a
+:class:`Problem` of one line, and :func:`validate_file` never raises for a bad file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path, PurePosixPath
+
+from pydantic import ValidationError
+
+from diskq.errors import DiskqError, SignatureError, SubmissionError
+from diskq.result import ResultDocument
+from diskq.submission import methods, paths
+from diskq.submission.canonical import CanonicalError
+from diskq.submission.figures import check_figures
+from diskq.submission.model import SAFE_TEXT, Submission
+from diskq.submission.problems import Problem, field_path
+from diskq.submission.sign import submission_id, verify_signature
+
+__all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
+
+#: Largest submission file accepted: room for two sweeps of 30 steps with fio's full JSON each.
+MAX_BYTES = 4 * 1024 * 1024
+#: Schema errors reported per file before the rest are summarised.
+MAX_SCHEMA_PROBLEMS = 10
+_SAFE = re.compile(SAFE_TEXT)
+_MAX_NAME = 100
+
+
+class _Reject(ValueError):
+    pass
+
+
+def _no_constants(name: str):
+    raise _Reject(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Reject(f"number {text[:40]} is out of range")
+    return value
+
+
+def _unique(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _Reject(f"member {k[:60]!r} appears twice in one object")
+            seen.add(k)
+    return obj
+
+
+def parse_json(data: bytes):
+    """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise SubmissionError("file starts with a byte-order mark; save it as plain UTF-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+    try:
+        return json.loads(text, parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise SubmissionError("not acceptable JSON: nested too deeply") from None
+    except ValueError as exc:  # _Reject, or an integer with thousands of digits
+        raise SubmissionError(f"not acceptable JSON: {exc}") from None
+
+
+def _read(path: Path, max_bytes: int) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise SubmissionError("is a directory, not a submission file") from None
+    except OSError as exc:
+        raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise SubmissionError(f"file is larger than {max_bytes} bytes")
+    if not data.strip():
+        raise SubmissionError("file is empty")
+    return data
+
+
+def _load(path: Path, max_bytes: int) -> tuple[Submission | None, list[Problem]]:
+    label = str(path)
+    try:
+        data = _read(path, max_bytes)
+        obj = parse_json(data)
+    except SubmissionError as exc:
+        return None, [Problem(label, "-", exc.message)]
+    if not isinstance(obj, dict):
+        return None, [Problem(label, "-", f"top level is a JSON {type(obj).__name__}, not an object")]
+    if obj.get("format") != "diskq-submission":
+        hint = " (a result document: sign it with `diskq sign` first)" if obj.get("format") == "diskq-result" else ""
+        return None, [Problem(label, "format", f"is not 'diskq-submission'{hint}")]
+    try:
+        return Submission.model_validate_json(data, strict=True), []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        out = [Problem(label, field_path(e["loc"]) or "-", e["msg"]) for e in errors[:MAX_SCHEMA_PROBLEMS]]
+        if len(errors) > MAX_SCHEMA_PROBLEMS:
+            out.append(Problem(label, "-", f"and {len(errors) - MAX_SCHEMA_PROBLEMS} more schema errors"))
+        return None, out
+    except (ValueError, RecursionError) as exc:
+        return None, [Problem(label, "-", f"not acceptable JSON: {str(exc)[:200]}")]
+
+
+def load_submission(path: Path, *, max_bytes: int = MAX_BYTES) -> Submission:
+    """Read and schema-check one submission file; raise :class:`SubmissionError` (one line)."""
+    sub, problems = _load(Path(path), max_bytes)
+    if sub is None:
+        first = problems[0]
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise SubmissionError(f"{first}{more}")
+    return sub
+
+
+def _text_problems(sub: Submission) -> list[Problem]:
+    out = []
+    dev = sub.result.device
+    for name in ("vendor", "model", "firmware", "interface_speed"):
+        value = getattr(dev, name)
+        if value is None:
+            continue
+        if len(value) > _MAX_NAME:
+            out.append(Problem("", f"result.device.{name}", f"longer than {_MAX_NAME} characters"))
+        elif not _SAFE.match(value):
+            out.append(Problem("", f"result.device.{name}", "holds markup or control characters (< > & \" \\)"))
+    return out
+
+
+def _path_problems(sub: Submission, path: Path, root: Path | None) -> list[Problem]:
+    out = []
+    if path.name != f"{sub.id}.json":
+        out.append(Problem("", "id", f"file name must be {sub.id}.json"))
+    root = root if root is not None else paths.find_root(path)
+    if root is not None:
+        expected = paths.relative_path(sub.result.device, sub.id)
+        try:
+            actual = PurePosixPath(*Path(path).absolute().relative_to(Path(root).absolute()).parts)
+        except ValueError:
+            actual = None
+        if actual != expected:
+            out.append(Problem("", "-", f"file belongs at {paths.SUBMISSIONS_DIR}/{expected}"))
+    return out
+
+
+def _raw_data_problems(result: ResultDocument) -> list[Problem]:
+    out = []
+    for r, run in enumerate(result.runs):
+        for i, p in enumerate(run.points):
+            if p.fio is None:
+                out.append(Problem("", f"result.runs[{r}].points[{i}].fio", "raw fio output is missing"))
+    return out
+
+
+def validate_file(
+    path: Path,
+    *,
+    root: Path | None = None,
+    allowed_signers: Path | None = None,
+    require_signature: bool = True,
+    seen_ids: set[str] | None = None,
+    allow_legacy: bool = True,
+) -> tuple[Submission | None, list[Problem]]:
+    """Check one submission file. Returns the submission (None if unreadable) and its problems.
+
+    ``root`` is the ``submissions/`` directory the file should sit in (found from the path when
+    None); ``allowed_signers`` restricts who may have signed; ``seen_ids`` collects ids across
+    calls and reports repeats; ``allow_legacy=False`` refuses legacy files (contributors cannot
+    add unsigned data).
+    """
+    path = Path(path)
+    label = str(path)
+    try:
+        sub, problems = _load(path, MAX_BYTES)
+        if sub is None:
+            return None, problems
+        problems = _check(sub, path, root=root, allowed_signers=allowed_signers,
+                          require_signature=require_signature, seen_ids=seen_ids, allow_legacy=allow_legacy)
+        return sub, [Problem(label, p.field, p.message) for p in problems]
+    except (DiskqError, CanonicalError, ValueError, TypeError, RecursionError, OverflowError) as exc:
+        # A defect, not the file's fault: still one line, never a traceback.
+        return None, [Problem(label, "-", f"internal error while validating: {type(exc).__name__}: {exc}")]
+
+
+def _check(
+    sub: Submission,
+    path: Path,
+    *,
+    root: Path | None,
+    allowed_signers: Path | None,
+    require_signature: bool,
+    seen_ids: set[str] | None,
+    allow_legacy: bool,
+) -> list[Problem]:
+    out: list[Problem] = []
+    method = sub.result.method
+    spec = methods.lookup(method.id, method.version)
+    if spec is None:
+        out.append(Problem("", "result.method", f"unknown method {method.id[:80]!r} version {method.version}"))
+    expected_id = submission_id(sub.result)
+    if sub.id != expected_id:
+        out.append(Problem("", "id", f"is not derived from the result (expected {expected_id})"))
+    out += _path_problems(sub, path, root)
+    if seen_ids is not None:
+        if sub.id in seen_ids:
+            out.append(Problem("", "id", "duplicate: another submission has the same id (same result)"))
+        seen_ids.add(sub.id)
+    out += _text_problems(sub)
+
+    if sub.legacy:
+        if not allow_legacy:
+            out.append(Problem("", "legacy", "legacy submissions are imported by maintainers only"))
+        if sub.provenance is None:
+            out.append(Problem("", "provenance", "legacy submissions must name their source"))
+        if (method.id, method.version) != methods.COMMUNITY:
+            out.append(Problem("", "result.method", "legacy submissions use the community method"))
+    else:
+        out += _raw_data_problems(sub.result)
+
+    if sub.signature is None:
+        if require_signature and not sub.legacy:
+            out.append(Problem("", "signature", "missing: sign the file with `diskq sign`"))
+    else:
+        try:
+            verify_signature(sub, allowed_signers=allowed_signers)
+        except SignatureError as exc:
+            out.append(Problem("", "signature", exc.message))
+
+    out += check_figures(sub.result)
+    return out
