@@ -1,0 +1,239 @@
+"""``diskq sign``, ``validate``, ``import-fio`` and ``schema``: the contribution flow."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from diskq.cli.app import app, print_json, stderr_console
+
+SIGN_HELP = """Wrap a result document into a submission and sign it with your SSH key.
+
+Run it as yourself (not root). The signature covers the RFC 8785 canonical form of the
+submission; it is made by `ssh-keygen -Y sign -n diskq-submission-v1`, so a key file, a key
+held by ssh-agent (give its .pub file) or a hardware key all work. Use --github with your
+GitHub login: pull-request checks verify the signature against the keys GitHub publishes for
+you. The file goes to submissions/<vendor>/<model>/<id>.json unless -o says otherwise; its
+path is printed.
+
+Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
+"""
+
+VALIDATE_HELP = """Check submission files (or directories of them) before they enter the database.
+
+Prints one line per problem, `PATH: FIELD: message`, and exits 1 if there is any: not JSON,
+schema errors, unknown method, missing/invalid signature or one not matching --allowed-signers,
+edits after signing, figures that disagree with their raw fio data or with physics (Little's
+law, IOPS x 4 KiB, interface limits), duplicates, wrong path or file name, oversize files.
+
+Example: diskq validate submissions/ --allowed-signers allowed_signers
+"""
+
+IMPORT_HELP = """Turn fio runs made by hand with the community command into a result document.
+
+Give one fio JSON output (--output-format=json) per numjobs step of
+`fio --filename /dev/X --direct=1 --fdatasync=1 --iodepth=1 --runtime=20 --time_based
+--rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=N`, and ideally the drive's
+`smartctl --json -x` output. Then sign the result with `diskq sign`.
+
+Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json -o sda-result.json
+"""
+
+SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models.
+
+Example: diskq schema --check
+"""
+
+
+def _default_key() -> Path:
+    from diskq.errors import InvalidInput
+
+    ssh = Path.home() / ".ssh"
+    for name in ("id_ed25519", "id_ecdsa", "id_ed25519_sk", "id_ecdsa_sk", "id_rsa"):
+        if (ssh / name).exists():
+            return ssh / name
+        if (ssh / f"{name}.pub").exists() and os.environ.get("SSH_AUTH_SOCK"):
+            return ssh / f"{name}.pub"
+    raise InvalidInput("no SSH key found in ~/.ssh", hint="name one with -f, or create one: ssh-keygen -t ed25519")
+
+
+def _load_for_signing(path: Path):
+    """A result document or an existing submission (to be signed again)."""
+    from pydantic import ValidationError
+
+    from diskq.errors import InvalidInput
+    from diskq.result import ResultDocument
+    from diskq.submission.model import Submission
+    from diskq.submission.problems import field_path
+    from diskq.submission.validate import parse_json
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    data = parse_json(raw)
+    kind = data.get("format") if isinstance(data, dict) else None
+    model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
+    if model is None:
+        raise InvalidInput(f"{path} is neither a diskq result document nor a submission")
+    try:
+        return model.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        e = exc.errors(include_url=False, include_input=False)[0]
+        raise InvalidInput(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+
+
+@app.command("sign", help=SIGN_HELP)
+def sign_cmd(
+    file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission"),
+    key: Optional[Path] = typer.Option(None, "--key", "-f", help="SSH private key, or public key held by ssh-agent"),
+    github: Optional[str] = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
+    name: Optional[str] = typer.Option(None, "--name", help="your name as it should appear with the result"),
+    principal: Optional[str] = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="where to write (default: submissions/<vendor>/<model>/<id>.json)"),
+) -> None:
+    import getpass
+
+    from diskq.errors import InvalidInput
+    from diskq.submission import methods, paths
+    from diskq.submission.legacy import dump
+    from diskq.submission.model import Contributor, Provenance, Submission
+    from diskq.submission.sign import make_submission, sign_submission
+
+    err = stderr_console()
+    loaded = _load_for_signing(file)
+    try:
+        contributor = Contributor(name=name, github=github) if (name or github) else None
+    except ValueError:
+        raise InvalidInput("--github must be a GitHub login and --name plain text (no < > & \" \\)") from None
+    if isinstance(loaded, Submission):
+        if loaded.legacy:
+            raise InvalidInput(f"{file} is a legacy submission; those stay unsigned")
+        sub = loaded.model_copy(update={"contributor": contributor or loaded.contributor, "signature": None})
+    else:
+        provenance = None
+        if (loaded.method.id, loaded.method.version) == methods.COMMUNITY:
+            provenance = Provenance(source="fio runs made by hand with the community command (diskq import-fio)")
+        sub = make_submission(loaded, contributor=contributor, provenance=provenance)
+    who = github or principal or (contributor.github if contributor else None) or getpass.getuser()
+    signed = sign_submission(sub, (key or _default_key()).expanduser(), principal=who)
+    out = output or Path(paths.SUBMISSIONS_DIR) / paths.relative_path(signed.result.device, signed.id)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dump(signed), encoding="utf-8")
+    err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}")
+    if not github:
+        err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
+    err.print(f"next: git add {out} && git commit -m 'Add {signed.result.device.model or 'device'}' and open a pull request")
+    print(out)
+
+
+def _expand(paths_in: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths_in:
+        if p.is_dir():
+            out += sorted(q for q in p.rglob("*.json") if q.is_file())
+        else:
+            out.append(p)
+    return out
+
+
+@app.command("validate", help=VALIDATE_HELP)
+def validate_cmd(
+    paths_in: List[Path] = typer.Argument(..., metavar="PATH...", help="submission files or directories"),
+    allowed_signers: Optional[Path] = typer.Option(None, "--allowed-signers", help="ssh allowed-signers file: who may sign"),
+    as_json: bool = typer.Option(False, "--json", help="print the problems as JSON on stdout"),
+    no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
+) -> None:
+    from diskq.submission import paths
+    from diskq.submission.problems import Problem
+    from diskq.submission.validate import validate_file
+
+    err = stderr_console()
+    files = _expand(paths_in)
+    seen: set[str] = set()
+    results = []
+    tree_ids: dict[Path, dict[str, list[Path]]] = {}
+    for f in files:
+        sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen, allow_legacy=not no_legacy)
+        root = paths.find_root(f)
+        if sub is not None and root is not None:
+            if root not in tree_ids:
+                index: dict[str, list[Path]] = {}
+                for q in root.rglob("*.json"):
+                    index.setdefault(q.stem, []).append(q.absolute())
+                tree_ids[root] = index
+            others = [q for q in tree_ids[root].get(sub.id, []) if q != f.absolute()]
+            if others:
+                problems.append(Problem(str(f), "id", f"duplicate of {others[0]}"))
+        results.append((f, sub, problems))
+    problems_all = [p for _, _, ps in results for p in ps]
+    if as_json:
+        print_json(json.dumps({
+            "files": len(results),
+            "ok": sum(1 for _, _, ps in results if not ps),
+            "problems": [p.to_dict() for p in problems_all],
+        }, indent=2))
+    else:
+        for p in problems_all:
+            typer.echo(str(p))
+    bad = sum(1 for _, _, ps in results if ps)
+    err.print(f"{len(results)} file(s) checked, {bad} with problems, {len(problems_all)} problem(s)")
+    if not files:
+        err.print("[yellow]note[/]: no submission files found")
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("import-fio", help=IMPORT_HELP)
+def import_fio_cmd(
+    fio_json: List[Path] = typer.Argument(..., metavar="FIO_JSON...", help="fio JSON outputs, one per numjobs"),
+    smartctl_json: Optional[Path] = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
+    write_cache: str = typer.Option("unknown", "--write-cache", help="write cache during the runs: on, off or unknown"),
+    model: Optional[str] = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
+) -> None:
+    from diskq.errors import InvalidInput
+    from diskq.result import Device
+    from diskq.submission.importfio import device_from_smartctl, import_fio, read_json_file
+    from diskq.submission.paths import slugify
+
+    err = stderr_console()
+    if write_cache not in ("on", "off", "unknown"):
+        raise InvalidInput(f"--write-cache must be on, off or unknown, not {write_cache!r}")
+    docs = [(str(p), read_json_file(p, what="fio JSON")) for p in fio_json]
+    device = device_from_smartctl(smartctl_json) if smartctl_json else Device()
+    if model:
+        device = device.model_copy(update={"model": model})
+    if device.model is None:
+        err.print("[yellow]note[/]: no device model: give --smartctl-json or --model")
+    doc = import_fio(docs, device=device, write_cache=write_cache)
+    out = output or Path(f"{slugify(device.model)}-import.json")
+    out.write_text(doc.to_json() + "\n", encoding="utf-8")
+    peak = doc.runs[0].peak
+    err.print(f"{len(doc.runs[0].points)} point(s), peak {peak.iops:.0f} IOPS at {peak.numjobs} job(s)")
+    err.print(f"next: diskq sign {out} --github YOUR_LOGIN")
+    print(out)
+
+
+@app.command("schema", help=SCHEMA_HELP)
+def schema_cmd(
+    directory: Path = typer.Option(Path("schema"), "--dir", help="where the schema files live"),
+    check: bool = typer.Option(False, "--check", help="only compare; exit 1 if a file is missing or differs"),
+) -> None:
+    from diskq.submission import schema
+
+    err = stderr_console()
+    if check:
+        stale = schema.stale(directory)
+        for s in stale:
+            typer.echo(f"{s}: differs from the models (run `diskq schema`)")
+        if stale:
+            raise typer.Exit(1)
+        err.print("schemas match the models")
+        return
+    for p in schema.write(directory):
+        print(p)

@@ -1,0 +1,51 @@
+"""JSON Schemas (2020-12) of the submission and the result document, generated from the models.
+
+The pydantic models are the one source of truth; ``schema/*.schema.json`` are these functions'
+output, committed so that other tools can validate files without diskq, and a test fails
+whenever the two drift apart (``diskq schema`` rewrites them, ``diskq schema --check`` compares).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+FILES = {"submission": "submission.schema.json", "result": "result.schema.json"}
+
+
+def schemas() -> dict[str, dict]:
+    """``{"submission": {...}, "result": {...}}``, each a complete 2020-12 schema."""
+    from diskq.result import ResultDocument
+    from diskq.submission.model import Submission
+
+    out = {}
+    for name, model in (("submission", Submission), ("result", ResultDocument)):
+        body = model.model_json_schema(mode="validation")
+        out[name] = {"$schema": DIALECT, **body}
+    return out
+
+
+def render(schema: dict) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def stale(directory: Path) -> list[str]:
+    """Schema files in ``directory`` that are missing or differ from the models."""
+    out = []
+    for name, schema in schemas().items():
+        path = Path(directory) / FILES[name]
+        if not path.exists() or path.read_text(encoding="utf-8") != render(schema):
+            out.append(str(path))
+    return out
+
+
+def write(directory: Path) -> list[Path]:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in schemas().items():
+        path = directory / FILES[name]
+        path.write_text(render(schema), encoding="utf-8")
+        written.append(path)
+    return written

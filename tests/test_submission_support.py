@@ -1,0 +1,92 @@
+"""Helpers for the submission tests: real fio runs, result documents built from them, SSH keys.
+
+No tests here. fio runs once per test session (two 1-second steps on a temp file) and is cached,
+so hypothesis-driven tests can reuse the same real data.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
+
+HAVE_FIO = shutil.which("fio") is not None
+HAVE_SSH_KEYGEN = shutil.which("ssh-keygen") is not None
+
+COMMUNITY_ARGS = [
+    "--direct=1", "--fdatasync=1", "--iodepth=1", "--runtime=1", "--time_based", "--rw=write",
+    "--bs=4k", "--group_reporting", "--name=ceph-iops", "--output-format=json",
+]
+
+
+@functools.lru_cache(maxsize=None)
+def _fio_runs_cached() -> str:
+    work = Path(tempfile.mkdtemp(prefix="diskq-test-fio-"))
+    target = work / "target.img"
+    runs = {}
+    try:
+        for numjobs in (1, 2):
+            out = subprocess.run(
+                ["fio", f"--filename={target}", "--size=16M", *COMMUNITY_ARGS, f"--numjobs={numjobs}"],
+                check=True, capture_output=True, text=True,
+            ).stdout
+            runs[numjobs] = json.loads(out[out.index("{"):])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return json.dumps(runs)
+
+
+def fio_runs() -> dict[int, dict]:
+    """Real fio JSON for numjobs 1 and 2 of the community command (a fresh copy each call)."""
+    return {int(k): v for k, v in json.loads(_fio_runs_cached()).items()}
+
+
+def point_from(data: dict) -> Point:
+    """A Point read straight from group-reported fio JSON (independent of diskq's parsers)."""
+    job = data["jobs"][0]
+    w = job["write"]
+    pct = w["clat_ns"]["percentile"]
+    return Point(
+        numjobs=int(job["job options"].get("numjobs", data.get("global options", {}).get("numjobs", 1))),
+        iops=w["iops"],
+        bw_bytes=w["bw_bytes"],
+        total_ios=w["total_ios"],
+        runtime_ms=w["runtime"],
+        lat_us=Latency(mean=w["clat_ns"]["mean"] / 1000, p50=pct["50.000000"] / 1000,
+                       p99=pct["99.000000"] / 1000, p999=pct["99.900000"] / 1000),
+        sync_lat_us=Latency(mean=job["sync"]["lat_ns"]["mean"] / 1000),
+        fio=data,
+    )
+
+
+def result_from(runs: dict[int, dict], *, method_id: str = "community-fio-ceph-iops") -> ResultDocument:
+    points = [point_from(runs[k]) for k in sorted(runs)]
+    best = max(points, key=lambda p: p.iops)
+    version = runs[min(runs)]["fio version"]
+    return ResultDocument(
+        device=Device(model="Samsung SSD 860 PRO 512GB", protocol="ata", media="ssd", serial_hash="ab" * 12),
+        method=Method(id=method_id, version=1, fio_version=version, search="manual", runtime_s=1),
+        runs=[Run(write_cache="unknown", points=points, peak=Peak(numjobs=best.numjobs, iops=best.iops))],
+    )
+
+
+def keygen(directory: Path, kind: str = "ed25519", name: str | None = None) -> Path:
+    """A new passphrase-less SSH key pair; returns the private key path."""
+    key = Path(directory) / (name or f"id_{kind}")
+    extra = ["-b", "3072"] if kind == "rsa" else []
+    subprocess.run(["ssh-keygen", "-q", "-t", kind, *extra, "-N", "", "-C", "test", "-f", str(key)], check=True)
+    return key
+
+
+def public_line(key: Path) -> str:
+    return " ".join(Path(f"{key}.pub").read_text().split()[:2])
+
+
+def allowed_signers(path: Path, principal: str, key: Path, options: str = "") -> Path:
+    path.write_text(f"{principal} {options + ' ' if options else ''}{public_line(key)}\n")
+    return path
