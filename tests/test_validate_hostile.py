@@ -1,0 +1,148 @@
+"""Hostile input: every bad file gets one-line problems naming the field, never an exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from diskq.submission.legacy import dump, legacy_submissions
+from diskq.submission.validate import MAX_BYTES, Problem, load_submission, validate_file
+from diskq.errors import SubmissionError
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+EXPECTED = json.loads((HOSTILE / "EXPECTED.json").read_text())
+
+
+def _assert_one_line(problems: list[Problem]) -> None:
+    assert problems, "a hostile file must produce at least one problem"
+    for p in problems:
+        line = str(p)
+        assert "\n" not in line and "\r" not in line
+        assert "internal error" not in line, line
+        assert line.startswith(p.path)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_corpus_file_gets_its_error(name):
+    path = HOSTILE / name
+    sub, problems = validate_file(path)
+    _assert_one_line(problems)
+    lines = [str(p) for p in problems]
+    assert any(EXPECTED[name] in line for line in lines), lines
+    assert all(line.startswith(f"{path}: ") for line in lines)
+
+
+def test_oversize_file_is_refused_before_parsing(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"format": "diskq-submission", "pad": "' + b"x" * MAX_BYTES + b'"}')
+    sub, problems = validate_file(big)
+    assert sub is None
+    assert [str(p) for p in problems] == [f"{big}: -: file is larger than {MAX_BYTES} bytes"]
+
+
+def test_directory_and_missing_file_are_problems(tmp_path):
+    assert "is a directory" in str(validate_file(tmp_path)[1][0])
+    assert "cannot read" in str(validate_file(tmp_path / "nope.json")[1][0])
+
+
+def test_load_submission_raises_one_line_submission_error():
+    with pytest.raises(SubmissionError) as info:
+        load_submission(HOSTILE / "wrong_type_iops.json")
+    assert "\n" not in str(info.value) and "iops" in str(info.value)
+
+
+def test_cli_validate_prints_one_line_per_problem_and_fails(tmp_path):
+    from typer.testing import CliRunner
+
+    from diskq.cli import app
+
+    out = CliRunner().invoke(app, ["validate", str(HOSTILE / "nan.json"), str(HOSTILE / "html_model.json")])
+    assert out.exit_code == 1
+    lines = out.stdout.strip().splitlines()
+    assert any(line.startswith(f"{HOSTILE / 'nan.json'}: -: not acceptable JSON: NaN") for line in lines)
+    assert any("result.device.model: holds markup" in line for line in lines)
+    assert "Traceback" not in out.output
+
+
+# ------------------------------------------------------------------------------------ fuzzing
+
+_BASE = json.loads(dump(legacy_submissions()[5]))
+_fuzz = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats()  # includes NaN and +-Infinity, written as such below
+    | st.text(max_size=30)
+    | st.sampled_from(["../../etc/passwd", "<script>alert(1)</script>", "\u0000", "\ud800", "1e999", ""])
+)
+json_values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4), max_leaves=20
+)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, prefix + (i,))
+
+
+_BASE_PATHS = [p for p in _paths(_BASE) if p]
+
+
+def _write(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "fuzz.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    return path
+
+
+@_fuzz
+@given(st.binary(max_size=2000))
+def test_random_bytes(tmp_path, data):
+    _assert_one_line(validate_file(_write(tmp_path, data))[1])
+
+
+@_fuzz
+@given(json_values)
+def test_random_json(tmp_path, value):
+    _assert_one_line(validate_file(_write(tmp_path, json.dumps(value)))[1])
+
+
+@_fuzz
+@given(st.sampled_from(_BASE_PATHS), json_values)
+def test_one_field_of_a_valid_file_replaced_by_anything(tmp_path, where, value):
+    doc = json.loads(json.dumps(_BASE))
+    target = doc
+    for part in where[:-1]:
+        target = target[part]
+    if target[where[-1]] == value:
+        return
+    target[where[-1]] = value
+    sub, problems = validate_file(_write(tmp_path, json.dumps(doc)))
+    for p in problems:
+        assert "\n" not in str(p) and "internal error" not in str(p), str(p)
+
+
+@_fuzz
+@given(st.integers(min_value=1, max_value=50_000), st.sampled_from(["[", '{"a":']))
+def test_deep_nesting_anywhere(tmp_path, depth, opener):
+    closer = "]" if opener == "[" else "}"
+    doc = json.dumps(_BASE)
+    nested = opener * depth + "1" + closer * depth
+    text = doc.replace('"sources": [', f'"sources": [{nested}, ', 1)
+    _assert_one_line(validate_file(_write(tmp_path, text))[1])
+
+
+def test_unmodified_base_is_valid_apart_from_its_name(tmp_path):
+    # The fuzz tests start from a valid file: only the temp file name is wrong.
+    problems = validate_file(_write(tmp_path, json.dumps(_BASE)))[1]
+    assert [p.field for p in problems] == ["id"]
