@@ -1,0 +1,94 @@
+"""import-fio: hand-made community fio runs become a result document, raw data kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diskq.errors import InvalidInput
+from diskq.submission.figures import check_figures, read_fio
+from diskq.submission.importfio import import_fio, point_from_fio
+from tests.test_submission_support import HAVE_FIO, fio_runs
+
+FIX = Path(__file__).parent / "fixtures" / "submission"
+needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
+
+
+@needs_fio
+def test_import_real_runs_keeps_every_figure_and_the_raw_data():
+    runs = fio_runs()
+    doc = import_fio([(f"nj{k}.json", v) for k, v in runs.items()], write_cache="off")
+    assert doc.method.id == "community-fio-ceph-iops" and doc.method.version == 1
+    assert doc.method.fio_version == runs[1]["fio version"]
+    assert doc.method.fio_params["rw"] == "write" and "numjobs" not in doc.method.fio_params
+    run = doc.runs[0]
+    assert run.write_cache == "off" and doc.device.write_cache == "off"
+    assert [p.numjobs for p in run.points] == [1, 2]
+    for p in run.points:
+        w = runs[p.numjobs]["jobs"][0]["write"]
+        assert p.iops == pytest.approx(w["iops"], abs=0.001)
+        assert p.total_ios == w["total_ios"] and p.runtime_ms == w["runtime"]
+        assert p.lat_us.mean == pytest.approx(w["clat_ns"]["mean"] / 1000, abs=0.001)
+        assert p.sync_lat_us.mean == pytest.approx(runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["mean"] / 1000, abs=0.001)
+        assert p.fio == runs[p.numjobs]
+    best = max(run.points, key=lambda p: p.iops)
+    assert (run.peak.numjobs, run.peak.iops) == (best.numjobs, best.iops)
+    assert check_figures(doc) == []
+
+
+@needs_fio
+def test_a_second_run_with_the_same_numjobs_is_refused():
+    runs = fio_runs()
+    with pytest.raises(InvalidInput, match="a second run with numjobs=1"):
+        import_fio([("a.json", runs[1]), ("b.json", runs[1])])
+
+
+def test_runs_of_another_command_are_refused():
+    data = json.loads((FIX / "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json").read_text())
+    with pytest.raises(InvalidInput, match=r"not the community command: rw=randwrite \(needs write\)"):
+        point_from_fio(data, where="x.json")
+
+
+def test_reading_fio_without_group_reporting_sums_the_jobs():
+    data = json.loads((FIX / "fio-3.6__Crucial_250GB_SSD__randwrite_qd8_nj8_NO_gr.json").read_text())
+    fig, why = read_fio(data)
+    assert why is None and fig.entries == 8 and fig.options["numjobs"] == "8"
+    assert fig.iops == pytest.approx(sum(j["write"]["iops"] for j in data["jobs"]))
+    assert fig.total_ios == sum(j["write"]["total_ios"] for j in data["jobs"])
+    assert fig.lat_pct_us == {"p50": None, "p99": None, "p999": None}  # per-job tables do not add up
+
+
+@needs_fio
+def test_cli_import_fio_with_smartctl_identity(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from diskq.cli import app
+    from diskq.result import ResultDocument
+
+    files = []
+    for k, v in fio_runs().items():
+        files.append(tmp_path / f"nj{k}.json")
+        files[-1].write_text("note: a line fio prints before its JSON\n" + json.dumps(v))
+    out = tmp_path / "result.json"
+    res = CliRunner().invoke(app, ["import-fio", *map(str, files), "--smartctl-json",
+                                   str(FIX / "sce__INTEL_SSDSCKKB480G8.json"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = ResultDocument.model_validate_json(out.read_text())
+    assert doc.device.model == "INTEL SSDSCKKB480G8"
+    assert doc.device.protocol == "ata"
+    assert len(doc.runs[0].points) == 2
+
+
+def test_cli_import_fio_bad_input_is_one_line(tmp_path, capsys):
+    from diskq.cli import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit) as info:
+        main(["import-fio", str(bad)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith(f"diskq: error: {bad}: not JSON")
+    assert not any("Traceback" in line for line in err)

@@ -1,0 +1,127 @@
+"""check_figures: figures against raw fio data, Little's law, IOPS x 4 KiB, interface limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
+from diskq.submission.figures import check_figures, link_limit
+from tests.test_submission_support import HAVE_FIO, fio_runs, result_from
+
+needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
+
+
+def _doc(points: list[Point], device: Device | None = None, **method) -> ResultDocument:
+    best = max(points, key=lambda p: p.iops)
+    return ResultDocument(
+        device=device or Device(protocol="unknown"),
+        method=Method(id="community-fio-ceph-iops", version=1, **method),
+        runs=[Run(write_cache="off", points=points, peak=Peak(numjobs=best.numjobs, iops=best.iops))],
+    )
+
+
+def _pt(numjobs: int, iops: float, lat_us: float | None = None, sync_us: float | None = None, **kw) -> Point:
+    return Point(
+        numjobs=numjobs, iops=iops, bw_bytes=kw.pop("bw", iops * 4096), total_ios=kw.pop("total_ios", 0),
+        runtime_ms=kw.pop("runtime_ms", 0), lat_us=Latency(mean=lat_us),
+        sync_lat_us=Latency(mean=sync_us) if sync_us is not None else None, **kw,
+    )
+
+
+def _fields(doc) -> list[str]:
+    return [p.field for p in check_figures(doc)]
+
+
+@needs_fio
+def test_real_runs_have_no_problems():
+    assert check_figures(result_from(fio_runs())) == []
+
+
+@needs_fio
+@pytest.mark.parametrize(
+    "edit, field, words",
+    [
+        (lambda p: setattr(p, "iops", p.iops * 1.01), "iops", "does not match fio's"),
+        (lambda p: setattr(p, "total_ios", p.total_ios + 5), "total_ios", "does not match fio's"),
+        (lambda p: setattr(p, "runtime_ms", p.runtime_ms + 1), "runtime_ms", "does not match fio's"),
+        (lambda p: setattr(p.lat_us, "mean", p.lat_us.mean * 0.5), "lat_us.mean", "does not match fio's"),
+        (lambda p: setattr(p.lat_us, "p99", p.lat_us.p99 + 10), "lat_us.p99", "does not match fio's"),
+        (lambda p: setattr(p, "numjobs", 3), "numjobs", "fio ran 1"),
+        (lambda p: p.fio["jobs"][0].update(error=5), "fio", "fio job reported error 5"),
+        (lambda p: p.fio["global options"].update(rw="randwrite"), "fio", "rw=randwrite (needs write)"),
+        (lambda p: p.fio["global options"].pop("fdatasync"), "fio", "fdatasync=(unset) (needs 1)"),
+        (lambda p: p.fio.update(jobs="none"), "fio", "no list of job objects"),
+    ],
+)
+def test_figures_that_disagree_with_raw_fio_data(edit, field, words):
+    doc = result_from(fio_runs())
+    edit(doc.runs[0].points[0])
+    problems = [p for p in check_figures(doc) if p.field == f"result.runs[0].points[0].{field}"]
+    assert problems and any(words in p.message for p in problems), [str(p) for p in check_figures(doc)]
+
+
+def test_littles_law_at_iodepth_1():
+    # one job, 800 + 200 us per write+fdatasync: at most ~1000 IOPS
+    assert _fields(_doc([_pt(1, 990.0, 800, 200)])) == []
+    over = check_figures(_doc([_pt(1, 5000.0, 800, 200)]))
+    assert [p.field for p in over] == ["result.runs[0].points[0].iops"] and "Little's law" in over[0].message
+    under = check_figures(_doc([_pt(1, 100.0, 800, 200)]))
+    assert "far below" in under[0].message
+    # short latencies: CPU overhead may dominate, so only the upper bound is checked
+    assert _fields(_doc([_pt(4, 2000.0, 20, 30)])) == []
+    # four jobs may complete four times as many
+    assert _fields(_doc([_pt(4, 3950.0, 800, 200)])) == []
+
+
+@given(
+    numjobs=st.integers(1, 256),
+    service_us=st.floats(min_value=5, max_value=50_000),
+    efficiency=st.floats(min_value=0.4, max_value=1.0),
+)
+def test_consistent_points_pass_and_impossible_ones_fail(numjobs, service_us, efficiency):
+    possible = numjobs * 1e6 / service_us * efficiency
+    assert _fields(_doc([_pt(numjobs, possible, service_us * 0.6, service_us * 0.4)])) == []
+    impossible = numjobs * 1e6 / service_us * 1.5
+    assert "result.runs[0].points[0].iops" in _fields(_doc([_pt(numjobs, impossible, service_us * 0.6, service_us * 0.4)]))
+
+
+@given(iops=st.floats(min_value=1, max_value=1e5), factor=st.floats(min_value=1.01, max_value=10))
+def test_bandwidth_must_be_iops_times_4k(iops, factor):
+    assert _fields(_doc([_pt(1, iops)])) == []
+    assert _fields(_doc([_pt(1, iops, bw=iops * 4096 * factor + 8192)])) == ["result.runs[0].points[0].bw_bytes"]
+
+
+def test_total_ios_must_fit_iops_and_runtime():
+    assert _fields(_doc([_pt(1, 1000.0, total_ios=20_000, runtime_ms=20_000)])) == []
+    assert _fields(_doc([_pt(1, 1000.0, total_ios=30_000, runtime_ms=20_000)])) == ["result.runs[0].points[0].total_ios"]
+
+
+def test_interface_limits():
+    sata = Device(protocol="ata")
+    assert _fields(_doc([_pt(16, 140_000.0)], sata)) == []
+    msg = check_figures(_doc([_pt(16, 200_000.0)], sata))[0].message
+    assert "fastest ATA link" in msg and "600 MB/s" in msg
+    sata2 = Device(protocol="ata", interface_speed="3.0 Gb/s")
+    assert "3.0 Gb/s link" in check_figures(_doc([_pt(16, 100_000.0)], sata2))[0].message
+    assert link_limit(Device(protocol="nvme", interface_speed="8.0 GT/s x4"))[0] == pytest.approx(8e9 * 4 * 128 / 130 / 8)
+    assert _fields(_doc([_pt(64, 900_000.0)], Device(protocol="nvme", interface_speed="8.0 GT/s x4"))) == []
+    assert _fields(_doc([_pt(1, 2_000_000.0)], Device(protocol="unknown"))) == ["result.runs[0].points[0].iops"]
+
+
+def test_peak_and_duplicate_points():
+    doc = _doc([_pt(1, 1000.0), _pt(2, 1500.0)])
+    doc.runs[0].peak = Peak(numjobs=1, iops=1000.0)
+    assert _fields(doc) == ["result.runs[0].peak"]
+    doc = _doc([_pt(1, 1000.0), _pt(1, 1200.0)])
+    assert _fields(doc) == ["result.runs[0].points[1].numjobs"]
+    doc = _doc([_pt(1, 1000.0)])
+    doc.runs[0].peak = None
+    assert _fields(doc) == ["result.runs[0].peak"]
+
+
+def test_method_parameters_must_be_the_methods():
+    assert _fields(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "4k", "direct": "1", "fdatasync": "1"})) == []
+    problems = check_figures(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "8k", "direct": "1", "fdatasync": "1"}))
+    assert [p.field for p in problems] == ["result.method.fio_params"] and "bs=8k" in problems[0].message
