@@ -224,9 +224,10 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
         )
     name = sysfs.block_name(path, sysfs_root=sysfs_root)
     reasons = in_use_reasons(path, sysfs_root=sysfs_root)
-    busy = _exclusive_open_error(path)
-    if busy and not reasons:
-        reasons.append(busy)
+    if not reasons:  # the specific reasons say more; O_EXCL catches users they do not know about
+        busy = _exclusive_open_error(path)
+        if busy:
+            reasons.append(busy)
     if reasons:
         raise UnsafeTarget(f"refusing to write to {path}: it is in use", reasons, hint=IN_USE_HINT)
     if sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro") == "1":
