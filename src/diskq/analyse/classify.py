@@ -29,6 +29,8 @@ from diskq.analyse.model import Peak, Scaling, UslFit
 from diskq.errors import InvalidInput
 
 MAX_JOBS = 4096
+# A curve whose peak is more than this many times its first point is not a measurement.
+_MAX_RANGE = 1e9
 _POINT = re.compile(r"^(\d+):([^:]+)$")
 
 
@@ -98,8 +100,9 @@ def classify(points: Sequence[tuple[int, float]]) -> Scaling:
         )
 
     top = max(values)
-    drop = _round(1.0 - values[-1] / top) if top > 0 else 0.0
-    eff = [_round((values[i] / ns[i]) / (values[0] / ns[0])) for i in range(len(ns))]
+    rel = [v / top for v in values]  # 0..1: keeps the arithmetic below far from overflow
+    drop = _round(1.0 - rel[-1])
+    eff = [_round((rel[i] / ns[i]) / (rel[0] / ns[0])) for i in range(len(ns))]
     near_linear = [e >= crit["linear_efficiency"] for e in eff]
     knee_i = 0
     while knee_i + 1 < len(ns) and near_linear[knee_i + 1]:
@@ -168,11 +171,15 @@ def _validate(points: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
     data.sort()
     for (a, _), (b, _) in zip(data, data[1:]):
         if a == b:
-            raise InvalidInput(f"{a} jobs measured twice: give each job count once")
+            raise InvalidInput(f"numjobs {a} given twice: give each job count once")
     if len(data) < 2:
         raise InvalidInput("need points at two or more job counts to classify a curve")
     if data[0][1] <= 0:
         raise InvalidInput(f"no throughput at the smallest job count ({data[0][0]}): nothing to scale from")
+    if max(x for _, x in data) / data[0][1] > _MAX_RANGE:
+        raise InvalidInput(
+            f"throughput at the smallest job count ({data[0][0]}) is implausibly small next to the peak"
+        )
     return data
 
 
