@@ -1,0 +1,156 @@
+-- devices.db: the community device database, built by `diskq db build` from submissions/.
+--
+-- The build executes this file verbatim on an empty database. The one exception is the block
+-- between the "fts5-trigram" markers: it is left out when the SQLite library has no trigram
+-- tokenizer (SQLite < 3.34), meta.fts then says 'none' and lookups scan the devices table.
+--
+-- Units: IOPS are 4 KiB write+fdatasync pairs per second, latencies are microseconds, sizes bytes.
+-- "cache" / "write_cache" is the drive's volatile write cache during the run: 'on', 'off', 'unknown'.
+
+-- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of.
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per accepted submission file.
+CREATE TABLE submissions (
+    id             TEXT PRIMARY KEY,
+    device_id      TEXT NOT NULL,
+    path           TEXT NOT NULL,       -- relative to the submissions directory
+    sha256         TEXT NOT NULL,       -- of the file's bytes
+    created        TEXT,                -- when the result was measured (UTC, ISO 8601)
+    legacy         INTEGER NOT NULL,    -- 1: imported figures, not measured by diskq
+    verified       INTEGER NOT NULL,    -- 1: SSH signature verified at build time
+    signer         TEXT,
+    contributor    TEXT,
+    source         TEXT,                -- provenance of legacy / imported figures
+    model          TEXT NOT NULL,       -- as reported by the drive
+    vendor         TEXT,
+    firmware       TEXT,
+    capacity_bytes INTEGER,
+    protocol       TEXT,
+    media          TEXT,
+    method_id      TEXT NOT NULL,
+    method_version INTEGER NOT NULL,
+    aggregated     INTEGER NOT NULL,    -- 1: counted in its device's figures (same method as the majority)
+    fio_version    TEXT,
+    kernel         TEXT,
+    diskq_version  TEXT
+);
+CREATE INDEX submissions_device ON submissions (device_id);
+
+-- One row per sweep (one write-cache state) in a submission.
+CREATE TABLE runs (
+    submission_id   TEXT NOT NULL,
+    run             INTEGER NOT NULL,   -- index in the document's runs list
+    write_cache     TEXT NOT NULL,
+    cache_mechanism TEXT,
+    flush_ok        INTEGER,            -- 0: the flush check caught the drive ignoring flushes; NULL: not checked
+    iops_1job       REAL,
+    max_iops        REAL,
+    peak_jobs       INTEGER,
+    p99_sync_us     REAL,               -- p99 fdatasync latency at numjobs=1
+    PRIMARY KEY (submission_id, run)
+) WITHOUT ROWID;
+
+-- Every measured point, as submitted (fio's raw JSON stays in the submission file).
+CREATE TABLE points (
+    submission_id TEXT NOT NULL,
+    run           INTEGER NOT NULL,
+    seq           INTEGER NOT NULL,     -- index in the run's points list
+    numjobs       INTEGER NOT NULL,
+    iops          REAL NOT NULL,
+    bw_bytes      REAL,
+    lat_mean_us   REAL,
+    lat_p99_us    REAL,
+    sync_mean_us  REAL,
+    sync_p99_us   REAL,
+    interrupted   INTEGER NOT NULL,
+    PRIMARY KEY (submission_id, run, seq)
+) WITHOUT ROWID;
+
+-- One row per device (model normalised for case and white space, plus firmware): the row of
+-- the suitability table, at the device's best safe cache setting. rank orders the table.
+CREATE TABLE devices (
+    id              TEXT PRIMARY KEY,   -- URL slug
+    rank            INTEGER NOT NULL UNIQUE,
+    model           TEXT NOT NULL,      -- the most common spelling
+    model_key       TEXT NOT NULL,      -- case folded, white space collapsed
+    vendor          TEXT,
+    firmware        TEXT NOT NULL,      -- '' when unknown
+    capacity_bytes  INTEGER,
+    protocol        TEXT NOT NULL,
+    media           TEXT NOT NULL,
+    cache           TEXT,               -- best safe cache setting
+    iops_1job       REAL,
+    max_iops        REAL,
+    peak_jobs       INTEGER,
+    scaling         TEXT,               -- linear | asymptotic | regressing
+    p99_sync_us     REAL,
+    osds_per_device INTEGER,
+    ceph_waldb      TEXT,
+    etcd            TEXT,
+    postgres_wal    TEXT,
+    submissions     INTEGER NOT NULL,
+    verified        INTEGER NOT NULL,
+    legacy          INTEGER NOT NULL,   -- how many of the submissions are legacy imports
+    method_id       TEXT NOT NULL,
+    method_version  INTEGER NOT NULL,
+    verdicts        TEXT,               -- JSON: the full verdicts for the row's curve
+    notes           TEXT NOT NULL       -- JSON list of sentences
+);
+CREATE INDEX devices_model_key ON devices (model_key);
+
+-- Per device and cache state: medians over submissions, with their spread.
+CREATE TABLE device_cache (
+    device_id       TEXT NOT NULL,
+    write_cache     TEXT NOT NULL,
+    submissions     INTEGER NOT NULL,
+    verified        INTEGER NOT NULL,
+    legacy          INTEGER NOT NULL,
+    safe            INTEGER NOT NULL,   -- 0: a flush check failed at this setting
+    iops_1job       REAL,
+    iops_1job_min   REAL,
+    iops_1job_max   REAL,
+    max_iops        REAL,
+    max_iops_min    REAL,
+    max_iops_max    REAL,
+    peak_jobs       INTEGER,
+    p99_sync_us     REAL,
+    p99_sync_us_min REAL,
+    p99_sync_us_max REAL,
+    scaling         TEXT,
+    scaling_json    TEXT,               -- JSON: the analysis of the median curve
+    PRIMARY KEY (device_id, write_cache)
+) WITHOUT ROWID;
+
+-- The median curve per device and cache state: one row per numjobs.
+CREATE TABLE curve (
+    device_id   TEXT NOT NULL,
+    write_cache TEXT NOT NULL,
+    numjobs     INTEGER NOT NULL,
+    iops        REAL NOT NULL,          -- median over submissions that measured this numjobs
+    iops_min    REAL NOT NULL,
+    iops_max    REAL NOT NULL,
+    n           INTEGER NOT NULL,
+    lat_mean_us  REAL,                  -- medians of the write latency and fdatasync latency
+    sync_mean_us REAL,
+    sync_p99_us  REAL,
+    PRIMARY KEY (device_id, write_cache, numjobs)
+) WITHOUT ROWID;
+
+-- Files that were not accepted, and why: the build reports them, it does not hide them.
+CREATE TABLE skipped (
+    path    TEXT NOT NULL,
+    field   TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+
+-- fts5-trigram:begin
+CREATE VIRTUAL TABLE device_search USING fts5 (
+    device_id UNINDEXED,
+    text,
+    tokenize = 'trigram'
+);
+-- fts5-trigram:end

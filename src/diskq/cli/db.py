@@ -1,0 +1,154 @@
+"""``diskq db build``, ``diskq lookup`` and ``diskq site build``: the device database and the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from diskq.cli.app import app, print_json, stderr_console, stdout_console
+
+db_app = typer.Typer(
+    help="Build devices.db from the submissions.\n\nExample: diskq db build --submissions submissions --db devices.db",
+    no_args_is_help=True,
+)
+site_app = typer.Typer(
+    help="Generate the static site from devices.db.\n\nExample: diskq site build --db devices.db --out _site",
+    no_args_is_help=True,
+)
+app.add_typer(db_app, name="db")
+app.add_typer(site_app, name="site")
+
+MAX_SKIPPED_LINES = 40
+
+
+@db_app.command("build")
+def db_build(
+    submissions: Path = typer.Option(Path("submissions"), "--submissions", help="directory of submission files"),
+    db: Path = typer.Option(Path("devices.db"), "--db", help="database to write (or to check)"),
+    check: bool = typer.Option(False, "--check", help="do not write: fail if DB is not what a build would write now"),
+    strict: bool = typer.Option(False, "--strict", help="exit non-zero when any submission file was skipped"),
+    allowed_signers: Path | None = typer.Option(
+        None, "--allowed-signers", help="ssh allowed_signers file: only keys listed there count as verified"),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
+) -> None:
+    """Re-validate every submission and build devices.db (atomically replaced).
+
+    Invalid files are skipped and listed; the build still succeeds unless --strict is given.
+    With --check nothing is written: the command fails when DB is out of date.
+
+    Example: diskq db build --check
+    """
+    from rich.text import Text
+
+    from diskq.database.build import build, check as check_db
+    from diskq.errors import DatabaseError
+
+    console = stderr_console()
+
+    def err(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    if check:
+        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs)
+    else:
+        with console.status(Text(f"building {db} from {submissions}/ ...")):
+            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs)
+    for s in report.skipped[:MAX_SKIPPED_LINES]:
+        err(f"skipped {s.path}: {s.field + ': ' if s.field not in ('', '-') else ''}{s.message}")
+    if len(report.skipped) > MAX_SKIPPED_LINES:
+        err(f"... and {len(report.skipped) - MAX_SKIPPED_LINES} more (see the skipped table)")
+    verb = "is up to date" if check else "written"
+    err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
+              f"{len(report.skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+    if strict and report.skipped:
+        raise DatabaseError(f"{len(report.skipped)} submission file(s) skipped (--strict)")
+
+
+def _fmt(x, unit: str = "") -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.0f}{unit}" if isinstance(x, float) else f"{x}{unit}"
+
+
+def _chart(curves: dict[str, list[dict]], width: int = 40) -> list[str]:
+    top = max((p["iops"] for pts in curves.values() for p in pts), default=0) or 1
+    lines = []
+    for state, pts in curves.items():
+        lines.append(f"  write cache {state}:")
+        for p in pts:
+            bar = "#" * max(1, round(p["iops"] / top * width))
+            spread = f"  ({p['iops_min']:,.0f}-{p['iops_max']:,.0f}, n={p['n']})" if p["n"] > 1 else ""
+            lines.append(f"  {p['numjobs']:>4} jobs |{bar:<{width}}| {p['iops']:>10,.0f} IOPS{spread}")
+    return lines
+
+
+@app.command("lookup")
+def lookup_cmd(
+    query: str = typer.Argument(..., help="part of the model name; small typos are fine"),
+    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to search"),
+    limit: int = typer.Option(5, "--limit", min=1, max=100, help="most matches to show"),
+    as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
+) -> None:
+    """Find a device in devices.db by model name: its row, verdicts and scaling curve.
+
+    Example: diskq lookup "pm883"
+    """
+    import json
+
+    from diskq.database.lookup import lookup
+    from diskq.errors import DatabaseError
+    from diskq.units import human_bytes
+
+    matches = lookup(db, query, limit=limit)
+    if as_json:
+        print_json(json.dumps([m.to_dict() for m in matches], indent=2))
+        return
+    if not matches:
+        raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
+    console = stdout_console()
+
+    def out(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    best, others = matches[0], matches[1:]
+    d = best.device
+    out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
+    out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
+              f"{d['submissions']} submission(s), {d['verified']} verified, {d['legacy']} legacy")
+    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {d['cache'] or '-'}, max IOPS {_fmt(d['max_iops'])} "
+              f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
+    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {_fmt(d['osds_per_device'])}, "
+              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {d['postgres_wal'] or '-'}")
+    for c in best.caches:
+        if c["scaling_json"] and c["scaling_json"].get("description"):
+            out(f"  cache {c['write_cache']}: {c['scaling_json']['description']}"
+                      f"{'' if c['safe'] else ' (flush check failed: unsafe)'}")
+    for note in d["notes"]:
+        out(f"  note: {note}")
+    for line in _chart(best.curves):
+        out(line)
+    if others:
+        out("other matches: " + "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in others))
+
+
+@site_app.command("build")
+def site_build(
+    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to publish"),
+    out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
+    submissions: Path | None = typer.Option(
+        Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
+) -> None:
+    """Generate the static site: suitability table, device pages, methodology, exports.
+
+    Example: diskq site build --db devices.db --out _site
+    """
+    from rich.text import Text
+
+    from diskq.publish.site import build_site
+
+    err = stderr_console()
+    with err.status(Text(f"writing the site to {out}/ ...")):
+        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None)
+    err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
+              f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)

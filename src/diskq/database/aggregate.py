@@ -1,0 +1,231 @@
+"""From the submissions of one device to its figures: medians per cache state, their spread,
+the median curve, and the one row of the suitability table.
+
+Pure functions over :class:`~diskq.database.extract.SubmissionRecord`; no I/O.
+
+Rules (the README states them too):
+
+* Only submissions measured with the device's majority method (``Method.id``, ``version``) are
+  aggregated; documents of different methods are never compared. The others stay listed.
+* Per submission and cache state the run with the most points counts (a repeated sweep does
+  not weigh twice). Per point count, medians are over submissions.
+* A cache state is unsafe when any counted run at that state failed its flush check.
+* The row uses the best safe cache state: the highest median 1-job IOPS (max IOPS when no
+  1-job point exists); when no state is safe, the best unsafe one, with a note.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from diskq.database.extract import SubmissionRecord
+
+#: Method of documents diskq writes today; preferred when a device's methods tie.
+CURRENT_METHOD = ("diskq-fdatasync-sweep", 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    median: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread | None:
+        values = [v for v in values if v is not None and not math.isnan(v)]
+        if not values:
+            return None
+        return cls(statistics.median(values), min(values), max(values))
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    numjobs: int
+    iops: Spread
+    n: int
+    lat_mean_us: float | None
+    sync_mean_us: float | None
+    sync_p99_us: float | None
+
+
+@dataclass(slots=True)
+class CacheAggregate:
+    write_cache: str
+    submissions: int
+    verified: int
+    legacy: int
+    safe: bool
+    iops_1job: Spread | None
+    max_iops: Spread | None
+    peak_jobs: int | None
+    p99_sync_us: Spread | None
+    curve: list[CurvePoint]
+    nosync_iops: float | None = None
+    scaling: dict | None = None
+
+
+@dataclass(slots=True)
+class DeviceAggregate:
+    id: str
+    model: str
+    model_key: str
+    vendor: str | None
+    firmware: str
+    capacity_bytes: int | None
+    protocol: str
+    media: str
+    method: tuple[str, int]
+    submissions: int
+    verified: int
+    legacy: int
+    caches: dict[str, CacheAggregate]
+    best: str | None
+    verdicts: dict | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def row_cache(self) -> CacheAggregate | None:
+        return self.caches.get(self.best) if self.best else None
+
+
+def most_common(values, *, skip=(None, "unknown")):
+    """The most frequent value, ties broken by sort order; None when there is none."""
+    counts = Counter(v for v in values if v not in skip)
+    if not counts:
+        return None
+    top = max(counts.values())
+    return min((v for v, c in counts.items() if c == top), key=lambda v: (str(type(v)), v))
+
+
+def primary_method(records: list[SubmissionRecord]) -> tuple[str, int]:
+    counts = Counter(r.method for r in records)
+    return min(counts, key=lambda m: (-counts[m], m != CURRENT_METHOD, m))
+
+
+def _median_or_none(values: list[float]) -> float | None:
+    values = [v for v in values if not math.isnan(v)]
+    return statistics.median(values) if values else None
+
+
+def _nan_if_none(x: float | None) -> float:
+    return math.nan if x is None else x
+
+
+def aggregate_cache(state: str, records: list[SubmissionRecord]) -> CacheAggregate | None:
+    """Figures for one cache state over the given submissions (None if none measured it)."""
+    per_jobs: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
+    ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
+    counted = verified = legacy = 0
+    safe = True
+    for rec in records:
+        runs = [r for r in rec.runs if r.write_cache == state]
+        if not runs:
+            continue
+        if any(r.flush_ok is False for r in runs):
+            safe = False
+        run = max(runs, key=lambda r: (len(r.curve), -r.index))
+        pts = run.points()
+        if not pts:
+            continue
+        counted += 1
+        if run.nosync_iops is not None:
+            nosyncs.append(run.nosync_iops)
+        verified += rec.verified
+        legacy += rec.legacy
+        by_jobs: dict[int, list[tuple]] = defaultdict(list)
+        for p in pts:
+            by_jobs[int(p[0])].append(p)
+        for jobs, group in by_jobs.items():
+            if len(group) == 1:
+                per_jobs[jobs].append(group[0][1:])
+            else:  # a step measured twice in one run counts once, with its median figures
+                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, 5)))
+        one = by_jobs.get(1)
+        if one:
+            best = max(one, key=lambda p: p[1])
+            ones.append(best[1])
+            p99s.append(best[4])
+        top = max(pts, key=lambda p: (p[1], -p[0]))
+        maxes.append(top[1])
+        peaks.append(int(top[0]))
+    if not counted:
+        return None
+    curve = []
+    for jobs in sorted(per_jobs):
+        vals = per_jobs[jobs]
+        curve.append(CurvePoint(
+            numjobs=jobs, iops=Spread.of([v[0] for v in vals]), n=len(vals),
+            lat_mean_us=_median_or_none([v[1] for v in vals]),
+            sync_mean_us=_median_or_none([v[2] for v in vals]),
+            sync_p99_us=_median_or_none([v[3] for v in vals]),
+        ))
+    return CacheAggregate(
+        write_cache=state, submissions=counted, verified=verified, legacy=legacy, safe=safe,
+        iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
+        peak_jobs=statistics.median_low(peaks) if peaks else None,
+        p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs),
+    )
+
+
+def best_cache(caches: dict[str, CacheAggregate]) -> tuple[str | None, list[str]]:
+    """The cache state the table row shows, and notes on the choice."""
+    if not caches:
+        return None, ["no usable measurements"]
+
+    def score(c: CacheAggregate):
+        one = c.iops_1job.median if c.iops_1job else -1.0
+        top = c.max_iops.median if c.max_iops else -1.0
+        return (one, top, c.write_cache == "off", c.write_cache)
+
+    safe = [c for c in caches.values() if c.safe]
+    if safe:
+        return max(safe, key=score).write_cache, []
+    pick = max(caches.values(), key=score)
+    return pick.write_cache, [f"no safe cache setting: the flush check failed at every setting; the row shows cache {pick.write_cache}"]
+
+
+def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggregate:
+    """All figures of one device (records must share ``device_id``; order does not matter)."""
+    records = sorted(records, key=lambda r: r.id)
+    method = primary_method(records)
+    counted = [r for r in records if r.method == method]
+    notes = []
+    others = len(records) - len(counted)
+    if others:
+        notes.append(f"{others} submission(s) measured with another method are listed but not aggregated")
+    states = sorted({run.write_cache for r in counted for run in r.runs})
+    caches = {}
+    for state in states:
+        agg = aggregate_cache(state, counted)
+        if agg is not None:
+            caches[state] = agg
+    best, why = best_cache(caches)
+    notes.extend(why)
+    return DeviceAggregate(
+        id=dev_id,
+        model=most_common([r.model for r in records], skip=()),
+        model_key=records[0].model_key,
+        vendor=most_common([r.vendor for r in records]),
+        firmware=records[0].firmware_key,
+        capacity_bytes=most_common([r.capacity_bytes for r in records]),
+        protocol=most_common([r.protocol for r in records]) or "unknown",
+        media=most_common([r.media for r in records]) or "unknown",
+        method=method,
+        submissions=len(counted),
+        verified=sum(r.verified for r in counted),
+        legacy=sum(r.legacy for r in counted),
+        caches=caches,
+        best=best,
+        notes=notes,
+    )
+
+
+def rank_key(d: DeviceAggregate):
+    """Order of the suitability table: 1-job IOPS at the row's cache state, then max IOPS."""
+    c = d.row_cache
+    one = c.iops_1job.median if c and c.iops_1job else None
+    top = c.max_iops.median if c and c.max_iops else None
+    return (one is None, -(one or 0.0), top is None, -(top or 0.0), d.model_key, d.firmware)

@@ -1,0 +1,309 @@
+"""``diskq db build``: every submission file -> devices.db.
+
+The build re-validates each file with the current code (in worker processes), writes its runs
+and points as they arrive, groups accepted submissions into devices, aggregates them
+(:mod:`diskq.database.aggregate`), recomputes scaling and verdicts on the median curves
+(:mod:`diskq.database.analysis`) and writes the tables defined by ``schema/devices.sql``.
+
+* Deterministic: files are read in sorted path order, every table is written in key order,
+  nothing about the build itself (time, host, diskq version) goes into the tables. The
+  ``content_digest`` in ``meta`` hashes the schema and every row, so two builds of the same
+  submissions have the same digest even if SQLite lays the file out differently.
+* Atomic: the database is written to a temporary file next to the target and renamed over it.
+* Invalid files are skipped, listed in the ``skipped`` table and returned in the report; the
+  caller decides whether that is fatal (``--strict``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diskq.database.extract import Skipped, SubmissionRecord, read_submission
+from diskq.errors import DatabaseError
+
+SCHEMA_VERSION = "1"
+FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
+#: Tables covered by the content digest, each with the order its rows are hashed in.
+DIGEST_TABLES = {
+    "submissions": "id",
+    "runs": "submission_id, run",
+    "points": "submission_id, run, seq",
+    "devices": "id",
+    "device_cache": "device_id, write_cache",
+    "curve": "device_id, write_cache, numjobs",
+    "skipped": "path, field, message",
+}
+#: Below this many files the build does not start worker processes.
+PARALLEL_THRESHOLD = 200
+
+
+@dataclass
+class BuildReport:
+    db: Path
+    submissions: int = 0
+    devices: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    digest: str = ""
+    fts: str = "none"
+
+
+def repo_root() -> Path:
+    """The source checkout this package runs from (schema/ and site/ live there)."""
+    return Path(__file__).resolve().parents[3]
+
+
+def schema_path() -> Path:
+    path = repo_root() / "schema" / "devices.sql"
+    if not path.is_file():
+        raise DatabaseError(f"schema file not found: {path}", hint="run diskq from a source checkout")
+    return path
+
+
+def trigram_supported() -> bool:
+    """Does this SQLite have the FTS5 trigram tokenizer (SQLite >= 3.34 built with FTS5)?"""
+    try:
+        con = sqlite3.connect(":memory:")
+        con.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        con.close()
+        return True
+    except sqlite3.Error:
+        return False
+
+
+def schema_sql(*, trigram: bool) -> str:
+    """The DDL to execute: the file as is, or without its FTS5 block when trigram is missing."""
+    text = schema_path().read_text()
+    if trigram:
+        return text
+    head, _, rest = text.partition(FTS_BEGIN)
+    _, _, tail = rest.partition(FTS_END)
+    return head + tail
+
+
+def find_submission_files(root: Path) -> list[Path]:
+    """Every ``*.json`` under ``root`` in sorted order, hidden directories left out."""
+    if not root.is_dir():
+        raise DatabaseError(f"submissions directory not found: {root}")
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".json") and not f.startswith("."))
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def content_digest(con: sqlite3.Connection) -> str:
+    """sha256 over the schema version and every row of the data tables, in key order."""
+    h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
+    for table, order in DIGEST_TABLES.items():
+        h.update(f"\n[{table}]\n".encode())
+        for row in con.execute(f"SELECT * FROM {table} ORDER BY {order}"):  # noqa: S608 - fixed names
+            h.update(repr(row).encode())
+            h.update(b"\n")
+    return h.hexdigest()
+
+
+def _device_figures(item: tuple[str, list[SubmissionRecord]]):
+    from diskq.database.aggregate import aggregate_device
+    from diskq.database.analysis import analyse_device
+
+    dev = aggregate_device(*item)
+    analyse_device(dev)
+    return dev
+
+
+class _Workers:
+    """map() in worker processes when there is enough work, in this process otherwise."""
+
+    def __init__(self, jobs: int | None, work: int):
+        self.jobs = jobs or os.cpu_count() or 1
+        self.pool = None
+        if self.jobs > 1 and work >= PARALLEL_THRESHOLD:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("fork").Pool(self.jobs)
+
+    def map(self, fn, items: list):
+        if self.pool is None:
+            return map(fn, items)
+        chunk = max(1, min(256, len(items) // (self.jobs * 8)))
+        return self.pool.imap(fn, items, chunksize=chunk)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+def _insert(table: str, columns: int) -> str:
+    return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
+
+
+SUBMISSION_INSERT = _insert("submissions", 22)
+
+
+def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
+               allowed_signers: Path | None, report: BuildReport) -> dict[str, list[SubmissionRecord]]:
+    """Read every file (in path order), write runs and points, group accepted ones by device."""
+    reader = functools.partial(read_submission, root=root, allowed_signers=allowed_signers)
+    by_device: dict[str, list[SubmissionRecord]] = {}
+    seen: dict[str, str] = {}
+    for record, problems in workers.map(reader, files):
+        if record is None:
+            report.skipped.extend(problems)
+            continue
+        path = record.row[2]
+        if record.id in seen:
+            report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {seen[record.id]}"))
+            continue
+        seen[record.id] = path
+        con.executemany(_insert("runs", 9), record.run_rows)
+        con.executemany(_insert("points", 11), record.point_rows)
+        record.run_rows = record.point_rows = []  # written; keep only the packed curves
+        by_device.setdefault(record.device_id, []).append(record)
+    report.submissions = len(seen)
+    return by_device
+
+
+def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
+           jobs: int | None, report: BuildReport, fts: bool) -> None:
+    from diskq.database.aggregate import rank_key
+
+    with _Workers(jobs, len(files)) as workers:
+        by_device = _read_into(con, workers, files, root, allowed_signers, report)
+        devices = list(workers.map(_device_figures, sorted(by_device.items())))
+    for dev in devices:
+        for rec in sorted(by_device[dev.id], key=lambda r: r.id):
+            con.execute(SUBMISSION_INSERT, (*rec.row[:18], int(rec.method == dev.method), *rec.row[18:]))
+    devices.sort(key=rank_key)
+    _write_devices(con, devices, fts)
+
+    report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
+    con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
+    report.devices = len(devices)
+    report.digest = content_digest(con)
+    created = [r.created for recs in by_device.values() for r in recs if r.created]
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "content_digest": report.digest,
+        "submissions": str(report.submissions),
+        "devices": str(report.devices),
+        "skipped": str(len(report.skipped)),
+        "fts": report.fts,
+        "data_as_of": max(created, default=""),
+    }
+    con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
+
+
+def _spread(s):
+    return (s.median, s.min, s.max) if s else (None, None, None)
+
+
+def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
+    from diskq.database.analysis import verdict_columns
+    from diskq.database.keys import compact
+
+    for rank, dev in enumerate(devices, start=1):
+        row = dev.row_cache
+        cols = verdict_columns(dev.verdicts)
+        scaling = (row.scaling or {}).get("scaling") if row else None
+        con.execute(
+            _insert("devices", 26),
+            (
+                dev.id, rank, dev.model, dev.model_key, dev.vendor, dev.firmware, dev.capacity_bytes,
+                dev.protocol, dev.media, dev.best,
+                row.iops_1job.median if row and row.iops_1job else None,
+                row.max_iops.median if row and row.max_iops else None,
+                row.peak_jobs if row else None, scaling,
+                row.p99_sync_us.median if row and row.p99_sync_us else None,
+                cols["osds_per_device"], cols["ceph_waldb"], cols["etcd"], cols["postgres_wal"],
+                dev.submissions, dev.verified, dev.legacy, dev.method[0], dev.method[1],
+                json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
+                json.dumps(dev.notes),
+            ),
+        )
+        for state in sorted(dev.caches):
+            c = dev.caches[state]
+            con.execute(
+                _insert("device_cache", 18),
+                (dev.id, state, c.submissions, c.verified, c.legacy, int(c.safe),
+                 *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
+                 (c.scaling or {}).get("scaling"),
+                 json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None),
+            )
+            con.executemany(
+                _insert("curve", 10),
+                [(dev.id, state, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
+                  p.lat_mean_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
+            )
+        if fts:
+            text = " ".join(filter(None, [dev.model, dev.vendor, dev.firmware, compact(dev.model)]))
+            con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))
+
+
+def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None) -> BuildReport:
+    """Build ``db`` from every submission under ``submissions``; replace it atomically."""
+    submissions, db = Path(submissions), Path(db)
+    files = find_submission_files(submissions)
+    fts = trigram_supported()
+    report = BuildReport(db=db, fts="trigram" if fts else "none")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
+    os.close(fd)
+    try:
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode = OFF")
+            con.execute("PRAGMA synchronous = OFF")
+            con.executescript(schema_sql(trigram=fts))
+            con.execute("BEGIN")
+            _write(con, files, submissions, allowed_signers, jobs, report, fts)
+            con.execute("COMMIT")
+            con.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            con.close()
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, db)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return report
+
+
+def stored_digest(db: Path) -> str:
+    """The content digest of an existing devices.db, recomputed from its rows (``meta`` is not trusted)."""
+    if not Path(db).is_file():
+        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`")
+    try:
+        con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+        try:
+            return content_digest(con)
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
+
+
+def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None) -> BuildReport:
+    """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now."""
+    committed = stored_digest(db)
+    with tempfile.TemporaryDirectory(prefix="diskq-db-check-") as tmp:
+        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs)
+    if committed != report.digest:
+        raise DatabaseError(
+            f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",
+            hint="run `diskq db build` and commit devices.db",
+        )
+    report.db = Path(db)
+    return report

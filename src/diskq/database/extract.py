@@ -1,0 +1,219 @@
+"""One submission file -> the compact record the database build needs.
+
+This is the per-file work of ``diskq db build`` and runs in worker processes, so it stays lean:
+read the bytes once, validate with the current submission code, and keep only what the tables
+hold. Point rows go straight to the ``points`` table; the aggregation keeps a packed copy of each
+run's curve (:class:`RunSummary`) so that no table row ever needs all points re-read.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+from diskq.database.keys import device_id, firmware_key, model_key
+from diskq.errors import DiskqError
+
+#: Larger files are refused before they are parsed (a submission with raw fio JSON for a
+#: 64-step sweep at two cache states is well under 4 MiB).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_MODEL_CHARS = 200
+
+#: Fields of one packed curve entry in :attr:`RunSummary.curve`.
+CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us")
+NAN = float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file the build did not accept, and why (same shape as the validator's ``Problem``)."""
+
+    path: str
+    field: str
+    message: str
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """One sweep, reduced to what aggregation needs. ``curve`` is flat: 5 doubles per point
+    (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out."""
+
+    index: int
+    write_cache: str
+    flush_ok: bool | None
+    nosync_iops: float | None
+    curve: array
+
+    def points(self) -> list[tuple[float, ...]]:
+        c = self.curve
+        return [tuple(c[i : i + 5]) for i in range(0, len(c), 5)]
+
+
+@dataclass(slots=True)
+class SubmissionRecord:
+    """Everything the build keeps from one accepted submission."""
+
+    id: str
+    device_id: str
+    model_key: str
+    firmware_key: str
+    row: tuple  # the ``submissions`` row, without device aggregation flags (see build.SUBMISSION_COLUMNS)
+    run_rows: list[tuple]
+    point_rows: list[tuple]
+    runs: list[RunSummary]
+    model: str
+    vendor: str | None
+    firmware: str | None
+    capacity_bytes: int | None
+    protocol: str
+    media: str
+    legacy: bool
+    verified: bool
+    method: tuple[str, int]
+    created: str | None
+
+
+def _finite(x: float | None) -> bool:
+    return x is None or math.isfinite(x)
+
+
+def flush_ok(run, volatile_write_cache: bool | None) -> bool | None:
+    """Did the run pass the flush check, recomputed with the current criteria from its 1-job
+    step and its no-fdatasync step? False: fdatasync cost almost nothing with a volatile cache
+    on, the drive may be ignoring flushes. None: no such step, or the check cannot tell."""
+    solo = next((p for p in run.points if p.numjobs == 1 and not p.interrupted), None)
+    if run.nosync is None or solo is None:
+        return None
+    try:
+        from diskq.analyse import flush
+    except ImportError:
+        return None
+    try:
+        return flush.check(solo.iops, run.nosync.iops, cache_state=run.write_cache,
+                           volatile_write_cache=volatile_write_cache).honest
+    except DiskqError:
+        return None
+
+
+@functools.cache
+def _validator():
+    """The submission package's ``validate_file``, or None where it is not installed."""
+    try:
+        from diskq.submission.validate import validate_file
+    except ImportError:
+        return None
+    return validate_file
+
+
+def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path | None):
+    """(submission or None, problems, signature verified) with the current submission code."""
+    validate_file = _validator()
+    if validate_file is not None:
+        sub, problems = validate_file(path, root=root, allowed_signers=allowed_signers, require_signature=False)
+        problems = [Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
+                    for p in problems]
+        if sub is None or problems:
+            return None, problems or [Skipped(str(path), "", "rejected by the validator")], False
+        # validate_file checks a signature that is present (against allowed_signers when given)
+        # and reports a problem when it does not verify: a signed file that passed is verified.
+        verified = sub.signature is not None
+        return sub, [], verified
+
+    from pydantic import ValidationError
+
+    from diskq.submission.model import Submission
+
+    try:
+        sub = Submission.model_validate_json(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err.get("loc", ()))
+        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], False
+    except (ValueError, RecursionError) as exc:
+        return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], False
+    return sub, [], False
+
+
+def read_submission(path: Path, root: Path, allowed_signers: Path | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
+    """Validate one file and reduce it to a :class:`SubmissionRecord`, or say why not."""
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+    def skip(field: str, message: str):
+        return None, [Skipped(rel, field, message)]
+
+    try:
+        if path.is_symlink():
+            return skip("", "symbolic links are not followed")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return skip("", f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
+        data = path.read_bytes()
+    except OSError as exc:
+        return skip("", f"cannot read: {exc.strerror or exc}")
+    try:
+        sub, problems, verified = _validate(path, data, root, allowed_signers)
+    except RecursionError:
+        return skip("", "JSON nested too deeply")
+    if sub is None:
+        return None, [Skipped(rel, p.field, p.message) for p in problems]
+
+    doc = sub.result
+    dev = doc.device
+    model = " ".join((dev.model or "").split())
+    if not model:
+        return skip("result.device.model", "no device model: the submission cannot be grouped")
+    if len(model) > MAX_MODEL_CHARS:
+        return skip("result.device.model", f"model name longer than {MAX_MODEL_CHARS} characters")
+    mkey, fkey = model_key(model), firmware_key(dev.firmware)
+    did = device_id(mkey, fkey)
+
+    run_rows, point_rows, runs = [], [], []
+    for r_index, run in enumerate(doc.runs):
+        curve = array("d")
+        best_1, best_max, best_jobs, p99_1 = None, None, None, None
+        for seq, pt in enumerate(run.points):
+            sync = pt.sync_lat_us
+            values = (pt.iops, pt.bw_bytes, pt.lat_us.mean, pt.lat_us.p99,
+                      sync.mean if sync else None, sync.p99 if sync else None)
+            if not all(_finite(v) for v in values):
+                return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
+            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
+            if pt.interrupted:
+                continue
+            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5])))
+            if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
+                best_1, p99_1 = pt.iops, values[5]
+            if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
+                best_max, best_jobs = pt.iops, pt.numjobs
+        ok = flush_ok(run, dev.volatile_write_cache)
+        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism,
+                         None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1))
+        nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
+        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve))
+
+    created = doc.created.isoformat() if doc.created else None
+    contributor = None
+    if sub.contributor:
+        contributor = sub.contributor.github or sub.contributor.name
+    row = (
+        sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
+        sub.signature.principal if (sub.signature and verified) else None, contributor,
+        sub.provenance.source if sub.provenance else None,
+        model, dev.vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
+        doc.method.id, doc.method.version,
+        doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
+    )
+    return SubmissionRecord(
+        id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
+        point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
+        capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
+        method=(doc.method.id, doc.method.version), created=created,
+    ), []
+
+
+def _nan(x: float | None) -> float:
+    return NAN if x is None else x

@@ -1,0 +1,132 @@
+"""``diskq lookup``: find devices in devices.db by a fragment of the model name, typos tolerated.
+
+Candidates come from the FTS5 trigram index (any device sharing a trigram with the query),
+or from a scan of all devices when the database was built without trigram support. They are
+ranked by how well the query matches the model:
+
+1. the query (letters and digits only) is a substring of the model: best, shorter models first;
+2. otherwise the share of the query's trigrams found in the model, blended with the best
+   edit-distance ratio of the query against any same-length window of the model (so ``S4150`` finds
+   ``INTEL SSD S4510``).
+
+Matches under :data:`MIN_SCORE` are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from diskq.database.keys import compact
+from diskq.errors import DatabaseError, InvalidInput
+
+MIN_SCORE = 0.5
+MAX_CANDIDATES = 400
+
+
+@dataclass
+class Match:
+    score: float
+    device: dict
+    caches: list[dict] = field(default_factory=list)
+    curves: dict[str, list[dict]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"score": round(self.score, 3), "device": self.device, "caches": self.caches, "curves": self.curves}
+
+
+def trigrams(text: str) -> set[str]:
+    t = compact(text)
+    return {t[i : i + 3] for i in range(len(t) - 2)} if len(t) >= 3 else ({t} if t else set())
+
+
+def similarity(query: str, model: str) -> float:
+    """How well ``query`` names ``model``, 0..1 (1: the query is a contiguous part of it).
+
+    >>> similarity("860 pro", "Samsung SSD 860 PRO") == 1.0
+    True
+    >>> similarity("S4150", "INTEL SSD S4510") > MIN_SCORE
+    True
+    """
+    q, m = compact(query), compact(model)
+    if not q or not m:
+        return 0.0
+    if q in m:
+        return 1.0
+    tq, tm = trigrams(q), trigrams(m)
+    shared = len(tq & tm) / len(tq) if tq else 0.0
+    width = len(q)
+    windows = [m[i : i + width] for i in range(max(1, len(m) - width + 1))]
+    edit = max(SequenceMatcher(None, q, w, autojunk=False).ratio() for w in windows)
+    return 0.3 * shared + 0.7 * edit
+
+
+def open_db(db: Path) -> sqlite3.Connection:
+    db = Path(db)
+    if not db.is_file():
+        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`")
+    try:
+        con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        con.row_factory = sqlite3.Row
+        con.execute("SELECT 1 FROM devices LIMIT 1")
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
+    return con
+
+
+def _has_fts(con: sqlite3.Connection) -> bool:
+    row = con.execute("SELECT value FROM meta WHERE key = 'fts'").fetchone()
+    return bool(row) and row[0] == "trigram"
+
+
+def _candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row]:
+    grams = sorted(trigrams(query))
+    if _has_fts(con) and grams and all(len(g) == 3 for g in grams):
+        match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
+        try:
+            ids = [r[0] for r in con.execute(
+                "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
+                (match, MAX_CANDIDATES))]
+        except sqlite3.Error:
+            ids = None
+        if ids is not None:
+            if not ids:
+                return []
+            marks = ",".join("?" * len(ids))
+            return con.execute(f"SELECT * FROM devices WHERE id IN ({marks})", ids).fetchall()  # noqa: S608
+    return con.execute("SELECT * FROM devices").fetchall()
+
+
+def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
+    """The best matches for ``query``, best first, each with its cache states and curves."""
+    if not compact(query):
+        raise InvalidInput("the query needs at least one letter or digit", hint="e.g. diskq lookup 'pm883'")
+    con = open_db(db)
+    try:
+        scored = []
+        for row in _candidates(con, query):
+            text = f"{row['model']} {row['firmware']}"
+            score = max(similarity(query, row["model"]), similarity(query, text))
+            if score >= MIN_SCORE:
+                scored.append((score, row))
+        scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+        out = []
+        for score, row in scored[:limit]:
+            device = dict(row)
+            device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
+            device["notes"] = json.loads(device["notes"])
+            caches = [dict(r) for r in con.execute(
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (row["id"],))]
+            for c in caches:
+                c["scaling_json"] = json.loads(c["scaling_json"]) if c["scaling_json"] else None
+            curves: dict[str, list[dict]] = {}
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (row["id"],)):
+                curves.setdefault(r["write_cache"], []).append(
+                    {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")})
+            out.append(Match(score, device, caches, curves))
+        return out
+    finally:
+        con.close()

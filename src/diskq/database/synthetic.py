@@ -1,0 +1,161 @@
+"""N synthetic but valid submissions, for the database tests and the build benchmark.
+
+Every file passes the submission validator: ids derived from the result, files at their
+canonical path, fio's JSON behind every measured point and agreeing with it, figures that obey
+Little's law and the link speed. The curves follow the Universal Scalability Law with
+per-device contention and coherency plus a few per cent of noise per submission, so all three
+scaling classes occur. About one in ten submissions is a legacy import (two points, community
+method, no raw data), like the rows of the community table; about one ATA/SAS model in eight
+acknowledges fdatasync with its cache on almost as fast as plain writes (a failing flush check).
+
+Nothing here is real data: every model name carries ``SYN`` and legacy provenance says
+"synthetic". Same arguments -> same files, byte for byte.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+VENDORS = ("Samsung", "Intel", "Micron", "Kioxia", "WDC", "Seagate", "Solidigm", "Crucial", "Toshiba", "Kingston")
+JOBS = (1, 2, 4, 8, 16, 32)
+RUNTIME_MS = 20_000
+#: Highest IOPS per protocol, well inside what the link carries (SATA 6 Gb/s: ~146 000).
+CAP = {"ata": 120_000, "scsi": 400_000, "nvme": 1_500_000}
+FIO_OPTIONS = {"rw": "write", "bs": "4k", "iodepth": "1", "direct": "1", "fdatasync": "1", "time_based": "1",
+               "runtime": "20", "name": "diskq"}
+
+
+def _catalogue_entry(rng: random.Random, k: int) -> dict:
+    vendor = rng.choice(VENDORS)
+    protocol = rng.choices(("ata", "nvme", "scsi"), weights=(5, 4, 1))[0]
+    media = "hdd" if protocol != "nvme" and rng.random() < 0.1 else "ssd"
+    one = min(rng.lognormvariate(7.5, 1.2), 60_000) if media == "ssd" else rng.uniform(40, 160)
+    return {
+        "model": f"{vendor} SYN{k:05d}{rng.choice('ABCDEFGH')}",
+        "vendor": vendor,
+        "firmwares": [f"FW{rng.randrange(100, 999)}" for _ in range(rng.choice((1, 1, 2)))],
+        "capacity_bytes": rng.choice((240, 480, 960, 1920, 3840, 7680)) * 10**9,
+        "protocol": protocol,
+        "media": media,
+        "one": one,
+        "sigma": rng.choice((0.0, 0.02, 0.1, 0.4, 1.2)),
+        "kappa": rng.choice((0.0, 0.0, 0.001, 0.01, 0.05)),
+        "cache_on_factor": rng.choice((1.0, 0.3, 2.5)),
+        "lies": protocol != "nvme" and rng.random() < 0.125,
+    }
+
+
+def _iops(dev: dict, factor: float, n: int, rng: random.Random) -> float:
+    x = dev["one"] * factor * n / (1 + dev["sigma"] * (n - 1) + dev["kappa"] * n * (n - 1))
+    return round(min(x, CAP[dev["protocol"]] * 0.9) * rng.uniform(0.95, 1.05), 2)
+
+
+def _fio(n: int, iops: float, bw: float, ios: int, lat_ns: float, sync_ns: float, pct: dict) -> dict:
+    return {
+        "fio version": "fio-3.33",
+        "global options": FIO_OPTIONS,
+        "jobs": [{
+            "jobname": "diskq", "error": 0, "job options": {"numjobs": str(n)},
+            "write": {"iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime": RUNTIME_MS,
+                      "clat_ns": {"mean": lat_ns, "percentile": pct}},
+            "sync": {"lat_ns": {"mean": sync_ns}},
+        }],
+    }
+
+
+def _point(n: int, iops: float, *, raw: bool) -> dict:
+    if not raw:  # a legacy row: the community table gives IOPS only
+        return {"numjobs": n, "iops": iops, "bw_bytes": iops * 4096, "total_ios": 0, "runtime_ms": 0, "lat_us": {}}
+    commit_ns = n / iops * 1e9  # Little's law at iodepth 1
+    lat_ns, sync_ns = round(commit_ns * 0.3, 1), round(commit_ns * 0.7, 1)
+    pct = {"50.000000": int(lat_ns * 0.9), "99.000000": int(lat_ns * 2.1), "99.900000": int(lat_ns * 3.5)}
+    bw, ios = iops * 4096, round(iops * RUNTIME_MS / 1000)
+    return {
+        "numjobs": n, "iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime_ms": RUNTIME_MS,
+        "lat_us": {"mean": lat_ns / 1000, "p50": pct["50.000000"] / 1000, "p99": pct["99.000000"] / 1000,
+                   "p999": pct["99.900000"] / 1000},
+        "sync_lat_us": {"mean": sync_ns / 1000, "p99": round(sync_ns * 1.9 / 1000, 3)},
+        "fio": _fio(n, iops, bw, ios, lat_ns, sync_ns, pct),
+    }
+
+
+def _run(rng: random.Random, dev: dict, state: str, legacy: bool, multi: bool) -> dict:
+    factor = dev["cache_on_factor"] if state == "on" else 1.0
+    points = [_point(n, _iops(dev, factor, n, rng), raw=not legacy) for n in JOBS]
+    if legacy:
+        top = max(points, key=lambda p: p["iops"])
+        points = [p for p in points if p["numjobs"] == 1 or p is top]
+    top = max(points, key=lambda p: p["iops"])
+    run = {
+        "write_cache": state,
+        "cache_mechanism": None if legacy else ("nvme" if dev["protocol"] == "nvme" else "hdparm"),
+        "cache_changed": state == "on" and multi,
+        "points": points,
+        "peak": {"numjobs": top["numjobs"], "iops": top["iops"]},
+    }
+    if not legacy and state == "on":
+        solo = points[0]["iops"]
+        nosync = round(min(solo * (1.05 if dev["lies"] else rng.uniform(5, 30)), CAP[dev["protocol"]], 900_000), 2)
+        nosync_point = _point(1, nosync, raw=False)
+        nosync_point["lat_us"] = {"mean": round(1e6 / nosync, 3)}
+        run["nosync"] = nosync_point
+    return run
+
+
+def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> Iterator[tuple[dict, bool]]:
+    """``n`` pairs of (result document as a JSON-ready dict, legacy)."""
+    rng = random.Random(seed)
+    catalogue = [_catalogue_entry(rng, k) for k in range(devices or max(1, n // 20))]
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    for i in range(n):
+        dev = rng.choice(catalogue)
+        legacy = rng.random() < 0.1
+        if legacy:
+            states = ["off" if dev["protocol"] == "ata" else "unknown"]
+        elif dev["protocol"] == "nvme":
+            states = ["on"]
+        else:
+            states = ["off", "on"]
+        method = {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"}
+        yield {
+            "created": (start + timedelta(minutes=37 * i)).isoformat(),
+            "device": {
+                "model": dev["model"], "vendor": dev["vendor"], "firmware": rng.choice(dev["firmwares"]),
+                "capacity_bytes": dev["capacity_bytes"], "protocol": dev["protocol"], "media": dev["media"],
+                "volatile_write_cache": None if legacy else True,
+            },
+            "method": method,
+            "runs": [_run(rng, dev, s, legacy, len(states) > 1) for s in states],
+            "notes": [f"synthetic #{i}"],
+        }, legacy
+
+
+def synthetic_submissions(n: int, *, seed: int = 0, devices: int | None = None):
+    """``n`` unsigned :class:`~diskq.submission.model.Submission` objects."""
+    from diskq.result import ResultDocument
+    from diskq.submission.model import Contributor, Provenance
+    from diskq.submission.sign import make_submission
+
+    for i, (result, legacy) in enumerate(synthetic_results(n, seed=seed, devices=devices)):
+        doc = ResultDocument.model_validate(result)
+        if legacy:
+            yield make_submission(doc, legacy=True, provenance=Provenance(
+                source="synthetic legacy row", license="CC0-1.0"))
+        else:
+            yield make_submission(doc, contributor=Contributor(name=f"Synthetic Contributor {i % 97}"))
+
+
+def write_synthetic(root: Path, n: int, *, seed: int = 0, devices: int | None = None) -> list[Path]:
+    """Write ``n`` submissions as ``root/<vendor>/<model>/<id>.json``; returns the paths."""
+    from diskq.submission.paths import relative_path
+
+    paths = []
+    for sub in synthetic_submissions(n, seed=seed, devices=devices):
+        path = Path(root) / relative_path(sub.result.device, sub.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(sub.model_dump_json(indent=1) + "\n")
+        paths.append(path)
+    return paths

@@ -1,0 +1,206 @@
+"""``diskq site build``: devices.db -> a static site with no external requests.
+
+Pages (templates in ``site/templates``, every value autoescaped):
+
+* ``index.html``: the WAL/DB suitability table in devices.db's rank order (1-job sync IOPS at
+  the best safe cache setting), complete without JavaScript; ``static/table.js`` adds sorting,
+  filters and search;
+* ``devices/<id>.html``: one per device, an inline SVG curve per cache state with the same
+  figures as a table, verdicts with their reasons, every submission with a raw-data link;
+* ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
+  contribute;
+* ``devices.json`` and ``devices.db``: the machine-readable exports.
+
+The output directory is built next to the target and swapped in; an existing directory is only
+replaced when it is empty or was written by this command (it holds ``.diskq-site``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from diskq.errors import SiteError
+
+MARKER = ".diskq-site"
+TIERS = ("excellent", "good", "marginal", "unsuitable")
+EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")
+
+
+@dataclass
+class SiteReport:
+    out: Path
+    devices: int = 0
+    files: int = 0
+    bytes: int = 0
+
+
+def site_dir() -> Path:
+    from diskq.database.build import repo_root
+
+    path = repo_root() / "site"
+    if not (path / "templates").is_dir():
+        raise SiteError(f"site templates not found in {path}", hint="run diskq from a source checkout")
+    return path
+
+
+def fmt_num(value, digits: int = 0) -> str:
+    """``64235.4`` -> ``64,235``; None -> an en dash."""
+    if value is None:
+        return "\u2013"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_us(value) -> str:
+    """Microseconds, readable: ``85.2`` -> ``85 µs``, ``12400`` -> ``12.4 ms``."""
+    if value is None:
+        return "\u2013"
+    return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
+
+
+def fmt_bytes(value) -> str:
+    from diskq.units import human_bytes
+
+    return "\u2013" if value is None else human_bytes(value, si=True).replace(".0 ", " ")
+
+
+def environment():
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    env = Environment(
+        loader=FileSystemLoader(site_dir() / "templates"),
+        autoescape=True,  # every template, whatever its name
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes)
+    return env
+
+
+def _loads(text):
+    return json.loads(text) if text else None
+
+
+def _criteria() -> dict | None:
+    try:
+        from diskq.analyse.verdicts import load_criteria
+    except ImportError:
+        return None
+    return load_criteria()
+
+
+def _methods() -> list[dict]:
+    try:
+        from diskq.submission import methods
+    except ImportError:
+        return []
+    out = []
+    for (mid, version), spec in sorted(methods.KNOWN_METHODS.items()):
+        out.append({"id": mid, "version": version, "title": spec.title,
+                    "options": {k: sorted(v or "(absent)" for v in vals) for k, vals in sorted(spec.required.items())}})
+    return out
+
+
+def _prepare_out(out: Path) -> Path:
+    out = Path(out)
+    if out.exists():
+        if not out.is_dir():
+            raise SiteError(f"{out} exists and is not a directory")
+        if any(out.iterdir()) and not (out / MARKER).exists():
+            raise SiteError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
+                            hint="choose another --out or empty the directory")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+
+
+def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
+    """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
+    from diskq.database.lookup import open_db
+    from diskq.publish.chart import scaling_chart
+
+    db, out = Path(db), Path(out)
+    con = open_db(db)
+    env = environment()
+    tmp = _prepare_out(out)
+    report = SiteReport(out=out)
+    try:
+        meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
+        devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank")]
+        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url}
+
+        (tmp / "devices").mkdir()
+        export = []
+        device_page = env.get_template("device.html.j2")
+        for dev in devices:
+            dev["verdicts"] = _loads(dev["verdicts"])
+            dev["notes"] = _loads(dev["notes"]) or []
+            caches = [dict(r) for r in con.execute(
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (dev["id"],))]
+            curves: dict[str, list[dict]] = {}
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (dev["id"],)):
+                curves.setdefault(r["write_cache"], []).append(dict(r))
+            top = max((p["iops_max"] for pts in curves.values() for p in pts), default=None)
+            for c in caches:
+                c["scaling_json"] = _loads(c["scaling_json"])
+                c["curve"] = curves.get(c["write_cache"], [])
+                c["chart"] = scaling_chart(c["curve"], top=top)
+            subs = [dict(r) for r in con.execute(
+                "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],))]
+            html = device_page.render(dev=dev, caches=caches, submissions=subs,
+                                      raw=submissions is not None, root="../", **common)
+            (tmp / "devices" / f"{dev['id']}.html").write_text(html)
+            export.append({
+                **dev,
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve")} for c in caches],
+                "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
+            })
+
+        facets = {
+            "protocols": sorted({d["protocol"] for d in devices}),
+            "media": sorted({d["media"] for d in devices}),
+            "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in devices)],
+        }
+        (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
+            devices=devices, facets=facets, root="", **common))
+        (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
+            criteria=_criteria(), methods=_methods(), root="", **common))
+
+        doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
+               "data_as_of": meta.get("data_as_of") or None, "devices": export}
+        (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
+        shutil.copyfile(db, tmp / "devices.db")
+        shutil.copytree(site_dir() / "static", tmp / "static")
+        if submissions is not None:
+            for row in con.execute("SELECT path FROM submissions ORDER BY path"):
+                src = Path(submissions) / row["path"]
+                dst = tmp / "submissions" / row["path"]
+                if src.is_file() and not src.is_symlink():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, dst)
+        (tmp / MARKER).write_text("written by diskq site build; the whole directory is replaced on rebuild\n")
+        (tmp / ".nojekyll").write_text("")
+        report.devices = len(devices)
+        for dirpath, _, files in os.walk(tmp):
+            report.files += len(files)
+            report.bytes += sum(os.path.getsize(os.path.join(dirpath, f)) for f in files)
+        os.chmod(tmp, 0o755)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            os.replace(out, old / "site")
+            os.replace(tmp, out)
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        con.close()
+    return report
+
