@@ -14,6 +14,7 @@ from diskq.probe import identity
 from diskq.probe.identity import decode_exit_status, identity_from_smartctl_json, identity_from_sysfs, serial_hash
 
 from tests.conftest import needs_loop
+from tests.test_cache import loop_wb  # noqa: F401 (fixture)
 
 FIX = Path(__file__).parent / "fixtures"
 SMART = FIX / "smartctl_json"
@@ -201,11 +202,11 @@ def test_merge_prefers_smartctl_and_fills_gaps_from_sysfs():
 
 
 @needs_loop
-def test_identify_real_loop_device_falls_back_to_sysfs(make_loop, monkeypatch):
-    dev_path = make_loop(32 * 1024 * 1024)
+def test_identify_real_loop_device_falls_back_to_sysfs(loop_wb):  # noqa: F811
+    dev_path = loop_wb
     dev = identity.identify(dev_path)
     assert dev.path == dev_path and dev.kind == "disk"
-    assert dev.model == "Linux loop device" and dev.capacity_bytes == 32 * 1024 * 1024
+    assert dev.model == "Linux loop device" and dev.capacity_bytes == 64 * 1024 * 1024
     assert "sysfs" in dev.sources and "smartctl" not in dev.sources
     assert any("Unable to detect device type" in n for n in dev.notes)  # smartctl's own words, kept
     assert dev.write_cache == "on" and dev.cache_toggle == "sysfs"
