@@ -241,16 +241,12 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
     opts = plan.options
     guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else None
     try:
-        if guard is not None and state != control.state:
+        original = control.state
+        if guard is not None and state != original:
             with signals_deferred():
                 guard.set(state)
             run.cache_changed = True
-            run.notes.append(f"write cache switched {control.state} -> {state} with {control.mechanism}; restored afterwards")
-        if control.mechanism == "sysfs":
-            run.notes.append(
-                "cache state set with the kernel's queue/write_cache knob: in 'write through' the kernel stops "
-                "sending flushes; the drive's own cache is not touched"
-            )
+            run.notes.append(f"write cache switched {original} -> {state} with {control.mechanism}; restored afterwards")
 
         def measure(numjobs: int, options=sync_opts) -> Point:
             listener.step_started(numjobs, fdatasync=options is sync_opts, eta_s=clock.eta())

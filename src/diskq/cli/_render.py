@@ -53,14 +53,19 @@ class BenchProgress(Listener):
         self.run_label = f"cache {write_cache}{how}" + (f" (run {index + 1}/{total})" if total > 1 else "")
 
     def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None:
+        self._fdatasync = fdatasync
         kind = "" if fdatasync else " without fdatasync (flush check)"
         self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}", eta=_fmt_eta(eta_s))
 
     def step_done(self, point: Point) -> None:
+        what = "" if getattr(self, "_fdatasync", True) else "  (no fdatasync: flush check)"
         self.progress.console.print(
-            f"  numjobs={point.numjobs:<4} {point.iops:>10,.0f} IOPS"
-            + (" (steady)" if point.steady_state else "")
+            f"  {self.run_label}  numjobs={point.numjobs:<4} {point.iops:>10,.0f} IOPS"
+            + (" (steady state)" if point.steady_state else "") + what
         )
+
+
+BAR = 20
 
 
 def _us(v: float | None) -> str:
@@ -75,22 +80,23 @@ def result_table(doc: ResultDocument, console: Console) -> None:
     title = " ".join(x for x in (dev.model, dev.firmware and f"fw {dev.firmware}", dev.path) if x)
     for run in doc.runs:
         table = Table(title=f"{title}: write cache {run.write_cache}", title_justify="left")
-        for col in ("jobs", "IOPS", "MB/s", "write lat mean", "fdatasync mean", "fdatasync p99", "fdatasync p99.9", ""):
-            table.add_column(col, justify="right" if col not in ("",) else "left")
+        for col in ("jobs", "IOPS", "MB/s", "write lat mean", "fdatasync mean", "fdatasync p99", "fdatasync p99.9"):
+            table.add_column(col, justify="right")
+        table.add_column("", justify="left", no_wrap=True, min_width=BAR + 2)
         peak = run.peak.numjobs if run.peak else None
         top = max((p.iops for p in run.points), default=0) or 1
         for p in run.points:
             sync = p.sync_lat_us
-            bar = "█" * max(1, round(24 * p.iops / top))
+            bar = "█" * max(1, round(BAR * p.iops / top))
             table.add_row(
-                str(p.numjobs),
+                f"▶ {p.numjobs}" if p.numjobs == peak else str(p.numjobs),
                 f"{p.iops:,.0f}",
                 f"{p.bw_bytes / 1e6:.1f}",
                 _us(p.lat_us.mean),
                 _us(sync.mean if sync else None),
                 _us(sync.p99 if sync else None),
                 _us(sync.p999 if sync else None),
-                bar + ("  ◀ peak" if p.numjobs == peak else "") + (" (interrupted)" if p.interrupted else ""),
+                bar + (" (interrupted)" if p.interrupted else ""),
                 style="bold" if p.numjobs == peak else None,
             )
         console.print(table)
@@ -106,13 +112,33 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         for note in run.notes:
             console.print(f"[dim]{note}[/]")
     if doc.verdicts is not None:
-        v = doc.verdicts if isinstance(doc.verdicts, dict) else doc.verdicts.model_dump(mode="json")
-        for name, verdict in v.items():
-            if isinstance(verdict, dict):
-                summary = verdict.get("summary") or verdict.get("tier") or verdict.get("verdict")
-                if summary is not None:
-                    console.print(f"{name}: [bold]{summary}[/]")
+        for line in verdict_lines(doc.verdicts):
+            console.print(line)
     for note in doc.notes:
         console.print(f"[dim]{note}[/]")
     if doc.interrupted:
         console.print("[bold yellow]The run was interrupted; the figures above are partial.[/]")
+
+
+def verdict_lines(verdicts) -> list[str]:
+    """One line per workload verdict, each with its first reason."""
+    v = verdicts if isinstance(verdicts, dict) else verdicts.model_dump(mode="json")
+    lines = []
+    ceph = v.get("ceph_waldb") or {}
+    if ceph:
+        lines.append(f"Ceph WAL/DB: [bold]{ceph.get('tier')}[/] ({_first(ceph)})")
+    osds = v.get("osds_per_device") or {}
+    if osds:
+        lines.append(f"OSDs per device: [bold]{osds.get('n')}[/] ({_first(osds)})")
+    etcd = v.get("etcd") or {}
+    if etcd:
+        lines.append(f"etcd: [bold]{'passes' if etcd.get('passes') else 'fails'}[/] ({_first(etcd)})")
+    pg = v.get("postgres_wal") or {}
+    if pg:
+        lines.append(f"PostgreSQL WAL: {_first(pg)}")
+    return lines
+
+
+def _first(verdict: dict) -> str:
+    reasons = verdict.get("reasons") or []
+    return reasons[0] if reasons else "no reason given"

@@ -1,0 +1,202 @@
+"""diskq bench end to end: real fio on real loop devices and files, the real CLI in a subprocess.
+
+The loop devices are made by the ``make_loop`` fixture over temp files and always detached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from diskq.result import ResultDocument
+from tests.conftest import needs_fio, needs_loop
+
+pytestmark = [needs_fio]
+
+
+def diskq(*args, env=None, timeout=300, **kw):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=full_env, **kw,
+    )
+
+
+def sysfs_cache(dev: str) -> str:
+    return Path(f"/sys/block/{Path(dev).name}/queue/write_cache").read_text().strip()
+
+
+@pytest.fixture
+def journal_env(tmp_path):
+    d = tmp_path / "journal"
+    return {"DISKQ_JOURNAL_DIR": str(d)}
+
+
+@needs_loop
+def test_bench_loop_device_json(make_loop, tmp_path, journal_env):
+    dev = make_loop(128 * 1024 * 1024)
+    before = sysfs_cache(dev)
+    out = tmp_path / "result.json"
+    r = diskq("bench", dev, "--yes", "--json", "--runtime", "2", "--max-jobs", "4", "-o", str(out), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)  # stdout holds the document and nothing else
+    assert json.loads(out.read_text()) == json.loads(r.stdout)
+    assert doc.device.path == dev and doc.device.kind == "disk"
+    assert doc.device.capacity_bytes == 128 * 1024 * 1024
+    assert doc.method.fio_params["fdatasync"] == "1" and doc.method.fio_params["bs"] == "4k"
+    assert doc.method.fio_version.startswith("fio-3")
+    # the loop device's only cache toggle is the kernel knob: auto -> both states, restored afterwards
+    assert sorted(r.write_cache for r in doc.runs) == ["off", "on"]
+    assert all(run.cache_mechanism == "sysfs" for run in doc.runs)
+    assert sysfs_cache(dev) == before
+    for run in doc.runs:
+        jobs = [p.numjobs for p in run.points]
+        assert jobs == sorted(set(jobs)) and jobs[0] == 1 and max(jobs) <= 4
+        for p in run.points:
+            assert p.iops > 0 and p.total_ios > 0
+            assert p.bw_bytes == pytest.approx(p.iops * 4096, rel=0.02)
+            assert p.fio["jobs"][0]["job options"]["numjobs"] == str(p.numjobs)
+            assert p.sync_lat_us is not None and p.sync_lat_us.mean > 0
+        assert run.peak.iops == max(p.iops for p in run.points)
+        assert run.nosync is not None and run.nosync.fio["jobs"][0]["job options"]["fdatasync"] == "0"
+        assert run.scaling is not None
+    assert doc.verdicts is not None
+    assert "result written to" in r.stderr
+
+
+@needs_loop
+def test_bench_explicit_jobs_and_keep(make_loop, tmp_path, journal_env):
+    dev = make_loop()
+    r = diskq("bench", dev, "--yes", "--json", "--runtime", "1", "--jobs", "1,3", "--cache", "keep",
+              "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    assert len(doc.runs) == 1 and doc.runs[0].write_cache == "on" and not doc.runs[0].cache_changed
+    assert [p.numjobs for p in doc.runs[0].points] == [1, 3]
+    assert doc.runs[0].nosync is None
+    assert doc.method.search == "explicit"
+
+
+@needs_loop
+def test_refuses_without_confirmation_and_writes_nothing(make_loop, tmp_path, journal_env):
+    dev = make_loop()
+    marker = b"precious data\n" * 100
+    with open(dev, "r+b") as f:
+        f.write(marker)
+    r = diskq("bench", dev, "--runtime", "1", "--jobs", "1", "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 4
+    assert "diskq: error: refusing to write" in r.stderr and "--yes" in r.stderr
+    assert "Traceback" not in r.stderr
+    with open(dev, "rb") as f:
+        assert f.read(len(marker)) == marker
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_file_mode_creates_and_removes_its_file(tmp_path, journal_env):
+    target = tmp_path / "bench.img"
+    r = diskq("bench", str(target), "--size", "32M", "--runtime", "1", "--jobs", "1,2", "--json",
+              "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    assert doc.device.kind == "file" and doc.device.filesystem
+    assert [p.numjobs for p in doc.runs[0].points] == [1, 2]
+    assert not target.exists(), "the file diskq created is removed afterwards"
+
+
+def test_file_mode_refuses_existing_file(tmp_path, journal_env):
+    target = tmp_path / "keep.me"
+    target.write_bytes(b"x" * 4096)
+    r = diskq("bench", str(target), "--runtime", "1", "--jobs", "1", env=journal_env)
+    assert r.returncode != 0
+    assert r.stderr.startswith("diskq: error:") and "Traceback" not in r.stderr
+    assert target.read_bytes() == b"x" * 4096
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--max-jobs", "0"], "--max-jobs"),
+        (["--jobs", "1,x"], "whole numbers"),
+        (["--size", "lots"], "not a size"),
+        (["--cache", "sideways"], "--cache"),
+    ],
+)
+def test_bad_options_one_line_error(tmp_path, args, needle):
+    r = diskq("bench", str(tmp_path / "f.img"), *args)
+    assert r.returncode == 2
+    assert needle in r.stderr.splitlines()[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_missing_device_path():
+    r = diskq("bench", "/dev/does-not-exist-diskq", "--yes")
+    assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+
+
+def _start_bench(dev, tmp_path, env, *extra):
+    full_env = dict(os.environ)
+    full_env.update(env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--cache", "off", "--runtime", "30",
+         "--jobs", "1,2", "--no-steady-state", "-o", str(tmp_path / "r.json"), *extra],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+    )
+
+
+def _wait_for(cond, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@needs_loop
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signal_restores_cache_and_keeps_partial_results(make_loop, tmp_path, journal_env, signum):
+    dev = make_loop()
+    assert sysfs_cache(dev) == "write back"
+    p = _start_bench(dev, tmp_path, journal_env)
+    try:
+        assert _wait_for(lambda: sysfs_cache(dev) == "write through"), "bench never switched the cache off"
+        time.sleep(1.5)  # let fio run a little so there is something to keep
+        p.send_signal(signum)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert sysfs_cache(dev) == "write back"
+    doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
+    assert doc.interrupted and doc.runs[0].interrupted
+    assert doc.runs[0].points and doc.runs[0].points[0].interrupted
+    assert doc.runs[0].points[0].iops > 0
+    assert "fio" not in subprocess.run(["ps", "-eo", "comm"], capture_output=True, text=True).stdout.split()
+
+
+@needs_loop
+def test_sigkill_then_restore(make_loop, tmp_path, journal_env):
+    dev = make_loop()
+    p = _start_bench(dev, tmp_path, journal_env)
+    try:
+        assert _wait_for(lambda: sysfs_cache(dev) == "write through")
+        p.kill()  # SIGKILL: no handler runs, the cache stays off
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    subprocess.run(["pkill", "-f", f"--filename={dev}"], capture_output=True)
+    assert sysfs_cache(dev) == "write through"
+    r = diskq("restore", env=journal_env)
+    assert r.returncode == 0, r.stderr
+    assert sysfs_cache(dev) == "write back"
+    assert diskq("restore", env=journal_env).returncode == 0  # nothing left to do
