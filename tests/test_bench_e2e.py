@@ -200,3 +200,25 @@ def test_sigkill_then_restore(make_loop, tmp_path, journal_env):
     assert r.returncode == 0, r.stderr
     assert sysfs_cache(dev) == "write back"
     assert diskq("restore", env=journal_env).returncode == 0  # nothing left to do
+
+
+@needs_loop
+def test_signature_needs_force_and_mounted_is_refused_even_with_force(make_loop, tmp_path, journal_env):
+    dev = make_loop()
+    subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
+    args = ["bench", dev, "--yes", "--runtime", "1", "--jobs", "1", "--cache", "keep", "--no-flush-check",
+            "-o", str(tmp_path / "r.json")]
+    r = diskq(*args, env=journal_env)
+    assert r.returncode == 4 and "ext4" in r.stderr and "--force" in r.stderr
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+    try:
+        r = diskq(*args, "--force", env=journal_env)
+        assert r.returncode == 4 and "mounted" in r.stderr
+        assert "Traceback" not in r.stderr
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+    # unmounted, with --force: the user has said twice that the filesystem may go
+    r = diskq(*args, "--force", env=journal_env)
+    assert r.returncode == 0, r.stderr
