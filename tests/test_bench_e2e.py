@@ -196,6 +196,9 @@ def test_sigkill_then_restore(make_loop, tmp_path, journal_env):
             p.kill()
     subprocess.run(["pkill", "-f", f"--filename={dev}"], capture_output=True)
     assert sysfs_cache(dev) == "write through"
+    # every start warns while the journal holds an unrestored change
+    warned = diskq("identify", dev, "--json", env=journal_env)
+    assert "diskq restore" in warned.stderr and dev in warned.stderr
     r = diskq("restore", env=journal_env)
     assert r.returncode == 0, r.stderr
     assert sysfs_cache(dev) == "write back"
