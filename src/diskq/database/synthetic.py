@@ -133,29 +133,57 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
         }, legacy
 
 
-def synthetic_submissions(n: int, *, seed: int = 0, devices: int | None = None):
-    """``n`` unsigned :class:`~diskq.submission.model.Submission` objects."""
+def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware: str | None = "FW1",
+                    vendor: str | None = None, protocol: str = "ata", media: str = "ssd", legacy: bool = False,
+                    nosync: dict[str, float] | None = None, created: datetime | None = None) -> dict:
+    """One result document (JSON-ready dict) with exactly the given curves: ``{cache state:
+    {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check."""
+    runs = []
+    for state, curve in curves.items():
+        points = [_point(n, float(iops), raw=not legacy) for n, iops in sorted(curve.items())]
+        top = max(points, key=lambda p: p["iops"])
+        run = {"write_cache": state, "points": points, "peak": {"numjobs": top["numjobs"], "iops": top["iops"]}}
+        if nosync and state in nosync:
+            run["nosync"] = _point(1, float(nosync[state]), raw=False)
+            run["nosync"]["lat_us"] = {"mean": round(1e6 / nosync[state], 3)}
+        runs.append(run)
+    return {
+        "created": (created or datetime(2025, 1, 1, tzinfo=timezone.utc)).isoformat(),
+        "device": {"model": model, "vendor": vendor, "firmware": firmware, "protocol": protocol, "media": media,
+                   "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else True},
+        "method": {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"},
+        "runs": runs,
+    }
+
+
+def submission(result: dict, *, legacy: bool = False, contributor: str | None = "Synthetic Contributor"):
+    """An unsigned :class:`~diskq.submission.model.Submission` around a result document dict."""
     from diskq.result import ResultDocument
     from diskq.submission.model import Contributor, Provenance
     from diskq.submission.sign import make_submission
 
+    doc = ResultDocument.model_validate(result)
+    if legacy:
+        return make_submission(doc, legacy=True, provenance=Provenance(source="synthetic legacy row", license="CC0-1.0"))
+    return make_submission(doc, contributor=Contributor(name=contributor) if contributor else None)
+
+
+def write_submission(root: Path, sub) -> Path:
+    """Write ``sub`` at its canonical place under ``root``; returns the path."""
+    from diskq.submission.paths import relative_path
+
+    path = Path(root) / relative_path(sub.result.device, sub.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(sub.model_dump_json(indent=1) + "\n")
+    return path
+
+
+def synthetic_submissions(n: int, *, seed: int = 0, devices: int | None = None):
+    """``n`` unsigned :class:`~diskq.submission.model.Submission` objects."""
     for i, (result, legacy) in enumerate(synthetic_results(n, seed=seed, devices=devices)):
-        doc = ResultDocument.model_validate(result)
-        if legacy:
-            yield make_submission(doc, legacy=True, provenance=Provenance(
-                source="synthetic legacy row", license="CC0-1.0"))
-        else:
-            yield make_submission(doc, contributor=Contributor(name=f"Synthetic Contributor {i % 97}"))
+        yield submission(result, legacy=legacy, contributor=f"Synthetic Contributor {i % 97}")
 
 
 def write_synthetic(root: Path, n: int, *, seed: int = 0, devices: int | None = None) -> list[Path]:
     """Write ``n`` submissions as ``root/<vendor>/<model>/<id>.json``; returns the paths."""
-    from diskq.submission.paths import relative_path
-
-    paths = []
-    for sub in synthetic_submissions(n, seed=seed, devices=devices):
-        path = Path(root) / relative_path(sub.result.device, sub.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(sub.model_dump_json(indent=1) + "\n")
-        paths.append(path)
-    return paths
+    return [write_submission(root, sub) for sub in synthetic_submissions(n, seed=seed, devices=devices)]

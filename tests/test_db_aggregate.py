@@ -1,0 +1,117 @@
+"""Invariants of grouping keys and aggregation (property tests on the pure functions)."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from array import array
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diskq.database.aggregate import aggregate_cache, aggregate_device, best_cache, rank_key
+from diskq.database.extract import RunSummary, SubmissionRecord
+from diskq.database.keys import device_id, firmware_key, model_key
+
+NAN = math.nan
+
+
+def record(sid: str, curves: dict[str, dict[int, float]], *, legacy=False, verified=False,
+           method=("diskq-fdatasync-sweep", 1), flush=None) -> SubmissionRecord:
+    runs = []
+    for i, (state, curve) in enumerate(sorted(curves.items())):
+        flat = array("d")
+        for n, iops in sorted(curve.items()):
+            flat.extend((n, iops, NAN, NAN, NAN))
+        runs.append(RunSummary(i, state, (flush or {}).get(state), None, flat))
+    return SubmissionRecord(
+        id=sid, device_id="dev", model_key="m", firmware_key="", row=(), run_rows=[], point_rows=[], runs=runs,
+        model="M", vendor=None, firmware=None, capacity_bytes=None, protocol="ata", media="ssd",
+        legacy=legacy, verified=verified, method=method, created=None,
+    )
+
+
+jobs = st.sampled_from([1, 2, 4, 8, 16, 32])
+curve = st.dictionaries(jobs, st.floats(min_value=1, max_value=1e6, allow_nan=False), min_size=1, max_size=6)
+curves = st.lists(curve, min_size=1, max_size=9)
+
+
+@given(curves)
+def test_curve_medians_lie_within_their_spread_and_count_submissions(cs):
+    agg = aggregate_cache("off", [record(f"s{i}", {"off": c}) for i, c in enumerate(cs)])
+    assert agg.submissions == len(cs)
+    for p in agg.curve:
+        values = [c[p.numjobs] for c in cs if p.numjobs in c]
+        assert p.n == len(values)
+        assert p.iops.min <= p.iops.median <= p.iops.max
+        assert p.iops.median == statistics.median(values)
+    ones = [c[1] for c in cs if 1 in c]
+    assert (agg.iops_1job.median if agg.iops_1job else None) == (statistics.median(ones) if ones else None)
+    assert agg.max_iops.max == max(max(c.values()) for c in cs)
+
+
+@given(curves, st.randoms(use_true_random=False))
+def test_device_aggregate_does_not_depend_on_submission_order(cs, rnd):
+    recs = [record(f"s{i}", {"off": c, "on": {n: v * 2 for n, v in c.items()}}) for i, c in enumerate(cs)]
+    shuffled = recs[:]
+    rnd.shuffle(shuffled)
+    a, b = aggregate_device("dev", recs), aggregate_device("dev", shuffled)
+    assert a.caches == b.caches and a.best == b.best and a.notes == b.notes
+
+
+@given(curves)
+def test_a_failed_flush_check_makes_a_setting_unsafe_and_never_chosen_while_another_is_safe(cs):
+    recs = [record(f"s{i}", {"off": c, "on": {n: v * 10 for n, v in c.items()}}, flush={"on": i != 0})
+            for i, c in enumerate(cs)]
+    dev = aggregate_device("dev", recs)
+    assert dev.caches["on"].safe is False and dev.caches["off"].safe is True
+    assert dev.best == "off"
+
+
+def test_only_the_majority_method_is_aggregated():
+    recs = [record("a", {"off": {1: 100}}), record("b", {"off": {1: 300}}),
+            record("c", {"off": {1: 9000}}, legacy=True, method=("community-fio-ceph-iops", 1))]
+    dev = aggregate_device("dev", recs)
+    assert dev.method == ("diskq-fdatasync-sweep", 1) and dev.submissions == 2 and dev.legacy == 0
+    assert dev.caches["off"].iops_1job.median == 200
+
+
+def test_no_safe_setting_falls_back_with_a_note():
+    caches = {"on": aggregate_cache("on", [record("a", {"on": {1: 100}}, flush={"on": False})])}
+    best, notes = best_cache(caches)
+    assert best == "on" and notes and "no safe cache setting" in notes[0]
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False) | st.none(), min_size=2, max_size=30))
+def test_rank_order_is_descending_one_job_iops_with_missing_values_last(values):
+    devs = []
+    for i, v in enumerate(values):
+        rec = record(f"s{i}", {"off": {1: v} if v is not None else {2: 5.0}})
+        d = aggregate_device(f"d{i}", [rec])
+        d.model_key = f"model {i:03d}"
+        devs.append(d)
+    ordered = sorted(devs, key=rank_key)
+    got = [d.row_cache.iops_1job.median if d.row_cache.iops_1job else None for d in ordered]
+    present = [v for v in got if v is not None]
+    assert present == sorted(present, reverse=True)
+    assert got[len(present):] == [None] * (len(got) - len(present))
+
+
+text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@given(text)
+@settings(max_examples=200)
+def test_model_key_ignores_case_and_white_space(model):
+    key = model_key(model)
+    assert model_key(key) == key
+    assert model_key("  " + model.upper().replace(" ", "\t ") + " ") == model_key(model.upper())
+    assert key == key.strip() and "  " not in key
+
+
+@given(text, text)
+def test_device_ids_are_url_safe_and_distinguish_keys(a, b):
+    ida, idb = device_id(model_key(a), firmware_key(b)), device_id(model_key(a), firmware_key(b) + "x")
+    assert re.fullmatch(r"[a-z0-9-]{1,90}", ida)
+    assert ida != idb

@@ -1,0 +1,275 @@
+"""devices.db build: grouping, aggregation, determinism, atomic replace, --check, hostile input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from diskq.cli import main
+from diskq.database import build as build_mod
+from diskq.database.build import build, check, content_digest, stored_digest
+from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
+from diskq.errors import DatabaseError
+
+
+def cli(*args: str) -> int:
+    """Run diskq as the console script does; return its exit status."""
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return exc.code or 0
+    return 0
+
+
+def rows(db: Path, sql: str, *args) -> list[dict]:
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute(sql, args)]
+    finally:
+        con.close()
+
+
+def add(root: Path, model: str, curves: dict, **kw) -> Path:
+    legacy = kw.pop("legacy", False)
+    contributor = kw.pop("contributor", "Tester")
+    result = result_document(model, curves, legacy=legacy, **kw)
+    return write_submission(root, submission(result, legacy=legacy, contributor=contributor))
+
+
+@pytest.fixture
+def subs(tmp_path) -> Path:
+    root = tmp_path / "submissions"
+    root.mkdir()
+    return root
+
+
+def test_models_are_grouped_by_normalised_name_and_firmware(subs, tmp_path):
+    add(subs, "Samsung SSD 860 PRO", {"off": {1: 1000, 2: 1900}})
+    add(subs, "SAMSUNG  SSD 860 pro ", {"off": {1: 1100, 2: 2000}})
+    add(subs, "samsung ssd 860 PRO", {"off": {1: 1050, 2: 1950}}, firmware="FW2")
+    add(subs, "Intel SSD S4510", {"off": {1: 1600, 2: 3100}})
+    report = build(subs, tmp_path / "devices.db")
+    assert report.submissions == 4 and report.devices == 3 and not report.skipped
+    devs = rows(tmp_path / "devices.db", "SELECT model_key, firmware, submissions FROM devices ORDER BY model_key, firmware")
+    assert [(d["model_key"], d["firmware"], d["submissions"]) for d in devs] == [
+        ("intel ssd s4510", "FW1", 1),
+        ("samsung ssd 860 pro", "FW1", 2),
+        ("samsung ssd 860 pro", "FW2", 1),
+    ]
+
+
+def test_aggregation_medians_spread_counts_and_every_point_kept(subs, tmp_path):
+    for one, two in ((1000, 1800), (1200, 2600), (1100, 2000)):
+        add(subs, "Micron 5300 PRO", {"off": {1: one, 2: two, 4: two * 1.1}})
+    add(subs, "Micron 5300 PRO", {"off": {1: 5000, 4: 9000}}, legacy=True)  # other method: listed, not counted
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT * FROM devices")
+    assert dev["iops_1job"] == 1100 and dev["submissions"] == 3 and dev["legacy"] == 0 and dev["verified"] == 0
+    assert dev["max_iops"] == pytest.approx(2200)  # median of the per-submission peaks 1980, 2860, 2200
+    assert dev["peak_jobs"] == 4 and dev["cache"] == "off"
+    (cache,) = rows(db, "SELECT * FROM device_cache")
+    assert (cache["iops_1job"], cache["iops_1job_min"], cache["iops_1job_max"]) == (1100, 1000, 1200)
+    curve = rows(db, "SELECT numjobs, iops, iops_min, iops_max, n FROM curve ORDER BY numjobs")
+    assert [(c["numjobs"], c["iops"], c["iops_min"], c["iops_max"], c["n"]) for c in curve] == [
+        (1, 1100, 1000, 1200, 3),
+        (2, 2000, 1800, 2600, 3),
+        (4, pytest.approx(2200), pytest.approx(1980), pytest.approx(2860), 3),
+    ]
+    assert rows(db, "SELECT count(*) AS n FROM points")[0]["n"] == 3 * 3 + 2
+    subs_rows = rows(db, "SELECT legacy, aggregated FROM submissions ORDER BY legacy")
+    assert [(s["legacy"], s["aggregated"]) for s in subs_rows] == [(0, 1), (0, 1), (0, 1), (1, 0)]
+    notes = json.loads(dev["notes"])
+    assert any("another method" in n for n in notes)
+
+
+def test_legacy_only_device_is_flagged_and_ranked_by_one_job_iops(subs, tmp_path):
+    add(subs, "Intel SSD 750 PCIe", {"unknown": {1: 64235, 8: 192440}}, protocol="nvme", legacy=True)
+    add(subs, "Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True)
+    add(subs, "Samsung SSD 970 PRO", {"on": {1: 456, 2: 840}}, protocol="nvme")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    devs = rows(db, "SELECT rank, model, legacy, submissions, iops_1job, max_iops, peak_jobs FROM devices ORDER BY rank")
+    assert [d["model"] for d in devs] == ["Intel SSD 750 PCIe", "Samsung PM863a", "Samsung SSD 970 PRO"]
+    assert [d["legacy"] for d in devs] == [1, 1, 0]
+    assert (devs[0]["max_iops"], devs[0]["peak_jobs"]) == (192440, 8)
+
+
+def test_best_safe_cache_setting_skips_a_setting_whose_flush_check_fails(subs, tmp_path):
+    # cache on: fast, but fdatasync costs nothing compared with plain writes -> flushes ignored
+    add(subs, "Lying SSD 1", {"off": {1: 2000, 2: 3800}, "on": {1: 30000, 2: 52000}}, nosync={"on": 31000})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT cache, iops_1job, ceph_waldb FROM devices")
+    assert dev["cache"] == "off" and dev["iops_1job"] == 2000
+    safety = {c["write_cache"]: c["safe"] for c in rows(db, "SELECT write_cache, safe FROM device_cache")}
+    assert safety == {"off": 1, "on": 0}
+    assert rows(db, "SELECT flush_ok FROM runs WHERE write_cache = 'on'")[0]["flush_ok"] == 0
+
+
+def test_scaling_and_verdicts_are_recomputed_from_the_median_curve(subs, tmp_path):
+    add(subs, "Pliant LB206S MS04", {"unknown": {1: 5028, 2: 2651, 6: 1088, 8: 745, 10: 784}}, protocol="scsi")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT scaling, ceph_waldb, osds_per_device, verdicts FROM devices")
+    assert dev["scaling"] == "regressing"
+    assert dev["ceph_waldb"] == "good"  # 5028 1-job IOPS: between the good and excellent thresholds
+    assert json.loads(dev["verdicts"])["ceph_waldb"]["iops"] == 5028
+
+
+def test_build_is_deterministic_across_runs_worker_counts_and_file_times(subs, tmp_path, monkeypatch):
+    write_synthetic(subs, 240, seed=7)
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
+    ra = build(subs, a, jobs=2)
+    for i, p in enumerate(sorted(subs.rglob("*.json"))):
+        os.utime(p, (1_000_000 + i * 7919 % 1000, 1_000_000 + i * 7919 % 1000))
+    rb = build(subs, b, jobs=1)
+    assert ra.digest == rb.digest and ra.submissions == 240
+    for table in ("devices", "device_cache", "curve", "submissions", "points"):
+        assert rows(a, f"SELECT * FROM {table} ORDER BY 1, 2") == rows(b, f"SELECT * FROM {table} ORDER BY 1, 2")
+    assert stored_digest(a) == ra.digest
+    assert rows(a, "SELECT value FROM meta WHERE key = 'content_digest'")[0]["value"] == ra.digest
+
+
+def test_digest_changes_when_one_figure_changes(subs, tmp_path):
+    path = add(subs, "Kioxia CD6", {"on": {1: 9000, 2: 17000}}, protocol="nvme")
+    db = tmp_path / "devices.db"
+    first = build(subs, db).digest
+    con = sqlite3.connect(db)
+    con.execute("UPDATE points SET iops = iops + 1 WHERE numjobs = 2")
+    con.commit()
+    assert content_digest(con) != first
+    con.close()
+    assert path.exists()
+
+
+def test_hostile_and_corrupt_files_are_skipped_and_reported(subs, tmp_path):
+    good = add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    bad = subs / "bad" / "files"
+    bad.mkdir(parents=True)
+    (bad / "truncated.json").write_text(good.read_text()[:300])
+    (bad / "nan.json").write_text(good.read_text().replace('"iops": 12680.0', '"iops": NaN', 1))
+    (bad / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (bad / "binary.json").write_bytes(os.urandom(2048))
+    (bad / "array.json").write_text("[1, 2, 3]")
+    (bad / "huge.json").write_bytes(b" " * (build_mod_max() + 1))
+    markup = json.loads(good.read_text())
+    markup["result"]["device"]["model"] = "<script>alert(1)</script>"
+    (bad / "markup.json").write_text(json.dumps(markup))
+    shutil.copy(good, bad / "copy-elsewhere.json")  # wrong place and wrong name for its id
+    os.symlink("/etc/passwd", bad / "link.json")
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    assert report.submissions == 1 and report.devices == 1
+    skipped = {s.path for s in report.skipped}
+    assert skipped == {f"bad/files/{n}.json" for n in
+                       ("truncated", "nan", "deep", "binary", "array", "huge", "markup", "copy-elsewhere", "link")}
+    assert all(s.message for s in report.skipped)
+    assert len(rows(db, "SELECT * FROM skipped")) == len(report.skipped)
+    assert rows(db, "SELECT model FROM devices")[0]["model"] == "Samsung PM883"
+
+
+def build_mod_max() -> int:
+    from diskq.database.extract import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
+
+
+def test_duplicate_ids_count_once(subs, tmp_path):
+    path = add(subs, "WD Blue WDS100T2B0A-00SM50", {"off": {1: 1751, 2: 2225}})
+    other = subs / "zz" / "copy"
+    other.mkdir(parents=True)
+    shutil.copy(path, other / path.name)
+    report = build(subs, tmp_path / "devices.db")
+    assert report.submissions == 1
+    assert [s.path for s in report.skipped] == [f"zz/copy/{path.name}"]
+
+
+def test_replace_is_atomic_and_leaves_no_temporary_files(subs, tmp_path, monkeypatch):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    db = tmp_path / "out" / "devices.db"
+    build(subs, db)
+    before = db.read_bytes()
+    add(subs, "Crucial MX500", {"off": {1: 520, 2: 950}})
+
+    def boom(*a, **k):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(build_mod, "_write_devices", boom)
+    with pytest.raises(RuntimeError):
+        build(subs, db)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["devices.db"]
+
+
+def test_check_passes_when_current_and_fails_when_out_of_date(subs, tmp_path, capsys):
+    add(subs, "Samsung MZQLW960HMJP-00003", {"on": {1: 34090, 16: 268030}}, protocol="nvme")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert check(subs, db).digest == stored_digest(db)
+    add(subs, "Samsung MZQLW960HMJP-00003", {"on": {1: 33000, 16: 250000}}, protocol="nvme")
+    with pytest.raises(DatabaseError, match="out of date"):
+        check(subs, db)
+    assert cli("db", "build", "--check", "--submissions", str(subs), "--db", str(db)) == DatabaseError.exit_code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("diskq: error:") and "out of date" in err[0]
+    assert "Traceback" not in "\n".join(err)
+
+
+def test_cli_reports_skipped_files_and_fails_only_with_strict(subs, tmp_path, capsys):
+    add(subs, "Transcend SSD 220s", {"off": {1: 1420, 8: 5760}})
+    (subs / "junk.json").write_text("{not json")
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--submissions", str(subs), "--db", str(db)) == 0
+    err = capsys.readouterr().err
+    assert "skipped junk.json" in err and "1 skipped" in err
+    assert cli("db", "build", "--strict", "--submissions", str(subs), "--db", str(db)) == DatabaseError.exit_code
+    assert "diskq: error: 1 submission file(s) skipped" in capsys.readouterr().err
+
+
+def test_without_trigram_support_the_fts_table_is_left_out(subs, tmp_path, monkeypatch):
+    add(subs, "Sandisk Extreme Pro", {"off": {1: 860, 8: 3400}})
+    monkeypatch.setattr(build_mod, "trigram_supported", lambda: False)
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert rows(db, "SELECT value FROM meta WHERE key = 'fts'")[0]["value"] == "none"
+    assert not rows(db, "SELECT name FROM sqlite_master WHERE name = 'device_search'")
+    from diskq.database.lookup import lookup
+
+    assert lookup(db, "extreme pro")[0].device["model"] == "Sandisk Extreme Pro"
+
+
+def test_schema_file_is_executed_as_is(subs, tmp_path):
+    add(subs, "Intel SSD 545", {"on": {1: 1500, 8: 6460}})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    text = (Path(build_mod.__file__).resolve().parents[3] / "schema" / "devices.sql").read_text()
+    created = {r["name"] for r in rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    for name in ("meta", "submissions", "runs", "points", "devices", "device_cache", "curve", "skipped",
+                 "device_search", "submissions_device", "devices_model_key"):
+        assert f" {name} " in text and name in created
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_signed_submissions_count_as_verified(subs, tmp_path):
+    from diskq.submission.sign import sign_submission
+
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tester", "-f", str(key)], check=True)
+    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"))
+    write_submission(subs, sign_submission(sub, key, principal="tester"))
+    add(subs, "Samsung PM1643a", {"off": {1: 18000, 16: 90000}}, protocol="scsi")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT submissions, verified FROM devices")
+    assert (dev["submissions"], dev["verified"]) == (2, 1)
+    signers = [r["signer"] for r in rows(db, "SELECT signer FROM submissions ORDER BY signer")]
+    assert signers == [None, "tester"]

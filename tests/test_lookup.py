@@ -1,0 +1,107 @@
+"""diskq lookup: fragments, typos, JSON output, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from diskq.cli import main
+from diskq.database.build import build
+from diskq.database.lookup import MIN_SCORE, lookup, similarity
+from diskq.database.synthetic import result_document, submission, write_submission
+from diskq.errors import DatabaseError, InvalidInput
+
+MODELS = {
+    "Samsung SSD 860 PRO 512GB": {"off": {1: 1033, 2: 2000, 4: 3800, 8: 5200, 16: 5915}},
+    "Samsung SSD 860 EVO 1TB": {"off": {1: 490, 2: 950, 4: 1500, 8: 1700, 14: 1728}},
+    "INTEL SSDSC2KB480G8": {"off": {1: 1600, 2: 3200, 4: 6300, 8: 12500, 15: 48409}},
+    "Micron_5300_MTFDDAK3T8TDS": {"off": {1: 9000, 2: 17000, 4: 30000}},
+}
+
+
+def cli(*args: str) -> int:
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return exc.code or 0
+    return 0
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lookup")
+    for model, curves in MODELS.items():
+        write_submission(root / "submissions", submission(result_document(model, curves)))
+    path = root / "devices.db"
+    build(root / "submissions", path)
+    return path
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("860 pro", "Samsung SSD 860 PRO 512GB"),
+    ("samsung 860 evo", "Samsung SSD 860 EVO 1TB"),
+    ("SSDSC2KB480", "INTEL SSDSC2KB480G8"),
+    ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8"),  # transposed digits
+    ("micron 5300", "Micron_5300_MTFDDAK3T8TDS"),  # separators differ
+    ("mtfddak3t8tsd", "Micron_5300_MTFDDAK3T8TDS"),  # typo at the end
+    ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB"),  # letters swapped
+])
+def test_fragments_and_typos_find_the_device(db, query, expected):
+    matches = lookup(db, query)
+    assert matches and matches[0].device["model"] == expected
+    assert matches[0].curves["off"][0]["numjobs"] == 1
+
+
+def test_unrelated_query_finds_nothing(db):
+    assert lookup(db, "qqqqzzzz") == []
+
+
+def test_empty_query_is_an_input_error(db):
+    with pytest.raises(InvalidInput):
+        lookup(db, " -- ")
+
+
+def test_missing_database_is_a_clear_error(tmp_path):
+    with pytest.raises(DatabaseError, match="does not exist"):
+        lookup(tmp_path / "nope.db", "860")
+
+
+def test_json_output_is_alone_on_stdout(db, capsys):
+    assert cli("lookup", "860 pro", "--db", str(db), "--json") == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data[0]["device"]["model"] == "Samsung SSD 860 PRO 512GB"
+    assert [p["numjobs"] for p in data[0]["curves"]["off"]] == [1, 2, 4, 8, 16]
+    assert data[0]["device"]["iops_1job"] == 1033
+
+
+def test_text_output_shows_row_verdicts_and_curve(db, capsys):
+    assert cli("lookup", "860 pro", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "Samsung SSD 860 PRO 512GB" in out and "Ceph WAL/DB:" in out and "marginal" in out
+    assert "   16 jobs |" in out and "5,915 IOPS" in out
+
+
+def test_no_match_is_one_line_error(db, capsys):
+    assert cli("lookup", "qqqqzzzz", "--db", str(db)) == DatabaseError.exit_code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == "diskq: error: no device matches 'qqqqzzzz'"
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 ", min_size=3, max_size=30))
+def test_any_part_of_a_model_is_a_perfect_match(model):
+    if not model.strip():
+        return
+    start = len(model) // 3
+    part = model[start:start + max(1, len(model) // 2)]
+    if part.strip():
+        assert similarity(part, model) == 1.0
+    assert 0.0 <= similarity("x" + model, model) <= 1.0
+
+
+def test_threshold_separates_typos_from_strangers():
+    assert similarity("S4150", "INTEL SSD S4510") >= MIN_SCORE
+    assert similarity("PM883", "Sandisk Ultra II") < MIN_SCORE

@@ -1,0 +1,200 @@
+"""diskq site build without a browser: order, escaping, exports, no external references."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from html.parser import HTMLParser
+
+import pytest
+
+from diskq.cli import main
+from diskq.database.build import build
+from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
+from diskq.errors import SiteError
+from diskq.publish.chart import scaling_chart
+from diskq.publish.site import build_site
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+class Cells(HTMLParser):
+    """Text of every <td>/<th> of the devices table body, row by row; every src/href seen."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.refs, self._in_body, self._cell = [], [], False, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("src", "href"):
+            if a.get(key):
+                self.refs.append(a[key])
+        if tag == "tbody":
+            self._in_body = True
+        elif tag == "tr" and self._in_body:
+            self.rows.append([])
+        elif tag == "td" and self._in_body:
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self.rows[-1].append(self._cell.strip())
+            self._cell = None
+        elif tag == "tbody":
+            self._in_body = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    subs = root / "submissions"
+    write_synthetic(subs, 120, seed=3, devices=12)
+    write_submission(subs, submission(result_document(
+        "Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338},
+                          "on": {1: 5094, 16: 27521}}, protocol="ata")))
+    db = root / "devices.db"
+    build(subs, db)
+    con = sqlite3.connect(db)  # a hostile name that got past every check must still render as text
+    con.execute("UPDATE devices SET model = ? WHERE rank = 2", (HOSTILE,))
+    con.commit()
+    con.close()
+    out = root / "_site"
+    report = build_site(db, out, submissions=subs)
+    return db, out, report
+
+
+def test_index_lists_every_device_in_rank_order(built):
+    db, out, report = built
+    con = sqlite3.connect(db)
+    expected = [r[0] for r in con.execute("SELECT rank FROM devices ORDER BY rank")]
+    iops = [r[0] for r in con.execute("SELECT iops_1job FROM devices ORDER BY rank")]
+    con.close()
+    parser = Cells()
+    parser.feed((out / "index.html").read_text())
+    assert [int(r[0]) for r in parser.rows] == expected == list(range(1, report.devices + 1))
+    shown = [float(r[4].replace(",", "")) for r in parser.rows if r[4] != "\u2013"]
+    assert shown == sorted(shown, reverse=True)
+    assert shown == [round(v) for v in iops if v is not None]
+    assert all(len(r) == 16 for r in parser.rows)
+
+
+def test_html_in_a_model_name_is_shown_as_text(built):
+    _, out, _ = built
+    index = (out / "index.html").read_text()
+    assert "<script>alert" not in index and "<img src=x" not in index
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in index
+    page = next(p for p in (out / "devices").iterdir() if "&lt;script&gt;" in p.read_text())
+    assert "<script>alert" not in page.read_text()
+    assert "<title>&lt;script&gt;" in page.read_text()
+
+
+def test_no_page_references_anything_outside_the_site(built):
+    _, out, _ = built
+    for page in [out / "index.html", out / "methodology.html", *sorted((out / "devices").iterdir())[:20]]:
+        parser = Cells()
+        parser.feed(page.read_text())
+        assert parser.refs
+        for ref in parser.refs:
+            assert not re.match(r"^(https?:)?//", ref), f"{page.name} links {ref}"
+    css = (out / "static" / "style.css").read_text()
+    assert "url(" not in css and "@import" not in css
+
+
+def test_device_page_has_a_chart_and_the_same_figures_as_a_table(built):
+    db, out, _ = built
+    con = sqlite3.connect(db)
+    dev_id = con.execute("SELECT id FROM devices WHERE model = 'Samsung PM883'").fetchone()[0]
+    con.close()
+    page = (out / "devices" / f"{dev_id}.html").read_text()
+    assert page.count("<svg") == 2 and page.count('class="curve"') == 2
+    assert "59,338" in page and "27,521" in page
+    assert 'href="../submissions/samsung/samsung-pm883/' in page
+    raw = next((out / "submissions" / "samsung" / "samsung-pm883").iterdir())
+    assert json.loads(raw.read_text())["format"] == "diskq-submission"
+
+
+def test_exports_hold_every_device(built):
+    db, out, report = built
+    doc = json.loads((out / "devices.json").read_text())
+    assert doc["format"] == "diskq-devices" and len(doc["devices"]) == report.devices
+    assert [d["rank"] for d in doc["devices"]] == list(range(1, report.devices + 1))
+    assert (out / "devices.db").read_bytes() == db.read_bytes()
+    assert all("curves" in d and "caches" in d for d in doc["devices"])
+
+
+def test_methodology_renders_the_criteria_file(built):
+    from diskq.analyse.verdicts import load_criteria
+
+    _, out, _ = built
+    page = (out / "methodology.html").read_text()
+    crit = load_criteria()
+    assert crit["ceph_waldb"]["title"] in page
+    assert f"<td>{crit['ceph_waldb']['excellent']}</td>" in page
+    assert "bstore_kv_sync" in page and "diskq sign" in page
+
+
+def test_pages_stay_light(built):
+    _, out, report = built
+    per_row = len((out / "index.html").read_bytes()) / report.devices
+    assert per_row < 1500  # bytes of markup per table row, including the page's fixed part
+
+
+def test_refuses_to_replace_a_directory_it_did_not_write(built, tmp_path):
+    db, _, _ = built
+    target = tmp_path / "precious"
+    target.mkdir()
+    (target / "thesis.tex").write_text("keep me")
+    with pytest.raises(SiteError, match="refusing"):
+        build_site(db, target)
+    assert (target / "thesis.tex").read_text() == "keep me"
+
+
+def test_rebuild_replaces_the_previous_site(built, tmp_path):
+    db, _, _ = built
+    out = tmp_path / "site"
+    build_site(db, out)
+    (out / "stale.html").write_text("old")
+    build_site(db, out)
+    assert not (out / "stale.html").exists() and (out / "index.html").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_cli_site_build(built, tmp_path, capsys):
+    db, _, _ = built
+    try:
+        main(["site", "build", "--db", str(db), "--out", str(tmp_path / "s"), "--submissions", str(tmp_path / "none")])
+    except SystemExit as exc:
+        assert not exc.code
+    assert (tmp_path / "s" / "index.html").exists() and not (tmp_path / "s" / "submissions").exists()
+    assert "device pages" in capsys.readouterr().err
+
+
+def test_chart_geometry_stays_inside_the_plot():
+    pts = [{"numjobs": n, "iops": v, "iops_min": v * 0.9, "iops_max": v * 1.1}
+           for n, v in ((1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784))]
+    c = scaling_chart(pts)
+    xs = [d["x"] for d in c.dots]
+    ys = [d["y"] for d in c.dots]
+    assert xs == sorted(xs) and xs[0] == c.plot["x0"] and xs[-1] == c.plot["x1"]
+    assert all(c.plot["y1"] <= y <= c.plot["y0"] for y in ys)
+    assert ys[0] == min(ys)  # the highest IOPS is drawn highest
+    assert c.band and scaling_chart([]) is None
+
+
+def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
+    import diskq.publish.site as site
+
+    def missing():
+        raise SiteError("site templates not found")
+
+    db, _, _ = built
+    monkeypatch.setattr(site, "site_dir", missing)
+    with pytest.raises(SiteError):
+        build_site(db, tmp_path / "x")
+    assert not (tmp_path / "x").exists()
