@@ -156,3 +156,9 @@ def test_number_text_reads_back_as_the_same_double(x):
         assert "e" not in text
     if math.copysign(1, x) < 0 and x == 0:
         assert text == "0"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_fast_float_layout_equals_the_general_one(x):
+    assert canonicalize([x]) == f"[{es_number(x)}]".encode()
+    assert canonicalize({"k": x}) == f'{{"k":{es_number(x)}}}'.encode()

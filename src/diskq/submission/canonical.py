@@ -71,14 +71,13 @@ def es_number(x: float | int) -> str:
 
 
 def _string(s: str) -> str:
-    out = encode_basestring(s)
     # Lone surrogates cannot be written as UTF-8: I-JSON (and so JCS) forbids them.
     if not s.isascii():
         try:
             s.encode("utf-8")
         except UnicodeEncodeError:
             raise CanonicalError("string holds a lone UTF-16 surrogate") from None
-    return out
+    return encode_basestring(s)
 
 
 def _utf16_key(name: str) -> bytes:
@@ -86,54 +85,74 @@ def _utf16_key(name: str) -> bytes:
 
 
 def _sorted_names(obj: dict) -> list[str]:
-    names = list(obj)
-    for name in names:
-        if type(name) is not str:
-            raise CanonicalError("object member names must be strings")
-    if all(name.isascii() for name in names):
-        return sorted(names)
-    return sorted(names, key=_utf16_key)
+    try:
+        if "".join(obj).isascii():  # the common case: code point order is UTF-16 order
+            return sorted(obj)
+        return sorted(obj, key=_utf16_key)
+    except TypeError:
+        raise CanonicalError("object member names must be strings") from None
+
+
+def _float(x: float) -> str:
+    # Between 1e-4 and 1e16 Python's repr and ECMAScript lay out the same shortest digits the
+    # same way; integral values and everything else go through es_number.
+    if 1e-4 <= abs(x) < 1e16 and not x.is_integer():
+        return repr(x)
+    return es_number(x)
 
 
 def _emit(value, parts: list[str], depth: int) -> None:
+    append = parts.append
     t = type(value)
     if t is str:
-        parts.append(_string(value))
+        append(_string(value))
+    elif t is float:
+        append(_float(value))
+    elif t is int:
+        append(str(value) if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT else es_number(value))
     elif t is dict:
         if depth >= MAX_DEPTH:
             raise CanonicalError(f"nested deeper than {MAX_DEPTH} levels")
         if not value:
-            parts.append("{}")
+            append("{}")
             return
-        parts.append("{")
-        first = True
+        sep = "{"
         for name in _sorted_names(value):
-            if not first:
-                parts.append(",")
-            first = False
-            parts.append(_string(name))
-            parts.append(":")
-            _emit(value[name], parts, depth + 1)
-        parts.append("}")
+            append(sep)
+            sep = ","
+            append(_string(name))
+            append(":")
+            item = value[name]
+            ti = type(item)
+            if ti is str:
+                append(_string(item))
+            elif ti is float:
+                append(_float(item))
+            elif ti is int and -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
+                append(str(item))
+            else:
+                _emit(item, parts, depth + 1)
+        append("}")
     elif t is list or t is tuple:
         if depth >= MAX_DEPTH:
             raise CanonicalError(f"nested deeper than {MAX_DEPTH} levels")
-        parts.append("[")
-        for i, item in enumerate(value):
-            if i:
-                parts.append(",")
+        if not value:
+            append("[]")
+            return
+        sep = "["
+        for item in value:
+            append(sep)
+            sep = ","
             _emit(item, parts, depth + 1)
-        parts.append("]")
+        append("]")
     elif value is None:
-        parts.append("null")
+        append("null")
     elif value is True:
-        parts.append("true")
+        append("true")
     elif value is False:
-        parts.append("false")
-    elif t is float or t is int:
-        parts.append(es_number(value))
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        parts.append(es_number(value))
+        append("false")
+    elif isinstance(value, (int, float)):
+        append(es_number(value))
     else:
         raise CanonicalError(f"{t.__name__} is not a JSON value")
 

@@ -57,14 +57,25 @@ def make_submission(
     return Submission.model_validate(sub.model_dump(mode="json"))
 
 
-def signed_payload(sub: Submission) -> bytes:
-    """The bytes a signature covers: canonical JSON of ``sub`` without ``signature``."""
+def payload_and_id(sub: Submission) -> tuple[bytes, str]:
+    """The signed bytes of ``sub`` and the id its result implies, canonicalising only once.
+
+    In RFC 8785 form an object is ``{`` + sorted ``"name":value`` pairs + ``}``, so the
+    canonical result is a part of the canonical submission and is hashed from there.
+    """
     data = _json(sub)
     data.pop("signature", None)
     try:
-        return canonicalize(data)
+        parts = {name: canonicalize(value) for name, value in data.items()}
+        payload = b"{" + b",".join(canonicalize(name) + b":" + parts[name] for name in sorted(parts)) + b"}"
     except CanonicalError as exc:
         raise SignatureError(f"document cannot be canonicalised: {exc}") from None
+    return payload, hashlib.sha256(parts["result"]).hexdigest()[:ID_HEX_CHARS]
+
+
+def signed_payload(sub: Submission) -> bytes:
+    """The bytes a signature covers: canonical JSON of ``sub`` without ``signature``."""
+    return payload_and_id(sub)[0]
 
 
 def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission:
@@ -131,6 +142,11 @@ def verify_signature(sub: Submission, *, allowed_signers: Path | None = None) ->
     signed it). With it, the signing key must also be listed there for ``signature.principal``
     (and the namespace, if the line restricts namespaces).
     """
+    verify_payload(sub, None, allowed_signers=allowed_signers)
+
+
+def verify_payload(sub: Submission, payload: bytes | None, *, allowed_signers: Path | None = None) -> None:
+    """:func:`verify_signature` with the signed bytes already computed (None: compute them)."""
     block = sub.signature
     if block is None:
         raise SignatureError("submission is not signed", hint="sign it with `diskq sign FILE`")
@@ -142,7 +158,8 @@ def verify_signature(sub: Submission, *, allowed_signers: Path | None = None) ->
     _, embedded = sshsig.parse_public_key(block.public_key)
     if embedded != sig.public_key:
         raise SignatureError("embedded public_key is not the key that made the signature")
-    payload = signed_payload(sub)
+    if payload is None:
+        payload = signed_payload(sub)
 
     if allowed_signers is not None:
         signers = load_allowed_signers(allowed_signers)

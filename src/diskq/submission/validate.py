@@ -22,7 +22,7 @@ from diskq.submission.canonical import CanonicalError
 from diskq.submission.figures import check_figures
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
-from diskq.submission.sign import submission_id, verify_signature
+from diskq.submission.sign import payload_and_id, verify_payload
 
 __all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
 
@@ -31,6 +31,7 @@ MAX_BYTES = 4 * 1024 * 1024
 #: Schema errors reported per file before the rest are summarised.
 MAX_SCHEMA_PROBLEMS = 10
 _SAFE = re.compile(SAFE_TEXT)
+_MAY_OVERFLOW = re.compile(r"[eE]\+?\d{3}|\d{300}")
 _MAX_NAME = 100
 
 
@@ -68,8 +69,11 @@ def parse_json(data: bytes):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+    # Only numbers with a 3-digit exponent or 300+ digits can overflow to infinity: check each
+    # float in Python only when such a number may be present (it is slower).
+    parse_float = _finite if _MAY_OVERFLOW.search(text) else None
     try:
-        return json.loads(text, parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+        return json.loads(text, parse_constant=_no_constants, parse_float=parse_float, object_pairs_hook=_unique)
     except json.JSONDecodeError as exc:
         raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
@@ -211,7 +215,10 @@ def _check(
     spec = methods.lookup(method.id, method.version)
     if spec is None:
         out.append(Problem("", "result.method", f"unknown method {method.id[:80]!r} version {method.version}"))
-    expected_id = submission_id(sub.result)
+    try:
+        payload, expected_id = payload_and_id(sub)
+    except SignatureError as exc:
+        return out + [Problem("", "-", exc.message)]
     if sub.id != expected_id:
         out.append(Problem("", "id", f"is not derived from the result (expected {expected_id})"))
     out += _path_problems(sub, path, root)
@@ -236,7 +243,7 @@ def _check(
             out.append(Problem("", "signature", "missing: sign the file with `diskq sign`"))
     else:
         try:
-            verify_signature(sub, allowed_signers=allowed_signers)
+            verify_payload(sub, payload, allowed_signers=allowed_signers)
         except SignatureError as exc:
             out.append(Problem("", "signature", exc.message))
 
