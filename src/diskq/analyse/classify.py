@@ -159,14 +159,14 @@ def _validate(points: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
             jobs, iops = item
         except (TypeError, ValueError):
             raise InvalidInput(f"not a (jobs, iops) pair: {_short(item)}") from None
-        if isinstance(jobs, bool) or not isinstance(jobs, (int, float)) or isinstance(iops, bool):
-            raise InvalidInput(f"not a (jobs, iops) pair: {_short(item)}")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (jobs, iops)):
+            raise InvalidInput(f"not a (jobs, iops) pair of numbers: {_short(item)}")
         if isinstance(jobs, float) and not (math.isfinite(jobs) and jobs.is_integer()):
             raise InvalidInput(f"jobs must be a whole number: {_short(item)}")
         try:
             iops = float(iops)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidInput(f"not a number of IOPS: {_short(item)}") from None
+        except OverflowError:
+            raise InvalidInput(f"IOPS must be a finite number >= 0: {_short(item)}") from None
         data.append(_checked(int(jobs), iops))
     data.sort()
     for (a, _), (b, _) in zip(data, data[1:]):

@@ -37,6 +37,8 @@ def check(
         raise InvalidInput(f"cache state must be on, off or unknown, got {cache_state!r}")
     threshold = float(criteria.section("flush")["suspicious_ratio"])
     ratio = sync_iops / nosync_iops if nosync_iops > 0 else None
+    if ratio is not None and not math.isfinite(ratio):
+        ratio = None  # a no-sync rate too close to zero to divide by
     result = dict(
         sync_iops=float(sync_iops),
         nosync_iops=float(nosync_iops),
