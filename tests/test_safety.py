@@ -197,3 +197,29 @@ def test_file_target_refuses_a_device_node_even_through_a_symlink(make_loop, tmp
     link.symlink_to(dev)
     with pytest.raises(TargetError, match="device node"):
         check_file_target(str(link), yes=True)
+
+
+def test_mounted_partition_and_root_through_the_recorded_sysfs_tree(monkeypatch):
+    # sdb has one partition, sdb1, in the recorded tree; the kernel here cannot make partitions
+    root = str(Path(__file__).parent / "fixtures" / "sysfs")
+    monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
+    mountinfo = "30 1 8:17 / /boot rw,relatime - ext4 /dev/sdb1 rw\n"
+    reasons = safety.in_use_reasons("/dev/sdb", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n")
+    assert reasons == ["its partition /dev/sdb1 is mounted at /boot", "its partition /dev/sdb1 holds /boot"]
+    swaps = "Filename Type Size Used Priority\n/dev/sdb1 partition 1024 0 -2\n"
+    assert safety.in_use_reasons("/dev/sdb1", sysfs_root=root, mountinfo="", swaps=swaps) == ["/dev/sdb1 is active swap"]
+    assert safety.in_use_reasons("/dev/sda", sysfs_root=root, mountinfo=mountinfo, swaps=swaps) == []
+
+
+def test_holders_and_root_on_lvm(monkeypatch, tmp_path):
+    # the layout the kernel shows for an LVM volume: sdc's holders/ names dm-0, dm-0's slaves/ names sdc
+    (tmp_path / "block" / "sdc" / "holders" / "dm-0").mkdir(parents=True)
+    (tmp_path / "block" / "dm-0" / "slaves" / "sdc").mkdir(parents=True)
+    (tmp_path / "block" / "dm-0" / "dm").mkdir()
+    (tmp_path / "block" / "dm-0" / "dm" / "name").write_text("vg0-root\n")
+    (tmp_path / "class" / "block").mkdir(parents=True)
+    (tmp_path / "class" / "block" / "dm-0").symlink_to(tmp_path / "block" / "dm-0")
+    monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
+    mountinfo = "25 1 254:0 / / rw,relatime - ext4 /dev/dm-0 rw\n"
+    reasons = safety.in_use_reasons("/dev/sdc", sysfs_root=str(tmp_path), mountinfo=mountinfo, swaps="Filename\n")
+    assert reasons == ["/dev/sdc holds /", "/dev/sdc is held by dm-0 (vg0-root) (device-mapper, LVM, md or bcache)"]
