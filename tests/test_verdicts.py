@@ -96,6 +96,24 @@ def test_a_run_whose_flush_check_warned_is_never_the_best():
     assert v.postgres_wal.commits_per_s == 3000
 
 
+@pytest.mark.parametrize("volatile", [True, None])
+def test_kernel_write_through_is_not_a_safe_cache_off(volatile):
+    """sysfs "write through" stops the kernel's flushes; the drive's own cache may still be on."""
+    on = run("on", [(1, 3000), (2, 5000)], honest=True)
+    off = run("off", [(1, 12000), (2, 20000)])
+    on.cache_mechanism = off.cache_mechanism = "sysfs"
+    v = evaluate(document(on, off, volatile=volatile))
+    assert (v.ceph_waldb.cache_state, v.ceph_waldb.iops) == ("on", 3000)
+    assert any("write_cache knob" in r for r in v.ceph_waldb.reasons)
+
+
+def test_kernel_write_through_is_fine_without_a_volatile_cache():
+    off = run("off", [(1, 12000), (2, 20000)])
+    off.cache_mechanism = "sysfs"
+    v = evaluate(document(run("on", [(1, 3000), (2, 5000)]), off, volatile=False))
+    assert (v.ceph_waldb.cache_state, v.ceph_waldb.iops, v.ceph_waldb.tier) == ("off", 12000, "good")
+
+
 def test_no_safe_setting_is_unsuitable_whatever_the_speed():
     v = evaluate(document(run("on", [(1, 30000), (2, 50000)], honest=False)))
     assert (v.ceph_waldb.tier, v.ceph_waldb.safe) == ("unsuitable", False)

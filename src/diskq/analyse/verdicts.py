@@ -1,8 +1,10 @@
 """Workload verdicts from a result document, by the criteria in ``criteria.toml``.
 
-All verdicts look at the runs (one per write-cache state) and use the *best safe* one: a run
-whose flush check warned (``flush_check.honest is False``) may be losing acknowledged writes
-and is never the basis of a positive verdict. Among the safe runs, Ceph, OSDs per device and
+All verdicts look at the runs (one per write-cache state) and use the *best safe* one. A run
+is unsafe, and never the basis of a positive verdict, when its flush check warned
+(``flush_check.honest is False``), or when its cache was turned "off" with the kernel's sysfs
+knob on a device that may have a volatile cache: in "write through" the kernel stops sending
+flushes, so fdatasync returns while the data may still sit in the drive's RAM. Among the safe runs, Ceph, OSDs per device and
 PostgreSQL use the one with the highest 1-job IOPS, etcd the one with the lowest 1-job p99
 fdatasync latency. Each verdict names the cache state it used and carries its reasons.
 """
@@ -26,12 +28,20 @@ def load_criteria() -> dict:
 class _Candidate:
     """One run that measured 1 job: its usable points, 1-job point and flush-check status."""
 
-    def __init__(self, run: Run, points: list[Point], solo: Point):
+    def __init__(self, run: Run, points: list[Point], solo: Point, volatile_write_cache: bool | None):
         self.run = run
         self.points = points
         self.solo = solo
-        self.safe = not (run.flush_check is not None and run.flush_check.honest is False)
         self.cache = run.write_cache
+        self.unsafe_reason: str | None = None
+        if run.flush_check is not None and run.flush_check.honest is False:
+            self.unsafe_reason = "failed the flush check"
+        elif run.cache_mechanism == "sysfs" and run.write_cache == "off" and volatile_write_cache is not False:
+            self.unsafe_reason = "was set with the kernel's write_cache knob, which stops flushes reaching the device"
+
+    @property
+    def safe(self) -> bool:
+        return self.unsafe_reason is None
 
     @property
     def p99_sync_us(self) -> float | None:
@@ -51,7 +61,7 @@ def evaluate(doc: ResultDocument) -> Verdicts:
         if solo is None:
             notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
             continue
-        candidates.append(_Candidate(run, points, solo))
+        candidates.append(_Candidate(run, points, solo, doc.device.volatile_write_cache))
     if doc.interrupted:
         notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
 
@@ -72,8 +82,8 @@ def evaluate(doc: ResultDocument) -> Verdicts:
 
 def _no_run_reason(unsafe: list[_Candidate]) -> str:
     if unsafe:
-        states = ", ".join(c.cache for c in unsafe)
-        return f"no safe cache setting: the flush check warned for every measured setting (cache {states})"
+        why = "; ".join(f"cache {c.cache} {c.unsafe_reason}" for c in unsafe)
+        return f"no safe cache setting among those measured ({why})"
     return "no run has a completed 1-job step"
 
 
@@ -97,7 +107,7 @@ def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe:
     for c in others:
         reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower, not used)")
     for c in unsafe:
-        reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job but failed the flush check (not used)")
+        reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job but {c.unsafe_reason} (not used)")
     return CephWalDb(tier=tier, iops=iops, cache_state=best.cache, safe=True, reasons=reasons)
 
 
