@@ -91,7 +91,7 @@ CREATE TABLE devices (
     osds_per_device INTEGER,
     ceph_waldb      TEXT,
     etcd            TEXT,
-    postgres_wal    TEXT,
+    postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
     submissions     INTEGER NOT NULL,
     verified        INTEGER NOT NULL,
     legacy          INTEGER NOT NULL,   -- how many of the submissions are legacy imports

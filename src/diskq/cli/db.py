@@ -119,7 +119,7 @@ def lookup_cmd(
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {d['cache'] or '-'}, max IOPS {_fmt(d['max_iops'])} "
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
     out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {_fmt(d['osds_per_device'])}, "
-              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {d['postgres_wal'] or '-'}")
+              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
     for c in best.caches:
         if c["scaling_json"] and c["scaling_json"].get("description"):
             out(f"  cache {c['write_cache']}: {c['scaling_json']['description']}"
