@@ -79,7 +79,8 @@ def _chart(curves: dict[str, list[dict]], width: int = 40) -> list[str]:
         for p in pts:
             bar = "#" * max(1, round(p["iops"] / top * width))
             spread = f"  ({p['iops_min']:,.0f}-{p['iops_max']:,.0f}, n={p['n']})" if p["n"] > 1 else ""
-            lines.append(f"  {p['numjobs']:>4} jobs |{bar:<{width}}| {p['iops']:>10,.0f} IOPS{spread}")
+            jobs = "job " if p["numjobs"] == 1 else "jobs"
+            lines.append(f"  {p['numjobs']:>4} {jobs} |{bar:<{width}}| {p['iops']:>10,.0f} IOPS{spread}")
     return lines
 
 
