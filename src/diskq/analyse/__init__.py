@@ -60,6 +60,10 @@ def _flush_check(run: Run, volatile_write_cache: bool | None) -> None:
     run.flush_check = flush.check(
         solo.iops, run.nosync.iops, cache_state=run.write_cache, volatile_write_cache=volatile_write_cache
     )
+    if run.cache_mechanism == "sysfs" and run.write_cache == "off":
+        run.flush_check.notes.append(
+            "the cache was turned off with the kernel's write_cache knob: the kernel sent no flushes in this run"
+        )
 
 
 def _note(run: Run, text: str) -> None:
