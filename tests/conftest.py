@@ -34,6 +34,16 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def _reset_write_cache(dev: str) -> None:
+    """Loop devices keep their queue/write_cache setting across detach and re-attach; start and
+    end every test device at the kernel default ("write back")."""
+    knob = Path("/sys/block", Path(dev).name, "queue", "write_cache")
+    try:
+        knob.write_text("write back")
+    except OSError:
+        pass
+
+
 @pytest.fixture
 def make_loop(tmp_path):
     """Factory: ``make_loop(size_bytes=64 MiB)`` -> ``/dev/loopN`` over a new sparse temp file.
@@ -52,12 +62,14 @@ def make_loop(tmp_path):
             ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
         ).stdout.strip()
         made.append(dev)
+        _reset_write_cache(dev)
         return dev
 
     try:
         yield make
     finally:
         for dev in reversed(made):
+            _reset_write_cache(dev)
             subprocess.run(["umount", "-l", dev], capture_output=True)
             subprocess.run(["swapoff", dev], capture_output=True)
             subprocess.run(["losetup", "-d", dev], capture_output=True)

@@ -158,11 +158,20 @@ def scratch(size_bytes: int) -> Iterator[str]:
         with open(backing, "wb") as f:
             f.truncate(size_bytes)
         dev = proc.run(["losetup", "--find", "--show", backing], check=True).stdout.strip()
+        _loop_write_back(dev)
         yield dev
     finally:
         if dev:
+            _loop_write_back(dev)
             proc.run(["losetup", "-d", dev])
         with contextlib.suppress(FileNotFoundError):
             os.unlink(backing)
         with contextlib.suppress(OSError):
             os.rmdir(workdir)
+
+
+def _loop_write_back(dev: str) -> None:
+    """Loop devices keep their kernel write-cache flag across detach and re-attach; the scratch
+    device starts and ends at the kernel's default, "write back"."""
+    with contextlib.suppress(OSError):
+        Path("/sys/block", os.path.basename(dev), "queue", "write_cache").write_text("write back")
