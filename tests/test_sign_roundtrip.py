@@ -182,3 +182,47 @@ def test_cli_sign_then_validate(tmp_path, monkeypatch):
     bad = runner.invoke(app, ["validate", str(written)])
     assert bad.exit_code == 1
     assert f"{written}: signature: signature does not match the document" in bad.stdout
+
+
+def test_key_types_left_to_ssh_keygen_are_verified_by_it(tmp_path, monkeypatch):
+    # Security keys (sk-*) cannot be made here; force the ssh-keygen path for an ed25519 key.
+    key, sub = _signed(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
+
+    def unsupported(sig, message):
+        raise NotImplementedError(sig.key_type)
+
+    monkeypatch.setattr(sshsig, "verify", unsupported)
+    verify_signature(sub)
+    verify_signature(sub, allowed_signers=allowed)
+    tampered = sub.model_copy(update={"id": "0" * 20})
+    with pytest.raises(SignatureError, match="does not verify"):
+        verify_signature(tampered)
+    with pytest.raises(SignatureError, match="does not verify"):
+        verify_signature(tampered, allowed_signers=allowed)
+
+
+def test_cert_authority_lines_are_left_to_ssh_keygen(tmp_path):
+    key, sub = _signed(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "octocat", key, "cert-authority")
+    # ssh-keygen refuses a plain key where a certificate authority is listed
+    with pytest.raises(SignatureError, match="does not verify"):
+        verify_signature(sub, allowed_signers=allowed)
+
+
+def test_cli_validate_reports_a_duplicate_elsewhere_in_the_tree(tmp_path):
+    from typer.testing import CliRunner
+
+    from diskq.cli import app
+
+    _, sub = _signed(tmp_path)
+    path = _write(tmp_path, sub)
+    copy = tmp_path / "submissions" / "other" / "place" / path.name
+    copy.parent.mkdir(parents=True)
+    copy.write_text(path.read_text())
+    out = CliRunner().invoke(app, ["validate", str(path)])
+    assert out.exit_code == 1
+    assert f"{path}: id: duplicate of {copy}" in out.stdout
+    both = CliRunner().invoke(app, ["validate", str(tmp_path / "submissions")])
+    assert "file belongs at submissions/samsung/samsung-ssd-860-pro-512gb/" in both.stdout
+    assert "duplicate: another submission has the same id" in both.stdout
