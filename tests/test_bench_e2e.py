@@ -181,7 +181,7 @@ def test_signal_restores_cache_and_keeps_partial_results(make_loop, tmp_path, jo
     assert doc.runs[0].points and doc.runs[0].points[0].interrupted
     assert doc.runs[0].points[0].iops > 0
     # no fio of this run outlives diskq (other fio processes on the machine are not ours to judge)
-    assert subprocess.run(["pgrep", "-f", f"--filename={dev} "], capture_output=True).returncode == 1
+    assert subprocess.run(["pgrep", "-f", "--", f"--filename={dev} "], capture_output=True).returncode == 1
 
 
 @needs_loop
@@ -195,7 +195,7 @@ def test_sigkill_then_restore(make_loop, tmp_path, journal_env):
     finally:
         if p.poll() is None:
             p.kill()
-    subprocess.run(["pkill", "-f", f"--filename={dev}"], capture_output=True)
+    subprocess.run(["pkill", "-f", "--", f"--filename={dev} "], capture_output=True)
     assert sysfs_cache(dev) == "write through"
     # every start warns while the journal holds an unrestored change
     warned = diskq("identify", dev, "--json", env=journal_env)
