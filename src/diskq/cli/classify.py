@@ -34,7 +34,8 @@ def _render(scaling) -> None:
 
     console = stdout_console()
     colour = {"linear": "green", "asymptotic": "yellow", "regressing": "red"}[scaling.scaling]
-    console.print(f"[bold {colour}]{scaling.scaling}[/]: {scaling.description}")
+    words = "" if scaling.description == scaling.scaling else f": {scaling.description}"
+    console.print(f"[bold {colour}]{scaling.scaling}[/]{words}", highlight=False)
     line = f"peak {scaling.peak.iops:.0f} IOPS at {_jobs(scaling.peak.numjobs)}"
     if scaling.knee is not None:
         line += f", knee at {_jobs(scaling.knee)}"
