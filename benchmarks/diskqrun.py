@@ -1,0 +1,63 @@
+"""``diskq bench`` run as a user runs it (a separate process, ``--json`` on stdout), and the
+figures the benchmarks read from its result document."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+#: the same interpreter (and so the same installed diskq) as the benchmark itself
+DISKQ = [sys.executable, "-m", "diskq"]
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One ``diskq bench``: its points as (numjobs, IOPS, fio runtime in s), and its wall time."""
+
+    points: list[tuple[int, float, float]]
+    wall_s: float
+    notes: list[str]
+
+    @property
+    def device_s(self) -> float:
+        """Seconds of fio I/O, summed over the steps (what the device spent being measured)."""
+        return sum(runtime for _, _, runtime in self.points)
+
+    @property
+    def peak(self) -> tuple[int, float]:
+        """(numjobs, IOPS) of the best point, the fewest jobs among equals."""
+        n, iops, _ = max(self.points, key=lambda p: (p[1], -p[0]))
+        return n, iops
+
+
+def points_of(doc: dict) -> list[tuple[int, float, float]]:
+    """(numjobs, IOPS, runtime in s) of every fdatasync point of the first run of a result
+    document; the flush-check step (``nosync``) is not a point and is not counted here."""
+    runs = doc.get("runs") or []
+    if not runs:
+        raise ValueError("the result document has no runs")
+    return [(int(p["numjobs"]), float(p["iops"]), int(p["runtime_ms"]) / 1000.0) for p in runs[0]["points"]]
+
+
+def notes_of(doc: dict) -> list[str]:
+    runs = doc.get("runs") or [{}]
+    return list(doc.get("notes") or []) + list(runs[0].get("notes") or [])
+
+
+def bench(device: str, *args: str) -> tuple[BenchRun, dict]:
+    """``diskq bench DEVICE --yes --json --cache keep ARGS...``; the result file goes to a temp dir."""
+    with tempfile.TemporaryDirectory(prefix="diskq-benchmark-out-") as out:
+        argv = DISKQ + ["bench", device, "--yes", "--json", "--cache", "keep",
+                        "-o", os.path.join(out, "result.json"), *args]
+        started = time.monotonic()
+        done = subprocess.run(argv, capture_output=True, text=True)
+        wall = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"diskq bench exited with {done.returncode}: {done.stderr.strip()[-500:]}")
+    doc = json.loads(done.stdout)
+    return BenchRun(points=points_of(doc), wall_s=wall, notes=notes_of(doc)), doc

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Qualification time: diskq's default search against the community protocol, on one loop device.
+
+The community protocol is plain fio, ``--runtime`` seconds (20) at numjobs 1, 2, 4, ... 32, one
+run per step. diskq is run as a user runs it::
+
+    diskq bench DEV --yes --json --cache keep --no-flush-check
+
+The two alternate on the same device (community, diskq, community, diskq, ...). For each we
+report device-seconds (fio's own runtimes summed: the time the device spends being written) and
+wall seconds (the whole command, start-up and gaps included), and whether both find the same peak
+(numjobs within one doubling step, IOPS within 5 %). Goal: at least 3x less device time.
+
+Run as root: ``.venv/bin/python benchmarks/qualification_time.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import diskqrun, rawfio, stats
+from benchmarks.scratchdev import MiB, loop_device, require_root
+
+GOAL_SPEEDUP = 3.0
+IOPS_PCT = 5.0
+
+
+@dataclass(frozen=True)
+class Qualification:
+    """One contender's answer: its measured curve, device time, wall time and peak."""
+
+    who: str
+    curve: list[tuple[int, float]]
+    device_s: float
+    wall_s: float
+    peak: tuple[int, float]
+    runtimes: tuple[float, ...] = ()
+
+
+def community_jobs(max_jobs: int) -> list[int]:
+    """1, 2, 4, ... up to ``max_jobs`` (and ``max_jobs`` itself when it is not a power of two).
+
+    >>> community_jobs(32), community_jobs(12)
+    ([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 12])
+    """
+    jobs, n = [], 1
+    while n < max_jobs:
+        jobs.append(n)
+        n *= 2
+    return jobs + [max_jobs]
+
+
+def peak(curve: list[tuple[int, float]]) -> tuple[int, float]:
+    """The best (numjobs, IOPS) of a curve, the fewest jobs among equals."""
+    return max(curve, key=lambda p: (p[1], -p[0]))
+
+
+def agree(a: tuple[int, float], b: tuple[int, float], *, pct: float = IOPS_PCT) -> tuple[bool, bool]:
+    """(same peak numjobs within one doubling step, peak IOPS of ``a`` within ``pct`` % of ``b``)."""
+    return stats.same_peak_jobs(a[0], b[0]), stats.within_pct(a[1], b[1], pct)
+
+
+def summary(community: list[Qualification], diskq: list[Qualification]) -> dict:
+    """Medians, the device-time ratio, and the peak agreement of each pair and of the medians."""
+    pairs = list(zip(community, diskq))
+    agreements = [agree(d.peak, c.peak) for c, d in pairs]
+    med = {
+        who: {
+            "device_s": stats.median(q.device_s for q in runs),
+            "wall_s": stats.median(q.wall_s for q in runs),
+            "peak_iops": stats.median(q.peak[1] for q in runs),
+            "peak_jobs": sorted(q.peak[0] for q in runs)[(len(runs) - 1) // 2],
+        }
+        for who, runs in (("community", community), ("diskq", diskq))
+    }
+    speedup = stats.ratio(med["community"]["device_s"], med["diskq"]["device_s"])
+    jobs_ok, iops_ok = agree(
+        (med["diskq"]["peak_jobs"], med["diskq"]["peak_iops"]),
+        (med["community"]["peak_jobs"], med["community"]["peak_iops"]),
+    )
+    return {
+        "median": med,
+        "device_speedup": speedup,
+        "wall_speedup": stats.ratio(med["community"]["wall_s"], med["diskq"]["wall_s"]),
+        "pairs_same_jobs": sum(j for j, _ in agreements),
+        "pairs_same_iops": sum(i for _, i in agreements),
+        "pairs": len(pairs),
+        "median_same_jobs": jobs_ok,
+        "median_same_iops": iops_ok,
+        "goal_met": speedup >= GOAL_SPEEDUP and jobs_ok and iops_ok,
+    }
+
+
+def run_community(dev: str, runtime_s: float, max_jobs: int) -> Qualification:
+    steps = [rawfio.run(dev, n, rawfio.community_options(runtime_s)) for n in community_jobs(max_jobs)]
+    curve = [(s.numjobs, s.iops) for s in steps]
+    return Qualification("community", curve, sum(s.runtime_s for s in steps), sum(s.wall_s for s in steps),
+                         peak(curve), tuple(s.runtime_s for s in steps))
+
+
+def run_diskq(dev: str, runtime_s: float, max_jobs: int) -> tuple[Qualification, list[str]]:
+    run, _ = diskqrun.bench(dev, "--no-flush-check", "--runtime", f"{runtime_s:g}", "--max-jobs", str(max_jobs))
+    curve = [(n, iops) for n, iops, _ in run.points]
+    return Qualification("diskq", curve, run.device_s, run.wall_s, run.peak, tuple(t for _, _, t in run.points)), run.notes
+
+
+def _curve(q: Qualification) -> str:
+    """``numjobs:IOPS(seconds)`` for each step."""
+    return " ".join(f"{n}:{iops:,.0f}({t:.1f}s)" for (n, iops), t in zip(q.curve, q.runtimes))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3, help="community/diskq rounds (default 3)")
+    ap.add_argument("--runtime", type=float, default=20.0, help="seconds per step (default 20)")
+    ap.add_argument("--max-jobs", type=int, default=32, help="highest numjobs (default 32)")
+    ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
+    ap.add_argument("--quick", action="store_true", help="1 round, 10 s steps, up to 8 jobs, 512 MiB device")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.pairs, args.runtime, args.max_jobs, args.size_mib = 1, 10.0, 8, 512
+    require_root()
+
+    community: list[Qualification] = []
+    diskq: list[Qualification] = []
+    with loop_device(args.size_mib * MiB) as dev:
+        print(f"# qualification time: {dev} ({args.size_mib} MiB loop device over a zero-filled file), "
+              f"{args.pairs} rounds, {args.runtime:g} s steps, up to {args.max_jobs} jobs", flush=True)
+        for i, who in enumerate(stats.alternate(["community", "diskq"], args.pairs)):
+            if who == "community":
+                q = run_community(dev, args.runtime, args.max_jobs)
+                community.append(q)
+                extra = ""
+            else:
+                q, notes = run_diskq(dev, args.runtime, args.max_jobs)
+                diskq.append(q)
+                extra = "; " + "; ".join(n for n in notes if n.startswith("search stopped"))
+            print(f"run {i + 1} {who:9}: device {q.device_s:6.1f} s, wall {q.wall_s:6.1f} s, "
+                  f"peak {q.peak[1]:,.0f} IOPS at {q.peak[0]} jobs | {_curve(q)}{extra}", flush=True)
+
+    s = summary(community, diskq)
+    rows = [
+        (who, f"{m['device_s']:.1f}", f"{m['wall_s']:.1f}", m["peak_jobs"], f"{m['peak_iops']:,.0f}")
+        for who, m in s["median"].items()
+    ]
+    print()
+    print(stats.table(["contender (median)", "device s", "wall s", "peak jobs", "peak IOPS"], rows))
+    print()
+    print(f"device time: community / diskq = {s['device_speedup']:.2f}x (goal >= {GOAL_SPEEDUP:g}x); "
+          f"wall time: {s['wall_speedup']:.2f}x")
+    print(f"same peak jobs (+-1 doubling step): {s['pairs_same_jobs']}/{s['pairs']} pairs, medians "
+          f"{'agree' if s['median_same_jobs'] else 'DIFFER'}")
+    print(f"peak IOPS within {IOPS_PCT:g} %: {s['pairs_same_iops']}/{s['pairs']} pairs, medians "
+          f"{'agree' if s['median_same_iops'] else 'DIFFER'} "
+          f"(diskq/community = {stats.ratio(s['median']['diskq']['peak_iops'], s['median']['community']['peak_iops']):.3f})")
+    print(f"goal {'MET' if s['goal_met'] else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

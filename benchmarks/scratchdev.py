@@ -1,0 +1,89 @@
+"""A loop device over a temp file that the benchmark creates, fills and always detaches.
+
+The backing file is written with zeros (not left sparse) so no contender pays for block
+allocation in the host filesystem that the other does not. The device is detached and the file
+removed on every exit path: normal end, exception, Ctrl-C, SIGTERM (turned into SystemExit) and
+interpreter exit (atexit). Only the device made here is ever touched.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+MiB = 1024 * 1024
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise SystemExit("this benchmark needs root (it creates a loop device)")
+    for tool in ("losetup", "fio"):
+        if shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin") is None:
+            raise SystemExit(f"{tool} is not installed")
+
+
+def _sigterm_exits() -> None:
+    """SIGTERM and SIGHUP raise SystemExit so the finally blocks below run."""
+
+    def handler(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)
+
+
+def _fill(path: str, size_bytes: int) -> None:
+    chunk = b"\0" * (8 * MiB)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        left = size_bytes
+        while left > 0:
+            left -= os.write(fd, chunk[: min(len(chunk), left)])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_back(dev: str) -> None:
+    # Loop devices keep their write-cache flag across detach and re-attach: leave the kernel default.
+    with contextlib.suppress(OSError):
+        Path("/sys/block", os.path.basename(dev), "queue", "write_cache").write_text("write back")
+
+
+@contextlib.contextmanager
+def loop_device(size_bytes: int) -> Iterator[str]:
+    """``/dev/loopN`` over a new zero-filled temp file of ``size_bytes``; detached on exit."""
+    _sigterm_exits()
+    workdir = tempfile.mkdtemp(prefix="diskq-benchmark-")
+    backing = os.path.join(workdir, "backing.img")
+    made: list[str] = []
+
+    def cleanup() -> None:
+        while made:
+            dev = made.pop()
+            _write_back(dev)
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(backing)
+        with contextlib.suppress(OSError):
+            os.rmdir(workdir)
+
+    atexit.register(cleanup)
+    try:
+        _fill(backing, size_bytes)
+        dev = subprocess.run(
+            ["losetup", "--find", "--show", backing], check=True, capture_output=True, text=True
+        ).stdout.strip()
+        made.append(dev)
+        _write_back(dev)
+        yield dev
+    finally:
+        cleanup()
+        atexit.unregister(cleanup)

@@ -1,0 +1,106 @@
+"""The benchmark scripts' pure helpers on tiny inputs (the scripts themselves run devices and are
+not part of the test suite)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks import database_scale, diskqrun, fidelity, qualification_time, rawfio, startup, stats, steady_state
+
+
+@pytest.mark.parametrize("module", [stats, rawfio, qualification_time, steady_state])
+def test_docstring_examples(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_peak_agreement_within_one_doubling_step():
+    assert stats.same_peak_jobs(8, 16) and stats.same_peak_jobs(12, 8) and stats.same_peak_jobs(16, 8)
+    assert not stats.same_peak_jobs(4, 16)
+    assert not stats.same_peak_jobs(1, 32)
+    assert stats.within_pct(104.9, 100, 5) and not stats.within_pct(105.1, 100, 5)
+    assert stats.within_pct(95.0, 100, 5) and not stats.within_pct(94.9, 100, 5)
+
+
+def test_ratio_and_median_edge_cases():
+    assert stats.ratio(0, 0) == 1.0 and math.isinf(stats.ratio(1, 0))
+    assert stats.median([3, 1, 2]) == 2 and stats.median([1, 2, 3, 4]) == 2.5
+    with pytest.raises(ValueError):
+        stats.median([])
+
+
+@given(st.lists(st.floats(min_value=1, max_value=1e6), min_size=2, max_size=6, unique=True),
+       st.floats(min_value=0.5, max_value=2.0), st.floats(min_value=0.01, max_value=100))
+def test_growth_exponent_recovers_a_power_law(sizes, exponent, scale):
+    costs = [scale * s**exponent for s in sizes]
+    assert stats.growth_exponent(sizes, costs) == pytest.approx(exponent, rel=1e-6)
+
+
+def test_qualification_summary_compares_medians_and_pairs():
+    Q = qualification_time.Qualification
+    community = [Q("community", [(1, 900), (2, 1700), (4, 2000), (8, 1900)], 80.0, 82.0, (4, 2000)),
+                 Q("community", [(1, 950), (2, 1650), (4, 2100), (8, 1950)], 80.0, 83.0, (4, 2100))]
+    diskq = [Q("diskq", [(1, 920), (2, 1680), (4, 2050), (3, 1900)], 20.0, 22.0, (4, 2050)),
+             Q("diskq", [(1, 910), (2, 1500)], 8.0, 9.0, (2, 1500))]
+    s = qualification_time.summary(community, diskq)
+    assert s["median"]["community"]["device_s"] == 80.0 and s["median"]["diskq"]["device_s"] == 14.0
+    assert s["device_speedup"] == pytest.approx(80 / 14)
+    assert s["pairs_same_jobs"] == 2 and s["pairs_same_iops"] == 1
+    # median diskq peak 1775 IOPS against 2050: more than 5 % apart, so the goal is not met
+    assert not s["median_same_iops"] and not s["goal_met"]
+    assert qualification_time.peak([(1, 5), (2, 7), (4, 7)]) == (2, 7)
+
+
+def test_fidelity_verdict():
+    assert fidelity.verdict([0.99, 1.02, 1.5]) == (1.02, True)
+    assert fidelity.verdict([0.9, 0.96, 1.0])[1] is False
+
+
+def test_raw_fio_summary_sums_jobs_and_skips_notes():
+    data = {"jobs": [{"jobname": "a", "error": 0, "write": {"iops": 100.5, "runtime": 20000}},
+                     {"jobname": "a", "error": 0, "write": {"iops": 99.5, "runtime": 19990}}]}
+    text = "note: both iodepth >= 1 and synchronous I/O engine are selected\n" + json.dumps(data)
+    assert rawfio.summarise(text) == (200.0, 20.0)
+    data["jobs"][1]["error"] = 5
+    with pytest.raises(ValueError):
+        rawfio.summarise(json.dumps(data))
+
+
+def test_diskq_result_points_and_device_time():
+    doc = {"notes": ["n"], "runs": [{"notes": ["search stopped: x"], "points": [
+        {"numjobs": 1, "iops": 500.0, "runtime_ms": 6000}, {"numjobs": 2, "iops": 900.0, "runtime_ms": 20000},
+        {"numjobs": 4, "iops": 900.0, "runtime_ms": 4500}]}]}
+    run = diskqrun.BenchRun(points=diskqrun.points_of(doc), wall_s=33.0, notes=diskqrun.notes_of(doc))
+    assert run.device_s == pytest.approx(30.5)
+    assert run.peak == (2, 900.0)
+    assert run.notes == ["n", "search stopped: x"]
+
+
+def test_steady_state_replay_and_logs():
+    flat = [1000.0] * 10
+    noisy = [1000.0, 1300.0] * 5
+    assert steady_state.detector_stop(flat, 5, 3, 1) == 4
+    assert steady_state.detector_stop(noisy, 5, 3, 1) is None
+    assert steady_state.detector_stop(noisy, 20, 3, 1) == 4
+    r = steady_state.replay([flat, noisy], 5, 3, 1)
+    assert r["stopped"] == 0.5 and r["mean_length_s"] == 7.0 and r["max_error_pct"] == 0.0
+    logs = ["1000, 10, 1, 4096, 0\n2001, 12, 1, 4096, 0\n", "999, 5, 1, 4096, 0\n2000, 6, 1, 4096, 0\n"]
+    assert steady_state.parse_iops_logs(logs, 3) == [15.0, 18.0, 0.0]
+
+
+def test_memory_sampling_helpers():
+    assert database_scale.parse_status_rss("Name:\tpython\nVmRSS:\t  2048 kB\n") == 2048 * 1024
+    assert database_scale.parse_status_rss("Name:\tkworker\n") == 0
+    assert sorted(database_scale.descendants(1, {1: [2, 3], 3: [4], 9: [10]})) == [1, 2, 3, 4]
+    assert database_scale.linearity([1000, 10000], [1.0, 10.0]) == "time ~ N^1.00"
+
+
+def test_startup_uses_the_installed_cli():
+    exe = startup.diskq_exe()
+    assert exe[-1].endswith("diskq")
