@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from diskq.cli.app import app, print_json, stderr_console, stdout_console
+from diskq.cli.app import app, print_json, stderr_console
 
 db_app = typer.Typer(
     help="Build devices.db from the submissions.\n\nExample: diskq db build --submissions submissions --db devices.db",
@@ -107,10 +107,9 @@ def lookup_cmd(
         return
     if not matches:
         raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
-    console = stdout_console()
 
-    def out(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+    def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
+        print(text)
 
     best, others = matches[0], matches[1:]
     d = best.device
