@@ -10,13 +10,19 @@ and raw fio then runs with exactly the options diskq recorded in the result docu
 alternate (diskq, fio, diskq, fio, ...) on the same loop device; each pair gives the ratio
 diskq IOPS / fio IOPS. Goal: the median ratio within 1 +- 0.03.
 
+Separate runs differ by the device's own noise. A second, noise-free check reads the raw fio JSON
+that diskq keeps beside each point (``points[].fio``) with this script's own parser and compares
+it with the IOPS diskq reported for that point: any difference there is diskq's, not the device's.
+
 Run as root: ``.venv/bin/python benchmarks/fidelity.py [--quick]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -34,11 +40,19 @@ def verdict(ratios: list[float], tolerance: float = TOLERANCE) -> tuple[float, b
     return m, abs(m - 1.0) <= tolerance + 1e-12
 
 
+def embedded_ratio(doc: dict) -> float:
+    """diskq's reported IOPS of the first point / the IOPS in the raw fio JSON kept beside it."""
+    point = doc["runs"][0]["points"][0]
+    return stats.ratio(float(point["iops"]), rawfio.summarise(json.dumps(point["fio"]))[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", default="1,4", help="numjobs to compare, comma separated (default 1,4)")
     ap.add_argument("--pairs", type=int, default=5, help="diskq/fio pairs per numjobs (default 5)")
     ap.add_argument("--runtime", type=float, default=10.0, help="seconds per step (default 10)")
+    ap.add_argument("--settle", type=float, default=5.0,
+                    help="idle seconds before every run, the same for both contenders (default 5)")
     ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
     ap.add_argument("--quick", action="store_true", help="numjobs 1 only, 3 pairs of 5 s steps, 512 MiB device")
     args = ap.parse_args(argv)
@@ -49,15 +63,19 @@ def main(argv: list[str] | None = None) -> int:
 
     ratios: dict[int, list[float]] = {n: [] for n in jobs}
     figures: dict[int, list[tuple[float, float]]] = {n: [] for n in jobs}
+    embedded: list[float] = []
     with loop_device(args.size_mib * MiB) as dev:
         print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file), numjobs {jobs}, "
               f"{args.pairs} pairs each, {args.runtime:g} s steps", flush=True)
         for round_ in range(args.pairs):
             for n in jobs:
+                time.sleep(args.settle)
                 run, doc = diskqrun.bench(dev, "--no-flush-check", "--no-steady-state", "--jobs", str(n),
                                           "--runtime", f"{args.runtime:g}")
                 ours = run.points[0][1]
+                embedded.append(embedded_ratio(doc))
                 options = dict(doc["method"]["fio_params"])
+                time.sleep(args.settle)
                 theirs = rawfio.run(dev, n, options).iops
                 r = stats.ratio(ours, theirs)
                 ratios[n].append(r)
@@ -78,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     m, ok = verdict(all_ratios)
     print()
     print(f"all pairs: median ratio diskq/fio = {m:.3f}; goal (1 +- {TOLERANCE:g}) {'MET' if ok else 'NOT MET'}")
+    print(f"diskq's reported IOPS / its own raw fio JSON, every run: min {min(embedded):.6f}, "
+          f"max {max(embedded):.6f}")
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", type=int, default=3, help="community/diskq rounds (default 3)")
     ap.add_argument("--runtime", type=float, default=20.0, help="seconds per step (default 20)")
     ap.add_argument("--max-jobs", type=int, default=32, help="highest numjobs (default 32)")
+    ap.add_argument("--settle", type=float, default=5.0,
+                    help="idle seconds before every run, the same for both contenders (default 5)")
     ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
     ap.add_argument("--quick", action="store_true", help="1 round, 10 s steps, up to 8 jobs, 512 MiB device")
     args = ap.parse_args(argv)
@@ -133,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# qualification time: {dev} ({args.size_mib} MiB loop device over a zero-filled file), "
               f"{args.pairs} rounds, {args.runtime:g} s steps, up to {args.max_jobs} jobs", flush=True)
         for i, who in enumerate(stats.alternate(["community", "diskq"], args.pairs)):
+            time.sleep(args.settle)
             if who == "community":
                 q = run_community(dev, args.runtime, args.max_jobs)
                 community.append(q)

@@ -80,6 +80,7 @@ def parse_iops_logs(texts: list[str], seconds: int) -> list[float]:
     ``--log_avg_msec=1000`` (lines ``time_ms, iops, direction, bs, offset``): summed over jobs,
     by the second each sample closes."""
     total = [0.0] * seconds
+    last = 0
     for text in texts:
         for line in text.splitlines():
             parts = [p.strip() for p in line.split(",")]
@@ -88,7 +89,18 @@ def parse_iops_logs(texts: list[str], seconds: int) -> list[float]:
             second = round(int(parts[0]) / 1000)
             if 1 <= second <= seconds:
                 total[second - 1] += float(parts[1])
-    return total
+                last = max(last, second)
+    return total[:last]  # a last second that never closed has no sample: it is not a zero
+
+
+def traces_from_output(text: str) -> list[list[float]]:
+    """The traces printed by an earlier run of this script (the part after ``|`` of each step
+    line), so a replay can be repeated without writing to a device again."""
+    traces = []
+    for line in text.splitlines():
+        if " jobs: mean " in line and "|" in line:
+            traces.append([float(x) for x in line.split("|", 1)[1].split()])
+    return traces
 
 
 def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: str) -> list[float]:
@@ -115,14 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runtime", type=int, default=20, help="seconds per recorded step (default 20)")
     ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
     ap.add_argument("--quick", action="store_true", help="numjobs 1 and 4, one round, 512 MiB device")
+    ap.add_argument("--replay", type=Path, help="replay the traces printed by an earlier run instead of recording")
     args = ap.parse_args(argv)
     if args.quick:
         args.jobs, args.rounds, args.size_mib = "1,4", 1, 512
     jobs = [int(x) for x in args.jobs.split(",")]
+    if args.replay:
+        traces = traces_from_output(args.replay.read_text())
+        print(f"# steady state: {len(traces)} traces replayed from {args.replay}")
+        print_grid(traces)
+        return 0
     require_root()
     from diskq.bench.target import region_bytes
 
-    traces: list[list[float]] = []
+    traces = []
     with loop_device(args.size_mib * MiB) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
         region = region_bytes(args.size_mib * MiB, max(jobs))
         print(f"# steady state: {dev}, numjobs {jobs}, {args.rounds} rounds of {args.runtime} s steps", flush=True)
@@ -134,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
                 spread = (max(samples) - min(samples)) / mean * 100 if mean else 0.0
                 print(f"{n:>3} jobs: mean {mean:,.0f} IOPS, 1-s samples span {spread:.0f} % of the mean | "
                       + " ".join(f"{x:.0f}" for x in samples), flush=True)
+    print_grid(traces)
+    return 0
 
+
+def print_grid(traces: list[list[float]]) -> None:
     rows = []
     for t in GRID_TOLERANCE:
         for w in GRID_WINDOW:
@@ -145,7 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(stats.table(["criterion", "window s", "ramp s", "steps ended early", "mean step s",
                        "median error %", "max error %"], rows))
-    return 0
 
 
 if __name__ == "__main__":

@@ -91,7 +91,9 @@ def test_steady_state_replay_and_logs():
     r = steady_state.replay([flat, noisy], 5, 3, 1)
     assert r["stopped"] == 0.5 and r["mean_length_s"] == 7.0 and r["max_error_pct"] == 0.0
     logs = ["1000, 10, 1, 4096, 0\n2001, 12, 1, 4096, 0\n", "999, 5, 1, 4096, 0\n2000, 6, 1, 4096, 0\n"]
-    assert steady_state.parse_iops_logs(logs, 3) == [15.0, 18.0, 0.0]
+    assert steady_state.parse_iops_logs(logs, 3) == [15.0, 18.0]  # second 3 never closed: no sample, not 0
+    printed = "# steady state\n  4 jobs: mean 1 IOPS, 1-s samples span 0 % of the mean | 10 12 11\n| table |"
+    assert steady_state.traces_from_output(printed) == [[10.0, 12.0, 11.0]]
 
 
 def test_memory_sampling_helpers():
@@ -104,3 +106,11 @@ def test_memory_sampling_helpers():
 def test_startup_uses_the_installed_cli():
     exe = startup.diskq_exe()
     assert exe[-1].endswith("diskq")
+
+
+def test_fidelity_reads_the_raw_fio_json_kept_in_the_document():
+    fio_json = {"jobs": [{"jobname": "ceph-iops", "error": 0, "write": {"iops": 1234.5678, "runtime": 10000}}]}
+    doc = {"runs": [{"points": [{"numjobs": 1, "iops": 1234.568, "runtime_ms": 10000, "fio": fio_json}]}]}
+    assert fidelity.embedded_ratio(doc) == pytest.approx(1.0, abs=1e-6)
+    doc["runs"][0]["points"][0]["iops"] = 1300.0
+    assert fidelity.embedded_ratio(doc) > 1.05
