@@ -163,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"peak IOPS within {IOPS_PCT:g} %: {s['pairs_same_iops']}/{s['pairs']} pairs, medians "
           f"{'agree' if s['median_same_iops'] else 'DIFFER'} "
           f"(diskq/community = {stats.ratio(s['median']['diskq']['peak_iops'], s['median']['community']['peak_iops']):.3f})")
+    for who, runs in (("community", community), ("diskq", diskq)):
+        lo, hi = min(q.peak[1] for q in runs), max(q.peak[1] for q in runs)
+        print(f"{who} against itself (noise floor): peak IOPS {lo:,.0f} .. {hi:,.0f} "
+              f"({(stats.ratio(hi, lo) - 1) * 100:.0f} % apart), peak jobs {sorted(q.peak[0] for q in runs)}")
     print(f"goal {'MET' if s['goal_met'] else 'NOT MET'}")
     return 0
 
