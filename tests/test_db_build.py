@@ -109,8 +109,9 @@ def test_best_safe_cache_setting_skips_a_setting_whose_flush_check_fails(subs, t
     build(subs, db)
     (dev,) = rows(db, "SELECT cache, iops_1job, ceph_waldb FROM devices")
     assert dev["cache"] == "off" and dev["iops_1job"] == 2000
-    safety = {c["write_cache"]: c["safe"] for c in rows(db, "SELECT write_cache, safe FROM device_cache")}
-    assert safety == {"off": 1, "on": 0}
+    caches = {c["write_cache"]: c for c in rows(db, "SELECT write_cache, safe, scaling FROM device_cache")}
+    assert {k: c["safe"] for k, c in caches.items()} == {"off": 1, "on": 0}
+    assert caches["on"]["scaling"] and caches["off"]["scaling"]  # the unsafe curve is still classified
     assert rows(db, "SELECT flush_ok FROM runs WHERE write_cache = 'on'")[0]["flush_ok"] == 0
 
 
@@ -273,3 +274,35 @@ def test_signed_submissions_count_as_verified(subs, tmp_path):
     assert (dev["submissions"], dev["verified"]) == (2, 1)
     signers = [r["signer"] for r in rows(db, "SELECT signer FROM submissions ORDER BY signer")]
     assert signers == [None, "tester"]
+
+
+def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs, tmp_path, monkeypatch):
+    from diskq.database import memo as memo_mod
+
+    write_synthetic(subs, 40, seed=5, devices=6)
+    (subs / "junk.json").write_text("[]")
+    memo = tmp_path / "memo.sqlite"
+    plain = build(subs, tmp_path / "plain.db")
+    cold = build(subs, tmp_path / "cold.db", memo=memo)
+    entries = rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"]
+    assert entries == 41 + plain.devices  # every file (also the skipped one) and every device analysis
+
+    calls = []
+    real = build_mod.read_submission
+    monkeypatch.setattr(build_mod, "read_submission", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    warm = build(subs, tmp_path / "warm.db", memo=memo)
+    assert calls == []  # nothing validated twice
+    assert plain.digest == cold.digest == warm.digest
+    assert [s.path for s in warm.skipped] == ["junk.json"]
+
+    changed = add(subs, "Kingston DC600M", {"off": {1: 2500, 2: 4800}})
+    monkeypatch.setattr(memo_mod, "fingerprint", lambda signers: "other code")
+    monkeypatch.setattr(build_mod, "fingerprint", lambda signers: "other code")
+    calls.clear()
+    again = build(subs, tmp_path / "again.db", memo=memo)
+    assert len(calls) == 42 and again.submissions == 41  # new code: everything validated again
+    calls.clear()
+    changed.unlink()
+    build(subs, tmp_path / "again.db", memo=memo)
+    assert calls == []
+    assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 41 + plain.devices  # stale entries dropped

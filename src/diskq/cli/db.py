@@ -31,29 +31,36 @@ def db_build(
     allowed_signers: Path | None = typer.Option(
         None, "--allowed-signers", help="ssh allowed_signers file: only keys listed there count as verified"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
+    memo: Path | None = typer.Option(
+        None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
+    no_memo: bool = typer.Option(False, "--no-memo", help="validate every file again, remember nothing"),
 ) -> None:
     """Re-validate every submission and build devices.db (atomically replaced).
 
     Invalid files are skipped and listed; the build still succeeds unless --strict is given.
-    With --check nothing is written: the command fails when DB is out of date.
+    With --check nothing is written: the command fails when DB is out of date. Validation
+    answers are remembered per file content and code version (--memo), so rebuilds only
+    validate new or changed files; --no-memo validates everything again.
 
     Example: diskq db build --check
     """
     from rich.text import Text
 
     from diskq.database.build import build, check as check_db
+    from diskq.database.memo import default_path
     from diskq.errors import DatabaseError
 
+    memo = None if no_memo else (memo or default_path())
     console = stderr_console()
 
     def err(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     if check:
-        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs)
+        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
     else:
         with console.status(Text(f"building {db} from {submissions}/ ...")):
-            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs)
+            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
     for s in report.skipped[:MAX_SKIPPED_LINES]:
         err(f"skipped {s.path}: {s.field + ': ' if s.field not in ('', '-') else ''}{s.message}")
     if len(report.skipped) > MAX_SKIPPED_LINES:

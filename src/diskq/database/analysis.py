@@ -9,6 +9,8 @@ states only (from all states when none is safe), so they rest on the same curve 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime, timezone
 from typing import Any
 
@@ -59,30 +61,57 @@ def median_document(dev: DeviceAggregate, states: list[str]):
     )
 
 
-def analyse_device(dev: DeviceAggregate) -> None:
-    """Fill scaling, safety, verdicts and the row's cache state (a note says why when impossible)."""
+def _analyse(doc, states: list[str], safe_before: list[str]) -> dict:
+    """Run the analysis on a median document: scaling per state, states whose flush check on
+    the medians fails, and the verdicts over the states that remain safe."""
+    from diskq.analyse import annotate, verdicts
+
+    doc = annotate(doc)
+    scaling = {r.write_cache: _plain(r.scaling) for r in doc.runs}
+    unsafe = sorted(r.write_cache for r in doc.runs if r.flush_check is not None and r.flush_check.honest is False)
+    safe = [s for s in safe_before if s not in unsafe]
+    if safe and safe != states:
+        doc = doc.model_copy(update={"runs": [r for r in doc.runs if r.write_cache in safe]})
+        doc.verdicts = verdicts.evaluate(doc)
+    return {"scaling": scaling, "unsafe": unsafe, "verdicts": _plain(doc.verdicts)}
+
+
+def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | None]:
+    """Fill scaling, safety, verdicts and the row's cache state (a note says why when impossible).
+
+    With a :class:`~diskq.database.memo.Memo`, an answer for the same median curves and the same
+    code is reused; returns the memo key and the new answer to remember (None when reused).
+    """
     if not dev.caches:
-        return
+        return None, None
     try:
-        from diskq.analyse import annotate
+        from diskq.analyse import annotate  # noqa: F401 - only: is the analysis there?
     except ImportError:
         dev.notes.append("scaling and verdicts not computed: the analysis module is not available")
-        return
+        return None, None
     states = sorted(dev.caches)
-    doc = annotate(median_document(dev, states))
-    for run in doc.runs:
-        cache = dev.caches[run.write_cache]
-        cache.scaling = _plain(run.scaling)
-        if run.flush_check is not None and run.flush_check.honest is False:
-            cache.safe = False
-    safe = [s for s in states if dev.caches[s].safe]
-    if safe and safe != states:
-        doc = annotate(median_document(dev, safe))
-    dev.verdicts = _plain(doc.verdicts)
+    safe_before = [s for s in states if dev.caches[s].safe]
+    doc = median_document(dev, states)
+    key = known = new = None
+    if memo is not None:
+        inputs = json.dumps([doc.model_dump(mode="json"), safe_before], sort_keys=True)
+        key = memo.key(hashlib.sha256(inputs.encode()).hexdigest(), "analysis")
+        known = memo.get(key)
+    if known is not None:
+        answer = json.loads(known)
+    else:
+        answer = _analyse(doc, states, safe_before)
+        new = json.dumps(answer, sort_keys=True) if key else None
+    for state, scaling in answer["scaling"].items():
+        dev.caches[state].scaling = scaling
+    for state in answer["unsafe"]:
+        dev.caches[state].safe = False
+    dev.verdicts = answer["verdicts"]
     best, notes = best_cache(dev.caches)
     chosen = ((dev.verdicts or {}).get("ceph_waldb") or {}).get("cache_state")
     dev.best = chosen if chosen in dev.caches else best
     dev.notes = [n for n in dev.notes if not n.startswith("no safe cache setting")] + notes
+    return key, new
 
 
 def verdict_columns(verdicts: dict | None) -> dict[str, Any]:

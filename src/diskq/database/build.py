@@ -25,7 +25,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.database.extract import Skipped, SubmissionRecord, read_submission
+from diskq.database.extract import MAX_FILE_BYTES, Skipped, SubmissionRecord, decode, encode, read_submission
+from diskq.database.memo import Memo, fingerprint
 from diskq.errors import DatabaseError
 
 SCHEMA_VERSION = "1"
@@ -40,6 +41,9 @@ DIGEST_TABLES = {
     "curve": "device_id, write_cache, numjobs",
     "skipped": "path, field, message",
 }
+#: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
+#: cache would re-read B-tree pages for almost every insert into a large database.
+CACHE_KIB = 256 * 1024
 #: Below this many files the build does not start worker processes.
 PARALLEL_THRESHOLD = 200
 
@@ -109,13 +113,13 @@ def content_digest(con: sqlite3.Connection) -> str:
     return h.hexdigest()
 
 
-def _device_figures(item: tuple[str, list[SubmissionRecord]]):
+def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
+    """(device aggregate, memo key, new memo answer) for one device's submissions."""
     from diskq.database.aggregate import aggregate_device
     from diskq.database.analysis import analyse_device
 
     dev = aggregate_device(*item)
-    analyse_device(dev)
-    return dev
+    return (dev, *analyse_device(dev, memo))
 
 
 class _Workers:
@@ -151,13 +155,32 @@ def _insert(table: str, columns: int) -> str:
 SUBMISSION_INSERT = _insert("submissions", 22)
 
 
+def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Memo | None):
+    """(record, problems, memo key, new memo answer or None) for one file."""
+    if memo is None:
+        return (*read_submission(path, root, allowed_signers), None, None)
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES:
+            raise OSError  # read_submission says why
+        key = memo.key(hashlib.sha256(path.read_bytes()).hexdigest(), path.relative_to(root).as_posix())
+    except (OSError, ValueError):
+        return (*read_submission(path, root, allowed_signers), None, None)
+    known = memo.get(key)
+    if known is not None:
+        return (*decode(known), key, None)
+    record, problems = read_submission(path, root, allowed_signers)
+    return record, problems, key, encode(record, problems)
+
+
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
-               allowed_signers: Path | None, report: BuildReport) -> dict[str, list[SubmissionRecord]]:
+               allowed_signers: Path | None, report: BuildReport, memo: Memo | None) -> dict[str, list[SubmissionRecord]]:
     """Read every file (in path order), write runs and points, group accepted ones by device."""
-    reader = functools.partial(read_submission, root=root, allowed_signers=allowed_signers)
+    reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
-    for record, problems in workers.map(reader, files):
+    for record, problems, key, answer in workers.map(reader, files):
+        if key is not None:
+            memo.put(key, answer)
         if record is None:
             report.skipped.extend(problems)
             continue
@@ -175,12 +198,16 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
 
 
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
-           jobs: int | None, report: BuildReport, fts: bool) -> None:
+           jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None) -> None:
     from diskq.database.aggregate import rank_key
 
     with _Workers(jobs, len(files)) as workers:
-        by_device = _read_into(con, workers, files, root, allowed_signers, report)
-        devices = list(workers.map(_device_figures, sorted(by_device.items())))
+        by_device = _read_into(con, workers, files, root, allowed_signers, report, memo)
+        devices = []
+        for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), sorted(by_device.items())):
+            devices.append(dev)
+            if key is not None:
+                memo.put(key, answer)
     for dev in devices:
         for rec in sorted(by_device[dev.id], key=lambda r: r.id):
             con.execute(SUBMISSION_INSERT, (*rec.row[:18], int(rec.method == dev.method), *rec.row[18:]))
@@ -250,9 +277,15 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))
 
 
-def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None) -> BuildReport:
-    """Build ``db`` from every submission under ``submissions``; replace it atomically."""
+def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
+          memo: Path | None = None) -> BuildReport:
+    """Build ``db`` from every submission under ``submissions``; replace it atomically.
+
+    ``memo`` names a validation memo file (:mod:`diskq.database.memo`): files this exact code
+    has already judged are not validated again. The result is the same with or without it.
+    """
     submissions, db = Path(submissions), Path(db)
+    memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
     fts = trigram_supported()
     report = BuildReport(db=db, fts="trigram" if fts else "none")
@@ -264,10 +297,15 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
         try:
             con.execute("PRAGMA journal_mode = OFF")
             con.execute("PRAGMA synchronous = OFF")
+            con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")  # points arrive in path order, not key order
             con.executescript(schema_sql(trigram=fts))
             con.execute("BEGIN")
-            _write(con, files, submissions, allowed_signers, jobs, report, fts)
+            if memo_ is not None:
+                memo_.open_for_writing()
+            _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_)
             con.execute("COMMIT")
+            if memo_ is not None:
+                memo_.close()
             con.execute("PRAGMA journal_mode = DELETE")
         finally:
             con.close()
@@ -295,11 +333,12 @@ def stored_digest(db: Path) -> str:
         raise DatabaseError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
 
 
-def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None) -> BuildReport:
+def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
+          memo: Path | None = None) -> BuildReport:
     """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now."""
     committed = stored_digest(db)
     with tempfile.TemporaryDirectory(prefix="diskq-db-check-") as tmp:
-        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs)
+        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs, memo=memo)
     if committed != report.digest:
         raise DatabaseError(
             f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 from array import array
 from dataclasses import dataclass
@@ -158,6 +159,8 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         sub, problems, verified = _validate(path, data, root, allowed_signers)
     except RecursionError:
         return skip("", "JSON nested too deeply")
+    except Exception as exc:  # noqa: BLE001 - one odd file must not stop the build; it is reported
+        return skip("", f"internal error while validating: {type(exc).__name__}: {str(exc)[:200]}")
     if sub is None:
         return None, [Skipped(rel, p.field, p.message) for p in problems]
 
@@ -217,3 +220,31 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
 
 def _nan(x: float | None) -> float:
     return NAN if x is None else x
+
+
+def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
+    """One file's outcome as JSON, for the validation memo (floats round-trip exactly)."""
+    if record is None:
+        return json.dumps({"skipped": [[s.path, s.field, s.message] for s in skipped]})
+    r = record
+    return json.dumps({
+        "id": r.id, "device_id": r.device_id, "model_key": r.model_key, "firmware_key": r.firmware_key,
+        "row": r.row, "run_rows": r.run_rows, "point_rows": r.point_rows,
+        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist()] for x in r.runs],
+        "model": r.model, "vendor": r.vendor, "firmware": r.firmware, "capacity_bytes": r.capacity_bytes,
+        "protocol": r.protocol, "media": r.media, "legacy": r.legacy, "verified": r.verified,
+        "method": r.method, "created": r.created,
+    })
+
+
+def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
+    """The inverse of :func:`encode`."""
+    d = json.loads(text)
+    if "skipped" in d:
+        return None, [Skipped(*s) for s in d["skipped"]]
+    d["row"] = tuple(d["row"])
+    d["run_rows"] = [tuple(x) for x in d["run_rows"]]
+    d["point_rows"] = [tuple(x) for x in d["point_rows"]]
+    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve)) for i, wc, ok, ns, curve in d["runs"]]
+    d["method"] = tuple(d["method"])
+    return SubmissionRecord(**d), []

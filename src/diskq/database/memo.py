@@ -1,0 +1,103 @@
+"""A memo of validation results, so that rebuilding devices.db does not re-prove what this exact
+code has already proved about these exact bytes.
+
+Validating a submission (canonical JSON for its id, fio figures, signature) costs milliseconds;
+a database of 100 000 submissions would spend minutes on it at every build although almost all
+files are unchanged. The memo maps (SHA-256 of the file, its path, :func:`fingerprint`) to the
+validator's answer. The fingerprint covers every source file of the diskq package, the
+allowed-signers file and the versions of Python and pydantic, so any change of the code that
+judges a file, or of whom it trusts, starts from an empty memo: the build still re-validates
+every submission with the current code, it only does not do so twice.
+
+The memo is a cache file outside the repository; deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID"
+
+
+def default_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "diskq" / "validated.sqlite"
+
+
+def fingerprint(allowed_signers: Path | None) -> str:
+    """Hash of everything a validation answer depends on besides the file itself."""
+    import pydantic
+
+    import diskq
+
+    h = hashlib.sha256(f"{sys.version}\0{pydantic.VERSION}\0".encode())
+    pkg = Path(diskq.__file__).resolve().parent
+    for path in sorted(p for p in pkg.rglob("*") if p.suffix in (".py", ".toml", ".json") and p.is_file()):
+        h.update(path.relative_to(pkg).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    if allowed_signers is not None:
+        h.update(b"signers\0" + Path(allowed_signers).read_bytes())
+    return h.hexdigest()
+
+
+class Memo:
+    """The memo file for one fingerprint. Workers call :meth:`get` (each process opens its own
+    read-only connection); the building process calls :meth:`put` and finally :meth:`close`,
+    which drops every entry this build did not use (files gone, older code)."""
+
+    def __init__(self, path: Path, fingerprint: str):
+        self.path = Path(path)
+        self.fingerprint = fingerprint
+        self._reader: tuple[int, sqlite3.Connection | None] | None = None
+        self._writer: sqlite3.Connection | None = None
+        self._used: list[str] = []
+
+    def __getstate__(self):  # what worker processes get: no connections, no bookkeeping
+        return {"path": self.path, "fingerprint": self.fingerprint}
+
+    def __setstate__(self, state):
+        self.__init__(state["path"], state["fingerprint"])
+
+    def key(self, sha256: str, rel_path: str) -> str:
+        return hashlib.sha256(f"{self.fingerprint}\0{rel_path}\0{sha256}".encode()).hexdigest()
+
+    def get(self, key: str) -> str | None:
+        if self._reader is None or self._reader[0] != os.getpid():
+            try:
+                con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                con.execute("SELECT 1 FROM verdict LIMIT 1")
+            except sqlite3.Error:
+                con = None
+            self._reader = (os.getpid(), con)
+        con = self._reader[1]
+        if con is None:
+            return None
+        row = con.execute("SELECT answer FROM verdict WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def open_for_writing(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = sqlite3.connect(self.path)
+        self._writer.execute("PRAGMA journal_mode = WAL")  # workers keep reading while this writes
+        self._writer.execute(SCHEMA)
+        self._writer.execute("BEGIN")
+
+    def put(self, key: str, answer: str | None) -> None:
+        """Remember ``answer`` (None: the entry already exists) and mark ``key`` as used."""
+        self._used.append(key)
+        if answer is not None and self._writer is not None:
+            self._writer.execute("INSERT OR REPLACE INTO verdict VALUES (?, ?)", (key, answer))
+
+    def close(self) -> None:
+        if self._writer is None:
+            return
+        con, self._writer = self._writer, None
+        con.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY) WITHOUT ROWID")
+        con.executemany("INSERT OR IGNORE INTO used VALUES (?)", ((k,) for k in self._used))
+        con.execute("DELETE FROM verdict WHERE key NOT IN (SELECT key FROM used)")
+        con.execute("COMMIT")
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
