@@ -12,6 +12,8 @@ and points as they arrive, groups accepted submissions into devices, aggregates 
 * Atomic: the database is written to a temporary file next to the target and renamed over it.
 * Invalid files are skipped, listed in the ``skipped`` table and returned in the report; the
   caller decides whether that is fatal (``--strict``).
+* Optionally memoised (:mod:`diskq.database.memo`): answers of the validator and the analysis
+  are reused for unchanged files and curves judged by unchanged code; the tables are the same.
 """
 
 from __future__ import annotations
