@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+
+from benchmarks import child
 
 #: the same interpreter (and so the same installed diskq) as the benchmark itself
 DISKQ = [sys.executable, "-m", "diskq"]
@@ -55,7 +56,7 @@ def bench(device: str, *args: str) -> tuple[BenchRun, dict]:
         argv = DISKQ + ["bench", device, "--yes", "--json", "--cache", "keep",
                         "-o", os.path.join(out, "result.json"), *args]
         started = time.monotonic()
-        done = subprocess.run(argv, capture_output=True, text=True)
+        done = child.run(argv)
         wall = time.monotonic() - started
     if done.returncode != 0:
         raise RuntimeError(f"diskq bench exited with {done.returncode}: {done.stderr.strip()[-500:]}")

@@ -13,9 +13,10 @@ diskq's figures with what fio printed, read by separate code.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from dataclasses import dataclass
+
+from benchmarks import child
 
 COMMUNITY_OPTIONS = {
     "direct": "1",
@@ -77,7 +78,7 @@ def summarise(text: str) -> tuple[float, float]:
 def run(filename: str, numjobs: int, options: dict[str, str]) -> Step:
     """Run fio once and summarise it."""
     started = time.monotonic()
-    done = subprocess.run(command(filename, numjobs, options), capture_output=True, text=True)
+    done = child.run(command(filename, numjobs, options))
     wall = time.monotonic() - started
     if done.returncode != 0:
         raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")

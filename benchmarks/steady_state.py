@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import rawfio, stats
+from benchmarks import child, rawfio, stats
 from benchmarks.scratchdev import MiB, loop_device, require_root
 
 GRID_TOLERANCE = (5.0, 10.0, 15.0, 20.0)
@@ -110,7 +109,7 @@ def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: s
     prefix = os.path.join(workdir, f"nj{numjobs}")
     options = fio.base_options(runtime_s=runtime_s, region_bytes=region_bytes, steady=None)
     options.update({"write_iops_log": prefix, "log_avg_msec": "1000"})
-    done = subprocess.run(rawfio.command(dev, numjobs, options), capture_output=True, text=True)
+    done = child.run(rawfio.command(dev, numjobs, options))
     if done.returncode != 0:
         raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
     logs = sorted(glob.glob(prefix + "_iops.*.log"))
