@@ -42,15 +42,62 @@ def test_linear_curve_runs_to_max_jobs():
     assert len(calls) == len(set(calls))
 
 
-def test_regressing_from_one_job_stops_at_two():
+def test_regressing_from_one_job_stops_after_a_confirming_step():
     # Pliant LB206S from the community table: 1: 5028, 2: 2651, ...
     table = {1: 5028, 2: 2651, 3: 2000, 4: 1500}
     measure, calls = curve(lambda n: table.get(n, 700))
     s = sweep.Search(measure, 32)
     s.run()
-    assert calls == [1, 2]
-    assert "fell" in s.stop_reason
+    assert calls == [1, 2, 4]  # 2 jobs fell; 4 jobs confirmed it; no gap of more than 1 next to 1
+    assert s.stop_reason == "IOPS fell at 2 and 4 jobs (-47.3 %, -70.2 % vs 1)"
     assert sweep.peak_of(s.ordered()).numjobs == 1
+
+
+def test_without_patience_the_first_fall_stops_the_search():
+    table = {1: 5028, 2: 2651, 4: 1500}
+    measure, calls = curve(lambda n: table.get(n, 700))
+    s = sweep.Search(measure, 32, patience=0)
+    s.run()
+    assert calls == [1, 2]
+    assert s.stop_reason == "IOPS fell at 2 jobs (-47.3 % vs 1)"
+
+
+def test_one_noisy_step_does_not_end_the_search():
+    # a linear drive whose 4-job step hit a host stall (recorded on a loop device: 35-57 % dips)
+    measure, calls = curve(lambda n: 1000.0 * n * (0.45 if n == 4 else 1.0))
+    s = sweep.Search(measure, 32)
+    points = s.run()
+    assert [p.numjobs for p in points] == [1, 2, 4, 8, 16, 32]
+    assert sweep.peak_of(points).numjobs == 32
+    assert s.stop_reason == "reached --max-jobs 32 with IOPS still rising"
+
+
+def test_two_flat_steps_end_the_search_and_the_peak_is_refined():
+    # saturates at 8 jobs: 16 and 32 do not rise by 5 %, then the search refines between 4 and 16
+    measure, calls = curve(lambda n: 1000.0 * min(n, 8) * (1 - 0.002 * max(0, n - 8)))
+    s = sweep.Search(measure, 32)
+    s.run()
+    assert calls[:6] == [1, 2, 4, 8, 16, 32]
+    assert s.stop_reason.startswith("IOPS fell at 16 and 32 jobs")
+    assert set(calls[6:]) <= {6, 12, 5, 7, 9, 10, 11, 13, 14, 15} and len(calls) <= 9
+    assert sweep.peak_of(s.ordered()).numjobs == 8
+
+
+def test_a_miss_at_max_jobs_is_refined():
+    # the second-to-last step is the best, the last does not rise: max_jobs ends the doubling
+    table = {1: 100, 2: 200, 4: 400, 8: 800, 16: 1600, 32: 1500, 24: 1700, 20: 1650, 28: 1600}
+    measure, calls = curve(lambda n: table.get(n, 1000))
+    s = sweep.Search(measure, 32)
+    s.run()
+    assert calls[:6] == [1, 2, 4, 8, 16, 32]
+    assert s.stop_reason == "IOPS fell at 32 jobs (-6.2 % vs 16), then --max-jobs 32 was reached"
+    assert 24 in calls and sweep.peak_of(s.ordered()).numjobs == 24
+
+
+def test_negative_patience_is_refused():
+    measure, _ = curve(lambda n: 1.0)
+    with pytest.raises(InvalidInput):
+        sweep.Search(measure, 4, patience=-1)
 
 
 def test_peak_between_doublings_is_refined():
@@ -93,10 +140,11 @@ def test_points_survive_an_interruption():
     kappa=st.floats(0, 0.5),
     max_jobs=st.integers(1, 128),
     budget=st.integers(0, 6),
+    patience=st.integers(0, 3),
 )
-def test_search_invariants(lam, sigma, kappa, max_jobs, budget):
+def test_search_invariants(lam, sigma, kappa, max_jobs, budget, patience):
     measure, calls = curve(usl(lam, sigma, kappa))
-    points = sweep.Search(measure, max_jobs, refine_budget=budget).run()
+    points = sweep.Search(measure, max_jobs, refine_budget=budget, patience=patience).run()
     assert calls[0] == 1
     assert len(calls) == len(set(calls)), "no numjobs is measured twice"
     assert all(1 <= n <= max_jobs for n in calls)
@@ -104,3 +152,16 @@ def test_search_invariants(lam, sigma, kappa, max_jobs, budget):
     assert [p.numjobs for p in points] == sorted(calls)
     peak = sweep.peak_of(points)
     assert peak.iops == max(p.iops for p in points)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lam=st.floats(10, 1e6),
+    dipped=st.sampled_from([2, 4, 8, 16]),
+    factor=st.floats(0.05, 1.0),
+)
+def test_a_single_low_step_never_moves_the_peak_of_a_rising_curve(lam, dipped, factor):
+    measure, calls = curve(lambda n: lam * n * (factor if n == dipped else 1.0))
+    points = sweep.Search(measure, 32).run()
+    assert sweep.peak_of(points).numjobs == 32
+    assert calls == [1, 2, 4, 8, 16, 32]

@@ -4,9 +4,12 @@ The community protocol runs 20 s at numjobs 1, 2, 4, ... 32 and calls the best t
 measures the same curve with fewer, shorter steps:
 
 1. **Doubling**: numjobs 1, 2, 4, ... while IOPS keep rising by more than ``gain`` (5 %) over
-   the best so far; stop at the first step that flattens or falls, or at ``max_jobs`` (which is
-   measured itself when it is not a power of two). A curve still climbing at ``max_jobs`` has
-   its peak there and is not refined.
+   the best so far. A step that does not rise is not trusted alone: one noisy step (a host
+   stall, a garbage-collection pause) can come out tens of per cent low by chance, and a search
+   that stops there reports the wrong peak. The search stops only after ``patience + 1``
+   consecutive doubling steps fail to beat the best (default: two in a row), or at
+   ``max_jobs`` (which is measured itself when it is not a power of two). A curve still
+   climbing at ``max_jobs`` has its peak there and is not refined.
 2. **Refinement**: the peak lies between the best point's measured neighbours. Measure the
    midpoint on the side of the better neighbour, move to it if it is better, and repeat (the
    other side when one side is exhausted) until the gaps are closed or ``refine_budget`` extra
@@ -25,6 +28,8 @@ from diskq.result import Peak, Point
 
 DEFAULT_GAIN = 0.05
 DEFAULT_REFINE_BUDGET = 3
+#: doubling steps measured after one that did not rise, before the search believes the turn
+DEFAULT_PATIENCE = 1
 
 Measure = Callable[[int], Point]
 
@@ -46,7 +51,8 @@ def doubling_sequence(max_jobs: int) -> list[int]:
 
 
 def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET) -> int:
-    """Upper bound on the number of steps the adaptive search can take (for the ETA)."""
+    """Upper bound on the number of steps the adaptive search can take (for the ETA): every
+    doubling step plus the refinement budget, whatever the patience."""
     return len(doubling_sequence(max_jobs)) + refine_budget
 
 
@@ -70,13 +76,17 @@ class Search:
         *,
         gain: float = DEFAULT_GAIN,
         refine_budget: int = DEFAULT_REFINE_BUDGET,
+        patience: int = DEFAULT_PATIENCE,
     ):
         if max_jobs < 1:
             raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
+        if patience < 0:
+            raise InvalidInput(f"patience must be at least 0, got {patience}")
         self._measure = measure
         self.max_jobs = max_jobs
         self.gain = gain
         self.refine_budget = refine_budget
+        self.patience = patience
         self.points: dict[int, Point] = {}
         self.stop_reason: str | None = None
 
@@ -93,19 +103,27 @@ class Search:
         best = seq[0]
         self._iops(best)
         self.stop_reason = f"reached --max-jobs {self.max_jobs} with IOPS still rising"
-        still_rising = True
+        misses: list[int] = []  # consecutive doubling steps that did not beat the best
         for n in seq[1:]:
-            iops = self._iops(n)
-            if iops > self.points[best].iops * (1 + self.gain):
-                best = n
+            if self._iops(n) > self.points[best].iops * (1 + self.gain):
+                best, misses = n, []
                 continue
-            change = (iops / self.points[best].iops - 1) * 100 if self.points[best].iops else 0.0
-            self.stop_reason = f"IOPS {'fell' if change < 0 else 'flattened'} at {n} jobs ({change:+.1f} % vs {best})"
-            still_rising = False
-            break
-        if not still_rising:  # a curve still climbing at max_jobs has its peak there: nothing to refine
-            self._refine()
+            misses.append(n)
+            if len(misses) > self.patience:
+                break
+        if misses:
+            self.stop_reason = self._turn(best, misses)
+            self._refine()  # the curve turned: the peak lies between the best and its neighbours
         return self.ordered()
+
+    def _turn(self, best: int, misses: list[int]) -> str:
+        """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``."""
+        base = self.points[best].iops
+        changes = [(self.points[n].iops / base - 1) * 100 if base else 0.0 for n in misses]
+        verb = "fell" if all(c < 0 for c in changes) else "flattened"
+        where = " and ".join(str(n) for n in misses)
+        limit = "" if len(misses) > self.patience else f", then --max-jobs {self.max_jobs} was reached"
+        return f"IOPS {verb} at {where} jobs ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
 
     def _refine(self) -> None:
         budget = self.refine_budget
