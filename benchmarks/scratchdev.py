@@ -58,10 +58,11 @@ def _write_back(dev: str) -> None:
 
 
 @contextlib.contextmanager
-def loop_device(size_bytes: int) -> Iterator[str]:
-    """``/dev/loopN`` over a new zero-filled temp file of ``size_bytes``; detached on exit."""
+def loop_device(size_bytes: int, directory: str | None = None) -> Iterator[str]:
+    """``/dev/loopN`` over a new zero-filled temp file of ``size_bytes`` in ``directory`` (the
+    system's temp dir by default; ``/dev/shm`` gives a device backed by memory); detached on exit."""
     _sigterm_exits()
-    workdir = tempfile.mkdtemp(prefix="diskq-benchmark-")
+    workdir = tempfile.mkdtemp(prefix="diskq-benchmark-", dir=directory)
     backing = os.path.join(workdir, "backing.img")
     made: list[str] = []
 

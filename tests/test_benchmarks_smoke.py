@@ -58,6 +58,15 @@ def test_qualification_summary_compares_medians_and_pairs():
     # median diskq peak 1775 IOPS against 2050: more than 5 % apart, so the goal is not met
     assert not s["median_same_iops"] and not s["goal_met"]
     assert qualification_time.peak([(1, 5), (2, 7), (4, 7)]) == (2, 7)
+    # the community's two runs: same peak jobs (4), peak IOPS 2000 vs 2100 (within 5 %)
+    assert s["community_self"] == (1, 1, 1)
+
+
+def test_community_self_agreement_counts_consecutive_runs():
+    Q = qualification_time.Qualification
+    runs = [Q("community", [], 120.0, 121.0, peak) for peak in [(32, 12690), (32, 12990), (32, 12100), (4, 12000)]]
+    # 12990 vs 12690 (+2.4 %) agree; 12100 vs 12990 (-6.9 %) do not; 4 jobs vs 32 is three doublings off
+    assert qualification_time.self_agreement(runs) == (2, 2, 3)
 
 
 def test_fidelity_verdict():
