@@ -66,28 +66,42 @@ class BenchProgress(Listener):
 
 
 BAR = 20
+#: width of the table without its bar column (8 columns of figures, borders and padding)
+TABLE_WIDTH = 66
 
 
 def _us(v: float | None) -> str:
+    """A latency in at most 7 characters: ``1µs``, ``345µs``, ``3.84ms``, ``12.0ms``, ``574ms``, ``1.20s``."""
     if v is None:
         return "-"
-    return f"{v / 1000:.2f} ms" if v >= 1000 else f"{v:.0f} µs"
+    if v < 1000:
+        return f"{v:.0f}µs"
+    ms = v / 1000
+    if ms < 1000:
+        return f"{ms:.2f}ms" if ms < 10 else f"{ms:.1f}ms" if ms < 100 else f"{ms:.0f}ms"
+    return f"{ms / 1000:.2f}s"
 
 
 def result_table(doc: ResultDocument, console: Console) -> None:
     """Per run: numjobs -> IOPS, bandwidth, latencies, the peak marked, and a bar chart."""
     dev = doc.device
     title = " ".join(x for x in (dev.model, dev.firmware and f"fw {dev.firmware}", dev.path) if x)
+    bar_width = max(6, min(BAR, console.width - TABLE_WIDTH))
     for run in doc.runs:
-        table = Table(title=f"{title}: write cache {run.write_cache}", title_justify="left")
-        for col in ("jobs", "IOPS", "MB/s", "write lat mean", "fdatasync mean", "fdatasync p99", "fdatasync p99.9"):
-            table.add_column(col, justify="right")
-        table.add_column("", justify="left", no_wrap=True, min_width=BAR + 2)
+        table = Table(
+            title=f"{title}: write cache {run.write_cache}",
+            title_justify="left",
+            caption="lat: mean write latency; sync: fdatasync latency (mean, p99, p99.9)",
+            caption_justify="left",
+        )
+        for col in ("jobs", "IOPS", "MB/s", "lat", "sync", "sync p99", "p99.9"):
+            table.add_column(col, justify="right", no_wrap=True)
+        table.add_column("", justify="left", no_wrap=True, min_width=bar_width)
         peak = run.peak.numjobs if run.peak else None
         top = max((p.iops for p in run.points), default=0) or 1
         for p in run.points:
             sync = p.sync_lat_us
-            bar = "█" * max(1, round(BAR * p.iops / top))
+            bar = "█" * max(1, round(bar_width * p.iops / top))
             table.add_row(
                 f"▶ {p.numjobs}" if p.numjobs == peak else str(p.numjobs),
                 f"{p.iops:,.0f}",
@@ -129,7 +143,8 @@ def verdict_lines(verdicts) -> list[str]:
         lines.append(f"Ceph WAL/DB: [bold]{ceph.get('tier')}[/] ({_first(ceph)})")
     osds = v.get("osds_per_device") or {}
     if osds:
-        lines.append(f"OSDs per device: [bold]{osds.get('n')}[/] ({_first(osds)})")
+        n = f"at least {osds.get('n')}" if osds.get("limited_by_sweep") else osds.get("n")
+        lines.append(f"OSDs per device: [bold]{n}[/] ({_first(osds)})")
     etcd = v.get("etcd") or {}
     if etcd:
         lines.append(f"etcd: [bold]{'passes' if etcd.get('passes') else 'fails'}[/] ({_first(etcd)})")

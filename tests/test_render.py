@@ -1,0 +1,76 @@
+"""The bench result table and verdict lines as a person reads them in an 80-column terminal."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from diskq.analyse import annotate
+from diskq.cli._render import _us, result_table, verdict_lines
+from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
+
+# A curve of the community table's Samsung PM883 (1 job 4 500 IOPS, peak 41 000 at 16 jobs in the
+# seed's notes), with latencies spanning microseconds to seconds.
+CURVE = [(1, 4500.0), (2, 9200.0), (4, 17800.0), (8, 31000.0), (16, 41000.0), (32, 40500.0)]
+
+
+def _doc() -> ResultDocument:
+    points = [
+        Point(
+            numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 20), runtime_ms=20000,
+            lat_us=Latency(mean=21.4 * n), sync_lat_us=Latency(mean=180.0 * n, p99=950.0 * n, p999=38000.0 * n),
+        )
+        for n, iops in CURVE
+    ]
+    run = Run(write_cache="on", cache_mechanism="hdparm", points=points)
+    doc = ResultDocument(device=Device(model="SAMSUNG MZ7LH960HAJR-00005", firmware="HXT7404Q", protocol="ata",
+                                       media="ssd", path="/dev/sdb"), method=Method(), runs=[run])
+    return annotate(doc)
+
+
+def _render(doc: ResultDocument, width: int) -> str:
+    console = Console(width=width, record=True, force_terminal=False, color_system=None)
+    result_table(doc, console)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_every_figure_is_shown_whole_at_any_usual_width(width):
+    text = _render(_doc(), width)
+    assert "…" not in text
+    for figure in ("4,500", "41,000", "40,500", "167.9", "21µs", "180µs", "950µs", "30.4ms", "1.22s"):
+        assert figure in text, figure
+    assert max(len(line) for line in text.splitlines() if "│" in line) <= width
+    # the peak row is marked, and only it
+    assert [line for line in text.splitlines() if "▶" in line][0].split("│")[1].strip() == "▶ 16"
+    assert text.count("▶") == 1
+
+
+def test_latency_cells_stay_short():
+    cells = [_us(v) for v in (0.4, 1, 999, 1000, 3842, 11990, 99999, 574100, 999999, 1200000, 86_400e6)]
+    assert cells[:10] == ["0µs", "1µs", "999µs", "1.00ms", "3.84ms", "12.0ms", "100.0ms", "574ms", "1000ms", "1.20s"]
+    assert all(len(c) <= 7 for c in cells[:10])
+    assert _us(None) == "-"
+
+
+def test_osds_per_device_limited_by_the_sweep_reads_as_a_lower_bound():
+    doc = _doc()
+    assert doc.verdicts.osds_per_device.n == 16 and not doc.verdicts.osds_per_device.limited_by_sweep
+    # a sweep that ended at 8 jobs: 8 OSDs still get 86 % of the solo rate, so the answer is "at least 8"
+    doc.runs[0].points = doc.runs[0].points[:4]
+    annotate(doc)
+    osds = doc.verdicts.osds_per_device
+    assert osds.limited_by_sweep and osds.n == 8
+    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    assert "at least 8" in line
+
+
+def test_osds_per_device_inside_the_sweep_is_a_plain_number():
+    doc = _doc()
+    for p in doc.runs[0].points:  # a drive that stops scaling: each OSD gets less than half at 4+
+        p.iops = {1: 4500.0, 2: 5000.0, 4: 5200.0}.get(p.numjobs, 5000.0)
+    annotate(doc)
+    osds = doc.verdicts.osds_per_device
+    assert not osds.limited_by_sweep and osds.n == 2
+    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    assert "[bold]2[/]" in line and "at least" not in line
