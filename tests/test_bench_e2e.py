@@ -226,3 +226,65 @@ def test_signature_needs_force_and_mounted_is_refused_even_with_force(make_loop,
     # unmounted, with --force: the user has said twice that the filesystem may go
     r = diskq(*args, "--force", env=journal_env)
     assert r.returncode == 0, r.stderr
+
+
+def _slow_tool(bin_dir: Path, name: str, marker: Path) -> None:
+    """A stand-in for a drive tool that hangs (a drive that takes its time to answer)."""
+    bin_dir.mkdir(exist_ok=True)
+    tool = bin_dir / name
+    tool.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 60\n")
+    tool.chmod(0o755)
+
+
+@needs_loop
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_device_is_identified_stops_diskq(make_loop, tmp_path, journal_env, signum):
+    # Before, the first Ctrl-C here became a note of the identity probe and every later signal
+    # was ignored: diskq ran the whole bench. Now it stops at once and writes nothing to the device.
+    dev = make_loop()
+    marker = tmp_path / "smartctl-started"
+    _slow_tool(tmp_path / "bin", "smartctl", marker)
+    env = dict(journal_env, PATH=f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    p = _start_bench(dev, tmp_path, env)
+    try:
+        assert _wait_for(marker.exists), "the identity probe never ran smartctl"
+        p.send_signal(signum)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert f"interrupted by {signal.Signals(signum).name}" in out and "Traceback" not in out + err
+    assert sysfs_cache(dev) == "write back"  # the cache was never touched
+    doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
+    assert doc.interrupted and doc.runs == []  # no fio step ran
+    assert subprocess.run(["pgrep", "-f", "--", f"--filename={dev} "], capture_output=True).returncode == 1
+
+
+@needs_loop
+def test_a_signal_during_cache_both_restores_the_state_found(make_loop, tmp_path, journal_env):
+    # --cache both measures the state found first, then switches; a signal in the second run must
+    # put back the state found (here "write through", not the kernel default)
+    dev = make_loop()
+    Path(f"/sys/block/{Path(dev).name}/queue/write_cache").write_text("write through")
+    full_env = dict(os.environ, **journal_env)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--cache", "both", "--runtime", "3",
+         "--jobs", "1,2", "--no-steady-state", "--no-flush-check", "-o", str(tmp_path / "r.json")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+    )
+    try:
+        assert _wait_for(lambda: sysfs_cache(dev) == "write back", timeout=60), "the second run never switched"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert sysfs_cache(dev) == "write through"
+    doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
+    assert [r.write_cache for r in doc.runs] == ["off", "on"]
+    assert not doc.runs[0].interrupted and len(doc.runs[0].points) == 2
+    assert doc.runs[1].interrupted and doc.runs[1].cache_changed
+    assert os.listdir(journal_env["DISKQ_JOURNAL_DIR"]) == []

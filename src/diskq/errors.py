@@ -89,16 +89,27 @@ class NotConfirmed(DiskqError):
     exit_code = 4
 
 
-class Interrupted(DiskqError):
-    """A run was stopped by a signal (SIGINT, SIGTERM, SIGHUP)."""
+class Interrupted(BaseException):
+    """A run was stopped by a signal (SIGINT, SIGTERM, SIGHUP); see :mod:`diskq.signals`.
+
+    Deliberately not a :class:`DiskqError` (nor an ``Exception``): code that turns domain errors
+    into notes, or catches ``Exception`` to stay best effort, must never swallow a request to
+    stop. Like ``KeyboardInterrupt``, it only stops at ``except Interrupted`` or ``except
+    BaseException``.
+    """
 
     exit_code = 130
+    hint = None
 
     def __init__(self, signum: int):
         import signal
 
-        super().__init__(f"interrupted by {signal.Signals(signum).name}")
         self.signum = signum
+        self.message = f"interrupted by {signal.Signals(signum).name}"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.message
 
 
 class IdentityError(DiskqError):

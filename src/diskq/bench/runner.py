@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from diskq import __version__
+from diskq import __version__, signals
 from diskq.bench import fio, sweep
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
@@ -113,38 +111,6 @@ def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) 
     return [current, other[current]] if current in other else ["off", "on"]
 
 
-@contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once; repeats are ignored so the
-    cleanup that follows cannot itself be interrupted). Previous handlers come back on exit."""
-    fired = []
-
-    def handler(signum, _frame):
-        if fired:
-            return
-        fired.append(signum)
-        raise Interrupted(signum)
-
-    watched = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    old = {s: signal.signal(s, handler) for s in watched}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-@contextlib.contextmanager
-def signals_deferred() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM/SIGHUP while changing or restoring a setting; they are delivered after."""
-    watched = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 class _Clock:
     """Estimates the time left from the steps done so far (upper bound on steps left)."""
 
@@ -179,9 +145,13 @@ def _identify(target: Target, path: str) -> Device:
 
 
 def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
-    """Run the bench described by ``plan``. Always returns a document, also when interrupted
-    (then ``doc.interrupted`` is true and the partial points are kept); the caller writes it
-    and re-raises nothing. Settings are restored before this returns."""
+    """Run the bench described by ``plan``; every setting is restored before this returns.
+
+    Interrupted by SIGINT, SIGTERM or SIGHUP, it still returns the document, with
+    ``doc.interrupted`` set and the partial points kept. Stopped by a domain error (fio failed,
+    the cache could not be switched), it raises that error with the partial document attached
+    as ``exc.document``, so the caller can keep what was measured.
+    """
     from diskq.probe import cache, journal
 
     listener = listener or Listener()
@@ -204,7 +174,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
         ),
         notes=list(plan.notes),
     )
-    with signals_raise():
+    failure: DiskqError | None = None
+    with signals.interruptible():
         try:
             doc.device = _identify(target, plan.path)
             control = cache.detect(plan.path if target.is_block else "", protocol=doc.device.protocol)
@@ -225,26 +196,42 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 listener.run_started(index, len(states), state, control.mechanism)
                 _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal)
         except Interrupted as exc:
-            doc.interrupted = True
+            _stopped(doc, exc)
+        except DiskqError as exc:
+            failure = exc
             if doc.runs:
                 doc.runs[-1].interrupted = True
-            doc.notes.append(f"stopped early: {exc.message}; partial results kept")
+            doc.notes.append(f"stopped by an error: {exc.message}; partial results kept")
         finally:
-            with signals_deferred():
-                remove_created(target)
+            try:
+                with signals.critical():
+                    remove_created(target)
+            except Interrupted as exc:  # a signal held while the test file was removed
+                _stopped(doc, exc)
     _annotate(doc)
+    if failure is not None:
+        failure.document = doc
+        raise failure
     return doc
+
+
+def _stopped(doc: ResultDocument, exc: Interrupted) -> None:
+    if doc.interrupted:
+        return
+    doc.interrupted = True
+    if doc.runs:
+        doc.runs[-1].interrupted = True
+    doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
 def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards."""
     opts = plan.options
-    guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else None
-    try:
+    guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
+    with guard:
         original = control.state
-        if guard is not None and state != original:
-            with signals_deferred():
-                guard.set(state)
+        if control.can_toggle and state != original:
+            guard.set(state)
             run.cache_changed = True
             run.notes.append(f"write cache switched {original} -> {state} with {control.mechanism}; restored afterwards")
 
@@ -278,10 +265,6 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
         finally:
             run.points.sort(key=lambda p: p.numjobs)
             run.peak = sweep.peak_of(run.points)
-    finally:
-        if guard is not None:
-            with signals_deferred():
-                guard.restore()
 
 
 def _annotate(doc: ResultDocument) -> None:

@@ -26,7 +26,7 @@ _register_commands()
 
 
 def main(argv: list[str] | None = None) -> None:
-    from diskq.errors import DiskqError
+    from diskq.errors import DiskqError, Interrupted
 
     try:
         app(args=argv, prog_name="diskq")
@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> None:
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except Interrupted as exc:
+        print(f"diskq: {exc.message}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:  # Ctrl-C outside a bench: nothing to clean up
+        print("diskq: interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

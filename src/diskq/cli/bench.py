@@ -38,6 +38,7 @@ def bench_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
 ) -> None:
+    from diskq import signals
     from diskq.bench import runner, target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
@@ -56,16 +57,21 @@ def bench_cmd(
     )
     if scratch == (target is not None):
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
-    if scratch:
-        with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
-            err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
-            _bench(path, options, output, as_json, err)
-    else:
-        _bench(target, options, output, as_json, err)
+    # From here on SIGINT, SIGTERM and SIGHUP stop diskq in order: the scratch device is detached,
+    # fio is stopped, settings are restored and what was measured is written.
+    with signals.interruptible():
+        if scratch:
+            with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
+                err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
+                _bench(path, options, output, as_json, err)
+        else:
+            _bench(target, options, output, as_json, err)
 
 
 def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq.bench import runner
+    from diskq.errors import DiskqError
+    from diskq import signals
     from diskq.cli._render import BenchProgress, result_table
 
     plan = runner.plan(path, options)
@@ -73,15 +79,25 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
         err.print(f"[yellow]note[/]: {note}")
     if plan.needs_confirmation and not options.yes:
         _confirm(plan, err)
-    with BenchProgress(err, options.runtime_s) as progress:
-        doc = runner.execute(plan, progress)
-    out = output or Path(default_name(doc))
-    out.write_text(doc.to_json())
-    if as_json:
-        print_json(doc.to_json())
-    result_table(doc, err if as_json else _stdout())
-    err.print(f"result written to [bold]{out}[/]")
-    err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {out}[/]")
+    try:
+        with BenchProgress(err, options.runtime_s) as progress:
+            doc = runner.execute(plan, progress)
+    except DiskqError as exc:
+        partial = getattr(exc, "document", None)
+        if partial is not None:  # keep what was measured before the error, then report it
+            with signals.critical():
+                out = output or Path(default_name(partial))
+                out.write_text(partial.to_json())
+                err.print(f"partial result written to [bold]{out}[/]")
+        raise
+    with signals.critical():  # a signal now waits until the document is written and shown
+        out = output or Path(default_name(doc))
+        out.write_text(doc.to_json())
+        if as_json:
+            print_json(doc.to_json())
+        result_table(doc, err if as_json else _stdout())
+        err.print(f"result written to [bold]{out}[/]")
+        err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {out}[/]")
     if doc.interrupted:
         raise typer.Exit(130)
 

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from diskq import proc
-from diskq.errors import CacheError, DiskqError, Interrupted
+from diskq import proc, signals
+from diskq.errors import CacheError, DiskqError
 from diskq.probe import nvme, sysfs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -252,22 +250,16 @@ def set_state(control: CacheControl, state: Literal["on", "off"]) -> None:
     control.state = state
 
 
-_HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-_BLOCKED_DURING_RESTORE = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-
-
-def _raise_interrupted(signum, _frame):
-    raise Interrupted(signum)
-
-
 class CacheGuard:
     """Context manager that switches a write cache and always puts the original state back.
 
     Before the first change the original state goes into the journal (fsynced), so even a
     SIGKILL or a power loss leaves a record for ``diskq restore``. On leaving the block (normal
     end, exception, Ctrl-C) the original state is set again, read back, and the journal entry
-    removed. SIGTERM and SIGHUP, if nobody else handles them, are turned into
-    :class:`~diskq.errors.Interrupted` while the guard is active, so they take the same path.
+    removed. While the guard is active SIGINT, SIGTERM and SIGHUP raise
+    :class:`~diskq.errors.Interrupted` (:func:`diskq.signals.interruptible`), so they take the
+    same path; a signal that arrives while the cache is being switched or restored waits until
+    that is done (:func:`diskq.signals.critical`).
 
         with CacheGuard(cache.detect("/dev/sdb", protocol="ata")) as guard:
             guard.set("off")
@@ -282,13 +274,10 @@ class CacheGuard:
         self.control = control
         self.journal = journal
         self.original: str | None = None
-        self._saved_handlers: dict[int, object] = {}
+        self._scope = signals.interruptible()
 
     def __enter__(self) -> "CacheGuard":
-        if threading.current_thread() is threading.main_thread():
-            for sig in _HANDLED_SIGNALS:
-                if signal.getsignal(sig) in (signal.SIG_DFL, None):
-                    self._saved_handlers[sig] = signal.signal(sig, _raise_interrupted)
+        self._scope.__enter__()
         return self
 
     def set(self, state: Literal["on", "off"]) -> None:
@@ -302,33 +291,35 @@ class CacheGuard:
             now = read_state(self.control)
             if now == "unknown":
                 raise CacheError(f"the write cache state of {self.control.device} cannot be read, so it could not be restored")
-            entry = self.journal.record(self.control, now)
-            # An entry left by a killed run holds the real original; the device may still be switched.
-            self.original = entry.original
-        set_state(self.control, state)
+            with signals.critical():
+                entry = self.journal.record(self.control, now)
+                # An entry left by a killed run holds the real original; the device may still be switched.
+                self.original = entry.original
+        with signals.critical():
+            set_state(self.control, state)
 
     def restore(self) -> None:
-        """Put the original state back (verified) and drop the journal entry. Idempotent."""
+        """Put the original state back (verified) and drop the journal entry. Idempotent.
+
+        A signal that arrives meanwhile is held until the restore is done. If the restore
+        fails, :class:`CacheError` says so and the journal entry stays for ``diskq restore``.
+        """
         if self.original is None:
             return
-        set_state(self.control, self.original)  # type: ignore[arg-type]
-        self.journal.remove(self.control)
-        self.original = None
+        with signals.critical():
+            try:
+                set_state(self.control, self.original)  # type: ignore[arg-type]
+            except DiskqError as err:
+                raise CacheError(
+                    f"could not restore the write cache of {self.control.device} to {self.original}: {err.message}",
+                    hint="the original state is kept in the journal: run `diskq restore`",
+                ) from err
+            self.journal.remove(self.control)
+            self.original = None
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        in_main = threading.current_thread() is threading.main_thread()
-        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED_DURING_RESTORE) if in_main else None
         try:
             self.restore()
-        except DiskqError as err:
-            raise CacheError(
-                f"could not restore the write cache of {self.control.device} to {self.original}: {err.message}",
-                hint="the original state is kept in the journal: run `diskq restore`",
-            ) from err
         finally:
-            for sig, handler in self._saved_handlers.items():
-                signal.signal(sig, handler)  # type: ignore[arg-type]
-            self._saved_handlers.clear()
-            if old_mask is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+            self._scope.__exit__(None, None, None)
         return False
