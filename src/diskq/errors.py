@@ -56,6 +56,18 @@ class CommandFailed(DiskqError):
         self.stderr = stderr
 
 
+class CommandTimedOut(DiskqError):
+    """An external program did not finish in time (a hung drive or controller); it was stopped."""
+
+    def __init__(self, argv: list[str], timeout: float):
+        super().__init__(
+            f"`{' '.join(argv)}` did not finish within {timeout:g} s and was stopped",
+            hint="the device or its controller may be hung: check `dmesg` before going on",
+        )
+        self.argv = argv
+        self.timeout = timeout
+
+
 class FioError(DiskqError):
     """fio failed, printed no usable JSON, or reported a job error."""
 

@@ -8,13 +8,14 @@ import run``.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
 import subprocess
 from dataclasses import dataclass, field
 
-from diskq.errors import CommandFailed, ToolMissing
+from diskq.errors import CommandFailed, CommandTimedOut, ToolMissing
 
 #: Debian package that provides each program diskq may call.
 PACKAGES = {
@@ -25,7 +26,7 @@ PACKAGES = {
     "nvme": "nvme-cli",
     "blkid": "util-linux",
     "lsblk": "util-linux",
-    "losetup": "util-linux",
+    "losetup": "mount",
     "findmnt": "util-linux",
     "wipefs": "util-linux",
     "ssh-keygen": "openssh-client",
@@ -67,22 +68,30 @@ def run(
     """Run ``argv`` and capture its output as text.
 
     A missing program raises :class:`ToolMissing` naming the Debian package. With ``check``, a
-    non-zero exit raises :class:`CommandFailed`. If the caller is interrupted (Ctrl-C, or a
-    signal handler raising) while the program runs, the program is sent SIGINT, given a few
+    non-zero exit raises :class:`CommandFailed`; a program still running after ``timeout``
+    seconds is stopped and :class:`CommandTimedOut` raised. If the caller is interrupted (Ctrl-C,
+    or a signal handler raising) while the program runs, the program is sent SIGINT, given a few
     seconds to finish and print what it has, then killed; the interruption is re-raised after the
-    child has exited (so no child outlives diskq) with the child's output attached to the
-    exception as ``exc.completed``.
+    child has exited with the child's output attached to the exception as ``exc.completed``.
+
+    Children also die with diskq: where util-linux's ``setpriv`` is installed, each runs with
+    the parent-death signal set to SIGKILL, so not even a SIGKILL of diskq leaves fio writing to
+    a device whose settings ``diskq restore`` is about to put back.
     """
     exe = which(argv[0]) if "/" not in argv[0] else argv[0]
     if exe is None:
         raise ToolMissing(argv[0], PACKAGES.get(argv[0]))
+    command = [exe, *argv[1:]]
+    reaper = _setpriv()
+    if reaper is not None:
+        command = [reaper, "--pdeathsig", "KILL", "--", *command]
     full_env = None
     if env is not None:
         full_env = dict(os.environ)
         full_env.update(env)
     try:
         child = subprocess.Popen(
-            [exe, *argv[1:]],
+            command,
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -99,11 +108,26 @@ def run(
         # what the program printed before it stopped (fio prints its JSON when interrupted)
         exc.completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
                                   out or "", err or "", interrupted=True)
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise CommandTimedOut(list(argv), timeout or 0.0) from None
         raise
     result = Completed(list(argv), child.returncode, out or "", err or "")
     if check and result.returncode != 0:
         raise CommandFailed(list(argv), result.returncode, result.stderr)
     return result
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    """util-linux's setpriv, if it knows --pdeathsig (util-linux 2.33 and later)."""
+    exe = which("setpriv")
+    if exe is None:
+        return None
+    try:
+        probe = subprocess.run([exe, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exe if probe.returncode == 0 else None
 
 
 def _stop(child: subprocess.Popen, grace: float = 10.0) -> tuple[str, str]:
