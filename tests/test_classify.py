@@ -141,6 +141,30 @@ def test_usl_regressing_regime_classifies_as_regressing(grid, lam, sigma, kappa,
     assert classify(_curve(grid, lam, sigma, kappa, jitter)).scaling == "regressing"
 
 
+@settings(max_examples=200, deadline=None)
+@given(grids, st.floats(1, 1e6), st.integers(1, 32), noise)
+def test_a_plateau_with_noise_is_never_regressing(grid, lam, cap, jitter):
+    # a drive capped at `cap` jobs, measured with +-3 % noise: the largest point can sit at most
+    # ~6 % below the best one, which is noise around an asymptote, whatever the fit makes of it
+    points = [(n, lam * min(n, cap) * (1 + e)) for n, e in zip(grid, jitter)]
+    assert classify(points).scaling != "regressing"
+
+
+def test_the_measured_drop_decides_not_an_overshooting_fit():
+    # flat from 9 to 32 jobs (0.2 % measured drop): a USL fit bends down past its peak here
+    s = classify([(1, 1000), (2, 1852), (8, 5137), (9, 5498), (21, 5494), (29, 5491), (32, 5488)])
+    assert s.scaling == "asymptotic"
+    # a measured 26 % loss at 14 jobs is a regression even where the fit only sees 10 %
+    s = classify([(1, 983), (2, 1846), (4, 3089), (5, 3478), (7, 4370), (9, 4863), (14, 3610)])
+    assert s.scaling == "regressing" and "26% below the peak" in " ".join(s.notes)
+
+
+def test_a_two_per_cent_bump_is_not_two_jobs_saturating():
+    assert classify([(1, 1000), (2, 1020), (4, 980)]).description == "1 job already saturates"
+    # the community's own WD Blue line: 27 % more at 2 jobs, the most it tested
+    assert classify([(1, 1751), (2, 2225)]).description == "2 jobs already saturate"
+
+
 # --- invariants -------------------------------------------------------------------------------
 
 curves = st.lists(

@@ -306,3 +306,11 @@ def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs
     build(subs, tmp_path / "again.db", memo=memo)
     assert calls == []
     assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 41 + plain.devices  # stale entries dropped
+
+
+def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_gives(tmp_path):
+    # any change to validation, aggregation or analysis that changes the database must come with
+    # a rebuilt devices.db (`diskq db build`); the Pages workflow relies on the same check
+    root = build_mod.repo_root()
+    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(root / "submissions"),
+               "--db", str(root / "devices.db")) == 0

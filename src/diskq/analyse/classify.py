@@ -6,12 +6,14 @@ Two quantities decide, both ratios (so the class does not depend on the unit or 
   count N0. The curve is *linear* while E stays at or above ``linear_efficiency``; the
   *knee* is the last job count before it falls below.
 * drop = 1 - X(N_last) / peak: how far the largest tested job count falls below the peak.
-  At or above ``regress_drop`` the curve is *regressing*; smaller dips are noise around an
-  asymptote.
+  The curve is *regressing* when the *measured* drop is at least ``regress_drop``; smaller
+  dips are noise around an asymptote. The measured points decide, not a fitted curve: a USL
+  fit that overshoots a flat plateau would invent a regression, and one that smooths over a
+  real collapse would hide it.
 
-With at least ``usl_min_points`` points and a good USL fit, X is read off the fitted curve at
-the measured job counts (method ``usl``), which averages out the noise of single points;
-otherwise the measured points are used directly (method ``shape``). A fit is good when it
+With at least ``usl_min_points`` points and a good USL fit, efficiency and knee are read off
+the fitted curve at the measured job counts (method ``usl``), which averages out the noise of
+single points; otherwise the measured points are used directly (method ``shape``). A fit is good when it
 explains most of the variance (R² >= ``usl_min_r2``) and misses no measured point by more than
 ``usl_max_miss``: the smooth USL cannot follow a hard cap, and a fit that overshoots a plateau
 would otherwise invent a regression. The thresholds are in
@@ -101,19 +103,20 @@ def classify(points: Sequence[tuple[int, float]]) -> Scaling:
 
     top = max(values)
     rel = [v / top for v in values]  # 0..1: keeps the arithmetic below far from overflow
-    drop = _round(1.0 - rel[-1])
+    measured_drop = _round(1.0 - measured[-1] / peak.iops)
+    regressing = measured_drop >= crit["regress_drop"]
     eff = [_round((rel[i] / ns[i]) / (rel[0] / ns[0])) for i in range(len(ns))]
     near_linear = [e >= crit["linear_efficiency"] for e in eff]
     knee_i = 0
     while knee_i + 1 < len(ns) and near_linear[knee_i + 1]:
         knee_i += 1
 
-    if drop >= crit["regress_drop"]:
+    if regressing:
         kind = "regressing"
         description = (
             "more jobs slow down" if peak_i == 0 else f"peaks at {peak.numjobs} jobs, then more jobs slow down"
         )
-        notes.append(f"at {ns[-1]} jobs throughput is {drop:.0%} below the peak")
+        notes.append(f"at {ns[-1]} jobs throughput is {measured_drop:.0%} below the peak")
     elif all(near_linear):
         kind = "linear"
         description = f"linear up to {ns[-1]} jobs, the most tested"
@@ -130,6 +133,9 @@ def classify(points: Sequence[tuple[int, float]]) -> Scaling:
 
 def _asymptotic_words(ns: list[int], xs: list[float], peak_i: int, knee_i: int, capped_growth: float) -> str:
     if peak_i == 0:
+        return f"{ns[0]} job already saturates" if ns[0] == 1 else f"{ns[0]} jobs already saturate"
+    if knee_i == 0 and xs[0] > 0 and _round(xs[peak_i] / xs[0] - 1.0) <= capped_growth:
+        # the best point is within noise of the first: more jobs did not really help
         return f"{ns[0]} job already saturates" if ns[0] == 1 else f"{ns[0]} jobs already saturate"
     if knee_i == 0:
         # Saturated by the second step only when that step is at most a doubling of jobs.
