@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 WORKFLOW = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "submissions.yml"
 
@@ -30,3 +35,64 @@ def test_validation_uses_the_base_branch_validator_and_flags_other_changes():
     assert "pip\" install --quiet ./base" in text
     assert 'validate --no-legacy' in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
     assert "grep -v '^submissions/'" in text and "maintainer must review" in text
+
+
+def _run_block(step_name: str) -> str:
+    """The shell script of the workflow step named ``step_name`` (its ``run: |`` block)."""
+    lines = WORKFLOW.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"- name: {step_name}")
+    run = next(i for i in range(start, len(lines)) if lines[i].strip() == "run: |")
+    indent = len(lines[run + 1]) - len(lines[run + 1].lstrip())
+    block = []
+    for line in lines[run + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            break
+        block.append(line[indent:])
+    return "\n".join(block) + "\n"
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("pr_also_touches", [None, "README.md", "submissions/old/x/1.json"])
+def test_scope_judges_what_the_pull_request_changes_even_when_main_moved_on(tmp_path, pr_also_touches):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.org")
+    _git(repo, "config", "user.name", "t")
+    for rel in ("README.md", "submissions/old/x/1.json"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("{}\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "checkout", "-qb", "pr")
+    (repo / "submissions/new/y").mkdir(parents=True)
+    (repo / "submissions/new/y/2.json").write_text("{}\n")
+    if pr_also_touches:
+        (repo / pr_also_touches).write_text("changed\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "contribution")
+    head = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "main")  # main gains a submission and a doc change after the branch
+    (repo / "submissions/later/z").mkdir(parents=True)
+    (repo / "submissions/later/z/3.json").write_text("{}\n")
+    (repo / "CONTRIBUTING.md").write_text("new\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "main moves on")
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", head)
+    summary = tmp_path / "summary"
+    env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, GITHUB_STEP_SUMMARY=str(summary))
+    scope = subprocess.run(["bash", "-c", _run_block("Flag changes outside submissions/ and edits of existing submissions")],
+                           cwd=repo, env=env, capture_output=True, text=True)
+    flagged = summary.read_text()
+    if pr_also_touches is None:
+        assert scope.returncode == 0, scope.stdout + flagged
+        assert "only new files under submissions/" in flagged
+    else:
+        assert scope.returncode == 1 and pr_also_touches in flagged
+    # main's own later changes are never blamed on the pull request
+    assert "CONTRIBUTING.md" not in flagged and "3.json" not in flagged
