@@ -74,3 +74,12 @@ def test_osds_per_device_inside_the_sweep_is_a_plain_number():
     assert not osds.limited_by_sweep and osds.n == 2
     line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
     assert "[bold]2[/]" in line and "at least" not in line
+
+
+def test_the_sign_command_is_quoted_for_the_shell():
+    from pathlib import Path
+
+    from diskq.cli.bench import sign_command
+
+    assert sign_command(Path("/tmp/r.json")) == "  diskq sign /tmp/r.json -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
+    assert "'/root/my result; rm -rf x.json'" in sign_command(Path("/root/my result; rm -rf x.json"))

@@ -97,7 +97,8 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
             print_json(doc.to_json())
         result_table(doc, err if as_json else _stdout())
         err.print(f"result written to [bold]{out}[/]")
-        err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {out}[/]")
+        err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
+        err.print(sign_command(out), soft_wrap=True, markup=False, highlight=False)
     if doc.interrupted:
         raise typer.Exit(130)
 
@@ -123,6 +124,17 @@ def _confirm(plan, err) -> None:
     answer = typer.prompt(f"Type {t.path} to continue", default="", show_default=False, err=True)
     if answer.strip() not in (t.path, Path(t.path).name):
         raise NotConfirmed(f"confirmation did not match {t.path}; nothing was written")
+
+
+def sign_command(path: Path) -> str:
+    """The exact command that signs ``path``, quoted for a POSIX shell, on one line.
+
+    >>> sign_command(Path("/tmp/my result.json"))
+    "  diskq sign '/tmp/my result.json' -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
+    """
+    import shlex
+
+    return f"  diskq sign {shlex.quote(str(path))} -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
 
 
 def default_name(doc) -> str:
