@@ -33,9 +33,16 @@ def test_import_real_runs_keeps_every_figure_and_the_raw_data():
         assert p.lat_us.mean == pytest.approx(w["clat_ns"]["mean"] / 1000, abs=0.001)
         assert p.sync_lat_us.mean == pytest.approx(runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["mean"] / 1000, abs=0.001)
         assert p.fio == runs[p.numjobs]
+        # the fdatasync percentiles too: etcd and PostgreSQL verdicts need the p99
+        sync_pct = runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["percentile"]
+        assert p.sync_lat_us.p99 == pytest.approx(sync_pct["99.000000"] / 1000, abs=0.001)
     best = max(run.points, key=lambda p: p.iops)
     assert (run.peak.numjobs, run.peak.iops) == (best.numjobs, best.iops)
     assert check_figures(doc) == []
+    # analysed like a bench result
+    assert run.scaling is not None and run.scaling.peak.numjobs == best.numjobs
+    assert doc.verdicts.etcd is not None and doc.verdicts.etcd.p99_fdatasync_ms is not None and doc.verdicts.etcd.passes is not None
+    assert doc.verdicts.ceph_waldb.tier in ("excellent", "good", "marginal", "unsuitable")
 
 
 @needs_fio
@@ -92,3 +99,30 @@ def test_cli_import_fio_bad_input_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0].startswith(f"diskq: error: {bad}: not JSON")
     assert not any("Traceback" in line for line in err)
+
+
+def test_cli_reads_fio_output_with_repeated_percentile_keys(tmp_path, capsys):
+    # fio 3.1 prints "0.00" twice in its percentile tables; that is fio's JSON, not a bad file:
+    # the run is read, and refused only because it is not the community command
+    from diskq.cli import main
+
+    src = FIX / "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"
+    assert src.read_text().count('"0.00"') > 1
+    with pytest.raises(SystemExit) as info:
+        main(["import-fio", str(src), "-o", str(tmp_path / "r.json")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "not the community command: rw=randwrite (needs write)" in err and "appears twice" not in err
+
+
+@pytest.mark.parametrize("text", ['{"jobs": [], "x": NaN}', '{"x": 1e999}', '{"x": ' + "[" * 50000 + "]" * 50000 + "}"])
+def test_lenient_fio_reading_still_refuses_what_is_not_json_numbers(tmp_path, capsys, text):
+    from diskq.cli import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(SystemExit) as info:
+        main(["import-fio", str(bad)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"diskq: error: {bad}: ")

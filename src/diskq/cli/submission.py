@@ -204,7 +204,7 @@ def import_fio_cmd(
     err = stderr_console()
     if write_cache not in ("on", "off", "unknown"):
         raise InvalidInput(f"--write-cache must be on, off or unknown, not {write_cache!r}")
-    docs = [(str(p), read_json_file(p, what="fio JSON")) for p in fio_json]
+    docs = [(str(p), read_json_file(p, what="fio JSON", lenient=True)) for p in fio_json]
     device = device_from_smartctl(smartctl_json) if smartctl_json else Device()
     if model:
         device = device.model_copy(update={"model": model})

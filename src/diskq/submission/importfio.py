@@ -8,6 +8,12 @@ Input is one fio JSON output (``--output-format=json``) per numjobs step of::
 and optionally the drive's ``smartctl --json -x`` output for its identity. The output is a
 result document under the method ``community-fio-ceph-iops`` v1, ready for ``diskq sign``.
 The raw fio JSON is kept in every point, so validation recomputes every figure from it.
+
+Each point is read by the same parser as ``diskq bench`` (:func:`diskq.bench.fio.point_from_json`,
+fdatasync percentiles included), after the validator's own reader has checked that the run is the
+community command; the document then goes through the same analysis as a bench result (scaling
+class, verdicts). fio's JSON is read leniently where fio itself is at fault: some fio 3.x
+versions print the same percentile key twice (``"0.00"``), and the last one is kept.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import platform
 from pathlib import Path
 
 from diskq import __version__
+from diskq.analyse import annotate
 from diskq.errors import InvalidInput
-from diskq.result import CacheState, Device, Latency, Method, Peak, Point, ResultDocument, Run
+from diskq.result import CacheState, Device, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods
 from diskq.submission.figures import read_fio
 from diskq.submission.validate import parse_json
@@ -27,6 +34,9 @@ _NOT_PARAMS = {"filename", "numjobs", "output-format", "output"}
 
 def point_from_fio(data: dict, *, where: str = "fio JSON") -> Point:
     """One point from one fio JSON document made with the community command."""
+    from diskq.bench import fio
+    from diskq.errors import DiskqError
+
     fig, why = read_fio(data)
     if fig is None:
         raise InvalidInput(f"{where}: {why}")
@@ -44,22 +54,10 @@ def point_from_fio(data: dict, *, where: str = "fio JSON") -> Point:
     numjobs = int(nj)
     if fig.entries > 1 and fig.entries != numjobs:
         raise InvalidInput(f"{where}: {fig.entries} job entries for numjobs={numjobs}")
-    pct = fig.lat_pct_us
-    return Point(
-        numjobs=numjobs,
-        iops=round(fig.iops, 3),
-        bw_bytes=round(fig.bw_bytes, 1),
-        total_ios=fig.total_ios,
-        runtime_ms=fig.runtime_ms,
-        lat_us=Latency(
-            mean=round(fig.lat_mean_us, 3) if fig.lat_mean_us is not None else None,
-            p50=pct["p50"],
-            p99=pct["p99"],
-            p999=pct["p999"],
-        ),
-        sync_lat_us=Latency(mean=round(fig.sync_mean_us, 3)) if fig.sync_mean_us is not None else None,
-        fio=data,
-    )
+    try:
+        return fio.point_from_json(data, numjobs)
+    except DiskqError as exc:
+        raise InvalidInput(f"{where}: {exc.message}") from None
 
 
 def import_fio(
@@ -88,7 +86,7 @@ def import_fio(
     best = max(ordered, key=lambda p: p.iops)
     runtime = params.get("runtime", "").rstrip("s")
     device = device or Device()
-    return ResultDocument(
+    doc = ResultDocument(
         device=device.model_copy(update={"write_cache": write_cache}) if write_cache != "unknown" else device,
         method=Method(
             id=methods.COMMUNITY[0],
@@ -110,10 +108,12 @@ def import_fio(
         ],
         notes=[f"imported with diskq import-fio on {platform.system()}"],
     )
+    return annotate(doc)
 
 
-def read_json_file(path: Path, *, what: str) -> dict:
-    """A JSON object from a file, with fio's possible leading notes skipped."""
+def read_json_file(path: Path, *, what: str, lenient: bool = False) -> dict:
+    """A JSON object from a file, with fio's possible leading notes skipped. ``lenient`` keeps
+    the last of repeated keys (fio's own output), otherwise the strict submission parser reads it."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -122,12 +122,40 @@ def read_json_file(path: Path, *, what: str) -> dict:
     if start < 0:
         raise InvalidInput(f"{path} holds no JSON object")
     try:
-        data = parse_json(raw[start:])
+        data = _parse_fio_json(raw[start:]) if lenient else parse_json(raw[start:])
     except Exception as exc:  # SubmissionError: reword for this input
         raise InvalidInput(f"{path}: {getattr(exc, 'message', exc)}") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: not a JSON object")
     return data
+
+
+def _parse_fio_json(raw: bytes):
+    """fio's JSON as fio prints it: repeated keys keep the last value; NaN, infinities, numbers
+    that overflow and text that is not UTF-8 are still refused."""
+    import json
+
+    from diskq.errors import SubmissionError
+
+    def finite(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise SubmissionError(f"number out of range: {text[:40]}")
+        return value
+
+    def constant(name: str):
+        raise SubmissionError(f"not acceptable JSON: {name}")
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+    try:
+        return json.loads(text, parse_float=finite, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise SubmissionError("not acceptable JSON: nested too deeply") from None
 
 
 def device_from_smartctl(path: Path) -> Device:
