@@ -46,13 +46,16 @@ def _num(d, key) -> float | None:
     if not isinstance(d, dict):
         return None
     v = d.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    v = float(v)
+    if type(v) is not float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None
+        v = float(v)
     return v if math.isfinite(v) else None
 
 
 def _text(v) -> str:
+    if type(v) is str and len(v) <= 200:
+        return v
     try:
         return str(v)[:200]
     except ValueError:  # an integer too long to print
@@ -112,7 +115,8 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
         write = job.get("write")
         if not isinstance(write, dict):
             return None, "a fio job has no 'write' section"
-        j_iops, j_bw, j_ios, j_rt = (_num(write, k) for k in ("iops", "bw_bytes", "total_ios", "runtime"))
+        j_iops, j_bw = _num(write, "iops"), _num(write, "bw_bytes")
+        j_ios, j_rt = _num(write, "total_ios"), _num(write, "runtime")
         if j_iops is None or j_ios is None or j_rt is None:
             return None, "a fio job's 'write' section lacks iops, total_ios or runtime"
         if j_bw is None:
@@ -175,8 +179,10 @@ def link_limit(device: Device) -> tuple[float, str] | None:
 
 
 def _point_problems(
-    p: Point, where: str, device: Device, spec: methods.MethodSpec | None, fio_version: str | None, *, sync: bool
+    p: Point, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None, fio_version: str | None,
+    *, sync: bool,
 ) -> list[Problem]:
+    """The problems of one point; ``limit`` is :func:`link_limit` of the device."""
     out: list[Problem] = []
 
     def bad(field: str, message: str) -> None:
@@ -238,7 +244,6 @@ def _point_problems(
         elif service >= LITTLE_UNDER_MIN_US and p.iops > 0 and p.iops * LITTLE_UNDER < bound:
             bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {p.numjobs} job(s) at {service:g} us "
                         "per I/O complete (Little's law at iodepth 1)")
-    limit = link_limit(device)
     if limit is not None and p.iops * BLOCK > limit[0]:
         bad("iops", f"{p.iops:g} IOPS of 4 KiB needs {p.iops * BLOCK / 1e6:.0f} MB/s, more than the "
                     f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)")
@@ -248,6 +253,7 @@ def _point_problems(
 def check_figures(result: ResultDocument) -> list[Problem]:
     """Every disagreement between figures and raw fio data, and every implausible figure."""
     spec = methods.lookup(result.method.id, result.method.version)
+    limit = link_limit(result.device)
     out: list[Problem] = []
     if spec is not None and result.method.fio_params:
         for issue in methods.option_problems(result.method.fio_params, spec):
@@ -259,10 +265,9 @@ def check_figures(result: ResultDocument) -> list[Problem]:
             if p.numjobs in seen:
                 out.append(Problem("", f"{base}.points[{i}].numjobs", f"numjobs {p.numjobs} appears twice in this run"))
             seen.add(p.numjobs)
-            out += _point_problems(p, f"{base}.points[{i}]", result.device, spec, result.method.fio_version, sync=True)
+            out += _point_problems(p, f"{base}.points[{i}]", limit, spec, result.method.fio_version, sync=True)
         if run.nosync is not None:
-            out += _point_problems(run.nosync, f"{base}.nosync", result.device, spec, result.method.fio_version,
-                                   sync=False)
+            out += _point_problems(run.nosync, f"{base}.nosync", limit, spec, result.method.fio_version, sync=False)
         if run.points:
             best = max(run.points, key=lambda p: p.iops)
             if run.peak is None:
