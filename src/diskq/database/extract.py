@@ -84,6 +84,12 @@ def _finite(x: float | None) -> bool:
     return x is None or math.isfinite(x)
 
 
+def all_finite(values: tuple[float | None, ...]) -> bool:
+    """Is every figure that is there a finite number? A NaN or an infinity makes the sum
+    non-finite, so a finite sum settles it in one step; a sum that overflows is checked singly."""
+    return math.isfinite(sum(v for v in values if v is not None)) or all(map(_finite, values))
+
+
 def flush_ok(run, volatile_write_cache: bool | None) -> bool | None:
     """Did the run pass the flush check, recomputed with the current criteria from its 1-job
     step and its no-fdatasync step? False: fdatasync cost almost nothing with a volatile cache
@@ -198,9 +204,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
             sync = pt.sync_lat_us
             values = (pt.iops, pt.bw_bytes, pt.lat_us.mean, pt.lat_us.p99,
                       sync.mean if sync else None, sync.p99 if sync else None)
-            # A NaN or an infinity makes the sum non-finite; a finite sum means every figure is.
-            finite = math.isfinite(sum(v for v in values if v is not None)) or all(map(_finite, values))
-            if not finite:
+            if not all_finite(values):
                 return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
             point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
             if pt.interrupted:

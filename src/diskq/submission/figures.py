@@ -62,8 +62,19 @@ def _text(v) -> str:
         return "?"
 
 
-def _close(a: float, b: float, *, rel: float, abs_: float) -> bool:
+def _close(a: float, b: float, rel: float, abs_: float) -> bool:
     return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+_STR = {str}
+
+
+def _options(section: dict) -> dict[str, str]:
+    """fio's options as text of at most 200 characters; values of other JSON types left out."""
+    values = section.values()
+    if set(map(type, values)) == _STR == set(map(type, section)) and max(map(len, values)) <= 200:
+        return section  # the usual case, already text (checked in C, not member by member)
+    return {str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))}
 
 
 @dataclass
@@ -102,7 +113,7 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
     options: dict[str, str] = {}
     for section in (data.get("global options"), jobs[0].get("job options")):
         if isinstance(section, dict):
-            options.update({str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))})
+            options.update(_options(section))
     errors = []
     iops = bw = 0.0
     total = runtime = 0
@@ -206,31 +217,36 @@ def _point_problems(
             claimed = int(nj) if nj is not None and nj.isdigit() and len(nj) < 9 else (entries_jobs or 1)
             if claimed != p.numjobs:
                 bad("numjobs", f"point says {p.numjobs} jobs but fio ran {claimed}")
-            if not _close(p.iops, fig.iops, rel=1e-3, abs_=0.01):
+            if not _close(p.iops, fig.iops, 1e-3, 0.01):
                 bad("iops", f"{p.iops:g} does not match fio's {fig.iops:g}")
-            if not _close(p.bw_bytes, fig.bw_bytes, rel=1e-3, abs_=1.0):
+            if not _close(p.bw_bytes, fig.bw_bytes, 1e-3, 1.0):
                 bad("bw_bytes", f"{p.bw_bytes:g} does not match fio's {fig.bw_bytes:g}")
             if p.total_ios != fig.total_ios:
                 bad("total_ios", f"{p.total_ios} does not match fio's {fig.total_ios}")
             if p.runtime_ms != fig.runtime_ms:
                 bad("runtime_ms", f"{p.runtime_ms} does not match fio's {fig.runtime_ms}")
-            pairs = [("lat_us.mean", p.lat_us.mean, fig.lat_mean_us)]
-            pairs += [(f"lat_us.{k}", getattr(p.lat_us, k), v) for k, v in fig.lat_pct_us.items()]
-            pairs.append(("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us))
+            lat, pct = p.lat_us, fig.lat_pct_us
+            pairs = (
+                ("lat_us.mean", lat.mean, fig.lat_mean_us),
+                ("lat_us.p50", lat.p50, pct["p50"]),
+                ("lat_us.p99", lat.p99, pct["p99"]),
+                ("lat_us.p999", lat.p999, pct["p999"]),
+                ("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us),
+            )
             for name, mine, theirs in pairs:
                 if mine is None:
                     continue
                 if theirs is None:
                     bad(name, f"{mine:g} has no counterpart in the fio data")
-                elif not _close(mine, theirs, rel=1e-3, abs_=0.01):
+                elif not _close(mine, theirs, 1e-3, 0.01):
                     bad(name, f"{mine:g} us does not match fio's {theirs:g} us")
 
     # --- physics, for every point
-    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, rel=2e-3, abs_=BLOCK):
+    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, 2e-3, BLOCK):
         bad("bw_bytes", f"{p.bw_bytes:g} B/s is not IOPS x 4 KiB ({p.iops * BLOCK:g} B/s)")
     if p.total_ios > 0 and p.runtime_ms > 0:
         expected = p.iops * p.runtime_ms / 1000
-        if not _close(p.total_ios, expected, rel=0.02, abs_=2):
+        if not _close(p.total_ios, expected, 0.02, 2):
             bad("total_ios", f"{p.total_ios} I/Os in {p.runtime_ms} ms is not {p.iops:g} IOPS")
     if p.iops > MAX_IOPS_PER_JOB * p.numjobs:
         bad("iops", f"{p.iops:g} IOPS from {p.numjobs} job(s) is more than 1 per microsecond per job")
