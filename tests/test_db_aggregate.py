@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.database.aggregate import aggregate_cache, aggregate_device, best_cache, rank_key
-from diskq.database.extract import RunSummary, SubmissionRecord
+from diskq.database.extract import RunSummary, SubmissionRecord, all_finite
 from diskq.database.keys import device_id, firmware_key, model_key
 
 NAN = math.nan
@@ -115,3 +115,8 @@ def test_device_ids_are_url_safe_and_distinguish_keys(a, b):
     ida, idb = device_id(model_key(a), firmware_key(b)), device_id(model_key(a), firmware_key(b) + "x")
     assert re.fullmatch(r"[a-z0-9-]{1,90}", ida)
     assert ida != idb
+
+
+@given(st.lists(st.none() | st.floats() | st.sampled_from([1.7e308, -1.7e308]), max_size=6))
+def test_finite_figures_shortcut_equals_checking_each(values):
+    assert all_finite(tuple(values)) == all(v is None or math.isfinite(v) for v in values)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 import struct
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diskq.submission.canonical import CanonicalError, canonicalize, es_number
+from diskq.submission import canonical
+from diskq.submission.canonical import CanonicalError, canonicalize, canonicalize_plain, es_number
 
 # RFC 8785 Appendix B: IEEE 754 bit patterns and their canonical text.
 APPENDIX_B = [
@@ -162,3 +164,71 @@ def test_number_text_reads_back_as_the_same_double(x):
 def test_fast_float_layout_equals_the_general_one(x):
     assert canonicalize([x]) == f"[{es_number(x)}]".encode()
     assert canonicalize({"k": x}) == f'{{"k":{es_number(x)}}}'.encode()
+
+
+# Anything at all, JSON or not: every number, every string (lone surrogates too), names that are
+# not strings, types that are not JSON; objects share tuples of names, as fio steps do.
+_any_scalar = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.sampled_from([2**53 + 1, -(2**1024), 10**400, 1e21, 1e-7, -0.0, "\ud800", "\U0001f600", "\ue000"])
+    | st.builds(set)
+)
+_names = st.lists(st.text(max_size=3) | st.sampled_from(["\ud83d\ude00", "\ufb33", "\u20ac", "\r"]), max_size=6)
+
+
+@st.composite
+def _records(draw, children):
+    """Objects with the same names, in any member order, with any values."""
+    names = draw(_names)
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        order = draw(st.permutations(names))
+        out.append({name: draw(children) for name in order})
+    return out
+
+
+anything = st.recursive(
+    _any_scalar,
+    lambda children: st.lists(children, max_size=4)
+    | st.tuples(children, children)
+    | st.dictionaries(st.text(max_size=3), children, max_size=4)
+    | st.dictionaries(st.integers(), children, min_size=1, max_size=2)
+    | _records(children),
+    max_leaves=25,
+)
+
+
+def _outcome(writer, value):
+    try:
+        return writer(value)
+    except CanonicalError as exc:
+        return ("error", str(exc))
+
+
+@given(anything)
+def test_fast_writer_equals_the_plain_one_on_anything(value):
+    assert _outcome(canonicalize, value) == _outcome(canonicalize_plain, value)
+
+
+@given(st.lists(_records(_any_scalar) | st.dictionaries(st.text(max_size=2), _any_scalar, max_size=4), max_size=6))
+def test_fast_writer_equals_the_plain_one_when_its_layout_memory_is_full(value):
+    with mock.patch.object(canonical, "_LAYOUTS", {}), mock.patch.object(canonical, "LAYOUTS_KEPT", 1):
+        assert _outcome(canonicalize, value) == _outcome(canonicalize_plain, value)
+
+
+def test_fast_writer_equals_the_plain_one_at_the_depth_limit():
+    for depth in (canonical.MAX_DEPTH - 1, canonical.MAX_DEPTH, canonical.MAX_DEPTH + 1):
+        value: object = {"x": 1.0}
+        for i in range(depth):
+            value = [value] if i % 2 else {"k": value, "n": None}
+        assert _outcome(canonicalize, value) == _outcome(canonicalize_plain, value)
+
+
+def test_real_fio_output_is_written_the_same_way(fixtures):
+    for path in sorted((fixtures / "fio_json").glob("*.json")):
+        data = json.loads(path.read_text())
+        assert canonicalize(data) == canonicalize(data) == canonicalize_plain(data)

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
-from diskq.submission.figures import check_figures, link_limit
+from diskq.submission.figures import _options, _text, check_figures, link_limit
 from tests.test_submission_support import HAVE_FIO, fio_runs, result_from
 
 needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
@@ -125,3 +125,12 @@ def test_method_parameters_must_be_the_methods():
     assert _fields(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "4k", "direct": "1", "fdatasync": "1"})) == []
     problems = check_figures(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "8k", "direct": "1", "fdatasync": "1"}))
     assert [p.field for p in problems] == ["result.method.fio_params"] and "bs=8k" in problems[0].message
+
+
+_option_values = st.text(max_size=210) | st.integers() | st.floats() | st.booleans() | st.none() | st.lists(st.text())
+
+
+@given(st.dictionaries(st.text(max_size=5) | st.integers(), _option_values, max_size=6))
+def test_fio_options_shortcut_equals_the_general_reading(section):
+    general = {str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))}
+    assert dict(_options(section)) == general

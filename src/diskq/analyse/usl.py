@@ -127,7 +127,8 @@ def _linearised(ns: list[float], xs: list[float]) -> tuple[float, float, float] 
 
 
 def _cost(ns: list[float], xs: list[float], p: tuple[float, float, float]) -> float:
-    return sum((x - model(n, *p)) ** 2 for n, x in zip(ns, xs))
+    lam, sigma, kappa = p  # model() written out: the fit calls this thousands of times
+    return sum([(x - lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))) ** 2 for n, x in zip(ns, xs)])
 
 
 def _jacobian_row(n: float, lam: float, sigma: float, kappa: float) -> tuple[float, float, float]:
@@ -145,8 +146,13 @@ def _levenberg_marquardt(
     for _ in range(_MAX_ITER):
         jac = [_jacobian_row(n, *p) for n in ns]
         res = [x - model(n, *p) for n, x in zip(ns, xs)]
-        jtj = [[sum(row[i] * row[j] for row in jac) for j in range(3)] for i in range(3)]
-        jtr = [sum(row[i] * r for row, r in zip(jac, res)) for i in range(3)]
+        # J^T J is symmetric (a*b == b*a exactly): six sums, mirrored.
+        s00, s11, s22 = (sum([row[i] * row[i] for row in jac]) for i in range(3))
+        s01 = sum([row[0] * row[1] for row in jac])
+        s02 = sum([row[0] * row[2] for row in jac])
+        s12 = sum([row[1] * row[2] for row in jac])
+        jtj = [[s00, s01, s02], [s01, s11, s12], [s02, s12, s22]]
+        jtr = [sum([row[i] * r for row, r in zip(jac, res)]) for i in range(3)]
         # Hold sigma/kappa on their bound when the descent direction points below zero.
         free = [0] + [i for i in (1, 2) if not (p[i] <= 0.0 and jtr[i] <= 0.0)]
         improved = False
@@ -182,17 +188,24 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float] | None:
     size = len(b)
     m = [list(row) + [v] for row, v in zip(a, b)]
     for col in range(size):
-        pivot = max(range(col, size), key=lambda r: abs(m[r][col]))
+        pivot, largest = col, abs(m[col][col])  # the first row with the largest magnitude
+        for r in range(col + 1, size):
+            if abs(m[r][col]) > largest:
+                pivot, largest = r, abs(m[r][col])
         if abs(m[pivot][col]) < 1e-300 or not math.isfinite(m[pivot][col]):
             return None
         m[col], m[pivot] = m[pivot], m[col]
+        top = m[col]
         for r in range(col + 1, size):
-            f = m[r][col] / m[col][col]
+            row = m[r]
+            f = row[col] / top[col]
             for c in range(col, size + 1):
-                m[r][c] -= f * m[col][c]
+                row[c] -= f * top[c]
     out = [0.0] * size
     for r in range(size - 1, -1, -1):
-        out[r] = (m[r][size] - sum(m[r][c] * out[c] for c in range(r + 1, size))) / m[r][r]
-    if not all(math.isfinite(v) for v in out):
-        return None
+        row = m[r]
+        out[r] = (row[size] - sum([row[c] * out[c] for c in range(r + 1, size)])) / row[r]
+    for v in out:
+        if not math.isfinite(v):
+            return None
     return out

@@ -105,13 +105,14 @@ def find_submission_files(root: Path) -> list[Path]:
 
 
 def content_digest(con: sqlite3.Connection) -> str:
-    """sha256 over the schema version and every row of the data tables, in key order."""
+    """sha256 over the schema version and every row of the data tables, in key order: for each
+    row ``repr(row)`` and a newline (hashed a few thousand rows at a time)."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
     for table, order in DIGEST_TABLES.items():
         h.update(f"\n[{table}]\n".encode())
-        for row in con.execute(f"SELECT * FROM {table} ORDER BY {order}"):  # noqa: S608 - fixed names
-            h.update(repr(row).encode())
-            h.update(b"\n")
+        cur = con.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 - fixed names
+        while rows := cur.fetchmany(4096):
+            h.update("".join([f"{row!r}\n" for row in rows]).encode())
     return h.hexdigest()
 
 
@@ -155,6 +156,14 @@ def _insert(table: str, columns: int) -> str:
 
 
 SUBMISSION_INSERT = _insert("submissions", 22)
+RUN_INSERT = _insert("runs", 9)
+POINT_INSERT = _insert("points", 11)
+#: Accepted files whose rows are collected before they go to SQLite in one executemany each.
+INSERT_BATCH = 500
+#: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
+#: measured with another method than the device's (known only once the device is complete).
+NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0 "
+                  "WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)")
 
 
 def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Memo | None):
@@ -174,12 +183,37 @@ def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Mem
     return record, problems, key, encode(record, problems)
 
 
+class _Rows:
+    """Rows of the submissions, runs and points tables, written in batches."""
+
+    def __init__(self, con: sqlite3.Connection):
+        self.con = con
+        self.submissions: list[tuple] = []
+        self.runs: list[tuple] = []
+        self.points: list[tuple] = []
+
+    def add(self, record: SubmissionRecord) -> None:
+        row = record.row
+        self.submissions.append((*row[:18], 1, *row[18:]))
+        self.runs += record.run_rows
+        self.points += record.point_rows
+        if len(self.submissions) >= INSERT_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        self.con.executemany(SUBMISSION_INSERT, self.submissions)
+        self.con.executemany(RUN_INSERT, self.runs)
+        self.con.executemany(POINT_INSERT, self.points)
+        self.submissions, self.runs, self.points = [], [], []
+
+
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
                allowed_signers: Path | None, report: BuildReport, memo: Memo | None) -> dict[str, list[SubmissionRecord]]:
-    """Read every file (in path order), write runs and points, group accepted ones by device."""
+    """Read every file (in path order), write its rows, group accepted ones by device."""
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
+    rows = _Rows(con)
     for record, problems, key, answer in workers.map(reader, files):
         if key is not None:
             memo.put(key, answer)
@@ -191,10 +225,10 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
             report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {seen[record.id]}"))
             continue
         seen[record.id] = path
-        con.executemany(_insert("runs", 9), record.run_rows)
-        con.executemany(_insert("points", 11), record.point_rows)
-        record.run_rows = record.point_rows = []  # written; keep only the packed curves
+        rows.add(record)
+        record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
         by_device.setdefault(record.device_id, []).append(record)
+    rows.flush()
     report.submissions = len(seen)
     return by_device
 
@@ -211,8 +245,8 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
             if key is not None:
                 memo.put(key, answer)
     for dev in devices:
-        for rec in sorted(by_device[dev.id], key=lambda r: r.id):
-            con.execute(SUBMISSION_INSERT, (*rec.row[:18], int(rec.method == dev.method), *rec.row[18:]))
+        if any(rec.method != dev.method for rec in by_device[dev.id]):
+            con.execute(NOT_AGGREGATED, (dev.id, *dev.method))
     devices.sort(key=rank_key)
     _write_devices(con, devices, fts)
 

@@ -12,6 +12,8 @@ import functools
 import hashlib
 import json
 import math
+import os
+import stat
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,22 +84,37 @@ def _finite(x: float | None) -> bool:
     return x is None or math.isfinite(x)
 
 
+def all_finite(values: tuple[float | None, ...]) -> bool:
+    """Is every figure that is there a finite number? A NaN or an infinity makes the sum
+    non-finite, so a finite sum settles it in one step; a sum that overflows is checked singly."""
+    return math.isfinite(sum(v for v in values if v is not None)) or all(map(_finite, values))
+
+
 def flush_ok(run, volatile_write_cache: bool | None) -> bool | None:
     """Did the run pass the flush check, recomputed with the current criteria from its 1-job
     step and its no-fdatasync step? False: fdatasync cost almost nothing with a volatile cache
     on, the drive may be ignoring flushes. None: no such step, or the check cannot tell."""
-    solo = next((p for p in run.points if p.numjobs == 1 and not p.interrupted), None)
-    if run.nosync is None or solo is None:
+    if run.nosync is None:
         return None
-    try:
-        from diskq.analyse import flush
-    except ImportError:
+    solo = next((p for p in run.points if p.numjobs == 1 and not p.interrupted), None)
+    flush = _flush()
+    if solo is None or flush is None:
         return None
     try:
         return flush.check(solo.iops, run.nosync.iops, cache_state=run.write_cache,
                            volatile_write_cache=volatile_write_cache).honest
     except DiskqError:
         return None
+
+
+@functools.cache
+def _flush():
+    """The analysis package's flush check module, or None where it is not installed."""
+    try:
+        from diskq.analyse import flush
+    except ImportError:
+        return None
+    return flush
 
 
 @functools.cache
@@ -114,7 +131,8 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
     """(submission or None, problems, signature verified) with the current submission code."""
     validate_file = _validator()
     if validate_file is not None:
-        sub, problems = validate_file(path, root=root, allowed_signers=allowed_signers, require_signature=False)
+        sub, problems = validate_file(path, root=root, allowed_signers=allowed_signers, require_signature=False,
+                                      data=data)
         problems = [Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
                     for p in problems]
         if sub is None or problems:
@@ -141,15 +159,19 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
 
 def read_submission(path: Path, root: Path, allowed_signers: Path | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
     """Validate one file and reduce it to a :class:`SubmissionRecord`, or say why not."""
-    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        rel = str(path)
 
     def skip(field: str, message: str):
         return None, [Skipped(rel, field, message)]
 
     try:
-        if path.is_symlink():
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
             return skip("", "symbolic links are not followed")
-        size = path.stat().st_size
+        size = st.st_size
         if size > MAX_FILE_BYTES:
             return skip("", f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
         data = path.read_bytes()
@@ -182,7 +204,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
             sync = pt.sync_lat_us
             values = (pt.iops, pt.bw_bytes, pt.lat_us.mean, pt.lat_us.p99,
                       sync.mean if sync else None, sync.p99 if sync else None)
-            if not all(_finite(v) for v in values):
+            if not all_finite(values):
                 return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
             point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
             if pt.interrupted:

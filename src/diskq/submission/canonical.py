@@ -11,6 +11,11 @@ The rules, from the RFC:
 
 Python's ``repr(float)`` already yields the shortest round-trip digits; only the layout
 differs, so :func:`es_number` re-lays those digits out.
+
+Documents of one kind hold many objects with the same member names (every fio step, every
+latency summary), so :func:`canonicalize` remembers, per tuple of names, their sorted order and
+written form. :func:`canonicalize_plain` writes every member afresh; it is the reference the
+fast writer is tested against, and the one that words an error when there is one.
 """
 
 from __future__ import annotations
@@ -20,8 +25,13 @@ from json.encoder import encode_basestring  # C-accelerated; escapes exactly wha
 
 #: Deeper nesting than this is refused rather than risking the interpreter's recursion limit.
 MAX_DEPTH = 200
+#: Objects with at most this many members have their layout remembered, up to LAYOUTS_KEPT
+#: different tuples of names (a bound on memory whatever the input).
+LAYOUT_MAX_NAMES = 64
+LAYOUTS_KEPT = 4096
 
 _MAX_SAFE_INT = 2**53
+_LAYOUTS: dict[tuple, tuple[tuple[str, str], ...]] = {}
 
 
 class CanonicalError(ValueError):
@@ -157,14 +167,105 @@ def _emit(value, parts: list[str], depth: int) -> None:
         raise CanonicalError(f"{t.__name__} is not a JSON value")
 
 
+def canonicalize_plain(obj) -> bytes:
+    """:func:`canonicalize`, every member written afresh: the reference for the fast writer."""
+    parts: list[str] = []
+    _emit(obj, parts, 0)
+    return "".join(parts).encode("utf-8")
+
+
+def _layout(obj: dict) -> tuple[tuple[str, str], ...]:
+    """(name, written prefix) per member in canonical order: ``{"a":`` first, ``,"b":`` after.
+
+    Remembered per tuple of names in the object's order; names are compared as strings, as the
+    C encoder of :mod:`json` does for its own key cache.
+    """
+    shape = tuple(obj)
+    layout = _LAYOUTS.get(shape)
+    if layout is None:
+        names = _sorted_names(obj)
+        layout = tuple((name, ("," if i else "{") + _string(name) + ":") for i, name in enumerate(names))
+        if len(shape) <= LAYOUT_MAX_NAMES and len(_LAYOUTS) < LAYOUTS_KEPT:
+            _LAYOUTS[shape] = layout
+    return layout
+
+
+def _scalar(value) -> str:
+    t = type(value)
+    if t is str:
+        return _string(value)
+    if t is float:
+        return _float(value)
+    if t is int:
+        return str(value) if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT else es_number(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return es_number(value)
+    raise CanonicalError(f"{t.__name__} is not a JSON value")
+
+
+def _container(value, parts: list[str], depth: int) -> None:
+    """Write a dict, list or tuple; scalars inside are written in place, not by a call each."""
+    if depth >= MAX_DEPTH:
+        raise CanonicalError(f"nested deeper than {MAX_DEPTH} levels")
+    append = parts.append
+    if type(value) is dict:
+        if not value:
+            append("{}")
+            return
+        for name, prefix in _layout(value):
+            append(prefix)
+            item = value[name]
+            t = type(item)
+            if t is str:
+                append(_string(item))
+            elif t is float:
+                append(_float(item))
+            elif t is int and -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
+                append(str(item))
+            elif item is None:
+                append("null")
+            elif t is dict or t is list or t is tuple:
+                _container(item, parts, depth + 1)
+            else:
+                append(_scalar(item))
+        append("}")
+    else:
+        if not value:
+            append("[]")
+            return
+        sep = "["
+        for item in value:
+            append(sep)
+            sep = ","
+            t = type(item)
+            if t is dict or t is list or t is tuple:
+                _container(item, parts, depth + 1)
+            else:
+                append(_scalar(item))
+        append("]")
+
+
 def canonicalize(obj) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of a JSON value (dicts, lists, str, numbers, bools, None).
 
     >>> canonicalize({"b": [1.0, 2.5e-7], "a": "\\u20ac"})
     b'{"a":"\\xe2\\x82\\xac","b":[1,2.5e-7]}'
 
-    Raises :class:`CanonicalError` for anything that is not I-JSON.
+    Raises :class:`CanonicalError` for anything that is not I-JSON, with the words of
+    :func:`canonicalize_plain` (which writes members in the same order and stops at the first).
     """
-    parts: list[str] = []
-    _emit(obj, parts, 0)
-    return "".join(parts).encode("utf-8")
+    try:
+        t = type(obj)
+        if t is dict or t is list or t is tuple:
+            parts: list[str] = []
+            _container(obj, parts, 0)
+            return "".join(parts).encode("utf-8")
+        return _scalar(obj).encode("utf-8")
+    except CanonicalError:
+        return canonicalize_plain(obj)  # raises the error of the first bad member, as it is reached

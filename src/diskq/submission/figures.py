@@ -46,21 +46,35 @@ def _num(d, key) -> float | None:
     if not isinstance(d, dict):
         return None
     v = d.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    v = float(v)
+    if type(v) is not float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None
+        v = float(v)
     return v if math.isfinite(v) else None
 
 
 def _text(v) -> str:
+    if type(v) is str and len(v) <= 200:
+        return v
     try:
         return str(v)[:200]
     except ValueError:  # an integer too long to print
         return "?"
 
 
-def _close(a: float, b: float, *, rel: float, abs_: float) -> bool:
+def _close(a: float, b: float, rel: float, abs_: float) -> bool:
     return abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+
+
+_STR = {str}
+
+
+def _options(section: dict) -> dict[str, str]:
+    """fio's options as text of at most 200 characters; values of other JSON types left out."""
+    values = section.values()
+    if set(map(type, values)) == _STR == set(map(type, section)) and max(map(len, values)) <= 200:
+        return section  # the usual case, already text (checked in C, not member by member)
+    return {str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))}
 
 
 @dataclass
@@ -99,7 +113,7 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
     options: dict[str, str] = {}
     for section in (data.get("global options"), jobs[0].get("job options")):
         if isinstance(section, dict):
-            options.update({str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))})
+            options.update(_options(section))
     errors = []
     iops = bw = 0.0
     total = runtime = 0
@@ -112,7 +126,8 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
         write = job.get("write")
         if not isinstance(write, dict):
             return None, "a fio job has no 'write' section"
-        j_iops, j_bw, j_ios, j_rt = (_num(write, k) for k in ("iops", "bw_bytes", "total_ios", "runtime"))
+        j_iops, j_bw = _num(write, "iops"), _num(write, "bw_bytes")
+        j_ios, j_rt = _num(write, "total_ios"), _num(write, "runtime")
         if j_iops is None or j_ios is None or j_rt is None:
             return None, "a fio job's 'write' section lacks iops, total_ios or runtime"
         if j_bw is None:
@@ -175,8 +190,10 @@ def link_limit(device: Device) -> tuple[float, str] | None:
 
 
 def _point_problems(
-    p: Point, where: str, device: Device, spec: methods.MethodSpec | None, fio_version: str | None, *, sync: bool
+    p: Point, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None, fio_version: str | None,
+    *, sync: bool,
 ) -> list[Problem]:
+    """The problems of one point; ``limit`` is :func:`link_limit` of the device."""
     out: list[Problem] = []
 
     def bad(field: str, message: str) -> None:
@@ -200,31 +217,36 @@ def _point_problems(
             claimed = int(nj) if nj is not None and nj.isdigit() and len(nj) < 9 else (entries_jobs or 1)
             if claimed != p.numjobs:
                 bad("numjobs", f"point says {p.numjobs} jobs but fio ran {claimed}")
-            if not _close(p.iops, fig.iops, rel=1e-3, abs_=0.01):
+            if not _close(p.iops, fig.iops, 1e-3, 0.01):
                 bad("iops", f"{p.iops:g} does not match fio's {fig.iops:g}")
-            if not _close(p.bw_bytes, fig.bw_bytes, rel=1e-3, abs_=1.0):
+            if not _close(p.bw_bytes, fig.bw_bytes, 1e-3, 1.0):
                 bad("bw_bytes", f"{p.bw_bytes:g} does not match fio's {fig.bw_bytes:g}")
             if p.total_ios != fig.total_ios:
                 bad("total_ios", f"{p.total_ios} does not match fio's {fig.total_ios}")
             if p.runtime_ms != fig.runtime_ms:
                 bad("runtime_ms", f"{p.runtime_ms} does not match fio's {fig.runtime_ms}")
-            pairs = [("lat_us.mean", p.lat_us.mean, fig.lat_mean_us)]
-            pairs += [(f"lat_us.{k}", getattr(p.lat_us, k), v) for k, v in fig.lat_pct_us.items()]
-            pairs.append(("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us))
+            lat, pct = p.lat_us, fig.lat_pct_us
+            pairs = (
+                ("lat_us.mean", lat.mean, fig.lat_mean_us),
+                ("lat_us.p50", lat.p50, pct["p50"]),
+                ("lat_us.p99", lat.p99, pct["p99"]),
+                ("lat_us.p999", lat.p999, pct["p999"]),
+                ("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us),
+            )
             for name, mine, theirs in pairs:
                 if mine is None:
                     continue
                 if theirs is None:
                     bad(name, f"{mine:g} has no counterpart in the fio data")
-                elif not _close(mine, theirs, rel=1e-3, abs_=0.01):
+                elif not _close(mine, theirs, 1e-3, 0.01):
                     bad(name, f"{mine:g} us does not match fio's {theirs:g} us")
 
     # --- physics, for every point
-    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, rel=2e-3, abs_=BLOCK):
+    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, 2e-3, BLOCK):
         bad("bw_bytes", f"{p.bw_bytes:g} B/s is not IOPS x 4 KiB ({p.iops * BLOCK:g} B/s)")
     if p.total_ios > 0 and p.runtime_ms > 0:
         expected = p.iops * p.runtime_ms / 1000
-        if not _close(p.total_ios, expected, rel=0.02, abs_=2):
+        if not _close(p.total_ios, expected, 0.02, 2):
             bad("total_ios", f"{p.total_ios} I/Os in {p.runtime_ms} ms is not {p.iops:g} IOPS")
     if p.iops > MAX_IOPS_PER_JOB * p.numjobs:
         bad("iops", f"{p.iops:g} IOPS from {p.numjobs} job(s) is more than 1 per microsecond per job")
@@ -238,7 +260,6 @@ def _point_problems(
         elif service >= LITTLE_UNDER_MIN_US and p.iops > 0 and p.iops * LITTLE_UNDER < bound:
             bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {p.numjobs} job(s) at {service:g} us "
                         "per I/O complete (Little's law at iodepth 1)")
-    limit = link_limit(device)
     if limit is not None and p.iops * BLOCK > limit[0]:
         bad("iops", f"{p.iops:g} IOPS of 4 KiB needs {p.iops * BLOCK / 1e6:.0f} MB/s, more than the "
                     f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)")
@@ -248,6 +269,7 @@ def _point_problems(
 def check_figures(result: ResultDocument) -> list[Problem]:
     """Every disagreement between figures and raw fio data, and every implausible figure."""
     spec = methods.lookup(result.method.id, result.method.version)
+    limit = link_limit(result.device)
     out: list[Problem] = []
     if spec is not None and result.method.fio_params:
         for issue in methods.option_problems(result.method.fio_params, spec):
@@ -259,10 +281,9 @@ def check_figures(result: ResultDocument) -> list[Problem]:
             if p.numjobs in seen:
                 out.append(Problem("", f"{base}.points[{i}].numjobs", f"numjobs {p.numjobs} appears twice in this run"))
             seen.add(p.numjobs)
-            out += _point_problems(p, f"{base}.points[{i}]", result.device, spec, result.method.fio_version, sync=True)
+            out += _point_problems(p, f"{base}.points[{i}]", limit, spec, result.method.fio_version, sync=True)
         if run.nosync is not None:
-            out += _point_problems(run.nosync, f"{base}.nosync", result.device, spec, result.method.fio_version,
-                                   sync=False)
+            out += _point_problems(run.nosync, f"{base}.nosync", limit, spec, result.method.fio_version, sync=False)
         if run.points:
             best = max(run.points, key=lambda p: p.iops)
             if run.peak is None:

@@ -60,6 +60,10 @@ def _unique(pairs: list) -> dict:
     return obj
 
 
+#: One strict decoder for every file (``json.loads`` with these hooks would build a new one per call).
+_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+
+
 def parse_json(data: bytes):
     """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -71,7 +75,7 @@ def parse_json(data: bytes):
     # Every float is checked for overflow to infinity: cheaper than scanning the text for numbers
     # that might overflow first (the scan cost more than the check it saved).
     try:
-        return json.loads(text, parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
@@ -88,6 +92,10 @@ def _read(path: Path, max_bytes: int) -> bytes:
         raise SubmissionError("is a directory, not a submission file") from None
     except OSError as exc:
         raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
+    return _sized(data, max_bytes)
+
+
+def _sized(data: bytes, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise SubmissionError(f"file is larger than {max_bytes} bytes")
     if not data.strip():
@@ -95,10 +103,10 @@ def _read(path: Path, max_bytes: int) -> bytes:
     return data
 
 
-def _load(path: Path, max_bytes: int) -> tuple[Submission | None, list[Problem]]:
+def _load(path: Path, max_bytes: int, data: bytes | None = None) -> tuple[Submission | None, list[Problem]]:
     label = str(path)
     try:
-        data = _read(path, max_bytes)
+        data = _read(path, max_bytes) if data is None else _sized(data, max_bytes)
         obj = parse_json(data)
     except SubmissionError as exc:
         return None, [Problem(label, "-", exc.message)]
@@ -176,18 +184,19 @@ def validate_file(
     require_signature: bool = True,
     seen_ids: set[str] | None = None,
     allow_legacy: bool = True,
+    data: bytes | None = None,
 ) -> tuple[Submission | None, list[Problem]]:
     """Check one submission file. Returns the submission (None if unreadable) and its problems.
 
     ``root`` is the ``submissions/`` directory the file should sit in (found from the path when
     None); ``allowed_signers`` restricts who may have signed; ``seen_ids`` collects ids across
     calls and reports repeats; ``allow_legacy=False`` refuses legacy files (contributors cannot
-    add unsigned data).
+    add unsigned data); ``data`` is the file's content when the caller has read it already.
     """
     path = Path(path)
     label = str(path)
     try:
-        sub, problems = _load(path, MAX_BYTES)
+        sub, problems = _load(path, MAX_BYTES, data)
         if sub is None:
             return None, problems
         problems = _check(sub, path, root=root, allowed_signers=allowed_signers,
