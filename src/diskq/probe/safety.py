@@ -70,12 +70,17 @@ class Signature:
         return f"{kind} at offset {self.offset}{label}"
 
 
+_OCTAL = frozenset("01234567")
+
+
 def _unescape(field: str) -> str:
-    """mountinfo escapes space, tab, newline and backslash as \\ooo octal."""
+    """mountinfo escapes space, tab, newline and backslash as \\ooo octal; anything else that
+    follows a backslash is kept as it is."""
     out, i = [], 0
     while i < len(field):
-        if field[i] == "\\" and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
-            out.append(chr(int(field[i + 1 : i + 4], 8)))
+        code = field[i + 1 : i + 4]
+        if field[i] == "\\" and len(code) == 3 and set(code) <= _OCTAL:
+            out.append(chr(int(code, 8)))
             i += 4
         else:
             out.append(field[i])
@@ -114,15 +119,31 @@ def parse_wipefs_json(text: str) -> list[Signature]:
 
         {"signatures": [{"device": "loop0", "offset": "0x438", "type": "ext4",
                          "uuid": "2ceed6dd-...", "label": null}]}
+
+    Empty output means no signature. Output that is not JSON raises :class:`TargetError`;
+    entries of an unexpected shape (no ``type`` string) are skipped, never guessed at.
     """
     text = text.strip()
     if not text:
         return []
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, an absurd number, or absurdly deep nesting
+        raise TargetError("wipefs printed no JSON") from None
+    entries = data.get("signatures") if isinstance(data, dict) else None
     found = []
-    for sig in data.get("signatures", []) if isinstance(data, dict) else []:
-        if isinstance(sig, dict) and sig.get("type"):
-            found.append(Signature(str(sig["type"]), str(sig.get("offset", "?")), sig.get("label") or None))
+    for sig in entries if isinstance(entries, list) else []:
+        if not isinstance(sig, dict) or not isinstance(sig.get("type"), str) or not sig["type"]:
+            continue
+        offset = sig.get("offset")
+        label = sig.get("label")
+        found.append(
+            Signature(
+                sig["type"],
+                str(offset) if isinstance(offset, (str, int)) and not isinstance(offset, bool) else "?",
+                label if isinstance(label, str) and label else None,
+            )
+        )
     return found
 
 
@@ -203,8 +224,8 @@ def signatures(path: str) -> list[Signature]:
         raise TargetError(f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}")
     try:
         return parse_wipefs_json(done.stdout)
-    except ValueError:
-        raise TargetError(f"cannot probe {path} for existing data: wipefs printed no JSON") from None
+    except TargetError as exc:
+        raise TargetError(f"cannot probe {path} for existing data: {exc.message}") from None
 
 
 def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> list[str]:
