@@ -127,6 +127,11 @@ def test_file_mode_refuses_existing_file(tmp_path, journal_env):
         (["--jobs", "1,x"], "whole numbers"),
         (["--size", "lots"], "not a size"),
         (["--cache", "sideways"], "--cache"),
+        (["--runtime", "nan"], "--runtime"),
+        (["--runtime", "inf"], "--runtime"),
+        (["--runtime", "1.5"], "whole seconds"),
+        (["--runtime", "0"], "--runtime"),
+        (["--jobs", "1,64", "--max-jobs", "4"], "--jobs and --max-jobs"),
     ],
 )
 def test_bad_options_one_line_error(tmp_path, args, needle):

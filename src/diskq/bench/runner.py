@@ -84,6 +84,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     """Check everything that can be checked before writing a byte; raise on any refusal."""
     from diskq.probe import safety
 
+    fio.check_runtime(options.runtime_s)
     options.validate()
     notes = fio.check_version(fio.installed_version())
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)

@@ -27,9 +27,9 @@ def bench_cmd(
     target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
-    runtime: float = typer.Option(20.0, "--runtime", help="seconds per step at most (steady state may end a step sooner)"),
-    max_jobs: int = typer.Option(32, "--max-jobs", help="highest numjobs the search may try"),
-    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4"),
+    runtime: float = typer.Option(20.0, "--runtime", help="whole seconds per step at most (steady state may end a step sooner)"),
+    max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
+    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
     size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
     cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
     flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
@@ -43,9 +43,14 @@ def bench_cmd(
     from diskq.units import parse_int_list, parse_size
 
     err = stderr_console()
+    if jobs is not None and max_jobs is not None:
+        raise InvalidInput(
+            "--jobs and --max-jobs do not go together: --jobs lists every job count to measure",
+            hint="drop --max-jobs to measure exactly the --jobs list, or drop --jobs to let the search stop at --max-jobs",
+        )
     options = runner.BenchOptions(
         runtime_s=runtime,
-        max_jobs=max_jobs,
+        max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
         jobs=parse_int_list(jobs) if jobs else None,
         size_bytes=parse_size(size),
         cache=cache,
