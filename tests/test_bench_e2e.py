@@ -141,6 +141,21 @@ def test_bad_options_one_line_error(tmp_path, args, needle):
     assert "Traceback" not in r.stderr
 
 
+def test_new_file_in_dev_shm_is_benched_as_a_file(journal_env, tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat("/dev").st_dev or not os.access(shm, os.W_OK):
+        pytest.skip("/dev/shm is not a writable filesystem of its own here")
+    target = shm / f"diskq-test-{os.getpid()}.img"
+    try:
+        r = diskq("bench", str(target), "--size", "8M", "--runtime", "1", "--jobs", "1", "--no-flush-check",
+                  "--json", "-o", str(tmp_path / "r.json"), env=journal_env)
+        assert r.returncode == 0, r.stderr
+        assert ResultDocument.model_validate_json(r.stdout).device.kind == "file"
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+
+
 def test_missing_device_path():
     r = diskq("bench", "/dev/does-not-exist-diskq", "--yes")
     assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr

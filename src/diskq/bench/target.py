@@ -41,12 +41,12 @@ def sysfs_name(path: str, *, sysfs_root: str = "/sys") -> str:
     """Kernel name of the block device at ``path`` (follows symlinks such as /dev/disk/by-id/...)."""
     st = os.stat(path)
     if not stat.S_ISBLK(st.st_mode):
-        raise TargetError(f"{path} is not a block device")
+        raise TargetError(f"{path} is not a block device", hint="`lsblk` lists the block devices")
     link = Path(sysfs_root, "dev", "block", f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
     try:
         return os.path.basename(os.path.realpath(link))
     except OSError as exc:  # pragma: no cover - sysfs always has this on Linux
-        raise TargetError(f"cannot find {path} in sysfs: {exc}") from None
+        raise TargetError(f"cannot find {path} in sysfs: {exc}", hint="check that /sys is mounted") from None
 
 
 def block_size_bytes(name: str, *, sysfs_root: str = "/sys") -> int:
@@ -54,7 +54,9 @@ def block_size_bytes(name: str, *, sysfs_root: str = "/sys") -> int:
     try:
         return int(Path(sysfs_root, "class", "block", name, "size").read_text()) * 512
     except (OSError, ValueError) as exc:
-        raise TargetError(f"cannot read the size of {name} from sysfs: {exc}") from None
+        raise TargetError(
+            f"cannot read the size of {name} from sysfs: {exc}", hint="check that the device is still there (`lsblk`)"
+        ) from None
 
 
 def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
@@ -63,17 +65,23 @@ def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
         st = os.stat(path)
     except FileNotFoundError:
         parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            raise TargetError(f"{path} does not exist and its directory {parent} does not either") from None
-        if path.startswith("/dev/"):
+        if names_a_device(path):
             raise TargetError(f"{path} does not exist", hint="check the device name with `lsblk`") from None
+        if not os.path.isdir(parent):
+            raise TargetError(
+                f"{path} does not exist and its directory {parent} does not either",
+                hint=f"create the directory first (`mkdir -p {parent}`) or give a path in an existing directory",
+            ) from None
         return Target(path=path, kind="file", capacity_bytes=size_bytes)
     if stat.S_ISBLK(st.st_mode):
         name = sysfs_name(path, sysfs_root=sysfs_root)
         kind = "partition" if Path(sysfs_root, "class", "block", name, "partition").exists() else "disk"
         capacity = block_size_bytes(name, sysfs_root=sysfs_root)
         if capacity == 0:
-            raise TargetError(f"{path} has no capacity (an empty loop device or a card reader without media?)")
+            raise TargetError(
+                f"{path} has no capacity (an empty loop device or a card reader without media?)",
+                hint="attach a backing file or insert the media first, or pick another device (`lsblk`)",
+            )
         return Target(path=path, kind=kind, capacity_bytes=capacity, dev_name=name)
     if stat.S_ISREG(st.st_mode):
         capacity = st.st_size if st.st_size > 0 else size_bytes
@@ -82,7 +90,34 @@ def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
         raise TargetError(
             f"{path} is a directory", hint=f"name a file inside it, e.g. {os.path.join(path, 'diskq.test')}"
         )
-    raise TargetError(f"{path} is neither a block device nor a regular file")
+    raise TargetError(
+        f"{path} is neither a block device nor a regular file",
+        hint="give a block device (`lsblk` lists them) or the path of a test file on a filesystem",
+    )
+
+
+def names_a_device(path: str) -> bool:
+    """A missing ``path`` in the device directory: a mistyped device name, not a new file.
+
+    True when the nearest existing directory above ``path`` is on the same filesystem as
+    ``/dev`` (devtmpfs). ``/dev/shm/x.img`` is on a tmpfs of its own, so it is a file path.
+    """
+    absolute = os.path.abspath(path)
+    if absolute != "/dev" and not absolute.startswith("/dev/"):
+        return False
+    try:
+        dev_fs = os.stat("/dev").st_dev
+    except OSError:  # pragma: no cover - every Linux system has /dev
+        return True
+    parent = os.path.dirname(absolute)
+    while parent != "/":
+        try:
+            return os.stat(parent).st_dev == dev_fs
+        except FileNotFoundError:
+            parent = os.path.dirname(parent)
+        except OSError:
+            return True
+    return True
 
 
 def region_bytes(capacity_bytes: int, max_jobs: int) -> int:
@@ -106,9 +141,15 @@ def create_file(target: Target) -> None:
     try:
         fd = os.open(target.path, flags, 0o600)
     except FileExistsError:
-        raise TargetError(f"{target.path} appeared while diskq was starting; not touching it") from None
+        raise TargetError(
+            f"{target.path} appeared while diskq was starting; not touching it",
+            hint="give another file name, or check what created it",
+        ) from None
     except OSError as exc:
-        raise TargetError(f"cannot create {target.path}: {exc.strerror}") from None
+        raise TargetError(
+            f"cannot create {target.path}: {exc.strerror}",
+            hint="check the directory's permissions and free space, or give another path",
+        ) from None
     target.created = True
     try:
         left = target.capacity_bytes

@@ -111,7 +111,10 @@ def _confirm(plan, err) -> None:
     err.print(f"[bold red]All data on {what} will be destroyed.[/]")
     answer = typer.prompt(f"Type {t.path} to continue", default="", show_default=False, err=True)
     if answer.strip() not in (t.path, Path(t.path).name):
-        raise NotConfirmed(f"confirmation did not match {t.path}; nothing was written")
+        raise NotConfirmed(
+            f"confirmation did not match {t.path}; nothing was written",
+            hint=f"type {t.path} exactly as shown, or pass --yes",
+        )
 
 
 def default_name(doc) -> str:

@@ -129,7 +129,7 @@ def parse_wipefs_json(text: str) -> list[Signature]:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):  # not JSON, an absurd number, or absurdly deep nesting
-        raise TargetError("wipefs printed no JSON") from None
+        raise TargetError("wipefs printed no JSON", hint="run `wipefs --no-act` on the device to see what it says") from None
     entries = data.get("signatures") if isinstance(data, dict) else None
     found = []
     for sig in entries if isinstance(entries, list) else []:
@@ -221,11 +221,14 @@ def signatures(path: str) -> list[Signature]:
     """Every signature libblkid finds on ``path`` (``wipefs --no-act``: reads, never writes)."""
     done = proc.run(["wipefs", "--no-act", "--json", path], timeout=60)
     if not done.ok:
-        raise TargetError(f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}")
+        raise TargetError(
+            f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}",
+            hint=f"check the device with `wipefs --no-act {path}`",
+        )
     try:
         return parse_wipefs_json(done.stdout)
     except TargetError as exc:
-        raise TargetError(f"cannot probe {path} for existing data: {exc.message}") from None
+        raise TargetError(f"cannot probe {path} for existing data: {exc.message}", hint=exc.hint) from None
 
 
 def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> list[str]:
@@ -286,7 +289,10 @@ def check_file_target(path: str, *, yes: bool) -> None:
         st = os.stat(p)
     except FileNotFoundError:
         if not p.parent.is_dir():
-            raise TargetError(f"directory {p.parent} does not exist") from None
+            raise TargetError(
+                f"directory {p.parent} does not exist",
+                hint=f"create it first (`mkdir -p {p.parent}`) or give a path in an existing directory",
+            ) from None
         return
     if stat.S_ISDIR(st.st_mode):
         raise TargetError(f"{path} is a directory", hint=f"give a file path inside it, e.g. {p / 'diskq-test.bin'}")
@@ -296,7 +302,10 @@ def check_file_target(path: str, *, yes: bool) -> None:
             hint="to qualify a device give the device itself to `diskq bench` (its safety checks apply)",
         )
     if not stat.S_ISREG(st.st_mode):
-        raise TargetError(f"{path} is not a regular file")
+        raise TargetError(
+            f"{path} is not a regular file",
+            hint="give the path of a regular file (diskq creates a new one at --size), or a block device",
+        )
     real = os.path.realpath(p)
     if real in {os.path.realpath(a) for a in parse_proc_swaps(_read("/proc/swaps"))}:
         raise UnsafeTarget(f"refusing to write to {path}: it is an active swap file", hint="pick another file name")
