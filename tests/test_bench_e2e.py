@@ -156,6 +156,20 @@ def test_new_file_in_dev_shm_is_benched_as_a_file(journal_env, tmp_path):
         target.unlink(missing_ok=True)
 
 
+@needs_loop
+def test_loop_backing_file_is_refused_even_with_yes(make_loop, tmp_path, journal_env):
+    make_loop(name="backing.img")
+    backing = tmp_path / "backing.img"
+    with open(backing, "r+b") as f:
+        f.write(b"loop data\n")
+    r = diskq("bench", str(backing), "--yes", "--runtime", "1", "--jobs", "1", "-o", str(tmp_path / "r.json"),
+              env=journal_env)
+    assert r.returncode == 4, r.stderr
+    assert "backing file of an attached loop device" in r.stderr and "losetup -d" in r.stderr
+    with open(backing, "rb") as f:
+        assert f.read(10) == b"loop data\n"
+
+
 def test_missing_device_path():
     r = diskq("bench", "/dev/does-not-exist-diskq", "--yes")
     assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr

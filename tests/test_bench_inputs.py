@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from diskq.bench import fio, runner, target
-from diskq.errors import InvalidInput, NotConfirmed, TargetError
+from diskq.errors import InvalidInput, NotConfirmed, TargetError, UnsafeTarget
 from diskq.probe import safety
 from tests.conftest import needs_loop
 
@@ -92,6 +92,32 @@ def test_device_without_capacity_has_a_hint(make_loop, tmp_path):
     with pytest.raises(TargetError, match="has no capacity") as info:
         target.resolve(dev, size_bytes=1 << 20, sysfs_root=str(root))
     assert info.value.hint
+
+
+@needs_loop
+def test_file_backing_an_attached_loop_device_is_refused(make_loop, tmp_path):
+    dev = make_loop(name="backing.img")
+    backing = tmp_path / "backing.img"
+    with pytest.raises(UnsafeTarget, match="loop device") as info:
+        safety.check_file_target(str(backing), yes=True)
+    assert any(dev in r for r in info.value.reasons) or dev in info.value.message
+    assert "losetup -d" in info.value.hint
+    # also through another name for the same file
+    link = tmp_path / "other-name.img"
+    link.symlink_to(backing)
+    with pytest.raises(UnsafeTarget):
+        safety.check_file_target(str(link), yes=True)
+    hard = tmp_path / "hard-link.img"
+    os.link(backing, hard)
+    with pytest.raises(UnsafeTarget):
+        safety.check_file_target(str(hard), yes=True)
+
+
+def test_parse_loop_backing_file():
+    assert safety.parse_loop_backing_file("/var/tmp/disk.img\n") == "/var/tmp/disk.img"
+    assert safety.parse_loop_backing_file("/var/tmp/disk.img (deleted)\n") == "/var/tmp/disk.img"
+    assert safety.parse_loop_backing_file("") is None
+    assert safety.parse_loop_backing_file("\n") is None
 
 
 # -- every refusal says what to do instead -----------------------------------------------

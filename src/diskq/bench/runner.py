@@ -91,7 +91,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
     else:
-        safety.check_file_target(path, yes=options.yes)
+        safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     region = region_bytes(target.capacity_bytes, options.highest_jobs)
     return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes)
 

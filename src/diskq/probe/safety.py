@@ -278,11 +278,46 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
     return notes
 
 
-def check_file_target(path: str, *, yes: bool) -> None:
+def parse_loop_backing_file(text: str) -> str | None:
+    """``/sys/block/loopN/loop/backing_file`` -> the path, None when empty. Sample::
+
+        /var/tmp/disk.img (deleted)
+
+    The kernel appends `` (deleted)`` once the file is unlinked; the suffix is dropped.
+    """
+    path = text.strip()
+    if path.endswith(" (deleted)"):
+        path = path[: -len(" (deleted)")]
+    return path or None
+
+
+def loop_devices_backed_by(path: str, *, sysfs_root: str = "/sys") -> list[str]:
+    """The attached loop devices whose backing file is ``path`` (compared by inode, so links
+    and bind mounts of the same file count)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    found = []
+    for entry in sorted(Path(sysfs_root, "block").glob("loop*")):
+        backing = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{entry.name}/loop/backing_file") or "")
+        if backing is None:
+            continue
+        try:
+            other = os.stat(backing)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            found.append(f"/dev/{entry.name}")
+    return found
+
+
+def check_file_target(path: str, *, yes: bool, sysfs_root: str = "/sys") -> None:
     """Refuse a directory, a device node or other special file; refuse overwriting data without ``yes``.
 
-    An active swap file is refused even with ``yes``. A missing file is fine if its directory
-    exists (diskq creates it, and removes only what it created).
+    An active swap file and the backing file of an attached loop device are refused even with
+    ``yes``. A missing file is fine if its directory exists (diskq creates it, and removes only
+    what it created).
     """
     p = Path(path)
     try:
@@ -305,6 +340,13 @@ def check_file_target(path: str, *, yes: bool) -> None:
         raise TargetError(
             f"{path} is not a regular file",
             hint="give the path of a regular file (diskq creates a new one at --size), or a block device",
+        )
+    loops = loop_devices_backed_by(path, sysfs_root=sysfs_root)
+    if loops:
+        raise UnsafeTarget(
+            f"refusing to write to {path}: it is the backing file of an attached loop device",
+            [f"{path} backs {dev}" for dev in loops],
+            hint=f"detach it first (`losetup -d {loops[0]}`) if nothing uses it, or give another file name",
         )
     real = os.path.realpath(p)
     if real in {os.path.realpath(a) for a in parse_proc_swaps(_read("/proc/swaps"))}:
