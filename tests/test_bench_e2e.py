@@ -141,6 +141,17 @@ def test_bad_options_one_line_error(tmp_path, args, needle):
     assert "Traceback" not in r.stderr
 
 
+def test_file_mode_records_the_file_and_labels_the_device(tmp_path, journal_env):
+    target = tmp_path / "sized.img"
+    r = diskq("bench", str(target), "--size", "24M", "--runtime", "1", "--jobs", "1", "--no-flush-check", "--json",
+              "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    note = next(n for n in doc.notes if n.startswith("file mode: test file"))
+    assert str(target) in note and f"({24 * 1024 * 1024} bytes)" in note
+    assert doc.device.backing_device and doc.device.backing_device in note and "not the file" in note
+
+
 def test_new_file_in_dev_shm_is_benched_as_a_file(journal_env, tmp_path):
     shm = Path("/dev/shm")
     if not shm.is_dir() or os.stat(shm).st_dev == os.stat("/dev").st_dev or not os.access(shm, os.W_OK):

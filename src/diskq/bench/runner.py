@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from diskq import __version__
 from diskq.bench import fio, sweep
-from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
+from diskq.bench.target import Target, create_file, file_mode_note, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
 from diskq.result import Device, Method, Point, ResultDocument, Run
 
@@ -93,6 +93,8 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     region = region_bytes(target.capacity_bytes, options.highest_jobs)
+    if target.kind == "file":
+        notes.append(file_mode_note(target, region * options.highest_jobs))
     return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes)
 
 

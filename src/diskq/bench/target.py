@@ -120,6 +120,32 @@ def names_a_device(path: str) -> bool:
     return True
 
 
+def file_mode_note(target: Target, written_bytes: int) -> str:
+    """What a file-mode result measured: the test file and its size, and which device the
+    identity fields (model, capacity, ...) describe."""
+    from diskq.units import human_bytes
+
+    if target.created or not target.existed:
+        size = f"created at {human_bytes(target.capacity_bytes)} ({target.capacity_bytes} bytes) and removed afterwards"
+    elif _size_or_zero(target.path) > 0:
+        size = f"an existing file of {human_bytes(target.capacity_bytes)} ({target.capacity_bytes} bytes)"
+    else:
+        size = f"an existing empty file that fio extends to at most {human_bytes(written_bytes)} ({written_bytes} bytes)"
+    fs, source = filesystem_of(os.path.dirname(os.path.abspath(target.path)))
+    under = f"{source}, the device under its {fs or 'unknown'} filesystem" if source else "the device under its filesystem"
+    return (
+        f"file mode: test file {target.path}, {size}; the device's model, capacity and other identity "
+        f"fields describe {under}, not the file"
+    )
+
+
+def _size_or_zero(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def region_bytes(capacity_bytes: int, max_jobs: int) -> int:
     """The share of the target each job writes to: capacity / max_jobs, at most 1 GiB, aligned to
     1 MiB (4 KiB on tiny targets). Jobs never overlap, so no job overwrites another's blocks."""
