@@ -90,6 +90,12 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
+        if target.kind == "partition":
+            from dataclasses import replace
+
+            cache_mode, cache_notes = safety.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
+            options = replace(options, cache=cache_mode)
+            notes += cache_notes
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     region = region_bytes(target.capacity_bytes, options.highest_jobs)

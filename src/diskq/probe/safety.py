@@ -180,6 +180,68 @@ def in_use_reasons(path: str, *, sysfs_root: str = "/sys", mountinfo: str | None
     def who(dev: str) -> str:
         return path if dev == name else f"its partition /dev/{dev}"
 
+    return _family_reasons(family, who, sysfs_root, mountinfo, swaps)
+
+
+def rest_of_disk_in_use(
+    path: str,
+    *,
+    sysfs_root: str = "/sys",
+    mountinfo: str | None = None,
+    swaps: str | None = None,
+    probe_exclusive: bool = True,
+) -> list[str]:
+    """For a partition: every reason why the rest of its disk (the disk itself, the other
+    partitions) is in use. Empty for a whole disk, or when nothing else on the disk is used.
+
+    The write cache belongs to the whole disk, so it must not be switched while any of this is
+    true. Besides mounts, swap and holders, each other partition is opened with ``O_EXCL`` for
+    an instant (``probe_exclusive``), which also finds mounts in other mount namespaces.
+    """
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    if not sysfs.is_partition(name, sysfs_root=sysfs_root):
+        return []
+    disk = sysfs.disk_name(name, sysfs_root=sysfs_root)
+    siblings = [p for p in sysfs.partitions(disk, sysfs_root=sysfs_root) if p != name]
+
+    def who(dev: str) -> str:
+        return f"the disk /dev/{disk}" if dev == disk else f"partition /dev/{dev} of the same disk"
+
+    reasons = _family_reasons([disk, *siblings], who, sysfs_root, mountinfo, swaps)
+    if not reasons and probe_exclusive:
+        for dev in siblings:
+            node = f"/dev/{dev}"
+            if os.path.exists(node) and _exclusive_open_error(node):
+                reasons.append(f"{who(dev)} cannot be opened exclusively (O_EXCL): something is using it")
+    return reasons
+
+
+def partition_cache_mode(path: str, mode: str, *, sysfs_root: str = "/sys") -> tuple[str, list[str]]:
+    """The ``--cache`` mode a partition may use, with notes. The write cache is the whole
+    disk's: while the rest of the disk is in use it is left alone, so ``auto`` becomes ``keep``
+    and ``off``, ``on`` or ``both`` are refused (:class:`UnsafeTarget`)."""
+    if mode == "keep":
+        return mode, []
+    busy = rest_of_disk_in_use(path, sysfs_root=sysfs_root)
+    if not busy:
+        return mode, []
+    disk = sysfs.disk_name(sysfs.block_name(path, sysfs_root=sysfs_root), sysfs_root=sysfs_root)
+    if mode == "auto":
+        return "keep", [
+            f"write cache left as it is (--cache keep): it belongs to the whole disk /dev/{disk}, and "
+            + "; ".join(busy)
+        ]
+    raise UnsafeTarget(
+        f"refusing to switch the write cache for {path}: it belongs to the whole disk /dev/{disk}, "
+        "and another part of that disk is in use",
+        busy,
+        hint="run with --cache keep to measure the partition with the cache as it is, "
+        "or stop using the rest of the disk first",
+    )
+
+
+def _family_reasons(family: list[str], who, sysfs_root: str, mountinfo: str | None, swaps: str | None) -> list[str]:
+    """Mounts, swap areas, ``/``, ``/boot`` and holders on any device named in ``family``."""
     reasons: list[str] = []
     mounts = parse_mountinfo(mountinfo if mountinfo is not None else _read("/proc/self/mountinfo"))
     for m in mounts:
