@@ -48,12 +48,12 @@ def partitioned(make_loop):
         pytest.skip("sfdisk and partx are needed (apt-get install fdisk util-linux)")
     disk = make_loop(128 * MiB)
     sh("sfdisk", "-q", disk, stdin="label: dos\n,32M\n,32M\n")
-    subprocess.run(["partx", "--add", disk], capture_output=True)
+    added = subprocess.run(["partx", "--add", disk], capture_output=True, text=True)
     name = Path(disk).name
     parts = [f"{disk}p1", f"{disk}p2"]
     try:
         if not all(Path(f"/sys/block/{name}/{Path(p).name}").exists() and Path(p).is_block_device() for p in parts):
-            pytest.skip("the kernel made no partition devices for the loop device here")
+            pytest.skip(f"the kernel made no partition devices for the loop device here ({added.stderr.strip()})")
         yield disk, *parts
     finally:
         subprocess.run(["partx", "--delete", disk], capture_output=True)
@@ -114,15 +114,10 @@ def test_sibling_held_exclusively_elsewhere_counts(partitioned):
 
 def test_plan_keeps_the_cache_for_auto(sibling_in_use):
     disk, p1, p2, _ = sibling_in_use
-    plan = runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True))
-    try:
+    with runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True)) as plan:
         assert plan.options.cache == "keep"
         assert any(n.startswith(f"write cache left as it is (--cache keep): it belongs to the whole disk {disk}")
                    for n in plan.notes), plan.notes
-    finally:
-        close = getattr(plan, "close", None)
-        if close:
-            close()
 
 
 def test_bench_partition_with_mounted_sibling_keeps_the_cache(sibling_in_use, tmp_path, journal_env):

@@ -74,12 +74,13 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq.cli._render import BenchProgress, result_table
 
     plan = runner.plan(path, options)
-    for note in plan.notes:
-        err.print(f"[yellow]note[/]: {note}")
-    if plan.needs_confirmation and not options.yes:
-        _confirm(plan, err)
-    with BenchProgress(err, options.runtime_s) as progress:
-        doc = runner.execute(plan, progress)
+    with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
+        for note in plan.notes:
+            err.print(f"[yellow]note[/]: {note}")
+        if plan.needs_confirmation and not options.yes:
+            _confirm(plan, err)
+        with BenchProgress(err, plan.options.runtime_s) as progress:
+            doc = runner.execute(plan, progress)
     out = output or Path(default_name(doc))
     out.write_text(doc.to_json())
     if as_json:

@@ -216,6 +216,14 @@ def rest_of_disk_in_use(
     return reasons
 
 
+def disk_node(path: str, *, sysfs_root: str = "/sys") -> str:
+    """``/dev/NAME`` of the whole disk ``path`` is on (``path``'s own node for a disk)."""
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    if not sysfs.is_partition(name, sysfs_root=sysfs_root):
+        return path
+    return f"/dev/{sysfs.disk_name(name, sysfs_root=sysfs_root)}"
+
+
 def partition_cache_mode(path: str, mode: str, *, sysfs_root: str = "/sys") -> tuple[str, list[str]]:
     """The ``--cache`` mode a partition may use, with notes. The write cache is the whole
     disk's: while the rest of the disk is in use it is left alone, so ``auto`` becomes ``keep``
@@ -266,17 +274,63 @@ def _family_reasons(family: list[str], who, sysfs_root: str, mountinfo: str | No
     return list(dict.fromkeys(reasons))
 
 
-def _exclusive_open_error(path: str) -> str | None:
+def _open_exclusive(path: str) -> tuple[int | None, str | None]:
+    """(descriptor, None) when ``path`` could be opened with ``O_EXCL``, else (None, why)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_EXCL)
+        return os.open(path, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC), None
     except OSError as exc:
         if exc.errno == errno.EBUSY:
-            return f"{path} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
+            return None, f"{path} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
         if exc.errno in (errno.EACCES, errno.EPERM):
             raise TargetError(f"no permission to open {path}", hint="run diskq as root") from None
-        return f"{path} cannot be opened exclusively: {exc.strerror}"
-    os.close(fd)
-    return None
+        return None, f"{path} cannot be opened exclusively: {exc.strerror}"
+
+
+def _exclusive_open_error(path: str) -> str | None:
+    fd, why = _open_exclusive(path)
+    if fd is not None:
+        os.close(fd)
+    return why
+
+
+class ExclusiveClaim:
+    """An ``O_EXCL`` descriptor on a block device, held from the safety check to the end of the
+    bench. While it is open the kernel refuses every other exclusive open (mount, mkfs, swapon,
+    LVM, md, another diskq) with EBUSY; plain opens, such as fio's, still work. A claim on a
+    whole disk also keeps every partition of it from being claimed.
+
+        with claim_exclusive("/dev/sdb"):
+            run_the_bench()
+    """
+
+    def __init__(self, path: str, fd: int):
+        self.path = path
+        self._fd: int | None = fd
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Close the descriptor; idempotent."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> "ExclusiveClaim":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.release()
+        return False
+
+
+def claim_exclusive(path: str) -> ExclusiveClaim:
+    """Open ``path`` with ``O_EXCL`` and keep it open; :class:`UnsafeTarget` when it is in use."""
+    fd, why = _open_exclusive(path)
+    if fd is None:
+        raise UnsafeTarget(f"refusing to write to {path}: it is in use", [why or "busy"], hint=IN_USE_HINT)
+    return ExclusiveClaim(path, fd)
 
 
 def signatures(path: str) -> list[Signature]:
