@@ -122,7 +122,7 @@ def test_parse_loop_backing_file():
 
 # -- every refusal says what to do instead -----------------------------------------------
 
-_REFUSALS = {"TargetError", "UnsafeTarget", "NotConfirmed"}
+_REFUSALS = {"TargetError", "UnsafeTarget", "NotConfirmed", "InvalidInput"}
 
 
 def _refusals_without_hint(path: Path) -> list[str]:
@@ -138,7 +138,7 @@ def _refusals_without_hint(path: Path) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "cli/bench.py"])
+@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "cli/bench.py", "bench/output.py"])
 def test_every_refusal_has_a_hint(module):
     assert _refusals_without_hint(SRC / module) == []
 

@@ -38,7 +38,7 @@ def bench_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
 ) -> None:
-    from diskq.bench import runner, target as target_mod
+    from diskq.bench import output as output_mod, runner, target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
 
@@ -61,6 +61,7 @@ def bench_cmd(
     )
     if scratch == (target is not None):
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
+    output_mod.check_output_path(output, target=target)  # before anything is written anywhere
     if scratch:
         with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
             err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
@@ -70,8 +71,9 @@ def bench_cmd(
 
 
 def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
-    from diskq.bench import runner
+    from diskq.bench import output as output_mod, runner
     from diskq.cli._render import BenchProgress, result_table
+    from diskq.errors import DiskqError
 
     plan = runner.plan(path, options)
     with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
@@ -81,13 +83,29 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
             _confirm(plan, err)
         with BenchProgress(err, plan.options.runtime_s) as progress:
             doc = runner.execute(plan, progress)
-    out = output or Path(default_name(doc))
-    out.write_text(doc.to_json())
+    text = doc.to_json()
     if as_json:
-        print_json(doc.to_json())
+        print_json(text)  # first: whatever happens to the file, the document is out
+    out = output or Path(default_name(doc))
+    try:
+        written, failure = output_mod.write_result(text, out, fallback_name=default_name(doc))
+    except DiskqError as exc:
+        if not as_json:
+            print_json(text)  # the last place left: the document is not lost
+            exc.hint = "the result document was printed on stdout; " + (exc.hint or "")
+        raise
     result_table(doc, err if as_json else _stdout())
-    err.print(f"result written to [bold]{out}[/]")
-    err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {out}[/]")
+    err.print(f"result written to [bold]{written}[/]")
+    err.print(f"sign it as yourself (not root) to contribute it: [bold]diskq sign {written}[/]")
+    if failure is not None:
+        problem = DiskqError(
+            f"cannot write the result document to {out}: {failure}",
+            hint=f"it was saved to {written} instead; move it where you wanted it",
+        )
+        if doc.interrupted:
+            err.print(f"diskq: error: {problem.message}\n  hint: {problem.hint}", markup=False, highlight=False)
+            raise typer.Exit(130)
+        raise problem
     if doc.interrupted:
         raise typer.Exit(130)
 
