@@ -263,7 +263,10 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
 def _hint_for(stderr: str) -> str | None:
     low = stderr.lower()
     if "invalid argument" in low and "direct" in low or "o_direct" in low:
-        return "the filesystem does not support O_DIRECT (tmpfs does not); put the test file on a real filesystem"
+        return (
+            "the filesystem does not support O_DIRECT (ramfs, and tmpfs before Linux 6.6, do not); "
+            "put the test file on a real filesystem"
+        )
     if "permission denied" in low:
         return "writing to a block device needs root"
     if "no space left" in low:

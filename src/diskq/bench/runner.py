@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from diskq import __version__
 from diskq.bench import fio, sweep
-from diskq.bench.target import Target, create_file, file_mode_note, filesystem_of, region_bytes, remove_created, resolve
+from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
 from diskq.result import Device, Method, Point, ResultDocument, Run
 
@@ -106,6 +106,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     """
     from dataclasses import replace
 
+    from diskq.bench.target import file_mode_note, memory_backing
     from diskq.probe import safety
 
     fio.check_runtime(options.runtime_s)
@@ -129,6 +130,11 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
         region = region_bytes(target.capacity_bytes, options.highest_jobs)
         if target.kind == "file":
             notes.append(file_mode_note(target, region * options.highest_jobs))
+        in_memory = memory_backing(target, sysfs_root=sysfs_root)
+        if in_memory:
+            from diskq.analyse.verdicts import memory_backed_note
+
+            notes.append(memory_backed_note(in_memory))
         return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes, claim=claim)
     except BaseException:
         if claim is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -21,6 +22,9 @@ from diskq import proc
 from diskq.errors import TargetError
 
 MiB = 1024 * 1024
+#: filesystems that keep their files in RAM
+MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "devtmpfs"})
+_RAM_DISKS = {re.compile(r"^zram\d+$"): "a compressed RAM disk (zram)", re.compile(r"^ram\d+$"): "a RAM disk (brd)"}
 
 
 @dataclass
@@ -206,6 +210,52 @@ def filesystem_of(path: str) -> tuple[str | None, str | None]:
     if len(out) >= 2:
         return out[0], out[1]
     return (out[0], None) if out else (None, None)
+
+
+def memory_backing(target: Target, *, sysfs_root: str = "/sys") -> str | None:
+    """Why ``target`` lives in RAM, or None: a file on tmpfs, ramfs or devtmpfs (tmpfs takes
+    O_DIRECT since Linux 6.6, so fio runs there), a zram or brd RAM disk, or a loop device whose
+    backing file is in RAM or on such a disk. A partition counts as its disk."""
+    if target.kind == "file":
+        return _file_in_memory(target.path)
+    if not target.dev_name:
+        return None
+    from diskq.probe import sysfs
+
+    return _disk_in_memory(sysfs.disk_name(target.dev_name, sysfs_root=sysfs_root), sysfs_root, depth=0)
+
+
+def _file_in_memory(path: str) -> str | None:
+    where = path if os.path.exists(path) else os.path.dirname(os.path.abspath(path))
+    fs, _ = filesystem_of(where)
+    return f"{path} is on {fs}, which keeps its files in RAM" if fs in MEMORY_FILESYSTEMS else None
+
+
+def _disk_in_memory(disk: str, sysfs_root: str, *, depth: int) -> str | None:
+    from diskq.probe import sysfs
+    from diskq.probe.safety import parse_loop_backing_file
+
+    for pattern, what in _RAM_DISKS.items():
+        if pattern.match(disk):
+            return f"/dev/{disk} is {what}"
+    if not disk.startswith("loop") or depth > 8:
+        return None
+    backing = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{disk}/loop/backing_file") or "")
+    if backing is None:
+        return None
+    try:
+        is_block = stat.S_ISBLK(os.stat(backing).st_mode)
+    except OSError:
+        is_block = False
+    if is_block:
+        try:
+            below = sysfs.disk_name(sysfs.block_name(backing, sysfs_root=sysfs_root), sysfs_root=sysfs_root)
+        except TargetError:
+            return None
+        why = _disk_in_memory(below, sysfs_root, depth=depth + 1)
+    else:
+        why = _file_in_memory(backing)
+    return f"/dev/{disk} is a loop device over {backing}, and {why}" if why else None
 
 
 @contextlib.contextmanager
