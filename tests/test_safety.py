@@ -273,3 +273,32 @@ def test_parse_mountinfo_bad_escapes():
     text = "42 27 7:0 / /mnt/a\\999b\\12 rw - ext4 /dev/loop0 rw\n43 27 7:1 / /x\\²³⁴ rw - ext4 /dev/loop1 rw\n"
     mounts = parse_mountinfo(text)
     assert [m.mountpoint for m in mounts] == ["/mnt/a\\999b\\12", "/x\\²³⁴"]
+
+
+def test_rest_of_disk_through_a_tree_made_here(monkeypatch, tmp_path):
+    # sdx with partitions sdx1 and sdx2, laid out as the kernel shows them
+    for part in ("sdx1", "sdx2"):
+        (tmp_path / "block" / "sdx" / part).mkdir(parents=True)
+        (tmp_path / "block" / "sdx" / part / "partition").write_text(part[-1])
+    (tmp_path / "class" / "block").mkdir(parents=True)
+    for name, where in (("sdx", "sdx"), ("sdx1", "sdx/sdx1"), ("sdx2", "sdx/sdx2")):
+        (tmp_path / "class" / "block" / name).symlink_to(tmp_path / "block" / where)
+    (tmp_path / "dev" / "block").mkdir(parents=True)
+    (tmp_path / "dev" / "block" / "8:161").symlink_to(tmp_path / "block" / "sdx" / "sdx1")
+    root = str(tmp_path)
+    monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
+    mounted = "40 1 8:161 / /srv rw,relatime - xfs /dev/sdx1 rw\n"
+    no_swap = "Filename\n"
+    reasons = safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+                                         probe_exclusive=False)
+    assert reasons == ["partition /dev/sdx1 of the same disk is mounted at /srv"]
+    swap = "Filename Type Size Used Priority\n/dev/sdx1 partition 1024 0 -2\n"
+    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap,
+                                      probe_exclusive=False) == ["partition /dev/sdx1 of the same disk is active swap"]
+    on_root = "25 1 8:161 / / rw - ext4 /dev/sdx1 rw\n"
+    assert "partition /dev/sdx1 of the same disk holds /" in safety.rest_of_disk_in_use(
+        "/dev/sdx2", sysfs_root=root, mountinfo=on_root, swaps=no_swap, probe_exclusive=False)
+    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap,
+                                      probe_exclusive=False) == []
+    assert safety.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+                                      probe_exclusive=False) == []

@@ -4,7 +4,12 @@ Hard refusals (no option overrides them): the device, or one of its partitions, 
 is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened with O_EXCL,
 or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
 libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
-label, swap) refuses unless ``force``; the refusal names each one.
+label, swap) refuses unless ``force``; the refusal names each one. In file mode the backing
+file of an attached loop device is refused like a device in use.
+
+A partition's write cache is its whole disk's: while the rest of the disk is in use it is not
+switched (:func:`partition_cache_mode`). Once the checks pass, :func:`claim_exclusive` keeps
+an ``O_EXCL`` descriptor open until the bench ends, so nothing can claim the device meanwhile.
 
 The parsers here are pure; the checks read ``/proc`` and sysfs and run ``wipefs --no-act``
 (libblkid probing every known signature, writing nothing).
