@@ -129,6 +129,11 @@ def test_file_mode_refuses_existing_file(tmp_path, journal_env):
         (["--jobs", "1,x"], "whole numbers"),
         (["--size", "lots"], "not a size"),
         (["--cache", "sideways"], "--cache"),
+        (["--runtime", "nan"], "--runtime"),
+        (["--runtime", "inf"], "--runtime"),
+        (["--runtime", "1.5"], "whole seconds"),
+        (["--runtime", "0"], "--runtime"),
+        (["--jobs", "1,64", "--max-jobs", "4"], "--jobs and --max-jobs"),
     ],
 )
 def test_bad_options_one_line_error(tmp_path, args, needle):
@@ -136,6 +141,46 @@ def test_bad_options_one_line_error(tmp_path, args, needle):
     assert r.returncode == 2
     assert needle in r.stderr.splitlines()[0]
     assert "Traceback" not in r.stderr
+
+
+def test_file_mode_records_the_file_and_labels_the_device(tmp_path, journal_env):
+    target = tmp_path / "sized.img"
+    r = diskq("bench", str(target), "--size", "24M", "--runtime", "1", "--jobs", "1", "--no-flush-check", "--json",
+              "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    note = next(n for n in doc.notes if n.startswith("file mode: test file"))
+    assert str(target) in note and f"({24 * 1024 * 1024} bytes)" in note
+    assert doc.device.backing_device and doc.device.backing_device in note and "not the file" in note
+
+
+def test_new_file_in_dev_shm_is_benched_as_a_file(journal_env, tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat("/dev").st_dev or not os.access(shm, os.W_OK):
+        pytest.skip("/dev/shm is not a writable filesystem of its own here")
+    target = shm / f"diskq-test-{os.getpid()}.img"
+    try:
+        r = diskq("bench", str(target), "--size", "8M", "--runtime", "1", "--jobs", "1", "--no-flush-check",
+                  "--json", "-o", str(tmp_path / "r.json"), env=journal_env)
+        assert r.returncode == 0, r.stderr
+        assert ResultDocument.model_validate_json(r.stdout).device.kind == "file"
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+
+
+@needs_loop
+def test_loop_backing_file_is_refused_even_with_yes(make_loop, tmp_path, journal_env):
+    make_loop(name="backing.img")
+    backing = tmp_path / "backing.img"
+    with open(backing, "r+b") as f:
+        f.write(b"loop data\n")
+    r = diskq("bench", str(backing), "--yes", "--runtime", "1", "--jobs", "1", "-o", str(tmp_path / "r.json"),
+              env=journal_env)
+    assert r.returncode == 4, r.stderr
+    assert "backing file of an attached loop device" in r.stderr and "losetup -d" in r.stderr
+    with open(backing, "rb") as f:
+        assert f.read(10) == b"loop data\n"
 
 
 def test_missing_device_path():

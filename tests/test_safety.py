@@ -8,8 +8,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from diskq.errors import NotConfirmed, TargetError, UnsafeTarget
+from diskq.errors import DiskqError, NotConfirmed, TargetError, UnsafeTarget
 from diskq.probe import safety
 from diskq.probe.safety import check_block_device, check_file_target, parse_mountinfo, parse_proc_swaps, parse_wipefs_json
 from tests.conftest import _have, needs_loop
@@ -223,3 +225,80 @@ def test_holders_and_root_on_lvm(monkeypatch, tmp_path):
     mountinfo = "25 1 254:0 / / rw,relatime - ext4 /dev/dm-0 rw\n"
     reasons = safety.in_use_reasons("/dev/sdc", sysfs_root=str(tmp_path), mountinfo=mountinfo, swaps="Filename\n")
     assert reasons == ["/dev/sdc holds /", "/dev/sdc is held by dm-0 (vg0-root) (device-mapper, LVM, md or bcache)"]
+
+
+# -- the parsers are total: a result or a DiskqError, never another exception ------------
+
+_WIPEFS_KEYS = st.sampled_from(["signatures", "device", "offset", "type", "uuid", "label", "usage"])
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_WIPEFS_KEYS | st.text(max_size=4), inner, max_size=5),
+    max_leaves=20,
+)
+
+
+def test_parse_wipefs_json_null_signatures():
+    assert parse_wipefs_json('{"signatures": null}') == []
+    assert parse_wipefs_json('{"signatures": {"type": "ext4"}}') == []
+    assert parse_wipefs_json('{"signatures": [{"type": ["ext4"], "offset": 0}]}') == []
+    with pytest.raises(TargetError):
+        parse_wipefs_json("wipefs: error: /dev/sdz: probing initialization failed")
+    with pytest.raises(TargetError):
+        parse_wipefs_json("[" * 100_000)
+
+
+@given(_JSONISH)
+def test_parse_wipefs_json_never_crashes_on_json(value):
+    import json
+
+    try:
+        found = parse_wipefs_json(json.dumps(value))
+    except DiskqError:
+        return
+    assert all(isinstance(s, safety.Signature) and isinstance(s.type, str) for s in found)
+    for s in found:
+        assert isinstance(s.describe(), str)
+
+
+@given(st.text())
+def test_safety_parsers_never_crash_on_text(text):
+    for parser in (parse_wipefs_json, parse_mountinfo, parse_proc_swaps):
+        try:
+            parser(text)
+        except DiskqError:
+            pass
+
+
+def test_parse_mountinfo_bad_escapes():
+    text = "42 27 7:0 / /mnt/a\\999b\\12 rw - ext4 /dev/loop0 rw\n43 27 7:1 / /x\\²³⁴ rw - ext4 /dev/loop1 rw\n"
+    mounts = parse_mountinfo(text)
+    assert [m.mountpoint for m in mounts] == ["/mnt/a\\999b\\12", "/x\\²³⁴"]
+
+
+def test_rest_of_disk_through_a_tree_made_here(monkeypatch, tmp_path):
+    # sdx with partitions sdx1 and sdx2, laid out as the kernel shows them
+    for part in ("sdx1", "sdx2"):
+        (tmp_path / "block" / "sdx" / part).mkdir(parents=True)
+        (tmp_path / "block" / "sdx" / part / "partition").write_text(part[-1])
+    (tmp_path / "class" / "block").mkdir(parents=True)
+    for name, where in (("sdx", "sdx"), ("sdx1", "sdx/sdx1"), ("sdx2", "sdx/sdx2")):
+        (tmp_path / "class" / "block" / name).symlink_to(tmp_path / "block" / where)
+    (tmp_path / "dev" / "block").mkdir(parents=True)
+    (tmp_path / "dev" / "block" / "8:161").symlink_to(tmp_path / "block" / "sdx" / "sdx1")
+    root = str(tmp_path)
+    monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
+    mounted = "40 1 8:161 / /srv rw,relatime - xfs /dev/sdx1 rw\n"
+    no_swap = "Filename\n"
+    reasons = safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+                                         probe_exclusive=False)
+    assert reasons == ["partition /dev/sdx1 of the same disk is mounted at /srv"]
+    swap = "Filename Type Size Used Priority\n/dev/sdx1 partition 1024 0 -2\n"
+    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap,
+                                      probe_exclusive=False) == ["partition /dev/sdx1 of the same disk is active swap"]
+    on_root = "25 1 8:161 / / rw - ext4 /dev/sdx1 rw\n"
+    assert "partition /dev/sdx1 of the same disk holds /" in safety.rest_of_disk_in_use(
+        "/dev/sdx2", sysfs_root=root, mountinfo=on_root, swaps=no_swap, probe_exclusive=False)
+    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap,
+                                      probe_exclusive=False) == []
+    assert safety.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+                                      probe_exclusive=False) == []

@@ -7,6 +7,11 @@ knob on a device that may have a volatile cache: in "write through" the kernel s
 flushes, so fdatasync returns while the data may still sit in the drive's RAM. Among the safe runs, Ceph, OSDs per device and
 PostgreSQL use the one with the highest 1-job IOPS, etcd the one with the lowest 1-job p99
 fdatasync latency. Each verdict names the cache state it used and carries its reasons.
+
+A result measured on RAM (a file on tmpfs or ramfs, a zram or brd RAM disk, a loop device over
+a file in RAM) carries a note starting with :data:`MEMORY_BACKED`; its figures say nothing
+about a drive, so every verdict is "not applicable": no tier, no pass or fail, the note as the
+reason.
 """
 
 from __future__ import annotations
@@ -18,6 +23,20 @@ from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Ver
 
 if TYPE_CHECKING:
     from diskq.result import Point, ResultDocument, Run
+
+
+#: The start of the document note that marks a memory-backed target (see :func:`memory_backed_note`).
+MEMORY_BACKED = "memory-backed target:"
+
+
+def memory_backed_note(why: str) -> str:
+    """The document note for a target in RAM; ``why`` names the device or filesystem."""
+    return f"{MEMORY_BACKED} {why}; the figures measure memory, not a drive, so no verdict applies"
+
+
+def memory_backed(doc: ResultDocument) -> str | None:
+    """The memory-backed note of ``doc``, or None when it was measured on something else."""
+    return next((n for n in doc.notes if n.startswith(MEMORY_BACKED)), None)
 
 
 def load_criteria() -> dict:
@@ -51,6 +70,9 @@ class _Candidate:
 def evaluate(doc: ResultDocument) -> Verdicts:
     """Ceph WAL/DB tier, OSDs per device, etcd pass/fail and PostgreSQL WAL figures for ``doc``."""
     crit = criteria.load()
+    in_memory = memory_backed(doc)
+    if in_memory is not None:
+        return _not_applicable(crit, in_memory)
     notes: list[str] = []
     candidates: list[_Candidate] = []
     for run in doc.runs:
@@ -77,6 +99,19 @@ def evaluate(doc: ResultDocument) -> Verdicts:
         postgres_wal=_postgres(best, unsafe),
         criteria_version=int(crit["version"]),
         notes=notes,
+    )
+
+
+def _not_applicable(crit: dict, note: str) -> Verdicts:
+    """Every verdict empty, with the memory-backed note as its reason."""
+    reasons = [f"not applicable: {note}"]
+    return Verdicts(
+        ceph_waldb=CephWalDb(reasons=list(reasons)),
+        osds_per_device=OsdsPerDevice(share=float(crit["osds_per_device"]["share"]), reasons=list(reasons)),
+        etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
+        postgres_wal=PostgresWal(reasons=list(reasons)),
+        criteria_version=int(crit["version"]),
+        notes=["measured on a memory-backed target: verdicts not applicable"],
     )
 
 

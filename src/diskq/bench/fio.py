@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
 
 from diskq import proc
-from diskq.errors import FioError, UnsupportedFio
+from diskq.errors import FioError, InvalidInput, UnsupportedFio
 from diskq.result import Latency, Point
 
 BLOCK_SIZE = 4096
 JOB_NAME = "ceph-iops"
 MIN_VERSION = (3, 0)
 TESTED_MAJOR = 3
+#: the longest step diskq runs (a day): beyond that a typo is more likely than a plan
+MAX_RUNTIME_S = 86400
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,18 @@ class SteadyState:
             "ss_dur": f"{self.window_s}s",
             "ss_ramp": f"{self.ramp_s}s",
         }
+
+
+def check_runtime(runtime_s: float) -> None:
+    """Refuse a ``--runtime`` fio would not run as written. diskq passes whole seconds, so the
+    document's ``runtime_s`` is exactly what fio ran (fio reads ``--runtime=1.5`` as 1 s)."""
+    hint = "give whole seconds, e.g. --runtime 20"
+    if not math.isfinite(runtime_s):
+        raise InvalidInput(f"--runtime must be a number of seconds, got {runtime_s}", hint=hint)
+    if runtime_s != int(runtime_s):
+        raise InvalidInput(f"--runtime takes whole seconds, got {runtime_s:g}", hint=hint)
+    if not 1 <= runtime_s <= MAX_RUNTIME_S:
+        raise InvalidInput(f"--runtime must be between 1 and {MAX_RUNTIME_S} seconds, got {runtime_s:g}", hint=hint)
 
 
 def base_options(
@@ -248,7 +263,10 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
 def _hint_for(stderr: str) -> str | None:
     low = stderr.lower()
     if "invalid argument" in low and "direct" in low or "o_direct" in low:
-        return "the filesystem does not support O_DIRECT (tmpfs does not); put the test file on a real filesystem"
+        return (
+            "the filesystem does not support O_DIRECT (ramfs, and tmpfs before Linux 6.6, do not); "
+            "put the test file on a real filesystem"
+        )
     if "permission denied" in low:
         return "writing to a block device needs root"
     if "no space left" in low:

@@ -66,31 +66,78 @@ class Listener:
 
 @dataclass
 class Plan:
+    """What :func:`plan` checked. For a block device it holds an ``O_EXCL`` claim (``claim``)
+    until :meth:`close`: use the plan as a context manager around :func:`execute`."""
+
     path: str
     target: Target
     options: BenchOptions
     region_bytes: int
     notes: list[str] = field(default_factory=list)
+    claim: safety.ExclusiveClaim | None = None
 
     @property
     def needs_confirmation(self) -> bool:
         """Block devices and pre-existing files hold data that the bench destroys."""
         return self.target.is_block or self.target.existed
 
+    def close(self) -> None:
+        """Release the exclusive claim on the device (idempotent)."""
+        if self.claim is not None:
+            self.claim.release()
+
+    def __enter__(self) -> Plan:
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
 
 def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
-    """Check everything that can be checked before writing a byte; raise on any refusal."""
+    """Check everything that can be checked before writing a byte; raise on any refusal.
+
+    A block device passes its safety checks and is then claimed with ``O_EXCL`` until the
+    plan is closed, so nothing can mount or claim it between the check and the end of the
+    bench. A partition whose disk's write cache may be switched claims the whole disk, so no
+    other partition can be mounted while the cache is changed.
+    """
+    from dataclasses import replace
+
+    from diskq.bench.target import file_mode_note, memory_backing
     from diskq.probe import safety
 
+    fio.check_runtime(options.runtime_s)
     options.validate()
     notes = fio.check_version(fio.installed_version())
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
+    claim = None
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
+        claim_path = path
+        if target.kind == "partition":
+            cache_mode, cache_notes = safety.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
+            options = replace(options, cache=cache_mode)
+            notes += cache_notes
+            if cache_mode != "keep":
+                claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
+        claim = safety.claim_exclusive(claim_path)
     else:
-        safety.check_file_target(path, yes=options.yes)
-    region = region_bytes(target.capacity_bytes, options.highest_jobs)
-    return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes)
+        safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
+    try:
+        region = region_bytes(target.capacity_bytes, options.highest_jobs)
+        if target.kind == "file":
+            notes.append(file_mode_note(target, region * options.highest_jobs))
+        in_memory = memory_backing(target, sysfs_root=sysfs_root)
+        if in_memory:
+            from diskq.analyse.verdicts import memory_backed_note
+
+            notes.append(memory_backed_note(in_memory))
+        return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes, claim=claim)
+    except BaseException:
+        if claim is not None:
+            claim.release()
+        raise
 
 
 def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) -> list[str]:

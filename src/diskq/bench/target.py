@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -21,6 +22,9 @@ from diskq import proc
 from diskq.errors import TargetError
 
 MiB = 1024 * 1024
+#: filesystems that keep their files in RAM
+MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "devtmpfs"})
+_RAM_DISKS = {re.compile(r"^zram\d+$"): "a compressed RAM disk (zram)", re.compile(r"^ram\d+$"): "a RAM disk (brd)"}
 
 
 @dataclass
@@ -41,12 +45,12 @@ def sysfs_name(path: str, *, sysfs_root: str = "/sys") -> str:
     """Kernel name of the block device at ``path`` (follows symlinks such as /dev/disk/by-id/...)."""
     st = os.stat(path)
     if not stat.S_ISBLK(st.st_mode):
-        raise TargetError(f"{path} is not a block device")
+        raise TargetError(f"{path} is not a block device", hint="`lsblk` lists the block devices")
     link = Path(sysfs_root, "dev", "block", f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
     try:
         return os.path.basename(os.path.realpath(link))
     except OSError as exc:  # pragma: no cover - sysfs always has this on Linux
-        raise TargetError(f"cannot find {path} in sysfs: {exc}") from None
+        raise TargetError(f"cannot find {path} in sysfs: {exc}", hint="check that /sys is mounted") from None
 
 
 def block_size_bytes(name: str, *, sysfs_root: str = "/sys") -> int:
@@ -54,7 +58,9 @@ def block_size_bytes(name: str, *, sysfs_root: str = "/sys") -> int:
     try:
         return int(Path(sysfs_root, "class", "block", name, "size").read_text()) * 512
     except (OSError, ValueError) as exc:
-        raise TargetError(f"cannot read the size of {name} from sysfs: {exc}") from None
+        raise TargetError(
+            f"cannot read the size of {name} from sysfs: {exc}", hint="check that the device is still there (`lsblk`)"
+        ) from None
 
 
 def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
@@ -63,17 +69,23 @@ def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
         st = os.stat(path)
     except FileNotFoundError:
         parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            raise TargetError(f"{path} does not exist and its directory {parent} does not either") from None
-        if path.startswith("/dev/"):
+        if names_a_device(path):
             raise TargetError(f"{path} does not exist", hint="check the device name with `lsblk`") from None
+        if not os.path.isdir(parent):
+            raise TargetError(
+                f"{path} does not exist and its directory {parent} does not either",
+                hint=f"create the directory first (`mkdir -p {parent}`) or give a path in an existing directory",
+            ) from None
         return Target(path=path, kind="file", capacity_bytes=size_bytes)
     if stat.S_ISBLK(st.st_mode):
         name = sysfs_name(path, sysfs_root=sysfs_root)
         kind = "partition" if Path(sysfs_root, "class", "block", name, "partition").exists() else "disk"
         capacity = block_size_bytes(name, sysfs_root=sysfs_root)
         if capacity == 0:
-            raise TargetError(f"{path} has no capacity (an empty loop device or a card reader without media?)")
+            raise TargetError(
+                f"{path} has no capacity (an empty loop device or a card reader without media?)",
+                hint="attach a backing file or insert the media first, or pick another device (`lsblk`)",
+            )
         return Target(path=path, kind=kind, capacity_bytes=capacity, dev_name=name)
     if stat.S_ISREG(st.st_mode):
         capacity = st.st_size if st.st_size > 0 else size_bytes
@@ -82,7 +94,60 @@ def resolve(path: str, *, size_bytes: int, sysfs_root: str = "/sys") -> Target:
         raise TargetError(
             f"{path} is a directory", hint=f"name a file inside it, e.g. {os.path.join(path, 'diskq.test')}"
         )
-    raise TargetError(f"{path} is neither a block device nor a regular file")
+    raise TargetError(
+        f"{path} is neither a block device nor a regular file",
+        hint="give a block device (`lsblk` lists them) or the path of a test file on a filesystem",
+    )
+
+
+def names_a_device(path: str) -> bool:
+    """A missing ``path`` in the device directory: a mistyped device name, not a new file.
+
+    True when the nearest existing directory above ``path`` is on the same filesystem as
+    ``/dev`` (devtmpfs). ``/dev/shm/x.img`` is on a tmpfs of its own, so it is a file path.
+    """
+    absolute = os.path.abspath(path)
+    if absolute != "/dev" and not absolute.startswith("/dev/"):
+        return False
+    try:
+        dev_fs = os.stat("/dev").st_dev
+    except OSError:  # pragma: no cover - every Linux system has /dev
+        return True
+    parent = os.path.dirname(absolute)
+    while parent != "/":
+        try:
+            return os.stat(parent).st_dev == dev_fs
+        except FileNotFoundError:
+            parent = os.path.dirname(parent)
+        except OSError:
+            return True
+    return True
+
+
+def file_mode_note(target: Target, written_bytes: int) -> str:
+    """What a file-mode result measured: the test file and its size, and which device the
+    identity fields (model, capacity, ...) describe."""
+    from diskq.units import human_bytes
+
+    if target.created or not target.existed:
+        size = f"created at {human_bytes(target.capacity_bytes)} ({target.capacity_bytes} bytes) and removed afterwards"
+    elif _size_or_zero(target.path) > 0:
+        size = f"an existing file of {human_bytes(target.capacity_bytes)} ({target.capacity_bytes} bytes)"
+    else:
+        size = f"an existing empty file that fio extends to at most {human_bytes(written_bytes)} ({written_bytes} bytes)"
+    fs, source = filesystem_of(os.path.dirname(os.path.abspath(target.path)))
+    under = f"{source}, the device under its {fs or 'unknown'} filesystem" if source else "the device under its filesystem"
+    return (
+        f"file mode: test file {target.path}, {size}; the device's model, capacity and other identity "
+        f"fields describe {under}, not the file"
+    )
+
+
+def _size_or_zero(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def region_bytes(capacity_bytes: int, max_jobs: int) -> int:
@@ -106,9 +171,15 @@ def create_file(target: Target) -> None:
     try:
         fd = os.open(target.path, flags, 0o600)
     except FileExistsError:
-        raise TargetError(f"{target.path} appeared while diskq was starting; not touching it") from None
+        raise TargetError(
+            f"{target.path} appeared while diskq was starting; not touching it",
+            hint="give another file name, or check what created it",
+        ) from None
     except OSError as exc:
-        raise TargetError(f"cannot create {target.path}: {exc.strerror}") from None
+        raise TargetError(
+            f"cannot create {target.path}: {exc.strerror}",
+            hint="check the directory's permissions and free space, or give another path",
+        ) from None
     target.created = True
     try:
         left = target.capacity_bytes
@@ -139,6 +210,52 @@ def filesystem_of(path: str) -> tuple[str | None, str | None]:
     if len(out) >= 2:
         return out[0], out[1]
     return (out[0], None) if out else (None, None)
+
+
+def memory_backing(target: Target, *, sysfs_root: str = "/sys") -> str | None:
+    """Why ``target`` lives in RAM, or None: a file on tmpfs, ramfs or devtmpfs (tmpfs takes
+    O_DIRECT since Linux 6.6, so fio runs there), a zram or brd RAM disk, or a loop device whose
+    backing file is in RAM or on such a disk. A partition counts as its disk."""
+    if target.kind == "file":
+        return _file_in_memory(target.path)
+    if not target.dev_name:
+        return None
+    from diskq.probe import sysfs
+
+    return _disk_in_memory(sysfs.disk_name(target.dev_name, sysfs_root=sysfs_root), sysfs_root, depth=0)
+
+
+def _file_in_memory(path: str) -> str | None:
+    where = path if os.path.exists(path) else os.path.dirname(os.path.abspath(path))
+    fs, _ = filesystem_of(where)
+    return f"{path} is on {fs}, which keeps its files in RAM" if fs in MEMORY_FILESYSTEMS else None
+
+
+def _disk_in_memory(disk: str, sysfs_root: str, *, depth: int) -> str | None:
+    from diskq.probe import sysfs
+    from diskq.probe.safety import parse_loop_backing_file
+
+    for pattern, what in _RAM_DISKS.items():
+        if pattern.match(disk):
+            return f"/dev/{disk} is {what}"
+    if not disk.startswith("loop") or depth > 8:
+        return None
+    backing = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{disk}/loop/backing_file") or "")
+    if backing is None:
+        return None
+    try:
+        is_block = stat.S_ISBLK(os.stat(backing).st_mode)
+    except OSError:
+        is_block = False
+    if is_block:
+        try:
+            below = sysfs.disk_name(sysfs.block_name(backing, sysfs_root=sysfs_root), sysfs_root=sysfs_root)
+        except TargetError:
+            return None
+        why = _disk_in_memory(below, sysfs_root, depth=depth + 1)
+    else:
+        why = _file_in_memory(backing)
+    return f"/dev/{disk} is a loop device over {backing}, and {why}" if why else None
 
 
 @contextlib.contextmanager

@@ -140,18 +140,29 @@ def verdict_lines(verdicts) -> list[str]:
     lines = []
     ceph = v.get("ceph_waldb") or {}
     if ceph:
-        lines.append(f"Ceph WAL/DB: [bold]{ceph.get('tier')}[/] ({_first(ceph)})")
+        tier = ceph.get("tier")
+        lines.append(f"Ceph WAL/DB: [bold]{tier}[/] ({_first(ceph)})" if tier else f"Ceph WAL/DB: {_unjudged(ceph)}")
     osds = v.get("osds_per_device") or {}
     if osds:
         n = f"at least {osds.get('n')}" if osds.get("limited_by_sweep") else osds.get("n")
-        lines.append(f"OSDs per device: [bold]{n}[/] ({_first(osds)})")
+        lines.append(f"OSDs per device: [bold]{n}[/] ({_first(osds)})" if n else f"OSDs per device: {_unjudged(osds)}")
     etcd = v.get("etcd") or {}
     if etcd:
-        lines.append(f"etcd: [bold]{'passes' if etcd.get('passes') else 'fails'}[/] ({_first(etcd)})")
+        passes = etcd.get("passes")
+        if passes is None:
+            lines.append(f"etcd: {_unjudged(etcd)}")
+        else:
+            lines.append(f"etcd: [bold]{'passes' if passes else 'fails'}[/] ({_first(etcd)})")
     pg = v.get("postgres_wal") or {}
     if pg:
         lines.append(f"PostgreSQL WAL: {_first(pg)}")
     return lines
+
+
+def _unjudged(verdict: dict) -> str:
+    """A verdict without an answer: its reason, which says why (e.g. "not applicable: ...")."""
+    reason = _first(verdict)
+    return reason if reason.startswith("not applicable") else f"no verdict ({reason})"
 
 
 def _first(verdict: dict) -> str:

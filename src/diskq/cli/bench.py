@@ -27,26 +27,31 @@ def bench_cmd(
     target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
-    runtime: float = typer.Option(20.0, "--runtime", help="seconds per step at most (steady state may end a step sooner)"),
-    max_jobs: int = typer.Option(32, "--max-jobs", help="highest numjobs the search may try"),
-    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4"),
+    runtime: float = typer.Option(20, "--runtime", help="whole seconds per step at most (steady state may end a step sooner)"),
+    max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
+    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
     size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
     cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
     flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
     steady_state: bool = typer.Option(True, "--steady-state/--no-steady-state", help="end steps early once IOPS are stable"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path (default: named after model and date)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
 ) -> None:
     from diskq import signals
-    from diskq.bench import runner, target as target_mod
+    from diskq.bench import output as output_mod, runner, target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
 
     err = stderr_console()
+    if jobs is not None and max_jobs is not None:
+        raise InvalidInput(
+            "--jobs and --max-jobs do not go together: --jobs lists every job count to measure",
+            hint="drop --max-jobs to measure exactly the --jobs list, or drop --jobs to let the search stop at --max-jobs",
+        )
     options = runner.BenchOptions(
         runtime_s=runtime,
-        max_jobs=max_jobs,
+        max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
         jobs=parse_int_list(jobs) if jobs else None,
         size_bytes=parse_size(size),
         cache=cache,
@@ -57,6 +62,7 @@ def bench_cmd(
     )
     if scratch == (target is not None):
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
+    output_mod.check_output_path(output, target=target)  # before anything is written anywhere
     # From here on SIGINT, SIGTERM and SIGHUP stop diskq in order: the scratch device is detached,
     # fio is stopped, settings are restored and what was measured is written.
     with signals.interruptible():
@@ -69,38 +75,68 @@ def bench_cmd(
 
 
 def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
-    from diskq.bench import runner
-    from diskq.errors import DiskqError
     from diskq import signals
+    from diskq.bench import output as output_mod, runner
     from diskq.cli._render import BenchProgress, result_table
+    from diskq.errors import DiskqError
 
     plan = runner.plan(path, options)
-    for note in plan.notes:
-        err.print(f"[yellow]note[/]: {note}")
-    if plan.needs_confirmation and not options.yes:
-        _confirm(plan, err)
-    try:
-        with BenchProgress(err, options.runtime_s) as progress:
-            doc = runner.execute(plan, progress)
-    except DiskqError as exc:
-        partial = getattr(exc, "document", None)
-        if partial is not None:  # keep what was measured before the error, then report it
-            with signals.critical():
-                out = output or Path(default_name(partial))
-                out.write_text(partial.to_json())
-                err.print(f"partial result written to [bold]{out}[/]")
-        raise
+    with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
+        for note in plan.notes:
+            err.print(f"[yellow]note[/]: {note}")
+        if plan.needs_confirmation and not options.yes:
+            _confirm(plan, err)
+        try:
+            with BenchProgress(err, plan.options.runtime_s) as progress:
+                doc = runner.execute(plan, progress)
+        except DiskqError as exc:
+            partial = getattr(exc, "document", None)
+            if partial is not None:  # keep what was measured before the error, then report it
+                with signals.critical():
+                    _save_partial(partial, output, err)
+            raise
     with signals.critical():  # a signal now waits until the document is written and shown
-        out = output or Path(default_name(doc))
-        out.write_text(doc.to_json())
+        text = doc.to_json()
         if as_json:
-            print_json(doc.to_json())
+            print_json(text)  # first: whatever happens to the file, the document is out
+        out = output or Path(default_name(doc))
+        try:
+            written, failure = output_mod.write_result(text, out, fallback_name=default_name(doc))
+        except DiskqError as exc:
+            if not as_json:
+                print_json(text)  # the last place left: the document is not lost
+                exc.hint = "the result document was printed on stdout; " + (exc.hint or "")
+            raise
         result_table(doc, err if as_json else _stdout())
-        err.print(f"result written to [bold]{out}[/]")
+        err.print(f"result written to [bold]{written}[/]")
         err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
-        err.print(sign_command(out), soft_wrap=True, markup=False, highlight=False)
+        err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
+    if failure is not None:
+        problem = DiskqError(
+            f"cannot write the result document to {out}: {failure}",
+            hint=f"it was saved to {written} instead; move it where you wanted it",
+        )
+        if doc.interrupted:
+            err.print(f"diskq: error: {problem.message}\n  hint: {problem.hint}", markup=False, highlight=False)
+            raise typer.Exit(130)
+        raise problem
     if doc.interrupted:
         raise typer.Exit(130)
+
+
+def _save_partial(doc, output: Path | None, err) -> None:
+    """Keep the partial document of a run stopped by an error; the error is reported after."""
+    from diskq.bench import output as output_mod
+    from diskq.errors import DiskqError
+
+    text = doc.to_json()
+    try:
+        written, _ = output_mod.write_result(text, output or Path(default_name(doc)), fallback_name=default_name(doc))
+    except DiskqError:
+        print_json(text)
+        err.print("partial result printed on stdout (no file could be written)")
+        return
+    err.print(f"partial result written to [bold]{written}[/]")
 
 
 def _stdout():
@@ -123,7 +159,10 @@ def _confirm(plan, err) -> None:
     err.print(f"[bold red]All data on {what} will be destroyed.[/]")
     answer = typer.prompt(f"Type {t.path} to continue", default="", show_default=False, err=True)
     if answer.strip() not in (t.path, Path(t.path).name):
-        raise NotConfirmed(f"confirmation did not match {t.path}; nothing was written")
+        raise NotConfirmed(
+            f"confirmation did not match {t.path}; nothing was written",
+            hint=f"type {t.path} exactly as shown, or pass --yes",
+        )
 
 
 def sign_command(path: Path) -> str:

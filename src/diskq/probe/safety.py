@@ -4,7 +4,12 @@ Hard refusals (no option overrides them): the device, or one of its partitions, 
 is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened with O_EXCL,
 or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
 libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
-label, swap) refuses unless ``force``; the refusal names each one.
+label, swap) refuses unless ``force``; the refusal names each one. In file mode the backing
+file of an attached loop device is refused like a device in use.
+
+A partition's write cache is its whole disk's: while the rest of the disk is in use it is not
+switched (:func:`partition_cache_mode`). Once the checks pass, :func:`claim_exclusive` keeps
+an ``O_EXCL`` descriptor open until the bench ends, so nothing can claim the device meanwhile.
 
 The parsers here are pure; the checks read ``/proc`` and sysfs and run ``wipefs --no-act``
 (libblkid probing every known signature, writing nothing).
@@ -70,12 +75,17 @@ class Signature:
         return f"{kind} at offset {self.offset}{label}"
 
 
+_OCTAL = frozenset("01234567")
+
+
 def _unescape(field: str) -> str:
-    """mountinfo escapes space, tab, newline and backslash as \\ooo octal."""
+    """mountinfo escapes space, tab, newline and backslash as \\ooo octal; anything else that
+    follows a backslash is kept as it is."""
     out, i = [], 0
     while i < len(field):
-        if field[i] == "\\" and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
-            out.append(chr(int(field[i + 1 : i + 4], 8)))
+        code = field[i + 1 : i + 4]
+        if field[i] == "\\" and len(code) == 3 and set(code) <= _OCTAL:
+            out.append(chr(int(code, 8)))
             i += 4
         else:
             out.append(field[i])
@@ -114,15 +124,31 @@ def parse_wipefs_json(text: str) -> list[Signature]:
 
         {"signatures": [{"device": "loop0", "offset": "0x438", "type": "ext4",
                          "uuid": "2ceed6dd-...", "label": null}]}
+
+    Empty output means no signature. Output that is not JSON raises :class:`TargetError`;
+    entries of an unexpected shape (no ``type`` string) are skipped, never guessed at.
     """
     text = text.strip()
     if not text:
         return []
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, an absurd number, or absurdly deep nesting
+        raise TargetError("wipefs printed no JSON", hint="run `wipefs --no-act` on the device to see what it says") from None
+    entries = data.get("signatures") if isinstance(data, dict) else None
     found = []
-    for sig in data.get("signatures", []) if isinstance(data, dict) else []:
-        if isinstance(sig, dict) and sig.get("type"):
-            found.append(Signature(str(sig["type"]), str(sig.get("offset", "?")), sig.get("label") or None))
+    for sig in entries if isinstance(entries, list) else []:
+        if not isinstance(sig, dict) or not isinstance(sig.get("type"), str) or not sig["type"]:
+            continue
+        offset = sig.get("offset")
+        label = sig.get("label")
+        found.append(
+            Signature(
+                sig["type"],
+                str(offset) if isinstance(offset, (str, int)) and not isinstance(offset, bool) else "?",
+                label if isinstance(label, str) and label else None,
+            )
+        )
     return found
 
 
@@ -159,6 +185,76 @@ def in_use_reasons(path: str, *, sysfs_root: str = "/sys", mountinfo: str | None
     def who(dev: str) -> str:
         return path if dev == name else f"its partition /dev/{dev}"
 
+    return _family_reasons(family, who, sysfs_root, mountinfo, swaps)
+
+
+def rest_of_disk_in_use(
+    path: str,
+    *,
+    sysfs_root: str = "/sys",
+    mountinfo: str | None = None,
+    swaps: str | None = None,
+    probe_exclusive: bool = True,
+) -> list[str]:
+    """For a partition: every reason why the rest of its disk (the disk itself, the other
+    partitions) is in use. Empty for a whole disk, or when nothing else on the disk is used.
+
+    The write cache belongs to the whole disk, so it must not be switched while any of this is
+    true. Besides mounts, swap and holders, each other partition is opened with ``O_EXCL`` for
+    an instant (``probe_exclusive``), which also finds mounts in other mount namespaces.
+    """
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    if not sysfs.is_partition(name, sysfs_root=sysfs_root):
+        return []
+    disk = sysfs.disk_name(name, sysfs_root=sysfs_root)
+    siblings = [p for p in sysfs.partitions(disk, sysfs_root=sysfs_root) if p != name]
+
+    def who(dev: str) -> str:
+        return f"the disk /dev/{disk}" if dev == disk else f"partition /dev/{dev} of the same disk"
+
+    reasons = _family_reasons([disk, *siblings], who, sysfs_root, mountinfo, swaps)
+    if not reasons and probe_exclusive:
+        for dev in siblings:
+            node = f"/dev/{dev}"
+            if os.path.exists(node) and _exclusive_open_error(node):
+                reasons.append(f"{who(dev)} cannot be opened exclusively (O_EXCL): something is using it")
+    return reasons
+
+
+def disk_node(path: str, *, sysfs_root: str = "/sys") -> str:
+    """``/dev/NAME`` of the whole disk ``path`` is on (``path``'s own node for a disk)."""
+    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+    if not sysfs.is_partition(name, sysfs_root=sysfs_root):
+        return path
+    return f"/dev/{sysfs.disk_name(name, sysfs_root=sysfs_root)}"
+
+
+def partition_cache_mode(path: str, mode: str, *, sysfs_root: str = "/sys") -> tuple[str, list[str]]:
+    """The ``--cache`` mode a partition may use, with notes. The write cache is the whole
+    disk's: while the rest of the disk is in use it is left alone, so ``auto`` becomes ``keep``
+    and ``off``, ``on`` or ``both`` are refused (:class:`UnsafeTarget`)."""
+    if mode == "keep":
+        return mode, []
+    busy = rest_of_disk_in_use(path, sysfs_root=sysfs_root)
+    if not busy:
+        return mode, []
+    disk = sysfs.disk_name(sysfs.block_name(path, sysfs_root=sysfs_root), sysfs_root=sysfs_root)
+    if mode == "auto":
+        return "keep", [
+            f"write cache left as it is (--cache keep): it belongs to the whole disk /dev/{disk}, and "
+            + "; ".join(busy)
+        ]
+    raise UnsafeTarget(
+        f"refusing to switch the write cache for {path}: it belongs to the whole disk /dev/{disk}, "
+        "and another part of that disk is in use",
+        busy,
+        hint="run with --cache keep to measure the partition with the cache as it is, "
+        "or stop using the rest of the disk first",
+    )
+
+
+def _family_reasons(family: list[str], who, sysfs_root: str, mountinfo: str | None, swaps: str | None) -> list[str]:
+    """Mounts, swap areas, ``/``, ``/boot`` and holders on any device named in ``family``."""
     reasons: list[str] = []
     mounts = parse_mountinfo(mountinfo if mountinfo is not None else _read("/proc/self/mountinfo"))
     for m in mounts:
@@ -183,28 +279,77 @@ def in_use_reasons(path: str, *, sysfs_root: str = "/sys", mountinfo: str | None
     return list(dict.fromkeys(reasons))
 
 
-def _exclusive_open_error(path: str) -> str | None:
+def _open_exclusive(path: str) -> tuple[int | None, str | None]:
+    """(descriptor, None) when ``path`` could be opened with ``O_EXCL``, else (None, why)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_EXCL)
+        return os.open(path, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC), None
     except OSError as exc:
         if exc.errno == errno.EBUSY:
-            return f"{path} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
+            return None, f"{path} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
         if exc.errno in (errno.EACCES, errno.EPERM):
             raise TargetError(f"no permission to open {path}", hint="run diskq as root") from None
-        return f"{path} cannot be opened exclusively: {exc.strerror}"
-    os.close(fd)
-    return None
+        return None, f"{path} cannot be opened exclusively: {exc.strerror}"
+
+
+def _exclusive_open_error(path: str) -> str | None:
+    fd, why = _open_exclusive(path)
+    if fd is not None:
+        os.close(fd)
+    return why
+
+
+class ExclusiveClaim:
+    """An ``O_EXCL`` descriptor on a block device, held from the safety check to the end of the
+    bench. While it is open the kernel refuses every other exclusive open (mount, mkfs, swapon,
+    LVM, md, another diskq) with EBUSY; plain opens, such as fio's, still work. A claim on a
+    whole disk also keeps every partition of it from being claimed.
+
+        with claim_exclusive("/dev/sdb"):
+            run_the_bench()
+    """
+
+    def __init__(self, path: str, fd: int):
+        self.path = path
+        self._fd: int | None = fd
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Close the descriptor; idempotent."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> "ExclusiveClaim":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.release()
+        return False
+
+
+def claim_exclusive(path: str) -> ExclusiveClaim:
+    """Open ``path`` with ``O_EXCL`` and keep it open; :class:`UnsafeTarget` when it is in use."""
+    fd, why = _open_exclusive(path)
+    if fd is None:
+        raise UnsafeTarget(f"refusing to write to {path}: it is in use", [why or "busy"], hint=IN_USE_HINT)
+    return ExclusiveClaim(path, fd)
 
 
 def signatures(path: str) -> list[Signature]:
     """Every signature libblkid finds on ``path`` (``wipefs --no-act``: reads, never writes)."""
     done = proc.run(["wipefs", "--no-act", "--json", path], timeout=60)
     if not done.ok:
-        raise TargetError(f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}")
+        raise TargetError(
+            f"cannot probe {path} for existing data: {done.stderr.strip() or done.returncode}",
+            hint=f"check the device with `wipefs --no-act {path}`",
+        )
     try:
         return parse_wipefs_json(done.stdout)
-    except ValueError:
-        raise TargetError(f"cannot probe {path} for existing data: wipefs printed no JSON") from None
+    except TargetError as exc:
+        raise TargetError(f"cannot probe {path} for existing data: {exc.message}", hint=exc.hint) from None
 
 
 def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> list[str]:
@@ -254,18 +399,56 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
     return notes
 
 
-def check_file_target(path: str, *, yes: bool) -> None:
+def parse_loop_backing_file(text: str) -> str | None:
+    """``/sys/block/loopN/loop/backing_file`` -> the path, None when empty. Sample::
+
+        /var/tmp/disk.img (deleted)
+
+    The kernel appends `` (deleted)`` once the file is unlinked; the suffix is dropped.
+    """
+    path = text.strip()
+    if path.endswith(" (deleted)"):
+        path = path[: -len(" (deleted)")]
+    return path or None
+
+
+def loop_devices_backed_by(path: str, *, sysfs_root: str = "/sys") -> list[str]:
+    """The attached loop devices whose backing file is ``path`` (compared by inode, so links
+    and bind mounts of the same file count)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    found = []
+    for entry in sorted(Path(sysfs_root, "block").glob("loop*")):
+        backing = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{entry.name}/loop/backing_file") or "")
+        if backing is None:
+            continue
+        try:
+            other = os.stat(backing)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            found.append(f"/dev/{entry.name}")
+    return found
+
+
+def check_file_target(path: str, *, yes: bool, sysfs_root: str = "/sys") -> None:
     """Refuse a directory, a device node or other special file; refuse overwriting data without ``yes``.
 
-    An active swap file is refused even with ``yes``. A missing file is fine if its directory
-    exists (diskq creates it, and removes only what it created).
+    An active swap file and the backing file of an attached loop device are refused even with
+    ``yes``. A missing file is fine if its directory exists (diskq creates it, and removes only
+    what it created).
     """
     p = Path(path)
     try:
         st = os.stat(p)
     except FileNotFoundError:
         if not p.parent.is_dir():
-            raise TargetError(f"directory {p.parent} does not exist") from None
+            raise TargetError(
+                f"directory {p.parent} does not exist",
+                hint=f"create it first (`mkdir -p {p.parent}`) or give a path in an existing directory",
+            ) from None
         return
     if stat.S_ISDIR(st.st_mode):
         raise TargetError(f"{path} is a directory", hint=f"give a file path inside it, e.g. {p / 'diskq-test.bin'}")
@@ -275,7 +458,17 @@ def check_file_target(path: str, *, yes: bool) -> None:
             hint="to qualify a device give the device itself to `diskq bench` (its safety checks apply)",
         )
     if not stat.S_ISREG(st.st_mode):
-        raise TargetError(f"{path} is not a regular file")
+        raise TargetError(
+            f"{path} is not a regular file",
+            hint="give the path of a regular file (diskq creates a new one at --size), or a block device",
+        )
+    loops = loop_devices_backed_by(path, sysfs_root=sysfs_root)
+    if loops:
+        raise UnsafeTarget(
+            f"refusing to write to {path}: it is the backing file of an attached loop device",
+            [f"{path} backs {dev}" for dev in loops],
+            hint=f"detach it first (`losetup -d {loops[0]}`) if nothing uses it, or give another file name",
+        )
     real = os.path.realpath(p)
     if real in {os.path.realpath(a) for a in parse_proc_swaps(_read("/proc/swaps"))}:
         raise UnsafeTarget(f"refusing to write to {path}: it is an active swap file", hint="pick another file name")
