@@ -64,3 +64,23 @@ def test_children_die_with_a_killed_diskq():
         if parent.poll() is None:
             parent.kill()
         subprocess.run(["pkill", "-f", "--", "sleep 53.71"], capture_output=True)
+
+
+def test_stopping_a_program_also_stops_what_it_started(monkeypatch):
+    # a worker that ignores SIGINT (as a fio job still starting up may) outlives its parent's
+    # exit; it must not go on once diskq has stopped the program
+    monkeypatch.setattr(proc, "STOP_GRACE_S", 2.0)
+    script = "(trap '' INT; exec sleep 61.93) & echo started; wait"
+    with pytest.raises(CommandTimedOut):
+        proc.run(["sh", "-c", script], timeout=0.5)
+    assert not _running("sleep 61.93"), "a process of the stopped program's group is still running"
+
+
+def test_group_members_reads_live_processes_of_a_group():
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert proc._group_members(child.pid) == [child.pid]
+    finally:
+        child.kill()
+        child.wait()
+    assert proc._group_members(child.pid) == []

@@ -8,11 +8,13 @@ import run``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
 import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 
 from diskq.errors import CommandFailed, CommandTimedOut, ToolMissing
@@ -130,19 +132,73 @@ def _setpriv() -> str | None:
     return exe if probe.returncode == 0 else None
 
 
-def _stop(child: subprocess.Popen, grace: float = 10.0) -> tuple[str, str]:
-    """Ask a child (and its process group) to stop; kill it if it does not. Returns its output."""
-    if child.poll() is None:
-        try:
-            os.killpg(child.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
+#: Seconds a stopped program (and every process it started) gets to finish before SIGKILL.
+STOP_GRACE_S = 10.0
+
+
+def _stop(child: subprocess.Popen, grace: float | None = None) -> tuple[str, str]:
+    """Stop a child and every process of its process group; return the child's output.
+
+    The group gets SIGINT (fio then ends its jobs and prints its JSON), the child ``grace``
+    seconds to exit, and then SIGKILL. fio's workers are processes of their own: one still
+    starting up when the signal came can outlive fio's main process, and would go on writing
+    to the device after diskq has restored its settings. So the group is waited for too, and
+    whatever is left of it when the grace is over is killed.
+    """
+    grace = STOP_GRACE_S if grace is None else grace
+    deadline = time.monotonic() + grace
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGINT)
     try:
-        return child.communicate(timeout=grace)
+        out, err = child.communicate(timeout=grace)
     except BaseException:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         out, err = child.communicate()
-        return out, err
+    _reap_group(child.pid, deadline)
+    return out, err
+
+
+def _reap_group(pgid: int, deadline: float) -> None:
+    """Wait until no live process of group ``pgid`` is left: SIGINT again every second, SIGKILL
+    at ``deadline``. Gives up (they cannot write any more) once only unkillable ones remain."""
+    nudged = time.monotonic()
+    while _group_members(pgid):
+        now = time.monotonic()
+        if now >= deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+            end = now + 5.0
+            while _group_members(pgid) and time.monotonic() < end:
+                time.sleep(0.05)
+            return
+        if now - nudged >= 1.0:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGINT)
+            nudged = now
+        time.sleep(0.05)
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of process group ``pgid``, read from /proc.
+
+    ``/proc/PID/stat`` reads ``PID (COMM) STATE PPID PGRP ...``; COMM may hold spaces and
+    parentheses, so fields are counted from the last ``)``.
+    """
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return members
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 2 and fields[0] != b"Z" and fields[2] == str(pgid).encode():
+            members.append(int(name))
+    return members
