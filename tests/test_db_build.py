@@ -314,3 +314,124 @@ def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_g
     root = build_mod.repo_root()
     assert cli("db", "build", "--check", "--no-memo", "--submissions", str(root / "submissions"),
                "--db", str(root / "devices.db")) == 0
+
+
+# --- hostile paths: one-line errors, never a traceback or a hang -----------------------------
+
+
+def _one_line_error(capsys, *needles: str) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    first = err.strip().splitlines()[0]
+    assert first.startswith("diskq: error:"), err
+    for needle in needles:
+        assert needle in first, first
+    return first
+
+
+def test_allowed_signers_that_does_not_exist_is_a_one_line_error(subs, tmp_path, capsys, monkeypatch):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default memo
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--submissions", str(subs), "--db", str(db),
+               "--allowed-signers", str(tmp_path / "nonexistent")) == DatabaseError.exit_code
+    _one_line_error(capsys, "allowed signers file", "nonexistent", "No such file")
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("memo", [True, False])
+def test_allowed_signers_that_is_a_device_or_fifo_is_refused_without_reading_it(subs, tmp_path, capsys, memo):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    fifo = tmp_path / "signers.fifo"
+    os.mkfifo(fifo)
+    memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
+    for signers, kind in (("/dev/zero", "character device"), (str(fifo), "FIFO"), (str(tmp_path), "directory")):
+        assert cli("db", "build", "--submissions", str(subs), "--db", str(tmp_path / "devices.db"),
+                   "--allowed-signers", signers, *memo_args) == DatabaseError.exit_code
+        _one_line_error(capsys, "allowed signers file", kind)
+
+
+@pytest.mark.parametrize("check_flag", [[], ["--check"]])
+def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, check_flag):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    target = tmp_path / "dir.db"
+    target.mkdir()
+    assert cli("db", "build", *check_flag, "--no-memo", "--submissions", str(subs), "--db", str(target)) \
+        == DatabaseError.exit_code
+    _one_line_error(capsys, "dir.db", "is a directory")
+    assert target.is_dir() and not any(target.iterdir())
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_db_in_a_directory_that_cannot_be_written_is_a_one_line_error(subs, tmp_path, capsys):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabaseError.exit_code
+    _one_line_error(capsys, "cannot write /proc/x.db")
+
+
+def test_memo_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--memo", str(memo), "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    _one_line_error(capsys, "validation memo", "is a directory")
+    assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("memo", [True, False])
+def test_a_fifo_named_json_in_the_submissions_is_skipped_not_opened(subs, tmp_path, capsys, memo):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    os.mkfifo(subs / "pipe.json")  # opened for reading, it would wait for a writer forever
+    memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", *memo_args, "--submissions", str(subs), "--db", str(db)) == 0
+    err = capsys.readouterr().err
+    assert "skipped pipe.json: is a FIFO, not a regular file" in err and "1 skipped" in err
+    assert rows(db, "SELECT path, message FROM skipped") == [{"path": "pipe.json",
+                                                              "message": "is a FIFO, not a regular file"}]
+
+
+def test_temporary_files_of_a_killed_build_are_removed_by_the_next_one(subs, tmp_path):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    db = tmp_path / "devices.db"
+    child = subprocess.Popen(["true"])  # a process that has certainly ended once waited for
+    child.wait()
+    stale = tmp_path / f".devices.db.{child.pid}.k1ll3d.tmp"
+    stale.write_bytes(b"half a database")
+    running = tmp_path / f".devices.db.{os.getppid()}.busy.tmp"  # a live process: maybe another build
+    running.write_bytes(b"")
+    other = tmp_path / ".other.db.1.x.tmp"
+    other.write_bytes(b"")
+    build(subs, db)
+    assert not stale.exists() and running.exists() and other.exists() and db.exists()
+
+
+def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_path, capsys):
+    good = add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    bad = subs / "bad"
+    bad.mkdir()
+    shutil.copy(good, bad / "copy-elsewhere.json")  # two problems: wrong name and wrong place
+    doc = json.loads(good.read_text())
+    doc["id"] = "0" * 20
+    doc["result"]["device"]["model"] = "<b>x</b>"
+    (bad / "several.json").write_text(json.dumps(doc))  # id, path, name and markup problems
+    (bad / "junk.json").write_text("{")
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    files = report.skipped_files()
+    assert sorted(files) == ["bad/copy-elsewhere.json", "bad/junk.json", "bad/several.json"]
+    assert len(report.skipped) > len(files)
+    assert rows(db, "SELECT value FROM meta WHERE key = 'skipped'")[0]["value"] == "3"
+    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", str(db)) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert "3 skipped" in err[-1]
+    head = err.index(f"skipped bad/several.json: {len(files['bad/several.json'])} problems")
+    listed = err[head + 1 : head + 1 + len(files["bad/several.json"])]
+    assert listed and all(line.startswith("  - ") for line in listed)
+    assert any("file name must be" in line for line in listed)
+    assert sum(line.startswith("skipped ") for line in err) == 3
+    assert cli("db", "build", "--strict", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    assert "diskq: error: 3 submission file(s) skipped" in capsys.readouterr().err

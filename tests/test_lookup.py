@@ -105,3 +105,9 @@ def test_any_part_of_a_model_is_a_perfect_match(model):
 def test_threshold_separates_typos_from_strangers():
     assert similarity("S4150", "INTEL SSD S4510") >= MIN_SCORE
     assert similarity("PM883", "Sandisk Ultra II") < MIN_SCORE
+
+
+def test_db_that_is_a_directory_says_so(tmp_path, capsys):
+    assert cli("lookup", "860", "--db", str(tmp_path)) == DatabaseError.exit_code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == f"diskq: error: {tmp_path} is a directory, not a devices.db"

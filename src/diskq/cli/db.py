@@ -19,7 +19,8 @@ site_app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(site_app, name="site")
 
-MAX_SKIPPED_LINES = 40
+MAX_SKIPPED_FILES = 40
+MAX_PROBLEMS_PER_FILE = 10
 
 
 @db_app.command("build")
@@ -61,15 +62,27 @@ def db_build(
     else:
         with console.status(Text(f"building {db} from {submissions}/ ...")):
             report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
-    for s in report.skipped[:MAX_SKIPPED_LINES]:
-        err(f"skipped {s.path}: {s.field + ': ' if s.field not in ('', '-') else ''}{s.message}")
-    if len(report.skipped) > MAX_SKIPPED_LINES:
-        err(f"... and {len(report.skipped) - MAX_SKIPPED_LINES} more (see the skipped table)")
+    skipped = report.skipped_files()
+    for path, problems in list(skipped.items())[:MAX_SKIPPED_FILES]:
+        if len(problems) == 1:
+            err(f"skipped {path}: {_problem(problems[0])}")
+            continue
+        err(f"skipped {path}: {len(problems)} problems")
+        for s in problems[:MAX_PROBLEMS_PER_FILE]:
+            err(f"  - {_problem(s)}")
+        if len(problems) > MAX_PROBLEMS_PER_FILE:
+            err(f"  ... and {len(problems) - MAX_PROBLEMS_PER_FILE} more (see the skipped table)")
+    if len(skipped) > MAX_SKIPPED_FILES:
+        err(f"... and {len(skipped) - MAX_SKIPPED_FILES} more skipped files (see the skipped table)")
     verb = "is up to date" if check else "written"
     err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
-              f"{len(report.skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
-    if strict and report.skipped:
-        raise DatabaseError(f"{len(report.skipped)} submission file(s) skipped (--strict)")
+              f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+    if strict and skipped:
+        raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
+
+
+def _problem(s) -> str:
+    return f"{s.field + ': ' if s.field not in ('', '-') else ''}{s.message}"
 
 
 def _fmt(x, unit: str = "") -> str:

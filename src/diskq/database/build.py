@@ -23,12 +23,14 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq.database.extract import MAX_FILE_BYTES, Skipped, SubmissionRecord, decode, encode, read_submission
-from diskq.database.memo import Memo, fingerprint
+from diskq.database.files import check_writable_target, kind, read_regular
+from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
 
 SCHEMA_VERSION = "1"
@@ -55,9 +57,16 @@ class BuildReport:
     db: Path
     submissions: int = 0
     devices: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # one entry per problem, several per file possible
     digest: str = ""
     fts: str = "none"
+
+    def skipped_files(self) -> dict[str, list[Skipped]]:
+        """The problems of each skipped file, files in path order."""
+        out: dict[str, list[Skipped]] = {}
+        for s in sorted(self.skipped, key=lambda s: (s.path, s.field, s.message)):
+            out.setdefault(s.path, []).append(s)
+        return out
 
 
 def repo_root() -> Path:
@@ -171,10 +180,9 @@ def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Mem
     if memo is None:
         return (*read_submission(path, root, allowed_signers), None, None)
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES:
-            raise OSError  # read_submission says why
-        key = memo.key(hashlib.sha256(path.read_bytes()).hexdigest(), path.relative_to(root).as_posix())
-    except (OSError, ValueError):
+        data = read_regular(path, MAX_FILE_BYTES)  # no symlink, FIFO or device: read_submission says why
+        key = memo.key(hashlib.sha256(data).hexdigest(), path.relative_to(root).as_posix())
+    except (DatabaseError, ValueError):
         return (*read_submission(path, root, allowed_signers), None, None)
     known = memo.get(key)
     if known is not None:
@@ -260,7 +268,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         "content_digest": report.digest,
         "submissions": str(report.submissions),
         "devices": str(report.devices),
-        "skipped": str(len(report.skipped)),
+        "skipped": str(len(report.skipped_files())),
         "fts": report.fts,
         "data_as_of": max(created, default=""),
     }
@@ -319,15 +327,27 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
 
     ``memo`` names a validation memo file (:mod:`diskq.database.memo`): files this exact code
     has already judged are not validated again. The result is the same with or without it.
+    Unusable paths (``db`` or ``memo`` a directory, an allowed-signers file that is not a
+    regular file, a directory that cannot be written) raise :class:`DatabaseError`.
     """
     submissions, db = Path(submissions), Path(db)
+    check_writable_target(db, "database")
+    if allowed_signers is not None:
+        read_signers(allowed_signers)  # refused here, before anything reads it
+    if memo is not None:
+        check_writable_target(memo, "validation memo")
     memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
     fts = trigram_supported()
     report = BuildReport(db=db, fts="trigram" if fts else "none")
-    db.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
-    os.close(fd)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(db)
+        fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.{os.getpid()}.", suffix=TMP_SUFFIX, dir=db.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write {db}: {exc.strerror or exc}",
+                            hint="the database is written next to its final name: the directory must be writable") from None
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -345,20 +365,74 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             con.execute("PRAGMA journal_mode = DELETE")
         finally:
             con.close()
+            if memo_ is not None:
+                memo_.abandon()
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, db)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, (OSError, sqlite3.Error)):
+            raise DatabaseError(f"cannot write {db}: {getattr(exc, 'strerror', None) or exc}") from None
         raise
     return report
 
 
+#: Temporary databases are named ``.<db name>.<pid of the build>.<random>.tmp``.
+TMP_SUFFIX = ".tmp"
+
+
+def remove_stale_temporaries(db: Path) -> list[Path]:
+    """Delete temporary files that builds of ``db`` killed before their rename left behind.
+
+    A temporary file names the process that wrote it; it is removed only when that process is
+    gone (a build still running, here or in another shell, keeps its file).
+    """
+    removed = []
+    prefix = f".{db.name}."
+    try:
+        names = os.listdir(db.parent)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(TMP_SUFFIX)):
+            continue
+        pid = name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        path = db.parent / name
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    return True
+
+
 def stored_digest(db: Path) -> str:
     """The content digest of an existing devices.db, recomputed from its rows (``meta`` is not trusted)."""
-    if not Path(db).is_file():
-        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`")
+    try:
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`") from None
+    except OSError as exc:
+        raise DatabaseError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
+    if not stat.S_ISREG(mode):
+        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db")
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:

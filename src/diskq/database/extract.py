@@ -18,8 +18,9 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
+from diskq.database.files import read_regular
 from diskq.database.keys import device_id, firmware_key, model_key
-from diskq.errors import DiskqError
+from diskq.errors import DatabaseError, DiskqError
 
 #: Larger files are refused before they are parsed (a submission with raw fio JSON for a
 #: 64-step sweep at two cache states is well under 4 MiB).
@@ -171,12 +172,11 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
             return skip("", "symbolic links are not followed")
-        size = st.st_size
-        if size > MAX_FILE_BYTES:
-            return skip("", f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)  # a FIFO or a device is refused, never read
     except OSError as exc:
         return skip("", f"cannot read: {exc.strerror or exc}")
+    except DatabaseError as exc:
+        return skip("", exc.message)
     try:
         sub, problems, verified = _validate(path, data, root, allowed_signers)
     except RecursionError:

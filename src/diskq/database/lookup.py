@@ -15,11 +15,14 @@ Matches under :data:`MIN_SCORE` are dropped.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from diskq.database.files import kind
 from diskq.database.keys import compact
 from diskq.errors import DatabaseError, InvalidInput
 
@@ -66,8 +69,14 @@ def similarity(query: str, model: str) -> float:
 
 def open_db(db: Path) -> sqlite3.Connection:
     db = Path(db)
-    if not db.is_file():
-        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`")
+    try:
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`") from None
+    except OSError as exc:
+        raise DatabaseError(f"{db}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
     try:
         con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         con.row_factory = sqlite3.Row
