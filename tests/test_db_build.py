@@ -435,3 +435,34 @@ def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_pa
     assert cli("db", "build", "--strict", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
         == DatabaseError.exit_code
     assert "diskq: error: 3 submission file(s) skipped" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edit", [
+    "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)",
+    "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'",
+    "UPDATE meta SET value = 'none' WHERE key = 'fts'",
+    "INSERT INTO meta VALUES ('extra', 'x')",
+])
+def test_check_covers_meta_and_the_search_index(subs, tmp_path, edit, capsys):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    con = sqlite3.connect(db)
+    con.execute(edit)
+    con.commit()
+    con.close()
+    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    assert "out of date" in capsys.readouterr().err
+
+
+def test_the_stored_digest_is_not_part_of_what_it_hashes(subs, tmp_path):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value = 'forged' WHERE key = 'content_digest'")
+    con.commit()
+    con.close()
+    assert stored_digest(db) == report.digest == check(subs, db).digest

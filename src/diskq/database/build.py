@@ -115,14 +115,26 @@ def find_submission_files(root: Path) -> list[Path]:
 
 def content_digest(con: sqlite3.Connection) -> str:
     """sha256 over the schema version and every row of the data tables, in key order: for each
-    row ``repr(row)`` and a newline (hashed a few thousand rows at a time)."""
+    row ``repr(row)`` and a newline (hashed a few thousand rows at a time). ``meta`` (all but the
+    digest itself) and the search index are covered too: a lookup depends on both."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
-    for table, order in DIGEST_TABLES.items():
+    has_search = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_search'").fetchone() is not None
+    for table, query in _digest_queries(has_search):
         h.update(f"\n[{table}]\n".encode())
-        cur = con.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 - fixed names
+        if query is None:
+            h.update(b"absent\n")
+            continue
+        cur = con.execute(query)
         while rows := cur.fetchmany(4096):
             h.update("".join([f"{row!r}\n" for row in rows]).encode())
     return h.hexdigest()
+
+
+def _digest_queries(has_search: bool):
+    for table, order in DIGEST_TABLES.items():
+        yield table, f"SELECT * FROM {table} ORDER BY {order}"  # noqa: S608 - fixed names
+    yield "meta", "SELECT key, value FROM meta WHERE key != 'content_digest' ORDER BY key"
+    yield "device_search", "SELECT device_id, text FROM device_search ORDER BY device_id, text" if has_search else None
 
 
 def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
@@ -261,11 +273,9 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
-    report.digest = content_digest(con)
     created = [r.created for recs in by_device.values() for r in recs if r.created]
     meta = {
         "schema_version": SCHEMA_VERSION,
-        "content_digest": report.digest,
         "submissions": str(report.submissions),
         "devices": str(report.devices),
         "skipped": str(len(report.skipped_files())),
@@ -273,6 +283,8 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         "data_as_of": max(created, default=""),
     }
     con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
+    report.digest = content_digest(con)
+    con.execute("INSERT INTO meta VALUES ('content_digest', ?)", (report.digest,))
 
 
 def _spread(s):
