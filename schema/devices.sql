@@ -5,7 +5,11 @@
 -- tokenizer (SQLite < 3.34), meta.fts then says 'none' and lookups scan the devices table.
 --
 -- Units: IOPS are 4 KiB write+fdatasync pairs per second, latencies are microseconds, sizes bytes.
--- "cache" / "write_cache" is the drive's volatile write cache during the run: 'on', 'off', 'unknown'.
+-- "cache" / "write_cache" is the write cache state during the run: 'on', 'off', 'unknown'; "knob" is
+-- what set or read it: 'drive' (hdparm, sdparm, NVMe feature 6, or not recorded) or 'kernel' (the
+-- kernel's /sys/block/X/queue/write_cache, the only knob on loop, zram and virtio devices: 'off'
+-- there means the kernel sends no flushes, the drive's own cache is not touched). Settings of the
+-- two knobs are never aggregated together.
 
 -- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of.
 CREATE TABLE meta (
@@ -36,7 +40,8 @@ CREATE TABLE submissions (
     aggregated     INTEGER NOT NULL,    -- 1: counted in its device's figures (same method as the majority)
     fio_version    TEXT,
     kernel         TEXT,
-    diskq_version  TEXT
+    diskq_version  TEXT,
+    volatile_write_cache INTEGER        -- 1/0: the drive reports a volatile write cache / none; NULL: unknown
 );
 CREATE INDEX submissions_device ON submissions (device_id);
 
@@ -45,7 +50,8 @@ CREATE TABLE runs (
     submission_id   TEXT NOT NULL,
     run             INTEGER NOT NULL,   -- index in the document's runs list
     write_cache     TEXT NOT NULL,
-    cache_mechanism TEXT,
+    cache_mechanism TEXT,               -- hdparm, sdparm, nvme, sysfs (the kernel's knob), or NULL
+    cache_changed   INTEGER NOT NULL,   -- 1: diskq switched the cache for this run
     flush_ok        INTEGER,            -- 0: the flush check caught the drive ignoring flushes; NULL: not checked
     iops_1job       REAL,
     max_iops        REAL,
@@ -82,7 +88,9 @@ CREATE TABLE devices (
     capacity_bytes  INTEGER,
     protocol        TEXT NOT NULL,
     media           TEXT NOT NULL,
-    cache           TEXT,               -- best safe cache setting
+    volatile_write_cache INTEGER,       -- 1: some submission reports a volatile cache; 0: all report none; NULL: unknown
+    cache           TEXT,               -- best safe cache setting: its state ...
+    cache_knob      TEXT,               -- ... and its knob (drive | kernel)
     iops_1job       REAL,
     max_iops        REAL,
     peak_jobs       INTEGER,
@@ -106,10 +114,12 @@ CREATE INDEX devices_model_key ON devices (model_key);
 CREATE TABLE device_cache (
     device_id       TEXT NOT NULL,
     write_cache     TEXT NOT NULL,
+    knob            TEXT NOT NULL,      -- drive | kernel
     submissions     INTEGER NOT NULL,
     verified        INTEGER NOT NULL,
     legacy          INTEGER NOT NULL,
-    safe            INTEGER NOT NULL,   -- 0: a flush check failed at this setting
+    safe            INTEGER NOT NULL,   -- 0: never the basis of a verdict (see unsafe_reason)
+    unsafe_reason   TEXT,               -- a flush check failed, or 'off' by the kernel knob on a drive that may cache
     iops_1job       REAL,
     iops_1job_min   REAL,
     iops_1job_max   REAL,
@@ -122,13 +132,14 @@ CREATE TABLE device_cache (
     p99_sync_us_max REAL,
     scaling         TEXT,
     scaling_json    TEXT,               -- JSON: the analysis of the median curve
-    PRIMARY KEY (device_id, write_cache)
+    PRIMARY KEY (device_id, write_cache, knob)
 ) WITHOUT ROWID;
 
 -- The median curve per device and cache state: one row per numjobs.
 CREATE TABLE curve (
     device_id   TEXT NOT NULL,
     write_cache TEXT NOT NULL,
+    knob        TEXT NOT NULL,
     numjobs     INTEGER NOT NULL,
     iops        REAL NOT NULL,          -- median over submissions that measured this numjobs
     iops_min    REAL NOT NULL,
@@ -137,7 +148,7 @@ CREATE TABLE curve (
     lat_mean_us  REAL,                  -- medians of the write latency and fdatasync latency
     sync_mean_us REAL,
     sync_p99_us  REAL,
-    PRIMARY KEY (device_id, write_cache, numjobs)
+    PRIMARY KEY (device_id, write_cache, knob, numjobs)
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

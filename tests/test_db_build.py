@@ -466,3 +466,81 @@ def test_the_stored_digest_is_not_part_of_what_it_hashes(subs, tmp_path):
     con.commit()
     con.close()
     assert stored_digest(db) == report.digest == check(subs, db).digest
+
+
+# --- the kernel's write_cache knob ----------------------------------------------------------
+
+LOOP = {"off": {1: 32212, 2: 52000, 4: 61000, 8: 60500}, "on": {1: 3100, 2: 5900, 4: 9800, 8: 12000}}
+
+
+def _bench_verdicts(result: dict) -> dict:
+    """What the bench's own analysis says about the same document."""
+    from diskq.analyse import annotate
+    from diskq.result import ResultDocument
+
+    return annotate(ResultDocument.model_validate(result)).verdicts.model_dump(mode="json")
+
+
+def test_cache_off_by_the_kernel_knob_is_never_rated_and_agrees_with_the_bench(subs, tmp_path):
+    # a scratch loop device: diskq bench switches "off" with /sys/block/loopN/queue/write_cache,
+    # which only stops the kernel sending flushes
+    result = result_document("Linux Loop Device", LOOP, vendor=None, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=None)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT * FROM devices")
+    caches = {(c["write_cache"], c["knob"]): c for c in rows(db, "SELECT * FROM device_cache")}
+    assert set(caches) == {("off", "kernel"), ("on", "kernel")}
+    assert caches[("off", "kernel")]["safe"] == 0 and "kernel" in caches[("off", "kernel")]["unsafe_reason"]
+    assert caches[("on", "kernel")]["safe"] == 1
+    assert (dev["cache"], dev["cache_knob"], dev["iops_1job"]) == ("on", "kernel", 3100)
+    assert dev["ceph_waldb"] != "excellent"
+    verdicts = json.loads(dev["verdicts"])
+    bench = _bench_verdicts(result)
+    for name in ("ceph_waldb", "osds_per_device", "etcd"):
+        assert verdicts[name]["cache_state"] == bench[name]["cache_state"] == "on", name
+    assert verdicts["ceph_waldb"]["tier"] == bench["ceph_waldb"]["tier"] == "marginal"
+    assert verdicts["ceph_waldb"]["iops"] == bench["ceph_waldb"]["iops"] == 3100
+    assert rows(db, "SELECT DISTINCT cache_mechanism, cache_changed FROM runs ORDER BY cache_changed") == [
+        {"cache_mechanism": "sysfs", "cache_changed": 0}, {"cache_mechanism": "sysfs", "cache_changed": 1}]
+
+
+def test_only_the_kernel_knob_off_measured_gives_no_positive_verdict(subs, tmp_path):
+    result = result_document("Linux Loop Device", {"off": LOOP["off"]}, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=None)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT ceph_waldb, etcd, verdicts, notes FROM devices")
+    bench = _bench_verdicts(result)
+    assert dev["ceph_waldb"] == bench["ceph_waldb"]["tier"] == "unsuitable"
+    assert dev["etcd"] == "fail" and bench["etcd"]["passes"] is False
+    assert json.loads(dev["verdicts"])["ceph_waldb"]["safe"] is False
+    assert any("no safe cache setting" in n for n in json.loads(dev["notes"]))
+
+
+def test_cache_off_by_the_kernel_knob_counts_when_the_drive_has_no_volatile_cache(subs, tmp_path):
+    result = result_document("Linux Loop Device", LOOP, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=False)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT cache, cache_knob, ceph_waldb, volatile_write_cache FROM devices")
+    assert (dev["cache"], dev["cache_knob"], dev["ceph_waldb"]) == ("off", "kernel", "excellent")
+    assert dev["ceph_waldb"] == _bench_verdicts(result)["ceph_waldb"]["tier"] and dev["volatile_write_cache"] == 0
+
+
+def test_kernel_knob_and_drive_settings_are_aggregated_apart(subs, tmp_path):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 2: 24000}}, protocol="ata")
+    add(subs, "Samsung PM883", {"off": {1: 60000, 2: 90000}}, protocol="ata", cache_mechanism="sysfs")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    caches = {(c["write_cache"], c["knob"]): c for c in rows(db, "SELECT * FROM device_cache")}
+    assert caches[("off", "drive")]["iops_1job"] == 12680 and caches[("off", "drive")]["submissions"] == 1
+    assert caches[("off", "kernel")]["iops_1job"] == 60000 and caches[("off", "kernel")]["safe"] == 0
+    (dev,) = rows(db, "SELECT cache, cache_knob, iops_1job, ceph_waldb FROM devices")
+    assert (dev["cache"], dev["cache_knob"], dev["iops_1job"], dev["ceph_waldb"]) == ("off", "drive", 12680, "good")
+    curve = rows(db, "SELECT knob, numjobs, iops, n FROM curve ORDER BY knob, numjobs")
+    assert [(c["knob"], c["numjobs"], c["iops"], c["n"]) for c in curve] == [
+        ("drive", 1, 12680, 1), ("drive", 2, 24000, 1), ("kernel", 1, 60000, 1), ("kernel", 2, 90000, 1)]

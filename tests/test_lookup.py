@@ -111,3 +111,22 @@ def test_db_that_is_a_directory_says_so(tmp_path, capsys):
     assert cli("lookup", "860", "--db", str(tmp_path)) == DatabaseError.exit_code
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == f"diskq: error: {tmp_path} is a directory, not a devices.db"
+
+
+def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
+    write_submission(subs, submission(result_document("Linux Loop Device", loop, protocol="unknown",
+                                                      cache_mechanism="sysfs", volatile_write_cache=None)))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert cli("lookup", "loop device", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "1-job IOPS 3,100 at cache on (kernel knob)" in out and "Ceph WAL/DB: marginal" in out
+    assert "cache off (kernel knob): " in out and "(unsafe: was set with the kernel's write_cache knob" in out
+    assert "  write cache off (kernel knob):" in out
+    assert cli("lookup", "loop device", "--db", str(db), "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(data[0]["curves"]) == ["off-kernel", "on-kernel"]
+    assert {(c["write_cache"], c["knob"], c["safe"]) for c in data[0]["caches"]} == {
+        ("off", "kernel", 0), ("on", "kernel", 1)}

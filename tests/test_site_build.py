@@ -198,3 +198,33 @@ def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
     with pytest.raises(SiteError):
         build_site(db, tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+def _small_site(tmp_path, *docs):
+    subs = tmp_path / "submissions"
+    for doc in docs:
+        write_submission(subs, submission(doc))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    out = tmp_path / "_site"
+    build_site(db, out, submissions=subs)
+    con = sqlite3.connect(db)
+    ids = [r[0] for r in con.execute("SELECT id FROM devices ORDER BY rank")]
+    con.close()
+    return out, ids
+
+
+def test_a_cache_set_with_the_kernel_knob_is_labelled_and_off_is_marked_unsafe(tmp_path):
+    loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
+    out, (dev_id,) = _small_site(tmp_path, result_document(
+        "Linux Loop Device", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None))
+    page = (out / "devices" / f"{dev_id}.html").read_text()
+    assert "Write cache off (kernel knob) <span class=\"warn\">unsafe: this setting was set with the kernel" in page
+    assert "Write cache on (kernel knob)</h3>" in page
+    assert 'id="chart-off-kernel"' in page and 'id="chart-on-kernel"' in page
+    parser = Cells()
+    parser.feed((out / "index.html").read_text())
+    (row,) = parser.rows
+    assert row[4] == "3,100" and row[7] == "on (kernel knob)" and row[11] == "marginal"
+    doc = json.loads((out / "devices.json").read_text())
+    assert sorted(doc["devices"][0]["curves"]) == ["off-kernel", "on-kernel"]

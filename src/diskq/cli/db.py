@@ -91,11 +91,11 @@ def _fmt(x, unit: str = "") -> str:
     return f"{x:,.0f}{unit}" if isinstance(x, float) else f"{x}{unit}"
 
 
-def _chart(curves: dict[str, list[dict]], width: int = 40) -> list[str]:
+def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 40) -> list[str]:
     top = max((p["iops"] for pts in curves.values() for p in pts), default=0) or 1
     lines = []
-    for state, pts in curves.items():
-        lines.append(f"  write cache {state}:")
+    for setting, pts in curves.items():
+        lines.append(f"  write cache {labels.get(setting, setting)}:")
         for p in pts:
             bar = "#" * max(1, round(p["iops"] / top * width))
             spread = f"  ({p['iops_min']:,.0f}-{p['iops_max']:,.0f}, n={p['n']})" if p["n"] > 1 else ""
@@ -117,6 +117,7 @@ def lookup_cmd(
     """
     import json
 
+    from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
     from diskq.units import human_bytes
@@ -136,17 +137,22 @@ def lookup_cmd(
     out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
               f"{d['submissions']} submission(s), {d['verified']} verified, {d['legacy']} legacy")
-    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {d['cache'] or '-'}, max IOPS {_fmt(d['max_iops'])} "
+    cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
+    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
     out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {_fmt(d['osds_per_device'])}, "
               f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
     for c in best.caches:
+        unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
         if c["scaling_json"] and c["scaling_json"].get("description"):
-            out(f"  cache {c['write_cache']}: {c['scaling_json']['description']}"
-                      f"{'' if c['safe'] else ' (flush check failed: unsafe)'}")
+            out(f"  cache {setting_label(c['write_cache'], c['knob'])}: {c['scaling_json']['description']}{unsafe}")
+        elif unsafe:
+            out(f"  cache {setting_label(c['write_cache'], c['knob'])}:{unsafe}")
     for note in d["notes"]:
         out(f"  note: {note}")
-    for line in _chart(best.curves):
+    labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
+              for c in best.caches}
+    for line in _chart(best.curves, labels):
         out(line)
     if others:
         out("other matches: " + "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in others))

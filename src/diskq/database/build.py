@@ -41,8 +41,8 @@ DIGEST_TABLES = {
     "runs": "submission_id, run",
     "points": "submission_id, run, seq",
     "devices": "id",
-    "device_cache": "device_id, write_cache",
-    "curve": "device_id, write_cache, numjobs",
+    "device_cache": "device_id, write_cache, knob",
+    "curve": "device_id, write_cache, knob, numjobs",
     "skipped": "path, field, message",
 }
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
@@ -176,8 +176,8 @@ def _insert(table: str, columns: int) -> str:
     return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
 
 
-SUBMISSION_INSERT = _insert("submissions", 22)
-RUN_INSERT = _insert("runs", 9)
+SUBMISSION_INSERT = _insert("submissions", 23)
+RUN_INSERT = _insert("runs", 10)
 POINT_INSERT = _insert("points", 11)
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
 INSERT_BATCH = 500
@@ -298,34 +298,37 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
     for rank, dev in enumerate(devices, start=1):
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
-        scaling = (row.scaling or {}).get("scaling") if row else None
-        con.execute(
-            _insert("devices", 26),
-            (
-                dev.id, rank, dev.model, dev.model_key, dev.vendor, dev.firmware, dev.capacity_bytes,
-                dev.protocol, dev.media, dev.best,
-                row.iops_1job.median if row and row.iops_1job else None,
-                row.max_iops.median if row and row.max_iops else None,
-                row.peak_jobs if row else None, scaling,
-                row.p99_sync_us.median if row and row.p99_sync_us else None,
-                cols["osds_per_device"], cols["ceph_waldb"], cols["etcd"], cols["postgres_wal"],
-                dev.submissions, dev.verified, dev.legacy, dev.method[0], dev.method[1],
-                json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
-                json.dumps(dev.notes),
-            ),
-        )
-        for state in sorted(dev.caches):
-            c = dev.caches[state]
+        values = {
+            "id": dev.id, "rank": rank, "model": dev.model, "model_key": dev.model_key, "vendor": dev.vendor,
+            "firmware": dev.firmware, "capacity_bytes": dev.capacity_bytes, "protocol": dev.protocol,
+            "media": dev.media,
+            "volatile_write_cache": None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
+            "cache": row.write_cache if row else None, "cache_knob": row.knob if row else None,
+            "iops_1job": row.iops_1job.median if row and row.iops_1job else None,
+            "max_iops": row.max_iops.median if row and row.max_iops else None,
+            "peak_jobs": row.peak_jobs if row else None,
+            "scaling": (row.scaling or {}).get("scaling") if row else None,
+            "p99_sync_us": row.p99_sync_us.median if row and row.p99_sync_us else None,
+            **cols,
+            "submissions": dev.submissions, "verified": dev.verified, "legacy": dev.legacy,
+            "method_id": dev.method[0], "method_version": dev.method[1],
+            "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
+            "notes": json.dumps(dev.notes),
+        }
+        con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
+                    tuple(values.values()))
+        for key in sorted(dev.caches):
+            c = dev.caches[key]
             con.execute(
-                _insert("device_cache", 18),
-                (dev.id, state, c.submissions, c.verified, c.legacy, int(c.safe),
+                _insert("device_cache", 20),
+                (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
                  *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
                  (c.scaling or {}).get("scaling"),
                  json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None),
             )
             con.executemany(
-                _insert("curve", 10),
-                [(dev.id, state, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
+                _insert("curve", 11),
+                [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
                   p.lat_mean_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
         if fts:

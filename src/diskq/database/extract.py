@@ -44,13 +44,17 @@ class Skipped:
 @dataclass(slots=True)
 class RunSummary:
     """One sweep, reduced to what aggregation needs. ``curve`` is flat: 5 doubles per point
-    (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out."""
+    (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out.
+    ``cache_mechanism`` is how the cache state was read or set (``sysfs``: the kernel's
+    queue/write_cache knob, not the drive's own cache)."""
 
     index: int
     write_cache: str
     flush_ok: bool | None
     nosync_iops: float | None
     curve: array
+    cache_mechanism: str | None = None
+    cache_changed: bool = False
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
@@ -79,6 +83,7 @@ class SubmissionRecord:
     verified: bool
     method: tuple[str, int]
     created: str | None
+    volatile_write_cache: bool | None = None  # what the drive reports: does it have a volatile cache?
 
 
 def _finite(x: float | None) -> bool:
@@ -215,10 +220,10 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
                 best_max, best_jobs = pt.iops, pt.numjobs
         ok = flush_ok(run, dev.volatile_write_cache)
-        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism,
+        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
                          None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1))
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
-        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve))
+        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed))
 
     created = doc.created.isoformat() if doc.created else None
     contributor = None
@@ -231,12 +236,13 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         model, dev.vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
         doc.method.id, doc.method.version,
         doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
+        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
     )
     return SubmissionRecord(
         id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
         point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
-        method=(doc.method.id, doc.method.version), created=created,
+        method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
     ), []
 
 
@@ -252,10 +258,11 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
     return json.dumps({
         "id": r.id, "device_id": r.device_id, "model_key": r.model_key, "firmware_key": r.firmware_key,
         "row": r.row, "run_rows": r.run_rows, "point_rows": r.point_rows,
-        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist()] for x in r.runs],
+        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist(), x.cache_mechanism,
+                  x.cache_changed] for x in r.runs],
         "model": r.model, "vendor": r.vendor, "firmware": r.firmware, "capacity_bytes": r.capacity_bytes,
         "protocol": r.protocol, "media": r.media, "legacy": r.legacy, "verified": r.verified,
-        "method": r.method, "created": r.created,
+        "method": r.method, "created": r.created, "volatile_write_cache": r.volatile_write_cache,
     })
 
 
@@ -267,6 +274,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     d["row"] = tuple(d["row"])
     d["run_rows"] = [tuple(x) for x in d["run_rows"]]
     d["point_rows"] = [tuple(x) for x in d["point_rows"]]
-    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve)) for i, wc, ok, ns, curve in d["runs"]]
+    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve), mech, changed)
+                 for i, wc, ok, ns, curve, mech, changed in d["runs"]]
     d["method"] = tuple(d["method"])
     return SubmissionRecord(**d), []

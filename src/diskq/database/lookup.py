@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from diskq.database.aggregate import setting_slug
 from diskq.database.files import kind
 from diskq.database.keys import compact
 from diskq.errors import DatabaseError, InvalidInput
@@ -128,12 +129,13 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
             caches = [dict(r) for r in con.execute(
-                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (row["id"],))]
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (row["id"],))]
             for c in caches:
                 c["scaling_json"] = json.loads(c["scaling_json"]) if c["scaling_json"] else None
-            curves: dict[str, list[dict]] = {}
-            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (row["id"],)):
-                curves.setdefault(r["write_cache"], []).append(
+            curves: dict[str, list[dict]] = {}  # by setting: 'off', 'on', 'off-kernel', ...
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
+                                 (row["id"],)):
+                curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")})
             out.append(Match(score, device, caches, curves))
         return out

@@ -121,6 +121,7 @@ def _prepare_out(out: Path) -> Path:
 
 def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
+    from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import open_db
     from diskq.publish.chart import scaling_chart
 
@@ -140,15 +141,19 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         for dev in devices:
             dev["verdicts"] = _loads(dev["verdicts"])
             dev["notes"] = _loads(dev["notes"]) or []
+            dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
             caches = [dict(r) for r in con.execute(
-                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (dev["id"],))]
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (dev["id"],))]
             curves: dict[str, list[dict]] = {}
-            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (dev["id"],)):
-                curves.setdefault(r["write_cache"], []).append(dict(r))
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
+                                 (dev["id"],)):
+                curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(dict(r))
             top = max((p["iops_max"] for pts in curves.values() for p in pts), default=None)
             for c in caches:
                 c["scaling_json"] = _loads(c["scaling_json"])
-                c["curve"] = curves.get(c["write_cache"], [])
+                c["slug"] = setting_slug(c["write_cache"], c["knob"])
+                c["label"] = setting_label(c["write_cache"], c["knob"])
+                c["curve"] = curves.get(c["slug"], [])
                 c["chart"] = scaling_chart(c["curve"], top=top)
             subs = [dict(r) for r in con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],))]
@@ -157,7 +162,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
                 **dev,
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve")} for c in caches],
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
             })
 
