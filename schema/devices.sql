@@ -145,8 +145,9 @@ CREATE TABLE curve (
     iops_min    REAL NOT NULL,
     iops_max    REAL NOT NULL,
     n           INTEGER NOT NULL,
-    lat_mean_us  REAL,                  -- medians of the write latency and fdatasync latency
-    sync_mean_us REAL,
+    lat_mean_us  REAL,                  -- medians over submissions of the write latency (mean, p99) ...
+    lat_p99_us   REAL,
+    sync_mean_us REAL,                  -- ... and of the fdatasync latency (mean, p99)
     sync_p99_us  REAL,
     PRIMARY KEY (device_id, write_cache, knob, numjobs)
 ) WITHOUT ROWID;

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.database.aggregate import aggregate_cache, aggregate_device, best_cache, rank_key
-from diskq.database.extract import RunSummary, SubmissionRecord, all_finite
+from diskq.database.extract import CURVE_FIELDS, RunSummary, SubmissionRecord, all_finite
 from diskq.database.keys import device_id, firmware_key, model_key
 
 NAN = math.nan
@@ -23,7 +23,7 @@ def record(sid: str, curves: dict[str, dict[int, float]], *, legacy=False, verif
     for i, (state, curve) in enumerate(sorted(curves.items())):
         flat = array("d")
         for n, iops in sorted(curve.items()):
-            flat.extend((n, iops, NAN, NAN, NAN))
+            flat.extend((n, iops, *[NAN] * (len(CURVE_FIELDS) - 2)))
         runs.append(RunSummary(i, state, (flush or {}).get(state), None, flat, mechanism, mechanism is not None))
     return SubmissionRecord(
         id=sid, device_id="dev", model_key="m", firmware_key="", row=(), run_rows=[], point_rows=[], runs=runs,

@@ -544,3 +544,25 @@ def test_kernel_knob_and_drive_settings_are_aggregated_apart(subs, tmp_path):
     curve = rows(db, "SELECT knob, numjobs, iops, n FROM curve ORDER BY knob, numjobs")
     assert [(c["knob"], c["numjobs"], c["iops"], c["n"]) for c in curve] == [
         ("drive", 1, 12680, 1), ("drive", 2, 24000, 1), ("kernel", 1, 60000, 1), ("kernel", 2, 90000, 1)]
+
+
+def test_postgres_wal_verdict_gets_the_p99_commit_latency_from_the_median_curve(subs, tmp_path):
+    from diskq.analyse import annotate
+    from diskq.result import ResultDocument
+
+    result = result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000}})
+    write_submission(subs, submission(result))
+    add(subs, "Samsung PM883", {"off": {1: 12000, 2: 23000, 4: 40000}})
+    add(subs, "Samsung PM883", {"off": {1: 13000, 2: 25000, 4: 42000}})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    curve = rows(db, "SELECT numjobs, lat_p99_us, sync_p99_us FROM curve ORDER BY numjobs")
+    assert all(c["lat_p99_us"] and c["sync_p99_us"] for c in curve)
+    solo = ResultDocument.model_validate(result).runs[0].points[0]
+    assert curve[0]["lat_p99_us"] == solo.lat_us.p99 and curve[0]["sync_p99_us"] == solo.sync_lat_us.p99
+    (dev,) = rows(db, "SELECT verdicts FROM devices")
+    pg = json.loads(dev["verdicts"])["postgres_wal"]
+    assert pg["p99_commit_ms_max"] == pytest.approx((solo.lat_us.p99 + solo.sync_lat_us.p99) / 1000)
+    assert not any("no latency percentiles" in r for r in pg["reasons"])
+    bench = annotate(ResultDocument.model_validate(result)).verdicts.postgres_wal
+    assert pg["p99_commit_ms_max"] == pytest.approx(bench.p99_commit_ms_max)

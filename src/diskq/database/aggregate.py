@@ -28,7 +28,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from diskq.database.extract import SubmissionRecord
+from diskq.database.extract import CURVE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 1)
@@ -76,6 +76,7 @@ class CurvePoint:
     lat_mean_us: float | None
     sync_mean_us: float | None
     sync_p99_us: float | None
+    lat_p99_us: float | None = None
 
 
 @dataclass(slots=True)
@@ -165,7 +166,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
                     volatile_write_cache: bool | None = None) -> CacheAggregate | None:
     """Figures for one cache setting (state and knob) over the given submissions (None if none
     measured it). ``volatile_write_cache`` is the device's (:func:`volatile_cache`)."""
-    per_jobs: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
+    per_jobs: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # CURVE_FIELDS without numjobs
     ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
     counted = verified = legacy = 0
     unsafe_reason = None
@@ -193,7 +194,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             if len(group) == 1:
                 per_jobs[jobs].append(group[0][1:])
             else:  # a step measured twice in one run counts once, with its median figures
-                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, 5)))
+                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, len(CURVE_FIELDS))))
         one = by_jobs.get(1)
         if one:
             best = max(one, key=lambda p: p[1])
@@ -212,6 +213,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             lat_mean_us=_median_or_none([v[1] for v in vals]),
             sync_mean_us=_median_or_none([v[2] for v in vals]),
             sync_p99_us=_median_or_none([v[3] for v in vals]),
+            lat_p99_us=_median_or_none([v[4] for v in vals]),
         ))
     return CacheAggregate(
         write_cache=state, knob=knob_, submissions=counted, verified=verified, legacy=legacy,

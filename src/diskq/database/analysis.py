@@ -40,7 +40,7 @@ def _median_run(cache: CacheAggregate):
         sync = None
         if c.sync_mean_us is not None or c.sync_p99_us is not None:
             sync = Latency(mean=c.sync_mean_us, p99=c.sync_p99_us)
-        points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us), sync))
+        points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us, p99=c.lat_p99_us), sync))
     nosync = _point(1, cache.nosync_iops, Latency()) if cache.nosync_iops is not None else None
     return Run(write_cache=cache.write_cache, cache_mechanism="sysfs" if cache.knob == KERNEL else None,
                points=points, nosync=nosync)

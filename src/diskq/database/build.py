@@ -327,9 +327,9 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
                  json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None),
             )
             con.executemany(
-                _insert("curve", 11),
+                _insert("curve", 12),
                 [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
-                  p.lat_mean_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
+                  p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
         if fts:
             text = " ".join(filter(None, [dev.model, dev.vendor, dev.firmware, compact(dev.model)]))

@@ -28,7 +28,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_MODEL_CHARS = 200
 
 #: Fields of one packed curve entry in :attr:`RunSummary.curve`.
-CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us")
+CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us", "lat_p99_us")
+_WIDTH = len(CURVE_FIELDS)
 NAN = float("nan")
 
 
@@ -43,7 +44,7 @@ class Skipped:
 
 @dataclass(slots=True)
 class RunSummary:
-    """One sweep, reduced to what aggregation needs. ``curve`` is flat: 5 doubles per point
+    """One sweep, reduced to what aggregation needs. ``curve`` is flat: 6 doubles per point
     (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out.
     ``cache_mechanism`` is how the cache state was read or set (``sysfs``: the kernel's
     queue/write_cache knob, not the drive's own cache)."""
@@ -58,7 +59,7 @@ class RunSummary:
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
-        return [tuple(c[i : i + 5]) for i in range(0, len(c), 5)]
+        return [tuple(c[i : i + _WIDTH]) for i in range(0, len(c), _WIDTH)]
 
 
 @dataclass(slots=True)
@@ -214,7 +215,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
             point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
             if pt.interrupted:
                 continue
-            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5])))
+            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5]), _nan(values[3])))
             if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
                 best_1, p99_1 = pt.iops, values[5]
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):

@@ -136,7 +136,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
                                  (row["id"],)):
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
-                    {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")})
+                    {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             out.append(Match(score, device, caches, curves))
         return out
     finally:

@@ -28,7 +28,7 @@ from diskq.errors import SiteError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
-EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")
+EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")
 
 
 @dataclass
