@@ -97,6 +97,7 @@ CREATE TABLE devices (
     scaling         TEXT,               -- linear | asymptotic | regressing
     p99_sync_us     REAL,
     osds_per_device INTEGER,
+    osds_limited_by_sweep INTEGER,      -- 1: the largest tested job count still passed: "at least osds_per_device"
     ceph_waldb      TEXT,
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)

@@ -130,3 +130,16 @@ def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp
     assert sorted(data[0]["curves"]) == ["off-kernel", "on-kernel"]
     assert {(c["write_cache"], c["knob"], c["safe"]) for c in data[0]["caches"]} == {
         ("off", "kernel", 0), ("on", "kernel", 1)}
+
+
+def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
+    # the Micron's three points all keep more than half the solo rate per job: "at least 4"
+    assert cli("lookup", "micron 5300", "--db", str(db)) == 0
+    assert "OSDs per device: \u2265 4," in capsys.readouterr().out
+    assert cli("lookup", "micron 5300", "--db", str(db), "--json") == 0
+    device = json.loads(capsys.readouterr().out)[0]["device"]
+    assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) \
+        == (4, True, "\u2265 4")
+    assert cli("lookup", "860 evo", "--db", str(db)) == 0  # 14 jobs measured, fewer pass
+    out = capsys.readouterr().out
+    assert "OSDs per device: " in out and "OSDs per device: \u2265" not in out

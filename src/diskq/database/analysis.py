@@ -125,8 +125,9 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
 
 
 def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
-    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device, etcd
-    pass/fail, commits per second of one PostgreSQL session."""
+    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (and
+    whether the sweep limited it: the answer is then "at least N"), etcd pass/fail, commits per
+    second of one PostgreSQL session."""
     v = verdicts or {}
     ceph = v.get("ceph_waldb") or {}
     osds = v.get("osds_per_device") or {}
@@ -137,6 +138,7 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
     return {
         "ceph_waldb": ceph.get("tier"),
         "osds_per_device": osds.get("n"),
+        "osds_limited_by_sweep": None if osds.get("n") is None else int(bool(osds.get("limited_by_sweep"))),
         "etcd": None if passes is None else ("pass" if passes else "fail"),
         "postgres_wal": commits,
     }

@@ -31,6 +31,14 @@ MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
 
 
+def osds_text(n: int | None, limited_by_sweep) -> str | None:
+    """OSDs per device as shown: ``'4'``, or ``'≥ 16'`` when the sweep's largest job count still
+    passed (the device may carry more; never extrapolated)."""
+    if n is None:
+        return None
+    return f"\u2265 {n}" if limited_by_sweep else str(n)
+
+
 @dataclass
 class Match:
     score: float
@@ -66,6 +74,10 @@ def similarity(query: str, model: str) -> float:
     windows = [m[i : i + width] for i in range(max(1, len(m) - width + 1))]
     edit = max(SequenceMatcher(None, q, w, autojunk=False).ratio() for w in windows)
     return 0.3 * shared + 0.7 * edit
+
+
+def _flag(value) -> bool | None:
+    return None if value is None else bool(value)
 
 
 def open_db(db: Path) -> sqlite3.Connection:
@@ -128,6 +140,8 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
+            device["osds_limited_by_sweep"] = _flag(device["osds_limited_by_sweep"])
+            device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
             caches = [dict(r) for r in con.execute(
                 "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (row["id"],))]
             for c in caches:

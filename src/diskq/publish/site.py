@@ -122,7 +122,7 @@ def _prepare_out(out: Path) -> Path:
 def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
     from diskq.database.aggregate import setting_label, setting_slug
-    from diskq.database.lookup import open_db
+    from diskq.database.lookup import open_db, osds_text
     from diskq.publish.chart import scaling_chart
 
     db, out = Path(db), Path(out)
@@ -140,6 +140,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         device_page = env.get_template("device.html.j2")
         for dev in devices:
             dev["verdicts"] = _loads(dev["verdicts"])
+            dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
+            dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
             dev["notes"] = _loads(dev["notes"]) or []
             dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
             caches = [dict(r) for r in con.execute(
