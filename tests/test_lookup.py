@@ -143,3 +143,38 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
     assert cli("lookup", "860 evo", "--db", str(db)) == 0  # 14 jobs measured, fewer pass
     out = capsys.readouterr().out
     assert "OSDs per device: " in out and "OSDs per device: \u2265" not in out
+
+
+def test_a_typo_sharing_no_trigram_with_the_model_still_finds_it(tmp_path):
+    from diskq.database.lookup import trigrams
+
+    subs = tmp_path / "submissions"
+    for one, model in enumerate(("Intel SSD S4510", "Intel SSD S4610", "Samsung PM883", "Crucial BX150")):
+        write_submission(subs, submission(result_document(model, {"off": {1: 1600 - one, 2: 3000}})))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert not trigrams("s4150") & trigrams("INTEL SSD S4510")  # the index alone cannot propose it
+    matches = lookup(db, "s4150")
+    assert matches and matches[0].device["model"] == "Intel SSD S4510"
+    # Crucial BX150 shares "150" and passes the threshold, but a model outside the index's
+    # proposals can score higher: with one match asked for, the scan still runs
+    assert [m.device["model"] for m in lookup(db, "s4150", limit=1)] == ["Intel SSD S4510"]
+
+
+def test_the_committed_database_forgives_typos_and_full_width_queries(capsys):
+    from diskq.database.build import repo_root
+
+    committed = repo_root() / "devices.db"
+    assert cli("lookup", "s4150", "--db", str(committed)) == 0
+    assert capsys.readouterr().out.startswith("Intel SSD S4510 ")
+    assert cli("lookup", "\uff50\uff4d\uff18\uff18\uff13", "--db", str(committed)) == 0  # "ｐｍ８８３"
+    assert capsys.readouterr().out.startswith("Samsung PM883 ")
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", max_size=14),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", min_size=1, max_size=30))
+def test_the_scan_prefilter_never_drops_a_match(query, model):
+    from diskq.database.lookup import _could_reach
+
+    if similarity(query, model) >= MIN_SCORE:
+        assert _could_reach(query, model, MIN_SCORE)

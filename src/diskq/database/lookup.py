@@ -1,8 +1,10 @@
 """``diskq lookup``: find devices in devices.db by a fragment of the model name, typos tolerated.
 
 Candidates come from the FTS5 trigram index (any device sharing a trigram with the query),
-or from a scan of all devices when the database was built without trigram support. They are
-ranked by how well the query matches the model:
+or from a scan of all devices when the database was built without trigram support; when the
+index yields fewer matches than asked for that no model outside it could beat, every other model
+is scored as well (a typo can share no trigram with the model it means). Queries are NFKC-normalised. Candidates are ranked
+by how well the query matches the model:
 
 1. the query (letters and digits only) is a substring of the model: best, shorter models first;
 2. otherwise the share of the query's trigrams found in the model, blended with the best
@@ -18,6 +20,8 @@ import json
 import os
 import sqlite3
 import stat
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -29,6 +33,9 @@ from diskq.errors import DatabaseError, InvalidInput
 
 MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
+#: Weights of the trigram share and of the edit-distance ratio in :func:`similarity`. A model
+#: sharing no trigram with the query scores at most ``EDIT_WEIGHT``.
+SHARED_WEIGHT, EDIT_WEIGHT = 0.3, 0.7
 
 
 def osds_text(n: int | None, limited_by_sweep) -> str | None:
@@ -73,7 +80,7 @@ def similarity(query: str, model: str) -> float:
     width = len(q)
     windows = [m[i : i + width] for i in range(max(1, len(m) - width + 1))]
     edit = max(SequenceMatcher(None, q, w, autojunk=False).ratio() for w in windows)
-    return 0.3 * shared + 0.7 * edit
+    return SHARED_WEIGHT * shared + EDIT_WEIGHT * edit
 
 
 def _flag(value) -> bool | None:
@@ -104,39 +111,88 @@ def _has_fts(con: sqlite3.Connection) -> bool:
     return bool(row) and row[0] == "trigram"
 
 
-def _candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row]:
+_LIGHT = "SELECT id, model, firmware, rank FROM devices"
+
+
+def _fts_candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row] | None:
+    """Devices sharing a trigram with the query, from the FTS5 index; None without the index."""
     grams = sorted(trigrams(query))
-    if _has_fts(con) and grams and all(len(g) == 3 for g in grams):
-        match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
-        try:
-            ids = [r[0] for r in con.execute(
-                "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
-                (match, MAX_CANDIDATES))]
-        except sqlite3.Error:
-            ids = None
-        if ids is not None:
-            if not ids:
-                return []
-            marks = ",".join("?" * len(ids))
-            return con.execute(f"SELECT * FROM devices WHERE id IN ({marks})", ids).fetchall()  # noqa: S608
-    return con.execute("SELECT * FROM devices").fetchall()
+    if not (_has_fts(con) and grams and all(len(g) == 3 for g in grams)):
+        return None
+    match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
+    try:
+        ids = [r[0] for r in con.execute(
+            "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
+            (match, MAX_CANDIDATES))]
+    except sqlite3.Error:
+        return None
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return con.execute(f"{_LIGHT} WHERE id IN ({marks})", ids).fetchall()  # noqa: S608
+
+
+def _could_reach(query: str, model: str, floor: float) -> bool:
+    """Cheap upper bound of :func:`similarity`: can ``query`` score ``floor`` against ``model``?
+
+    The edit ratio of the query against any window is at most the share of the query's letters
+    (with repeats) that occur in the model at all; the trigram share is computed exactly."""
+    q, m = compact(query), compact(model)
+    if not q or not m:
+        return False
+    if q in m:
+        return True
+    tq = trigrams(q)
+    shared = len(tq & trigrams(m)) / len(tq) if tq else 0.0
+    common = sum((Counter(q) & Counter(m)).values())
+    edit_bound = 2 * common / (len(q) + min(len(q), len(m)))
+    return SHARED_WEIGHT * shared + EDIT_WEIGHT * min(1.0, edit_bound) >= floor
+
+
+def _score(query: str, row: sqlite3.Row) -> float:
+    return max(similarity(query, row["model"]), similarity(query, f"{row['model']} {row['firmware']}"))
+
+
+def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float, sqlite3.Row]]:
+    """(score, light row) of the matches at or above :data:`MIN_SCORE`, best first.
+
+    The trigram index proposes candidates. A model it does not propose shares no trigram with
+    the query (a typo such as ``s4150`` for ``S4510``) and can score up to :data:`EDIT_WEIGHT`:
+    unless ``limit`` candidates score above that, every other model is scored too."""
+    candidates = _fts_candidates(con, query)
+    scanned = candidates is None
+    if scanned:
+        candidates = con.execute(_LIGHT).fetchall()
+    scored = [(sc, row) for row in candidates if (sc := _score(query, row)) >= MIN_SCORE]
+    if not scanned and sum(sc > EDIT_WEIGHT for sc, _ in scored) < limit:
+        seen = {row["id"] for row in candidates}
+        for row in con.execute(_LIGHT):
+            if row["id"] in seen:
+                continue
+            text = f"{row['model']} {row['firmware']}"
+            if not (_could_reach(query, row["model"], MIN_SCORE) or _could_reach(query, text, MIN_SCORE)):
+                continue
+            if (sc := _score(query, row)) >= MIN_SCORE:
+                scored.append((sc, row))
+    scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+    return scored
 
 
 def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
-    """The best matches for ``query``, best first, each with its cache states and curves."""
+    """The best matches for ``query``, best first, each with its cache states and curves.
+
+    The query is NFKC-normalised first: full-width letters and digits (``ｐｍ８８３``) are the
+    ASCII ones."""
+    query = unicodedata.normalize("NFKC", query)
     if not compact(query):
         raise InvalidInput("the query needs at least one letter or digit", hint="e.g. diskq lookup 'pm883'")
     con = open_db(db)
     try:
         scored = []
-        for row in _candidates(con, query):
-            text = f"{row['model']} {row['firmware']}"
-            score = max(similarity(query, row["model"]), similarity(query, text))
-            if score >= MIN_SCORE:
-                scored.append((score, row))
-        scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+        for score, light in _ranked(con, query, limit)[:limit]:
+            scored.append((score, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
         out = []
-        for score, row in scored[:limit]:
+        for score, row in scored:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
