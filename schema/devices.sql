@@ -11,7 +11,8 @@
 -- there means the kernel sends no flushes, the drive's own cache is not touched). Settings of the
 -- two knobs are never aggregated together.
 
--- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of.
+-- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of,
+-- allowed_signers ('none', or 'sha256:<digest of the file>' given to the build).
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -25,8 +26,8 @@ CREATE TABLE submissions (
     sha256         TEXT NOT NULL,       -- of the file's bytes
     created        TEXT,                -- when the result was measured (UTC, ISO 8601)
     legacy         INTEGER NOT NULL,    -- 1: imported figures, not measured by diskq
-    verified       INTEGER NOT NULL,    -- 1: SSH signature verified at build time
-    signer         TEXT,
+    verified       INTEGER NOT NULL,    -- 1: signature = 'verified'
+    signer         TEXT,                -- principal the signature names (GitHub login); checked only when verified
     contributor    TEXT,
     source         TEXT,                -- provenance of legacy / imported figures
     model          TEXT NOT NULL,       -- as reported by the drive
@@ -41,7 +42,12 @@ CREATE TABLE submissions (
     fio_version    TEXT,
     kernel         TEXT,
     diskq_version  TEXT,
-    volatile_write_cache INTEGER        -- 1/0: the drive reports a volatile write cache / none; NULL: unknown
+    volatile_write_cache INTEGER,       -- 1/0: the drive reports a volatile write cache / none; NULL: unknown
+    signature      TEXT NOT NULL        -- 'verified': intact and the key is listed for signer in the
+                                        --   allowed-signers file given to the build (meta.allowed_signers);
+                                        -- 'intact': intact, signer not checked (the build had no such file);
+                                        -- 'unlisted': intact, key not listed there for signer;
+                                        -- 'unchecked': signed, the validator was not available; 'unsigned'
 );
 CREATE INDEX submissions_device ON submissions (device_id);
 
@@ -102,7 +108,8 @@ CREATE TABLE devices (
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
     submissions     INTEGER NOT NULL,
-    verified        INTEGER NOT NULL,
+    verified        INTEGER NOT NULL,   -- how many have signature = 'verified'
+    unchecked       INTEGER NOT NULL,   -- how many have signature = 'intact' (signer not checked)
     legacy          INTEGER NOT NULL,   -- how many of the submissions are legacy imports
     method_id       TEXT NOT NULL,
     method_version  INTEGER NOT NULL,

@@ -259,21 +259,75 @@ def test_schema_file_is_executed_as_is(subs, tmp_path):
         assert f" {name} " in text and name in created
 
 
+def _keygen(path: Path, comment: str) -> Path:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], check=True)
+    return path
+
+
+def _signers_file(path: Path, principal: str, key: Path) -> Path:
+    path.write_text(f"{principal} namespaces=\"diskq-submission-v1\" {(key.parent / (key.name + '.pub')).read_text()}")
+    return path
+
+
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
-def test_signed_submissions_count_as_verified(subs, tmp_path):
+def test_signatures_are_verified_only_against_the_allowed_signers_given_to_the_build(subs, tmp_path):
     from diskq.submission.sign import sign_submission
 
-    key = tmp_path / "key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tester", "-f", str(key)], check=True)
+    key = _keygen(tmp_path / "key", "tester")
     sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"))
     write_submission(subs, sign_submission(sub, key, principal="tester"))
-    add(subs, "Samsung PM1643a", {"off": {1: 18000, 16: 90000}}, protocol="scsi")
+    add(subs, "Samsung PM1643a", {"off": {1: 18000, 16: 90000}}, protocol="scsi")  # unsigned
+    db = tmp_path / "devices.db"
+
+    # no allowed-signers file: the signature is intact, whose key it is was not checked
+    report = build(subs, db)
+    assert report.allowed_signers == "none" and not report.skipped
+    (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
+    assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 0, 1)
+    got = rows(db, "SELECT signature, verified, signer FROM submissions ORDER BY signature")
+    assert got == [{"signature": "intact", "verified": 0, "signer": "tester"},
+                   {"signature": "unsigned", "verified": 0, "signer": None}]
+    assert rows(db, "SELECT value FROM meta WHERE key = 'allowed_signers'") == [{"value": "none"}]
+
+    # the key listed for its principal: verified
+    listed = _signers_file(tmp_path / "allowed", "tester", key)
+    report = build(subs, db, allowed_signers=listed)
+    assert report.allowed_signers.startswith("sha256:") and not report.skipped
+    (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
+    assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 1, 0)
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
+        == ["unsigned", "verified"]
+
+    # a file that lists another key: kept and labelled, neither skipped nor verified
+    other = _signers_file(tmp_path / "other", "tester", _keygen(tmp_path / "other-key", "other"))
+    report = build(subs, db, allowed_signers=other)
+    assert report.submissions == 2 and not report.skipped
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
+        == ["unlisted", "unsigned"]
+    assert rows(db, "SELECT verified, unchecked FROM devices") == [{"verified": 0, "unchecked": 0}]
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_throwaway_key_claiming_a_login_is_not_shown_as_that_signer(subs, tmp_path):
+    from diskq.publish.site import build_site
+    from diskq.submission.sign import sign_submission
+
+    key = _keygen(tmp_path / "throwaway", "x")
+    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"),
+                     contributor=None)
+    write_submission(subs, sign_submission(sub, key, principal="torvalds"))
     db = tmp_path / "devices.db"
     build(subs, db)
-    (dev,) = rows(db, "SELECT submissions, verified FROM devices")
-    assert (dev["submissions"], dev["verified"]) == (2, 1)
-    signers = [r["signer"] for r in rows(db, "SELECT signer FROM submissions ORDER BY signer")]
-    assert signers == [None, "tester"]
+    out = tmp_path / "_site"
+    build_site(db, out)
+    (page,) = (out / "devices").iterdir()
+    html = page.read_text()
+    assert "signed by" not in html and "signature intact (signer not checked)" in html
+    assert ">torvalds<" not in html
+    index = (out / "index.html").read_text()
+    assert "verified" not in index.split("<tbody>")[1]  # no verified badge in the table
+    methodology = (out / "methodology.html").read_text()
+    assert "built without an allowed-signers file" in methodology
 
 
 def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs, tmp_path, monkeypatch):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import given
@@ -178,3 +180,23 @@ def test_the_scan_prefilter_never_drops_a_match(query, model):
 
     if similarity(query, model) >= MIN_SCORE:
         assert _could_reach(query, model, MIN_SCORE)
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path, capsys):
+    from diskq.submission.sign import sign_submission
+
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "x", "-f", str(key)], check=True)
+    subs = tmp_path / "submissions"
+    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"))
+    write_submission(subs, sign_submission(sub, key, principal="torvalds"))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert cli("lookup", "pm1643a", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "1 submission(s), 0 verified, 1 signature intact (signer not checked), 0 legacy" in out
+    assert "torvalds" not in out
+    assert cli("lookup", "pm1643a", "--db", str(db), "--json") == 0
+    device = json.loads(capsys.readouterr().out)[0]["device"]
+    assert (device["verified"], device["unchecked"]) == (0, 1)

@@ -30,7 +30,9 @@ def db_build(
     check: bool = typer.Option(False, "--check", help="do not write: fail if DB is not what a build would write now"),
     strict: bool = typer.Option(False, "--strict", help="exit non-zero when any submission file was skipped"),
     allowed_signers: Path | None = typer.Option(
-        None, "--allowed-signers", help="ssh allowed_signers file: only keys listed there count as verified"),
+        None, "--allowed-signers",
+        help="ssh allowed_signers file: only keys listed there count as verified (others: signature intact, "
+             "signer not checked; unlisted keys are kept, not verified)"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
@@ -136,7 +138,9 @@ def lookup_cmd(
     d = best.device
     out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
-              f"{d['submissions']} submission(s), {d['verified']} verified, {d['legacy']} legacy")
+              f"{d['submissions']} submission(s), {d['verified']} verified, "
+              + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
+              + f"{d['legacy']} legacy")
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")

@@ -124,6 +124,7 @@ class DeviceAggregate:
     verdicts: dict | None = None
     notes: list[str] = field(default_factory=list)
     volatile_write_cache: bool | None = None
+    unchecked: int = 0  # signature intact, signer not checked (no allowed-signers file)
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -276,6 +277,7 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         best=best,
         notes=notes,
         volatile_write_cache=volatile,
+        unchecked=sum(r.signature == "intact" for r in counted),
     )
 
 

@@ -60,6 +60,7 @@ class BuildReport:
     skipped: list[Skipped] = field(default_factory=list)  # one entry per problem, several per file possible
     digest: str = ""
     fts: str = "none"
+    allowed_signers: str = "none"  # or 'sha256:<hex>' of the allowed-signers file
 
     def skipped_files(self) -> dict[str, list[Skipped]]:
         """The problems of each skipped file, files in path order."""
@@ -176,7 +177,7 @@ def _insert(table: str, columns: int) -> str:
     return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
 
 
-SUBMISSION_INSERT = _insert("submissions", 23)
+SUBMISSION_INSERT = _insert("submissions", 24)
 RUN_INSERT = _insert("runs", 10)
 POINT_INSERT = _insert("points", 11)
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
@@ -281,6 +282,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         "skipped": str(len(report.skipped_files())),
         "fts": report.fts,
         "data_as_of": max(created, default=""),
+        "allowed_signers": report.allowed_signers,
     }
     con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
     report.digest = content_digest(con)
@@ -310,7 +312,8 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             "scaling": (row.scaling or {}).get("scaling") if row else None,
             "p99_sync_us": row.p99_sync_us.median if row and row.p99_sync_us else None,
             **cols,
-            "submissions": dev.submissions, "verified": dev.verified, "legacy": dev.legacy,
+            "submissions": dev.submissions, "verified": dev.verified, "unchecked": dev.unchecked,
+            "legacy": dev.legacy,
             "method_id": dev.method[0], "method_version": dev.method[1],
             "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
             "notes": json.dumps(dev.notes),
@@ -347,14 +350,15 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     """
     submissions, db = Path(submissions), Path(db)
     check_writable_target(db, "database")
-    if allowed_signers is not None:
-        read_signers(allowed_signers)  # refused here, before anything reads it
+    signers = "none"
+    if allowed_signers is not None:  # refused here, before anything else reads it
+        signers = "sha256:" + hashlib.sha256(read_signers(allowed_signers)).hexdigest()
     if memo is not None:
         check_writable_target(memo, "validation memo")
     memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
     fts = trigram_supported()
-    report = BuildReport(db=db, fts="trigram" if fts else "none")
+    report = BuildReport(db=db, fts="trigram" if fts else "none", allowed_signers=signers)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(db)

@@ -85,6 +85,7 @@ class SubmissionRecord:
     method: tuple[str, int]
     created: str | None
     volatile_write_cache: bool | None = None  # what the drive reports: does it have a volatile cache?
+    signature: str = "unsigned"  # one of SIGNATURE_STATUSES
 
 
 def _finite(x: float | None) -> bool:
@@ -134,20 +135,47 @@ def _validator():
     return validate_file
 
 
+#: Signature status of an accepted submission (``submissions.signature``):
+#: ``verified``  intact, and the key is listed for its principal in the allowed-signers file the
+#:               build was given;
+#: ``intact``    intact (nothing changed since the embedded key signed it), signer not checked:
+#:               the build had no allowed-signers file (or could not consult it);
+#: ``unlisted``  intact, but the key is not listed for that principal in the allowed-signers file;
+#: ``unchecked`` signed, but the validator is not available to check anything;
+#: ``unsigned``  no signature (legacy imports, unsigned files).
+SIGNATURE_STATUSES = ("verified", "intact", "unlisted", "unchecked", "unsigned")
+
+
+def signature_status(sub, allowed_signers: Path | None) -> str:
+    """Status of a submission whose signature (if any) the validator found intact."""
+    if sub.signature is None:
+        return "unsigned"
+    if allowed_signers is None:
+        return "intact"
+    from diskq.errors import SignatureError
+    from diskq.submission.sign import verify_payload
+
+    try:
+        verify_payload(sub, None, allowed_signers=allowed_signers)
+    except SignatureError:
+        return "unlisted"
+    except DiskqError:  # e.g. ssh-keygen needed for a certificate line and not installed
+        return "intact"
+    return "verified"
+
+
 def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path | None):
-    """(submission or None, problems, signature verified) with the current submission code."""
+    """(submission or None, problems, signature status) with the current submission code."""
     validate_file = _validator()
     if validate_file is not None:
-        sub, problems = validate_file(path, root=root, allowed_signers=allowed_signers, require_signature=False,
-                                      data=data)
+        # The signature is checked for integrity only: a key missing from allowed_signers does
+        # not make the file invalid, only not verified (its status says so).
+        sub, problems = validate_file(path, root=root, allowed_signers=None, require_signature=False, data=data)
         problems = [Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
                     for p in problems]
         if sub is None or problems:
-            return None, problems or [Skipped(str(path), "", "rejected by the validator")], False
-        # validate_file checks a signature that is present (against allowed_signers when given)
-        # and reports a problem when it does not verify: a signed file that passed is verified.
-        verified = sub.signature is not None
-        return sub, [], verified
+            return None, problems or [Skipped(str(path), "", "rejected by the validator")], "unsigned"
+        return sub, [], signature_status(sub, allowed_signers)
 
     from pydantic import ValidationError
 
@@ -158,10 +186,10 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(x) for x in err.get("loc", ()))
-        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], False
+        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], "unsigned"
     except (ValueError, RecursionError) as exc:
-        return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], False
-    return sub, [], False
+        return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], "unsigned"
+    return sub, [], "unsigned" if sub.signature is None else "unchecked"
 
 
 def read_submission(path: Path, root: Path, allowed_signers: Path | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
@@ -184,7 +212,8 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
     except DatabaseError as exc:
         return skip("", exc.message)
     try:
-        sub, problems, verified = _validate(path, data, root, allowed_signers)
+        sub, problems, status = _validate(path, data, root, allowed_signers)
+        verified = status == "verified"
     except RecursionError:
         return skip("", "JSON nested too deeply")
     except Exception as exc:  # noqa: BLE001 - one odd file must not stop the build; it is reported
@@ -232,18 +261,19 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         contributor = sub.contributor.github or sub.contributor.name
     row = (
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
-        sub.signature.principal if (sub.signature and verified) else None, contributor,
+        sub.signature.principal if sub.signature else None, contributor,
         sub.provenance.source if sub.provenance else None,
         model, dev.vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
         doc.method.id, doc.method.version,
         doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
-        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
+        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache), status,
     )
     return SubmissionRecord(
         id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
         point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
+        signature=status,
     ), []
 
 
@@ -264,6 +294,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "model": r.model, "vendor": r.vendor, "firmware": r.firmware, "capacity_bytes": r.capacity_bytes,
         "protocol": r.protocol, "media": r.media, "legacy": r.legacy, "verified": r.verified,
         "method": r.method, "created": r.created, "volatile_write_cache": r.volatile_write_cache,
+        "signature": r.signature,
     })
 
 
