@@ -11,7 +11,8 @@
 -- there means the kernel sends no flushes, the drive's own cache is not touched). Settings of the
 -- two knobs are never aggregated together.
 
--- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of,
+-- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of (newest
+-- measurement date of a non-legacy submission, '' when there is none),
 -- allowed_signers ('none', or 'sha256:<digest of the file>' given to the build).
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -24,7 +25,8 @@ CREATE TABLE submissions (
     device_id      TEXT NOT NULL,
     path           TEXT NOT NULL,       -- relative to the submissions directory
     sha256         TEXT NOT NULL,       -- of the file's bytes
-    created        TEXT,                -- when the result was measured (UTC, ISO 8601)
+    created        TEXT,                -- when the result was measured (UTC, ISO 8601); NULL when not
+                                        -- recorded (legacy rows: their documents carry the import date)
     legacy         INTEGER NOT NULL,    -- 1: imported figures, not measured by diskq
     verified       INTEGER NOT NULL,    -- 1: signature = 'verified'
     signer         TEXT,                -- principal the signature names (GitHub login); checked only when verified

@@ -246,3 +246,34 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     doc = json.loads((out / "devices.json").read_text())
     assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \
         == [(8, False, "8"), (8, True, "\u2265 8")]
+
+
+def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path):
+    from datetime import datetime, timezone
+
+    imported = datetime(2026, 11, 22, tzinfo=timezone.utc)  # the day the legacy rows were imported
+    subs = tmp_path / "submissions"
+    write_submission(subs, submission(result_document(
+        "Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True, created=imported), legacy=True))
+    legacy_only = tmp_path / "legacy.db"
+    build(subs, legacy_only)
+    con = sqlite3.connect(legacy_only)
+    assert con.execute("SELECT created FROM submissions").fetchall() == [(None,)]
+    assert con.execute("SELECT value FROM meta WHERE key = 'data_as_of'").fetchall() == [("",)]
+    con.close()
+    build_site(legacy_only, tmp_path / "legacy_site")
+    index = (tmp_path / "legacy_site" / "index.html").read_text()
+    assert "newest measured" not in index and "2026-11-22" not in index
+    (page,) = (tmp_path / "legacy_site" / "devices").iterdir()
+    assert '<td><span title="not recorded: imported from synthetic legacy row">&ndash;</span></td>' in page.read_text()
+    assert "2026-11-22" not in page.read_text()
+    assert json.loads((tmp_path / "legacy_site" / "devices.json").read_text())["data_as_of"] is None
+
+    write_submission(subs, submission(result_document(
+        "Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=timezone.utc))))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    build_site(db, tmp_path / "site")
+    assert "newest measured 2025-03-04" in (tmp_path / "site" / "index.html").read_text()
+    (page,) = (tmp_path / "site" / "devices").iterdir()
+    assert "<td>2025-03-04</td>" in page.read_text() and "2026-11-22" not in page.read_text()

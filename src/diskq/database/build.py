@@ -274,7 +274,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
-    created = [r.created for recs in by_device.values() for r in recs if r.created]
+    created = [r.created for recs in by_device.values() for r in recs if r.created and not r.legacy]
     meta = {
         "schema_version": SCHEMA_VERSION,
         "submissions": str(report.submissions),

@@ -255,7 +255,8 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
         runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed))
 
-    created = doc.created.isoformat() if doc.created else None
+    # a legacy row's document is dated when it was imported: its measurement date is not known
+    created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
     if sub.contributor:
         contributor = sub.contributor.github or sub.contributor.name
