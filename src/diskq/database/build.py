@@ -33,7 +33,7 @@ from diskq.database.files import check_writable_target, kind, read_regular
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
