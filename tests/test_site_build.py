@@ -277,3 +277,16 @@ def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path)
     assert "newest measured 2025-03-04" in (tmp_path / "site" / "index.html").read_text()
     (page,) = (tmp_path / "site" / "devices").iterdir()
     assert "<td>2025-03-04</td>" in page.read_text() and "2026-11-22" not in page.read_text()
+
+
+@pytest.mark.parametrize("target", ["/proc/diskq-site", "{tmp}/a-file/site"])
+def test_an_output_directory_that_cannot_be_written_is_a_one_line_error(built, tmp_path, capsys, target):
+    db, _, _ = built
+    (tmp_path / "a-file").write_text("x")
+    out = target.format(tmp=tmp_path)
+    try:
+        main(["site", "build", "--db", str(db), "--out", out])
+    except SystemExit as exc:
+        assert exc.code == SiteError.exit_code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith(f"diskq: error: cannot write {out}")

@@ -115,8 +115,12 @@ def _prepare_out(out: Path) -> Path:
         if any(out.iterdir()) and not (out / MARKER).exists():
             raise SiteError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
                             hint="choose another --out or empty the directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise SiteError(f"cannot write {out}: {exc.strerror or exc}",
+                        hint="the site is built next to its final place: that directory must be writable") from None
 
 
 def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
@@ -127,8 +131,12 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
 
     db, out = Path(db), Path(out)
     con = open_db(db)
-    env = environment()
-    tmp = _prepare_out(out)
+    try:
+        env = environment()
+        tmp = _prepare_out(out)
+    except BaseException:
+        con.close()
+        raise
     report = SiteReport(out=out)
     try:
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
@@ -204,8 +212,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             shutil.rmtree(old)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise SiteError(f"cannot write the site to {out}: {exc.strerror or exc}") from None
         raise
     finally:
         con.close()
