@@ -5,9 +5,15 @@
 -- tokenizer (SQLite < 3.34), meta.fts then says 'none' and lookups scan the devices table.
 --
 -- Units: IOPS are 4 KiB write+fdatasync pairs per second, latencies are microseconds, sizes bytes.
--- "cache" / "write_cache" is the drive's volatile write cache during the run: 'on', 'off', 'unknown'.
+-- "cache" / "write_cache" is the write cache state during the run: 'on', 'off', 'unknown'; "knob" is
+-- what set or read it: 'drive' (hdparm, sdparm, NVMe feature 6, or not recorded) or 'kernel' (the
+-- kernel's /sys/block/X/queue/write_cache, the only knob on loop, zram and virtio devices: 'off'
+-- there means the kernel sends no flushes, the drive's own cache is not touched). Settings of the
+-- two knobs are never aggregated together.
 
--- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of.
+-- Facts about the build itself: schema_version, content_digest, counts, fts mode, data_as_of (newest
+-- measurement date of a non-legacy submission, '' when there is none),
+-- allowed_signers ('none', or 'sha256:<digest of the file>' given to the build).
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -19,10 +25,11 @@ CREATE TABLE submissions (
     device_id      TEXT NOT NULL,
     path           TEXT NOT NULL,       -- relative to the submissions directory
     sha256         TEXT NOT NULL,       -- of the file's bytes
-    created        TEXT,                -- when the result was measured (UTC, ISO 8601)
+    created        TEXT,                -- when the result was measured (UTC, ISO 8601); NULL when not
+                                        -- recorded (legacy rows: their documents carry the import date)
     legacy         INTEGER NOT NULL,    -- 1: imported figures, not measured by diskq
-    verified       INTEGER NOT NULL,    -- 1: SSH signature verified at build time
-    signer         TEXT,
+    verified       INTEGER NOT NULL,    -- 1: signature = 'verified'
+    signer         TEXT,                -- principal the signature names (GitHub login); checked only when verified
     contributor    TEXT,
     source         TEXT,                -- provenance of legacy / imported figures
     model          TEXT NOT NULL,       -- as reported by the drive
@@ -36,7 +43,13 @@ CREATE TABLE submissions (
     aggregated     INTEGER NOT NULL,    -- 1: counted in its device's figures (same method as the majority)
     fio_version    TEXT,
     kernel         TEXT,
-    diskq_version  TEXT
+    diskq_version  TEXT,
+    volatile_write_cache INTEGER,       -- 1/0: the drive reports a volatile write cache / none; NULL: unknown
+    signature      TEXT NOT NULL        -- 'verified': intact and the key is listed for signer in the
+                                        --   allowed-signers file given to the build (meta.allowed_signers);
+                                        -- 'intact': intact, signer not checked (the build had no such file);
+                                        -- 'unlisted': intact, key not listed there for signer;
+                                        -- 'unchecked': signed, the validator was not available; 'unsigned'
 );
 CREATE INDEX submissions_device ON submissions (device_id);
 
@@ -45,7 +58,8 @@ CREATE TABLE runs (
     submission_id   TEXT NOT NULL,
     run             INTEGER NOT NULL,   -- index in the document's runs list
     write_cache     TEXT NOT NULL,
-    cache_mechanism TEXT,
+    cache_mechanism TEXT,               -- hdparm, sdparm, nvme, sysfs (the kernel's knob), or NULL
+    cache_changed   INTEGER NOT NULL,   -- 1: diskq switched the cache for this run
     flush_ok        INTEGER,            -- 0: the flush check caught the drive ignoring flushes; NULL: not checked
     iops_1job       REAL,
     max_iops        REAL,
@@ -82,18 +96,22 @@ CREATE TABLE devices (
     capacity_bytes  INTEGER,
     protocol        TEXT NOT NULL,
     media           TEXT NOT NULL,
-    cache           TEXT,               -- best safe cache setting
+    volatile_write_cache INTEGER,       -- 1: some submission reports a volatile cache; 0: all report none; NULL: unknown
+    cache           TEXT,               -- best safe cache setting: its state ...
+    cache_knob      TEXT,               -- ... and its knob (drive | kernel)
     iops_1job       REAL,
     max_iops        REAL,
     peak_jobs       INTEGER,
     scaling         TEXT,               -- linear | asymptotic | regressing
     p99_sync_us     REAL,
     osds_per_device INTEGER,
+    osds_limited_by_sweep INTEGER,      -- 1: the largest tested job count still passed: "at least osds_per_device"
     ceph_waldb      TEXT,
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
     submissions     INTEGER NOT NULL,
-    verified        INTEGER NOT NULL,
+    verified        INTEGER NOT NULL,   -- how many have signature = 'verified'
+    unchecked       INTEGER NOT NULL,   -- how many have signature = 'intact' (signer not checked)
     legacy          INTEGER NOT NULL,   -- how many of the submissions are legacy imports
     method_id       TEXT NOT NULL,
     method_version  INTEGER NOT NULL,
@@ -106,10 +124,12 @@ CREATE INDEX devices_model_key ON devices (model_key);
 CREATE TABLE device_cache (
     device_id       TEXT NOT NULL,
     write_cache     TEXT NOT NULL,
+    knob            TEXT NOT NULL,      -- drive | kernel
     submissions     INTEGER NOT NULL,
     verified        INTEGER NOT NULL,
     legacy          INTEGER NOT NULL,
-    safe            INTEGER NOT NULL,   -- 0: a flush check failed at this setting
+    safe            INTEGER NOT NULL,   -- 0: never the basis of a verdict (see unsafe_reason)
+    unsafe_reason   TEXT,               -- a flush check failed, or 'off' by the kernel knob on a drive that may cache
     iops_1job       REAL,
     iops_1job_min   REAL,
     iops_1job_max   REAL,
@@ -122,22 +142,24 @@ CREATE TABLE device_cache (
     p99_sync_us_max REAL,
     scaling         TEXT,
     scaling_json    TEXT,               -- JSON: the analysis of the median curve
-    PRIMARY KEY (device_id, write_cache)
+    PRIMARY KEY (device_id, write_cache, knob)
 ) WITHOUT ROWID;
 
 -- The median curve per device and cache state: one row per numjobs.
 CREATE TABLE curve (
     device_id   TEXT NOT NULL,
     write_cache TEXT NOT NULL,
+    knob        TEXT NOT NULL,
     numjobs     INTEGER NOT NULL,
     iops        REAL NOT NULL,          -- median over submissions that measured this numjobs
     iops_min    REAL NOT NULL,
     iops_max    REAL NOT NULL,
     n           INTEGER NOT NULL,
-    lat_mean_us  REAL,                  -- medians of the write latency and fdatasync latency
-    sync_mean_us REAL,
+    lat_mean_us  REAL,                  -- medians over submissions of the write latency (mean, p99) ...
+    lat_p99_us   REAL,
+    sync_mean_us REAL,                  -- ... and of the fdatasync latency (mean, p99)
     sync_p99_us  REAL,
-    PRIMARY KEY (device_id, write_cache, numjobs)
+    PRIMARY KEY (device_id, write_cache, knob, numjobs)
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

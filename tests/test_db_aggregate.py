@@ -11,25 +11,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.database.aggregate import aggregate_cache, aggregate_device, best_cache, rank_key
-from diskq.database.extract import RunSummary, SubmissionRecord, all_finite
+from diskq.database.extract import CURVE_FIELDS, RunSummary, SubmissionRecord, all_finite
 from diskq.database.keys import device_id, firmware_key, model_key
 
 NAN = math.nan
 
 
 def record(sid: str, curves: dict[str, dict[int, float]], *, legacy=False, verified=False,
-           method=("diskq-fdatasync-sweep", 1), flush=None) -> SubmissionRecord:
+           method=("diskq-fdatasync-sweep", 1), flush=None, mechanism=None, volatile=None) -> SubmissionRecord:
     runs = []
     for i, (state, curve) in enumerate(sorted(curves.items())):
         flat = array("d")
         for n, iops in sorted(curve.items()):
-            flat.extend((n, iops, NAN, NAN, NAN))
-        runs.append(RunSummary(i, state, (flush or {}).get(state), None, flat))
+            flat.extend((n, iops, *[NAN] * (len(CURVE_FIELDS) - 2)))
+        runs.append(RunSummary(i, state, (flush or {}).get(state), None, flat, mechanism, mechanism is not None))
     return SubmissionRecord(
         id=sid, device_id="dev", model_key="m", firmware_key="", row=(), run_rows=[], point_rows=[], runs=runs,
         model="M", vendor=None, firmware=None, capacity_bytes=None, protocol="ata", media="ssd",
-        legacy=legacy, verified=verified, method=method, created=None,
+        legacy=legacy, verified=verified, method=method, created=None, volatile_write_cache=volatile,
     )
+
+
+ON, OFF = ("on", "drive"), ("off", "drive")
 
 
 jobs = st.sampled_from([1, 2, 4, 8, 16, 32])
@@ -65,8 +68,8 @@ def test_a_failed_flush_check_makes_a_setting_unsafe_and_never_chosen_while_anot
     recs = [record(f"s{i}", {"off": c, "on": {n: v * 10 for n, v in c.items()}}, flush={"on": i != 0})
             for i, c in enumerate(cs)]
     dev = aggregate_device("dev", recs)
-    assert dev.caches["on"].safe is False and dev.caches["off"].safe is True
-    assert dev.best == "off"
+    assert dev.caches[ON].safe is False and dev.caches[OFF].safe is True
+    assert dev.best == OFF
 
 
 def test_only_the_majority_method_is_aggregated():
@@ -74,13 +77,37 @@ def test_only_the_majority_method_is_aggregated():
             record("c", {"off": {1: 9000}}, legacy=True, method=("community-fio-ceph-iops", 1))]
     dev = aggregate_device("dev", recs)
     assert dev.method == ("diskq-fdatasync-sweep", 1) and dev.submissions == 2 and dev.legacy == 0
-    assert dev.caches["off"].iops_1job.median == 200
+    assert dev.caches[OFF].iops_1job.median == 200
 
 
 def test_no_safe_setting_falls_back_with_a_note():
-    caches = {"on": aggregate_cache("on", [record("a", {"on": {1: 100}}, flush={"on": False})])}
+    caches = {ON: aggregate_cache("on", [record("a", {"on": {1: 100}}, flush={"on": False})])}
     best, notes = best_cache(caches)
-    assert best == "on" and notes and "no safe cache setting" in notes[0]
+    assert best == ON and notes and "no safe cache setting" in notes[0]
+
+
+@given(curves, st.sampled_from([True, None]))
+def test_cache_off_by_the_kernel_knob_is_unsafe_and_never_mixed_with_the_drive_setting(cs, volatile):
+    # loop/virtio sweeps set "off" with the kernel's queue/write_cache: the kernel then sends no
+    # flushes, the drive's cache (if any) still holds the data
+    recs = [record(f"k{i}", {"off": {n: v * 20 for n, v in c.items()}, "on": c}, mechanism="sysfs", volatile=volatile)
+            for i, c in enumerate(cs)]
+    recs.append(record("drive", {"off": {1: 7.0}}, mechanism="hdparm", volatile=volatile))
+    dev = aggregate_device("dev", recs)
+    kernel_off, kernel_on = dev.caches[("off", "kernel")], dev.caches[("on", "kernel")]
+    assert kernel_off.safe is False and "kernel" in kernel_off.unsafe_reason
+    assert kernel_off.submissions == len(cs) and dev.caches[OFF].submissions == 1
+    assert dev.caches[OFF].iops_1job.median == 7.0  # not a median with the kernel-knob runs
+    assert kernel_on.safe is True and dev.best in (("on", "kernel"), OFF)
+    assert dev.best != ("off", "kernel")
+
+
+def test_cache_off_by_the_kernel_knob_is_safe_when_every_submission_reports_no_volatile_cache():
+    recs = [record("a", {"off": {1: 900.0}}, mechanism="sysfs", volatile=False),
+            record("b", {"off": {1: 1100.0}}, mechanism="sysfs", volatile=False)]
+    assert aggregate_device("dev", recs).caches[("off", "kernel")].safe is True
+    recs.append(record("c", {"off": {1: 1000.0}}, mechanism="sysfs", volatile=None))  # one does not know
+    assert aggregate_device("dev", recs).caches[("off", "kernel")].safe is False
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False) | st.none(), min_size=2, max_size=30))

@@ -259,21 +259,75 @@ def test_schema_file_is_executed_as_is(subs, tmp_path):
         assert f" {name} " in text and name in created
 
 
+def _keygen(path: Path, comment: str) -> Path:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], check=True)
+    return path
+
+
+def _signers_file(path: Path, principal: str, key: Path) -> Path:
+    path.write_text(f"{principal} namespaces=\"diskq-submission-v1\" {(key.parent / (key.name + '.pub')).read_text()}")
+    return path
+
+
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
-def test_signed_submissions_count_as_verified(subs, tmp_path):
+def test_signatures_are_verified_only_against_the_allowed_signers_given_to_the_build(subs, tmp_path):
     from diskq.submission.sign import sign_submission
 
-    key = tmp_path / "key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tester", "-f", str(key)], check=True)
+    key = _keygen(tmp_path / "key", "tester")
     sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"))
     write_submission(subs, sign_submission(sub, key, principal="tester"))
-    add(subs, "Samsung PM1643a", {"off": {1: 18000, 16: 90000}}, protocol="scsi")
+    add(subs, "Samsung PM1643a", {"off": {1: 18000, 16: 90000}}, protocol="scsi")  # unsigned
+    db = tmp_path / "devices.db"
+
+    # no allowed-signers file: the signature is intact, whose key it is was not checked
+    report = build(subs, db)
+    assert report.allowed_signers == "none" and not report.skipped
+    (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
+    assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 0, 1)
+    got = rows(db, "SELECT signature, verified, signer FROM submissions ORDER BY signature")
+    assert got == [{"signature": "intact", "verified": 0, "signer": "tester"},
+                   {"signature": "unsigned", "verified": 0, "signer": None}]
+    assert rows(db, "SELECT value FROM meta WHERE key = 'allowed_signers'") == [{"value": "none"}]
+
+    # the key listed for its principal: verified
+    listed = _signers_file(tmp_path / "allowed", "tester", key)
+    report = build(subs, db, allowed_signers=listed)
+    assert report.allowed_signers.startswith("sha256:") and not report.skipped
+    (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
+    assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 1, 0)
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
+        == ["unsigned", "verified"]
+
+    # a file that lists another key: kept and labelled, neither skipped nor verified
+    other = _signers_file(tmp_path / "other", "tester", _keygen(tmp_path / "other-key", "other"))
+    report = build(subs, db, allowed_signers=other)
+    assert report.submissions == 2 and not report.skipped
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
+        == ["unlisted", "unsigned"]
+    assert rows(db, "SELECT verified, unchecked FROM devices") == [{"verified": 0, "unchecked": 0}]
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_throwaway_key_claiming_a_login_is_not_shown_as_that_signer(subs, tmp_path):
+    from diskq.publish.site import build_site
+    from diskq.submission.sign import sign_submission
+
+    key = _keygen(tmp_path / "throwaway", "x")
+    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"),
+                     contributor=None)
+    write_submission(subs, sign_submission(sub, key, principal="torvalds"))
     db = tmp_path / "devices.db"
     build(subs, db)
-    (dev,) = rows(db, "SELECT submissions, verified FROM devices")
-    assert (dev["submissions"], dev["verified"]) == (2, 1)
-    signers = [r["signer"] for r in rows(db, "SELECT signer FROM submissions ORDER BY signer")]
-    assert signers == [None, "tester"]
+    out = tmp_path / "_site"
+    build_site(db, out)
+    (page,) = (out / "devices").iterdir()
+    html = page.read_text()
+    assert "signed by" not in html and "signature intact (signer not checked)" in html
+    assert ">torvalds<" not in html
+    index = (out / "index.html").read_text()
+    assert "verified" not in index.split("<tbody>")[1]  # no verified badge in the table
+    methodology = (out / "methodology.html").read_text()
+    assert "built without an allowed-signers file" in methodology
 
 
 def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs, tmp_path, monkeypatch):
@@ -314,3 +368,255 @@ def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_g
     root = build_mod.repo_root()
     assert cli("db", "build", "--check", "--no-memo", "--submissions", str(root / "submissions"),
                "--db", str(root / "devices.db")) == 0
+
+
+# --- hostile paths: one-line errors, never a traceback or a hang -----------------------------
+
+
+def _one_line_error(capsys, *needles: str) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    first = err.strip().splitlines()[0]
+    assert first.startswith("diskq: error:"), err
+    for needle in needles:
+        assert needle in first, first
+    return first
+
+
+def test_allowed_signers_that_does_not_exist_is_a_one_line_error(subs, tmp_path, capsys, monkeypatch):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default memo
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--submissions", str(subs), "--db", str(db),
+               "--allowed-signers", str(tmp_path / "nonexistent")) == DatabaseError.exit_code
+    _one_line_error(capsys, "allowed signers file", "nonexistent", "No such file")
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("memo", [True, False])
+def test_allowed_signers_that_is_a_device_or_fifo_is_refused_without_reading_it(subs, tmp_path, capsys, memo):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    fifo = tmp_path / "signers.fifo"
+    os.mkfifo(fifo)
+    memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
+    for signers, kind in (("/dev/zero", "character device"), (str(fifo), "FIFO"), (str(tmp_path), "directory")):
+        assert cli("db", "build", "--submissions", str(subs), "--db", str(tmp_path / "devices.db"),
+                   "--allowed-signers", signers, *memo_args) == DatabaseError.exit_code
+        _one_line_error(capsys, "allowed signers file", kind)
+
+
+@pytest.mark.parametrize("check_flag", [[], ["--check"]])
+def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, check_flag):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    target = tmp_path / "dir.db"
+    target.mkdir()
+    assert cli("db", "build", *check_flag, "--no-memo", "--submissions", str(subs), "--db", str(target)) \
+        == DatabaseError.exit_code
+    _one_line_error(capsys, "dir.db", "is a directory")
+    assert target.is_dir() and not any(target.iterdir())
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_db_in_a_directory_that_cannot_be_written_is_a_one_line_error(subs, tmp_path, capsys):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabaseError.exit_code
+    _one_line_error(capsys, "cannot write /proc/x.db")
+
+
+def test_memo_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--memo", str(memo), "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    _one_line_error(capsys, "validation memo", "is a directory")
+    assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("memo", [True, False])
+def test_a_fifo_named_json_in_the_submissions_is_skipped_not_opened(subs, tmp_path, capsys, memo):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    os.mkfifo(subs / "pipe.json")  # opened for reading, it would wait for a writer forever
+    memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", *memo_args, "--submissions", str(subs), "--db", str(db)) == 0
+    err = capsys.readouterr().err
+    assert "skipped pipe.json: is a FIFO, not a regular file" in err and "1 skipped" in err
+    assert rows(db, "SELECT path, message FROM skipped") == [{"path": "pipe.json",
+                                                              "message": "is a FIFO, not a regular file"}]
+
+
+def test_temporary_files_of_a_killed_build_are_removed_by_the_next_one(subs, tmp_path):
+    add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
+    db = tmp_path / "devices.db"
+    child = subprocess.Popen(["true"])  # a process that has certainly ended once waited for
+    child.wait()
+    stale = tmp_path / f".devices.db.{child.pid}.k1ll3d.tmp"
+    stale.write_bytes(b"half a database")
+    running = tmp_path / f".devices.db.{os.getppid()}.busy.tmp"  # a live process: maybe another build
+    running.write_bytes(b"")
+    other = tmp_path / ".other.db.1.x.tmp"
+    other.write_bytes(b"")
+    build(subs, db)
+    assert not stale.exists() and running.exists() and other.exists() and db.exists()
+
+
+def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_path, capsys):
+    good = add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    bad = subs / "bad"
+    bad.mkdir()
+    shutil.copy(good, bad / "copy-elsewhere.json")  # two problems: wrong name and wrong place
+    doc = json.loads(good.read_text())
+    doc["id"] = "0" * 20
+    doc["result"]["device"]["model"] = "<b>x</b>"
+    (bad / "several.json").write_text(json.dumps(doc))  # id, path, name and markup problems
+    (bad / "junk.json").write_text("{")
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    files = report.skipped_files()
+    assert sorted(files) == ["bad/copy-elsewhere.json", "bad/junk.json", "bad/several.json"]
+    assert len(report.skipped) > len(files)
+    assert rows(db, "SELECT value FROM meta WHERE key = 'skipped'")[0]["value"] == "3"
+    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", str(db)) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert "3 skipped" in err[-1]
+    head = err.index(f"skipped bad/several.json: {len(files['bad/several.json'])} problems")
+    listed = err[head + 1 : head + 1 + len(files["bad/several.json"])]
+    assert listed and all(line.startswith("  - ") for line in listed)
+    assert any("file name must be" in line for line in listed)
+    assert sum(line.startswith("skipped ") for line in err) == 3
+    assert cli("db", "build", "--strict", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    assert "diskq: error: 3 submission file(s) skipped" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edit", [
+    "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)",
+    "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'",
+    "UPDATE meta SET value = 'none' WHERE key = 'fts'",
+    "INSERT INTO meta VALUES ('extra', 'x')",
+])
+def test_check_covers_meta_and_the_search_index(subs, tmp_path, edit, capsys):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    con = sqlite3.connect(db)
+    con.execute(edit)
+    con.commit()
+    con.close()
+    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+        == DatabaseError.exit_code
+    assert "out of date" in capsys.readouterr().err
+
+
+def test_the_stored_digest_is_not_part_of_what_it_hashes(subs, tmp_path):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value = 'forged' WHERE key = 'content_digest'")
+    con.commit()
+    con.close()
+    assert stored_digest(db) == report.digest == check(subs, db).digest
+
+
+# --- the kernel's write_cache knob ----------------------------------------------------------
+
+LOOP = {"off": {1: 32212, 2: 52000, 4: 61000, 8: 60500}, "on": {1: 3100, 2: 5900, 4: 9800, 8: 12000}}
+
+
+def _bench_verdicts(result: dict) -> dict:
+    """What the bench's own analysis says about the same document."""
+    from diskq.analyse import annotate
+    from diskq.result import ResultDocument
+
+    return annotate(ResultDocument.model_validate(result)).verdicts.model_dump(mode="json")
+
+
+def test_cache_off_by_the_kernel_knob_is_never_rated_and_agrees_with_the_bench(subs, tmp_path):
+    # a scratch loop device: diskq bench switches "off" with /sys/block/loopN/queue/write_cache,
+    # which only stops the kernel sending flushes
+    result = result_document("Linux Loop Device", LOOP, vendor=None, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=None)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT * FROM devices")
+    caches = {(c["write_cache"], c["knob"]): c for c in rows(db, "SELECT * FROM device_cache")}
+    assert set(caches) == {("off", "kernel"), ("on", "kernel")}
+    assert caches[("off", "kernel")]["safe"] == 0 and "kernel" in caches[("off", "kernel")]["unsafe_reason"]
+    assert caches[("on", "kernel")]["safe"] == 1
+    assert (dev["cache"], dev["cache_knob"], dev["iops_1job"]) == ("on", "kernel", 3100)
+    assert dev["ceph_waldb"] != "excellent"
+    verdicts = json.loads(dev["verdicts"])
+    bench = _bench_verdicts(result)
+    for name in ("ceph_waldb", "osds_per_device", "etcd"):
+        assert verdicts[name]["cache_state"] == bench[name]["cache_state"] == "on", name
+    assert verdicts["ceph_waldb"]["tier"] == bench["ceph_waldb"]["tier"] == "marginal"
+    assert verdicts["ceph_waldb"]["iops"] == bench["ceph_waldb"]["iops"] == 3100
+    assert rows(db, "SELECT DISTINCT cache_mechanism, cache_changed FROM runs ORDER BY cache_changed") == [
+        {"cache_mechanism": "sysfs", "cache_changed": 0}, {"cache_mechanism": "sysfs", "cache_changed": 1}]
+
+
+def test_only_the_kernel_knob_off_measured_gives_no_positive_verdict(subs, tmp_path):
+    result = result_document("Linux Loop Device", {"off": LOOP["off"]}, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=None)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT ceph_waldb, etcd, verdicts, notes FROM devices")
+    bench = _bench_verdicts(result)
+    assert dev["ceph_waldb"] == bench["ceph_waldb"]["tier"] == "unsuitable"
+    assert dev["etcd"] == "fail" and bench["etcd"]["passes"] is False
+    assert json.loads(dev["verdicts"])["ceph_waldb"]["safe"] is False
+    assert any("no safe cache setting" in n for n in json.loads(dev["notes"]))
+
+
+def test_cache_off_by_the_kernel_knob_counts_when_the_drive_has_no_volatile_cache(subs, tmp_path):
+    result = result_document("Linux Loop Device", LOOP, protocol="unknown", cache_mechanism="sysfs",
+                             volatile_write_cache=False)
+    write_submission(subs, submission(result))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    (dev,) = rows(db, "SELECT cache, cache_knob, ceph_waldb, volatile_write_cache FROM devices")
+    assert (dev["cache"], dev["cache_knob"], dev["ceph_waldb"]) == ("off", "kernel", "excellent")
+    assert dev["ceph_waldb"] == _bench_verdicts(result)["ceph_waldb"]["tier"] and dev["volatile_write_cache"] == 0
+
+
+def test_kernel_knob_and_drive_settings_are_aggregated_apart(subs, tmp_path):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 2: 24000}}, protocol="ata")
+    add(subs, "Samsung PM883", {"off": {1: 60000, 2: 90000}}, protocol="ata", cache_mechanism="sysfs")
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    caches = {(c["write_cache"], c["knob"]): c for c in rows(db, "SELECT * FROM device_cache")}
+    assert caches[("off", "drive")]["iops_1job"] == 12680 and caches[("off", "drive")]["submissions"] == 1
+    assert caches[("off", "kernel")]["iops_1job"] == 60000 and caches[("off", "kernel")]["safe"] == 0
+    (dev,) = rows(db, "SELECT cache, cache_knob, iops_1job, ceph_waldb FROM devices")
+    assert (dev["cache"], dev["cache_knob"], dev["iops_1job"], dev["ceph_waldb"]) == ("off", "drive", 12680, "good")
+    curve = rows(db, "SELECT knob, numjobs, iops, n FROM curve ORDER BY knob, numjobs")
+    assert [(c["knob"], c["numjobs"], c["iops"], c["n"]) for c in curve] == [
+        ("drive", 1, 12680, 1), ("drive", 2, 24000, 1), ("kernel", 1, 60000, 1), ("kernel", 2, 90000, 1)]
+
+
+def test_postgres_wal_verdict_gets_the_p99_commit_latency_from_the_median_curve(subs, tmp_path):
+    from diskq.analyse import annotate
+    from diskq.result import ResultDocument
+
+    result = result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000}})
+    write_submission(subs, submission(result))
+    add(subs, "Samsung PM883", {"off": {1: 12000, 2: 23000, 4: 40000}})
+    add(subs, "Samsung PM883", {"off": {1: 13000, 2: 25000, 4: 42000}})
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    curve = rows(db, "SELECT numjobs, lat_p99_us, sync_p99_us FROM curve ORDER BY numjobs")
+    assert all(c["lat_p99_us"] and c["sync_p99_us"] for c in curve)
+    solo = ResultDocument.model_validate(result).runs[0].points[0]
+    assert curve[0]["lat_p99_us"] == solo.lat_us.p99 and curve[0]["sync_p99_us"] == solo.sync_lat_us.p99
+    (dev,) = rows(db, "SELECT verdicts FROM devices")
+    pg = json.loads(dev["verdicts"])["postgres_wal"]
+    assert pg["p99_commit_ms_max"] == pytest.approx((solo.lat_us.p99 + solo.sync_lat_us.p99) / 1000)
+    assert not any("no latency percentiles" in r for r in pg["reasons"])
+    bench = annotate(ResultDocument.model_validate(result)).verdicts.postgres_wal
+    assert pg["p99_commit_ms_max"] == pytest.approx(bench.p99_commit_ms_max)

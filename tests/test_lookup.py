@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import given
@@ -105,3 +107,96 @@ def test_any_part_of_a_model_is_a_perfect_match(model):
 def test_threshold_separates_typos_from_strangers():
     assert similarity("S4150", "INTEL SSD S4510") >= MIN_SCORE
     assert similarity("PM883", "Sandisk Ultra II") < MIN_SCORE
+
+
+def test_db_that_is_a_directory_says_so(tmp_path, capsys):
+    assert cli("lookup", "860", "--db", str(tmp_path)) == DatabaseError.exit_code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == f"diskq: error: {tmp_path} is a directory, not a devices.db"
+
+
+def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
+    write_submission(subs, submission(result_document("Linux Loop Device", loop, protocol="unknown",
+                                                      cache_mechanism="sysfs", volatile_write_cache=None)))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert cli("lookup", "loop device", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "1-job IOPS 3,100 at cache on (kernel knob)" in out and "Ceph WAL/DB: marginal" in out
+    assert "cache off (kernel knob): " in out and "(unsafe: was set with the kernel's write_cache knob" in out
+    assert "  write cache off (kernel knob):" in out
+    assert cli("lookup", "loop device", "--db", str(db), "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(data[0]["curves"]) == ["off-kernel", "on-kernel"]
+    assert {(c["write_cache"], c["knob"], c["safe"]) for c in data[0]["caches"]} == {
+        ("off", "kernel", 0), ("on", "kernel", 1)}
+
+
+def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
+    # the Micron's three points all keep more than half the solo rate per job: "at least 4"
+    assert cli("lookup", "micron 5300", "--db", str(db)) == 0
+    assert "OSDs per device: \u2265 4," in capsys.readouterr().out
+    assert cli("lookup", "micron 5300", "--db", str(db), "--json") == 0
+    device = json.loads(capsys.readouterr().out)[0]["device"]
+    assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) \
+        == (4, True, "\u2265 4")
+    assert cli("lookup", "860 evo", "--db", str(db)) == 0  # 14 jobs measured, fewer pass
+    out = capsys.readouterr().out
+    assert "OSDs per device: " in out and "OSDs per device: \u2265" not in out
+
+
+def test_a_typo_sharing_no_trigram_with_the_model_still_finds_it(tmp_path):
+    from diskq.database.lookup import trigrams
+
+    subs = tmp_path / "submissions"
+    for one, model in enumerate(("Intel SSD S4510", "Intel SSD S4610", "Samsung PM883", "Crucial BX150")):
+        write_submission(subs, submission(result_document(model, {"off": {1: 1600 - one, 2: 3000}})))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert not trigrams("s4150") & trigrams("INTEL SSD S4510")  # the index alone cannot propose it
+    matches = lookup(db, "s4150")
+    assert matches and matches[0].device["model"] == "Intel SSD S4510"
+    # Crucial BX150 shares "150" and passes the threshold, but a model outside the index's
+    # proposals can score higher: with one match asked for, the scan still runs
+    assert [m.device["model"] for m in lookup(db, "s4150", limit=1)] == ["Intel SSD S4510"]
+
+
+def test_the_committed_database_forgives_typos_and_full_width_queries(capsys):
+    from diskq.database.build import repo_root
+
+    committed = repo_root() / "devices.db"
+    assert cli("lookup", "s4150", "--db", str(committed)) == 0
+    assert capsys.readouterr().out.startswith("Intel SSD S4510 ")
+    assert cli("lookup", "\uff50\uff4d\uff18\uff18\uff13", "--db", str(committed)) == 0  # "ｐｍ８８３"
+    assert capsys.readouterr().out.startswith("Samsung PM883 ")
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", max_size=14),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", min_size=1, max_size=30))
+def test_the_scan_prefilter_never_drops_a_match(query, model):
+    from diskq.database.lookup import _could_reach
+
+    if similarity(query, model) >= MIN_SCORE:
+        assert _could_reach(query, model, MIN_SCORE)
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path, capsys):
+    from diskq.submission.sign import sign_submission
+
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "x", "-f", str(key)], check=True)
+    subs = tmp_path / "submissions"
+    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"))
+    write_submission(subs, sign_submission(sub, key, principal="torvalds"))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert cli("lookup", "pm1643a", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "1 submission(s), 0 verified, 1 signature intact (signer not checked), 0 legacy" in out
+    assert "torvalds" not in out
+    assert cli("lookup", "pm1643a", "--db", str(db), "--json") == 0
+    device = json.loads(capsys.readouterr().out)[0]["device"]
+    assert (device["verified"], device["unchecked"]) == (0, 1)

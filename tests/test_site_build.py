@@ -198,3 +198,95 @@ def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
     with pytest.raises(SiteError):
         build_site(db, tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+def _small_site(tmp_path, *docs):
+    subs = tmp_path / "submissions"
+    for doc in docs:
+        write_submission(subs, submission(doc))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    out = tmp_path / "_site"
+    build_site(db, out, submissions=subs)
+    con = sqlite3.connect(db)
+    ids = [r[0] for r in con.execute("SELECT id FROM devices ORDER BY rank")]
+    con.close()
+    return out, ids
+
+
+def test_a_cache_set_with_the_kernel_knob_is_labelled_and_off_is_marked_unsafe(tmp_path):
+    loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
+    out, (dev_id,) = _small_site(tmp_path, result_document(
+        "Linux Loop Device", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None))
+    page = (out / "devices" / f"{dev_id}.html").read_text()
+    assert "Write cache off (kernel knob) <span class=\"warn\">unsafe: this setting was set with the kernel" in page
+    assert "Write cache on (kernel knob)</h3>" in page
+    assert 'id="chart-off-kernel"' in page and 'id="chart-on-kernel"' in page
+    parser = Cells()
+    parser.feed((out / "index.html").read_text())
+    (row,) = parser.rows
+    assert row[4] == "3,100" and row[7] == "on (kernel knob)" and row[11] == "marginal"
+    doc = json.loads((out / "devices.json").read_text())
+    assert sorted(doc["devices"][0]["curves"]) == ["off-kernel", "on-kernel"]
+
+
+def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
+    out, ids = _small_site(
+        tmp_path,
+        result_document("Kioxia CD6", {"on": {1: 9000, 2: 18000, 4: 35000, 8: 70000}}, protocol="nvme"),
+        result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}}),
+    )
+    parser = Cells()
+    parser.feed((out / "index.html").read_text())
+    assert [r[1] for r in parser.rows] == ["Samsung PM883", "Kioxia CD6"]
+    assert [r[10] for r in parser.rows] == ["8", "\u2265 8"]
+    assert '<td data-n="8" title="the largest tested job count still passed' in (out / "index.html").read_text()
+    assert "<td>8</td><td>8 OSDs sharing" in (out / "devices" / f"{ids[0]}.html").read_text()
+    assert "<td>\u2265 8 (limited by the sweep)</td>" in (out / "devices" / f"{ids[1]}.html").read_text()
+    doc = json.loads((out / "devices.json").read_text())
+    assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \
+        == [(8, False, "8"), (8, True, "\u2265 8")]
+
+
+def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path):
+    from datetime import datetime, timezone
+
+    imported = datetime(2026, 11, 22, tzinfo=timezone.utc)  # the day the legacy rows were imported
+    subs = tmp_path / "submissions"
+    write_submission(subs, submission(result_document(
+        "Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True, created=imported), legacy=True))
+    legacy_only = tmp_path / "legacy.db"
+    build(subs, legacy_only)
+    con = sqlite3.connect(legacy_only)
+    assert con.execute("SELECT created FROM submissions").fetchall() == [(None,)]
+    assert con.execute("SELECT value FROM meta WHERE key = 'data_as_of'").fetchall() == [("",)]
+    con.close()
+    build_site(legacy_only, tmp_path / "legacy_site")
+    index = (tmp_path / "legacy_site" / "index.html").read_text()
+    assert "newest measured" not in index and "2026-11-22" not in index
+    (page,) = (tmp_path / "legacy_site" / "devices").iterdir()
+    assert '<td><span title="not recorded: imported from synthetic legacy row">&ndash;</span></td>' in page.read_text()
+    assert "2026-11-22" not in page.read_text()
+    assert json.loads((tmp_path / "legacy_site" / "devices.json").read_text())["data_as_of"] is None
+
+    write_submission(subs, submission(result_document(
+        "Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=timezone.utc))))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    build_site(db, tmp_path / "site")
+    assert "newest measured 2025-03-04" in (tmp_path / "site" / "index.html").read_text()
+    (page,) = (tmp_path / "site" / "devices").iterdir()
+    assert "<td>2025-03-04</td>" in page.read_text() and "2026-11-22" not in page.read_text()
+
+
+@pytest.mark.parametrize("target", ["/proc/diskq-site", "{tmp}/a-file/site"])
+def test_an_output_directory_that_cannot_be_written_is_a_one_line_error(built, tmp_path, capsys, target):
+    db, _, _ = built
+    (tmp_path / "a-file").write_text("x")
+    out = target.format(tmp=tmp_path)
+    try:
+        main(["site", "build", "--db", str(db), "--out", out])
+    except SystemExit as exc:
+        assert exc.code == SiteError.exit_code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith(f"diskq: error: cannot write {out}")

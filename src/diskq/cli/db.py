@@ -19,7 +19,8 @@ site_app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(site_app, name="site")
 
-MAX_SKIPPED_LINES = 40
+MAX_SKIPPED_FILES = 40
+MAX_PROBLEMS_PER_FILE = 10
 
 
 @db_app.command("build")
@@ -29,7 +30,9 @@ def db_build(
     check: bool = typer.Option(False, "--check", help="do not write: fail if DB is not what a build would write now"),
     strict: bool = typer.Option(False, "--strict", help="exit non-zero when any submission file was skipped"),
     allowed_signers: Path | None = typer.Option(
-        None, "--allowed-signers", help="ssh allowed_signers file: only keys listed there count as verified"),
+        None, "--allowed-signers",
+        help="ssh allowed_signers file: only keys listed there count as verified (others: signature intact, "
+             "signer not checked; unlisted keys are kept, not verified)"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
@@ -61,15 +64,27 @@ def db_build(
     else:
         with console.status(Text(f"building {db} from {submissions}/ ...")):
             report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
-    for s in report.skipped[:MAX_SKIPPED_LINES]:
-        err(f"skipped {s.path}: {s.field + ': ' if s.field not in ('', '-') else ''}{s.message}")
-    if len(report.skipped) > MAX_SKIPPED_LINES:
-        err(f"... and {len(report.skipped) - MAX_SKIPPED_LINES} more (see the skipped table)")
+    skipped = report.skipped_files()
+    for path, problems in list(skipped.items())[:MAX_SKIPPED_FILES]:
+        if len(problems) == 1:
+            err(f"skipped {path}: {_problem(problems[0])}")
+            continue
+        err(f"skipped {path}: {len(problems)} problems")
+        for s in problems[:MAX_PROBLEMS_PER_FILE]:
+            err(f"  - {_problem(s)}")
+        if len(problems) > MAX_PROBLEMS_PER_FILE:
+            err(f"  ... and {len(problems) - MAX_PROBLEMS_PER_FILE} more (see the skipped table)")
+    if len(skipped) > MAX_SKIPPED_FILES:
+        err(f"... and {len(skipped) - MAX_SKIPPED_FILES} more skipped files (see the skipped table)")
     verb = "is up to date" if check else "written"
     err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
-              f"{len(report.skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
-    if strict and report.skipped:
-        raise DatabaseError(f"{len(report.skipped)} submission file(s) skipped (--strict)")
+              f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+    if strict and skipped:
+        raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
+
+
+def _problem(s) -> str:
+    return f"{s.field + ': ' if s.field not in ('', '-') else ''}{s.message}"
 
 
 def _fmt(x, unit: str = "") -> str:
@@ -78,11 +93,11 @@ def _fmt(x, unit: str = "") -> str:
     return f"{x:,.0f}{unit}" if isinstance(x, float) else f"{x}{unit}"
 
 
-def _chart(curves: dict[str, list[dict]], width: int = 40) -> list[str]:
+def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 40) -> list[str]:
     top = max((p["iops"] for pts in curves.values() for p in pts), default=0) or 1
     lines = []
-    for state, pts in curves.items():
-        lines.append(f"  write cache {state}:")
+    for setting, pts in curves.items():
+        lines.append(f"  write cache {labels.get(setting, setting)}:")
         for p in pts:
             bar = "#" * max(1, round(p["iops"] / top * width))
             spread = f"  ({p['iops_min']:,.0f}-{p['iops_max']:,.0f}, n={p['n']})" if p["n"] > 1 else ""
@@ -104,6 +119,7 @@ def lookup_cmd(
     """
     import json
 
+    from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
     from diskq.units import human_bytes
@@ -122,18 +138,25 @@ def lookup_cmd(
     d = best.device
     out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
-              f"{d['submissions']} submission(s), {d['verified']} verified, {d['legacy']} legacy")
-    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {d['cache'] or '-'}, max IOPS {_fmt(d['max_iops'])} "
+              f"{d['submissions']} submission(s), {d['verified']} verified, "
+              + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
+              + f"{d['legacy']} legacy")
+    cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
+    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
-    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {_fmt(d['osds_per_device'])}, "
+    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
               f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
     for c in best.caches:
+        unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
         if c["scaling_json"] and c["scaling_json"].get("description"):
-            out(f"  cache {c['write_cache']}: {c['scaling_json']['description']}"
-                      f"{'' if c['safe'] else ' (flush check failed: unsafe)'}")
+            out(f"  cache {setting_label(c['write_cache'], c['knob'])}: {c['scaling_json']['description']}{unsafe}")
+        elif unsafe:
+            out(f"  cache {setting_label(c['write_cache'], c['knob'])}:{unsafe}")
     for note in d["notes"]:
         out(f"  note: {note}")
-    for line in _chart(best.curves):
+    labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
+              for c in best.caches}
+    for line in _chart(best.curves, labels):
         out(line)
     if others:
         out("other matches: " + "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in others))

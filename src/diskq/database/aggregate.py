@@ -7,9 +7,16 @@ Rules (the README states them too):
 
 * Only submissions measured with the device's majority method (``Method.id``, ``version``) are
   aggregated; documents of different methods are never compared. The others stay listed.
-* Per submission and cache state the run with the most points counts (a repeated sweep does
+* A cache setting is a state (on, off, unknown) and the knob that set it: ``drive`` (hdparm,
+  sdparm, NVMe feature 6, or not recorded) or ``kernel`` (the kernel's queue/write_cache, the
+  only knob on loop, zram and virtio devices). Runs of the two knobs are never aggregated
+  together: "off" with the kernel knob means the kernel sends no flushes, not that the drive
+  has no cache.
+* Per submission and cache setting the run with the most points counts (a repeated sweep does
   not weigh twice). Per point count, medians are over submissions.
-* A cache state is unsafe when any counted run at that state failed its flush check.
+* A cache setting is unsafe when any counted run at that setting failed its flush check, and
+  "off" with the kernel knob is unsafe unless the drive reports no volatile write cache (every
+  counted submission says so), as in the bench's own verdicts.
 * The row uses the best safe cache state: the highest median 1-job IOPS (max IOPS when no
   1-job point exists); when no state is safe, the best unsafe one, with a note.
 """
@@ -21,10 +28,30 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from diskq.database.extract import SubmissionRecord
+from diskq.database.extract import CURVE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 1)
+#: The two knobs a cache state can have been set with (see the module docstring).
+DRIVE, KERNEL = "drive", "kernel"
+FLUSH_FAILED = "failed the flush check"
+KERNEL_OFF = ("was set with the kernel's write_cache knob, which stops flushes reaching the device "
+              "(the drive may have a volatile cache)")
+
+
+def knob(cache_mechanism: str | None) -> str:
+    """``'kernel'`` for the kernel's queue/write_cache knob (mechanism ``sysfs``), else ``'drive'``."""
+    return KERNEL if cache_mechanism == "sysfs" else DRIVE
+
+
+def setting_label(write_cache: str, knob_: str) -> str:
+    """``'off'`` for the drive's own setting, ``'off (kernel knob)'`` for the kernel's."""
+    return write_cache if knob_ != KERNEL else f"{write_cache} (kernel knob)"
+
+
+def setting_slug(write_cache: str, knob_: str) -> str:
+    """``'off'`` / ``'off-kernel'``: a key for JSON exports and HTML ids."""
+    return write_cache if knob_ != KERNEL else f"{write_cache}-kernel"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +76,13 @@ class CurvePoint:
     lat_mean_us: float | None
     sync_mean_us: float | None
     sync_p99_us: float | None
+    lat_p99_us: float | None = None
 
 
 @dataclass(slots=True)
 class CacheAggregate:
     write_cache: str
+    knob: str
     submissions: int
     verified: int
     legacy: int
@@ -65,6 +94,15 @@ class CacheAggregate:
     curve: list[CurvePoint]
     nosync_iops: float | None = None
     scaling: dict | None = None
+    unsafe_reason: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.write_cache, self.knob)
+
+    @property
+    def label(self) -> str:
+        return setting_label(self.write_cache, self.knob)
 
 
 @dataclass(slots=True)
@@ -81,10 +119,12 @@ class DeviceAggregate:
     submissions: int
     verified: int
     legacy: int
-    caches: dict[str, CacheAggregate]
-    best: str | None
+    caches: dict[tuple[str, str], CacheAggregate]  # by (write_cache, knob)
+    best: tuple[str, str] | None
     verdicts: dict | None = None
     notes: list[str] = field(default_factory=list)
+    volatile_write_cache: bool | None = None
+    unchecked: int = 0  # signature intact, signer not checked (no allowed-signers file)
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -114,18 +154,31 @@ def _nan_if_none(x: float | None) -> float:
     return math.nan if x is None else x
 
 
-def aggregate_cache(state: str, records: list[SubmissionRecord]) -> CacheAggregate | None:
-    """Figures for one cache state over the given submissions (None if none measured it)."""
-    per_jobs: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
+def volatile_cache(records: list[SubmissionRecord]) -> bool | None:
+    """Does the drive have a volatile write cache? True when any submission says so, False when
+    every one says it has none, None (may have one) otherwise."""
+    flags = [r.volatile_write_cache for r in records]
+    if any(f is True for f in flags):
+        return True
+    return False if flags and all(f is False for f in flags) else None
+
+
+def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DRIVE,
+                    volatile_write_cache: bool | None = None) -> CacheAggregate | None:
+    """Figures for one cache setting (state and knob) over the given submissions (None if none
+    measured it). ``volatile_write_cache`` is the device's (:func:`volatile_cache`)."""
+    per_jobs: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # CURVE_FIELDS without numjobs
     ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
     counted = verified = legacy = 0
-    safe = True
+    unsafe_reason = None
+    if knob_ == KERNEL and state == "off" and volatile_write_cache is not False:
+        unsafe_reason = KERNEL_OFF
     for rec in records:
-        runs = [r for r in rec.runs if r.write_cache == state]
+        runs = [r for r in rec.runs if r.write_cache == state and knob(r.cache_mechanism) == knob_]
         if not runs:
             continue
-        if any(r.flush_ok is False for r in runs):
-            safe = False
+        if any(r.flush_ok is False for r in runs) and unsafe_reason is None:
+            unsafe_reason = FLUSH_FAILED
         run = max(runs, key=lambda r: (len(r.curve), -r.index))
         pts = run.points()
         if not pts:
@@ -142,7 +195,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord]) -> CacheAggrega
             if len(group) == 1:
                 per_jobs[jobs].append(group[0][1:])
             else:  # a step measured twice in one run counts once, with its median figures
-                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, 5)))
+                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, len(CURVE_FIELDS))))
         one = by_jobs.get(1)
         if one:
             best = max(one, key=lambda p: p[1])
@@ -161,30 +214,32 @@ def aggregate_cache(state: str, records: list[SubmissionRecord]) -> CacheAggrega
             lat_mean_us=_median_or_none([v[1] for v in vals]),
             sync_mean_us=_median_or_none([v[2] for v in vals]),
             sync_p99_us=_median_or_none([v[3] for v in vals]),
+            lat_p99_us=_median_or_none([v[4] for v in vals]),
         ))
     return CacheAggregate(
-        write_cache=state, submissions=counted, verified=verified, legacy=legacy, safe=safe,
-        iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
+        write_cache=state, knob=knob_, submissions=counted, verified=verified, legacy=legacy,
+        safe=unsafe_reason is None, iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
         peak_jobs=statistics.median_low(peaks) if peaks else None,
-        p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs),
+        p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs), unsafe_reason=unsafe_reason,
     )
 
 
-def best_cache(caches: dict[str, CacheAggregate]) -> tuple[str | None, list[str]]:
-    """The cache state the table row shows, and notes on the choice."""
+def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str, str] | None, list[str]]:
+    """The cache setting the table row shows, and notes on the choice."""
     if not caches:
         return None, ["no usable measurements"]
 
     def score(c: CacheAggregate):
         one = c.iops_1job.median if c.iops_1job else -1.0
         top = c.max_iops.median if c.max_iops else -1.0
-        return (one, top, c.write_cache == "off", c.write_cache)
+        return (one, top, c.write_cache == "off", c.knob == DRIVE, c.write_cache)
 
     safe = [c for c in caches.values() if c.safe]
     if safe:
-        return max(safe, key=score).write_cache, []
+        return max(safe, key=score).key, []
     pick = max(caches.values(), key=score)
-    return pick.write_cache, [f"no safe cache setting: the flush check failed at every setting; the row shows cache {pick.write_cache}"]
+    why = "; ".join(f"cache {c.label} {c.unsafe_reason or 'is unsafe'}" for c in sorted(caches.values(), key=lambda c: c.key))
+    return pick.key, [f"no safe cache setting ({why}); the row shows cache {pick.label}"]
 
 
 def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggregate:
@@ -196,12 +251,13 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
     others = len(records) - len(counted)
     if others:
         notes.append(f"{others} submission(s) measured with another method are listed but not aggregated")
-    states = sorted({run.write_cache for r in counted for run in r.runs})
+    volatile = volatile_cache(counted)
+    settings = sorted({(run.write_cache, knob(run.cache_mechanism)) for r in counted for run in r.runs})
     caches = {}
-    for state in states:
-        agg = aggregate_cache(state, counted)
+    for state, knob_ in settings:
+        agg = aggregate_cache(state, counted, knob_, volatile)
         if agg is not None:
-            caches[state] = agg
+            caches[agg.key] = agg
     best, why = best_cache(caches)
     notes.extend(why)
     return DeviceAggregate(
@@ -220,6 +276,8 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         caches=caches,
         best=best,
         notes=notes,
+        volatile_write_cache=volatile,
+        unchecked=sum(r.signature == "intact" for r in counted),
     )
 
 

@@ -2,9 +2,13 @@
 
 Stored ``scaling``/``verdicts`` in submissions are not trusted: each device's median curves (and
 the median no-fdatasync rate, for the flush check) are put into a result document and run
-through :func:`diskq.analyse.annotate`. A cache state is safe when no submission's flush check
-failed and the check on the medians does not fail either. The verdicts are made from the safe
-states only (from all states when none is safe), so they rest on the same curve as the row.
+through :func:`diskq.analyse.annotate`. The document carries what the verdicts need to judge a
+setting as the bench does: each run's mechanism (``sysfs`` for the kernel's write_cache knob)
+and the device's volatile-cache flag. A cache setting is safe when the aggregation found it safe
+(no submission's flush check failed, not "off" by the kernel knob on a drive that may have a
+volatile cache) and the check on the medians does not fail either. The verdicts are made from
+the safe settings only (from all settings when none is safe), so they rest on the same curve as
+the row.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from diskq.database.aggregate import CacheAggregate, DeviceAggregate, best_cache
+from diskq.database.aggregate import KERNEL, CacheAggregate, DeviceAggregate, best_cache
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
 EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -36,9 +40,10 @@ def _median_run(cache: CacheAggregate):
         sync = None
         if c.sync_mean_us is not None or c.sync_p99_us is not None:
             sync = Latency(mean=c.sync_mean_us, p99=c.sync_p99_us)
-        points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us), sync))
+        points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us, p99=c.lat_p99_us), sync))
     nosync = _point(1, cache.nosync_iops, Latency()) if cache.nosync_iops is not None else None
-    return Run(write_cache=cache.write_cache, points=points, nosync=nosync)
+    return Run(write_cache=cache.write_cache, cache_mechanism="sysfs" if cache.knob == KERNEL else None,
+               points=points, nosync=nosync)
 
 
 def _point(numjobs: int, iops: float, lat, sync=None):
@@ -48,30 +53,31 @@ def _point(numjobs: int, iops: float, lat, sync=None):
                  sync_lat_us=sync)
 
 
-def median_document(dev: DeviceAggregate, states: list[str]):
-    """A result document holding the device's median curve for each of ``states``."""
+def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
+    """A result document holding the device's median curve for each of ``settings``, in order."""
     from diskq.result import Device, Method, ResultDocument
 
     return ResultDocument(
         created=EPOCH,
         device=Device(model=dev.model, vendor=dev.vendor, firmware=dev.firmware or None,
-                      capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media),
+                      capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media,
+                      volatile_write_cache=dev.volatile_write_cache),
         method=Method(id=dev.method[0], version=dev.method[1]),
-        runs=[_median_run(dev.caches[s]) for s in states],
+        runs=[_median_run(dev.caches[s]) for s in settings],
     )
 
 
-def _analyse(doc, states: list[str], safe_before: list[str]) -> dict:
-    """Run the analysis on a median document: scaling per state, states whose flush check on
-    the medians fails, and the verdicts over the states that remain safe."""
+def _analyse(doc, safe_before: list[int]) -> dict:
+    """Run the analysis on a median document: scaling per run (in the document's order), runs
+    whose flush check on the medians fails, and the verdicts over the runs that remain safe."""
     from diskq.analyse import annotate, verdicts
 
     doc = annotate(doc)
-    scaling = {r.write_cache: _plain(r.scaling) for r in doc.runs}
-    unsafe = sorted(r.write_cache for r in doc.runs if r.flush_check is not None and r.flush_check.honest is False)
-    safe = [s for s in safe_before if s not in unsafe]
-    if safe and safe != states:
-        doc = doc.model_copy(update={"runs": [r for r in doc.runs if r.write_cache in safe]})
+    scaling = [_plain(r.scaling) for r in doc.runs]
+    unsafe = [i for i, r in enumerate(doc.runs) if r.flush_check is not None and r.flush_check.honest is False]
+    safe = [i for i in safe_before if i not in unsafe]
+    if safe and len(safe) != len(doc.runs):
+        doc = doc.model_copy(update={"runs": [doc.runs[i] for i in safe]})
         doc.verdicts = verdicts.evaluate(doc)
     return {"scaling": scaling, "unsafe": unsafe, "verdicts": _plain(doc.verdicts)}
 
@@ -89,9 +95,9 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     except ImportError:
         dev.notes.append("scaling and verdicts not computed: the analysis module is not available")
         return None, None
-    states = sorted(dev.caches)
-    safe_before = [s for s in states if dev.caches[s].safe]
-    doc = median_document(dev, states)
+    settings = sorted(dev.caches)
+    safe_before = [i for i, s in enumerate(settings) if dev.caches[s].safe]
+    doc = median_document(dev, settings)
     key = known = new = None
     if memo is not None:
         inputs = json.dumps([doc.model_dump(mode="json"), safe_before], sort_keys=True)
@@ -100,23 +106,28 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     if known is not None:
         answer = json.loads(known)
     else:
-        answer = _analyse(doc, states, safe_before)
+        answer = _analyse(doc, safe_before)
         new = json.dumps(answer, sort_keys=True) if key else None
-    for state, scaling in answer["scaling"].items():
-        dev.caches[state].scaling = scaling
-    for state in answer["unsafe"]:
-        dev.caches[state].safe = False
+    for setting, scaling in zip(settings, answer["scaling"]):
+        dev.caches[setting].scaling = scaling
+    for i in answer["unsafe"]:
+        cache = dev.caches[settings[i]]
+        cache.safe = False
+        cache.unsafe_reason = cache.unsafe_reason or "failed the flush check on the median figures"
     dev.verdicts = answer["verdicts"]
     best, notes = best_cache(dev.caches)
     chosen = ((dev.verdicts or {}).get("ceph_waldb") or {}).get("cache_state")
-    dev.best = chosen if chosen in dev.caches else best
+    # the verdict names a state; of the settings with that state, the one the row rules pick
+    same_state = {k: c for k, c in dev.caches.items() if k[0] == chosen}
+    dev.best = best_cache(same_state)[0] if same_state else best
     dev.notes = [n for n in dev.notes if not n.startswith("no safe cache setting")] + notes
     return key, new
 
 
 def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
-    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device, etcd
-    pass/fail, commits per second of one PostgreSQL session."""
+    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (and
+    whether the sweep limited it: the answer is then "at least N"), etcd pass/fail, commits per
+    second of one PostgreSQL session."""
     v = verdicts or {}
     ceph = v.get("ceph_waldb") or {}
     osds = v.get("osds_per_device") or {}
@@ -127,6 +138,7 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
     return {
         "ceph_waldb": ceph.get("tier"),
         "osds_per_device": osds.get("n"),
+        "osds_limited_by_sweep": None if osds.get("n") is None else int(bool(osds.get("limited_by_sweep"))),
         "etcd": None if passes is None else ("pass" if passes else "fail"),
         "postgres_wal": commits,
     }

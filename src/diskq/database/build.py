@@ -23,15 +23,17 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq.database.extract import MAX_FILE_BYTES, Skipped, SubmissionRecord, decode, encode, read_submission
-from diskq.database.memo import Memo, fingerprint
+from diskq.database.files import check_writable_target, kind, read_regular
+from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -39,8 +41,8 @@ DIGEST_TABLES = {
     "runs": "submission_id, run",
     "points": "submission_id, run, seq",
     "devices": "id",
-    "device_cache": "device_id, write_cache",
-    "curve": "device_id, write_cache, numjobs",
+    "device_cache": "device_id, write_cache, knob",
+    "curve": "device_id, write_cache, knob, numjobs",
     "skipped": "path, field, message",
 }
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
@@ -55,9 +57,17 @@ class BuildReport:
     db: Path
     submissions: int = 0
     devices: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # one entry per problem, several per file possible
     digest: str = ""
     fts: str = "none"
+    allowed_signers: str = "none"  # or 'sha256:<hex>' of the allowed-signers file
+
+    def skipped_files(self) -> dict[str, list[Skipped]]:
+        """The problems of each skipped file, files in path order."""
+        out: dict[str, list[Skipped]] = {}
+        for s in sorted(self.skipped, key=lambda s: (s.path, s.field, s.message)):
+            out.setdefault(s.path, []).append(s)
+        return out
 
 
 def repo_root() -> Path:
@@ -106,14 +116,26 @@ def find_submission_files(root: Path) -> list[Path]:
 
 def content_digest(con: sqlite3.Connection) -> str:
     """sha256 over the schema version and every row of the data tables, in key order: for each
-    row ``repr(row)`` and a newline (hashed a few thousand rows at a time)."""
+    row ``repr(row)`` and a newline (hashed a few thousand rows at a time). ``meta`` (all but the
+    digest itself) and the search index are covered too: a lookup depends on both."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
-    for table, order in DIGEST_TABLES.items():
+    has_search = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_search'").fetchone() is not None
+    for table, query in _digest_queries(has_search):
         h.update(f"\n[{table}]\n".encode())
-        cur = con.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 - fixed names
+        if query is None:
+            h.update(b"absent\n")
+            continue
+        cur = con.execute(query)
         while rows := cur.fetchmany(4096):
             h.update("".join([f"{row!r}\n" for row in rows]).encode())
     return h.hexdigest()
+
+
+def _digest_queries(has_search: bool):
+    for table, order in DIGEST_TABLES.items():
+        yield table, f"SELECT * FROM {table} ORDER BY {order}"  # noqa: S608 - fixed names
+    yield "meta", "SELECT key, value FROM meta WHERE key != 'content_digest' ORDER BY key"
+    yield "device_search", "SELECT device_id, text FROM device_search ORDER BY device_id, text" if has_search else None
 
 
 def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
@@ -155,8 +177,8 @@ def _insert(table: str, columns: int) -> str:
     return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
 
 
-SUBMISSION_INSERT = _insert("submissions", 22)
-RUN_INSERT = _insert("runs", 9)
+SUBMISSION_INSERT = _insert("submissions", 24)
+RUN_INSERT = _insert("runs", 10)
 POINT_INSERT = _insert("points", 11)
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
 INSERT_BATCH = 500
@@ -171,10 +193,9 @@ def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Mem
     if memo is None:
         return (*read_submission(path, root, allowed_signers), None, None)
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES:
-            raise OSError  # read_submission says why
-        key = memo.key(hashlib.sha256(path.read_bytes()).hexdigest(), path.relative_to(root).as_posix())
-    except (OSError, ValueError):
+        data = read_regular(path, MAX_FILE_BYTES)  # no symlink, FIFO or device: read_submission says why
+        key = memo.key(hashlib.sha256(data).hexdigest(), path.relative_to(root).as_posix())
+    except (DatabaseError, ValueError):
         return (*read_submission(path, root, allowed_signers), None, None)
     known = memo.get(key)
     if known is not None:
@@ -253,18 +274,19 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
-    report.digest = content_digest(con)
-    created = [r.created for recs in by_device.values() for r in recs if r.created]
+    created = [r.created for recs in by_device.values() for r in recs if r.created and not r.legacy]
     meta = {
         "schema_version": SCHEMA_VERSION,
-        "content_digest": report.digest,
         "submissions": str(report.submissions),
         "devices": str(report.devices),
-        "skipped": str(len(report.skipped)),
+        "skipped": str(len(report.skipped_files())),
         "fts": report.fts,
         "data_as_of": max(created, default=""),
+        "allowed_signers": report.allowed_signers,
     }
     con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
+    report.digest = content_digest(con)
+    con.execute("INSERT INTO meta VALUES ('content_digest', ?)", (report.digest,))
 
 
 def _spread(s):
@@ -278,35 +300,39 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
     for rank, dev in enumerate(devices, start=1):
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
-        scaling = (row.scaling or {}).get("scaling") if row else None
-        con.execute(
-            _insert("devices", 26),
-            (
-                dev.id, rank, dev.model, dev.model_key, dev.vendor, dev.firmware, dev.capacity_bytes,
-                dev.protocol, dev.media, dev.best,
-                row.iops_1job.median if row and row.iops_1job else None,
-                row.max_iops.median if row and row.max_iops else None,
-                row.peak_jobs if row else None, scaling,
-                row.p99_sync_us.median if row and row.p99_sync_us else None,
-                cols["osds_per_device"], cols["ceph_waldb"], cols["etcd"], cols["postgres_wal"],
-                dev.submissions, dev.verified, dev.legacy, dev.method[0], dev.method[1],
-                json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
-                json.dumps(dev.notes),
-            ),
-        )
-        for state in sorted(dev.caches):
-            c = dev.caches[state]
+        values = {
+            "id": dev.id, "rank": rank, "model": dev.model, "model_key": dev.model_key, "vendor": dev.vendor,
+            "firmware": dev.firmware, "capacity_bytes": dev.capacity_bytes, "protocol": dev.protocol,
+            "media": dev.media,
+            "volatile_write_cache": None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
+            "cache": row.write_cache if row else None, "cache_knob": row.knob if row else None,
+            "iops_1job": row.iops_1job.median if row and row.iops_1job else None,
+            "max_iops": row.max_iops.median if row and row.max_iops else None,
+            "peak_jobs": row.peak_jobs if row else None,
+            "scaling": (row.scaling or {}).get("scaling") if row else None,
+            "p99_sync_us": row.p99_sync_us.median if row and row.p99_sync_us else None,
+            **cols,
+            "submissions": dev.submissions, "verified": dev.verified, "unchecked": dev.unchecked,
+            "legacy": dev.legacy,
+            "method_id": dev.method[0], "method_version": dev.method[1],
+            "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
+            "notes": json.dumps(dev.notes),
+        }
+        con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
+                    tuple(values.values()))
+        for key in sorted(dev.caches):
+            c = dev.caches[key]
             con.execute(
-                _insert("device_cache", 18),
-                (dev.id, state, c.submissions, c.verified, c.legacy, int(c.safe),
+                _insert("device_cache", 20),
+                (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
                  *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
                  (c.scaling or {}).get("scaling"),
                  json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None),
             )
             con.executemany(
-                _insert("curve", 10),
-                [(dev.id, state, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
-                  p.lat_mean_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
+                _insert("curve", 12),
+                [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
+                  p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
         if fts:
             text = " ".join(filter(None, [dev.model, dev.vendor, dev.firmware, compact(dev.model)]))
@@ -319,15 +345,28 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
 
     ``memo`` names a validation memo file (:mod:`diskq.database.memo`): files this exact code
     has already judged are not validated again. The result is the same with or without it.
+    Unusable paths (``db`` or ``memo`` a directory, an allowed-signers file that is not a
+    regular file, a directory that cannot be written) raise :class:`DatabaseError`.
     """
     submissions, db = Path(submissions), Path(db)
+    check_writable_target(db, "database")
+    signers = "none"
+    if allowed_signers is not None:  # refused here, before anything else reads it
+        signers = "sha256:" + hashlib.sha256(read_signers(allowed_signers)).hexdigest()
+    if memo is not None:
+        check_writable_target(memo, "validation memo")
     memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
     fts = trigram_supported()
-    report = BuildReport(db=db, fts="trigram" if fts else "none")
-    db.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".tmp", dir=db.parent)
-    os.close(fd)
+    report = BuildReport(db=db, fts="trigram" if fts else "none", allowed_signers=signers)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(db)
+        fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.{os.getpid()}.", suffix=TMP_SUFFIX, dir=db.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write {db}: {exc.strerror or exc}",
+                            hint="the database is written next to its final name: the directory must be writable") from None
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -345,20 +384,74 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             con.execute("PRAGMA journal_mode = DELETE")
         finally:
             con.close()
+            if memo_ is not None:
+                memo_.abandon()
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, db)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, (OSError, sqlite3.Error)):
+            raise DatabaseError(f"cannot write {db}: {getattr(exc, 'strerror', None) or exc}") from None
         raise
     return report
 
 
+#: Temporary databases are named ``.<db name>.<pid of the build>.<random>.tmp``.
+TMP_SUFFIX = ".tmp"
+
+
+def remove_stale_temporaries(db: Path) -> list[Path]:
+    """Delete temporary files that builds of ``db`` killed before their rename left behind.
+
+    A temporary file names the process that wrote it; it is removed only when that process is
+    gone (a build still running, here or in another shell, keeps its file).
+    """
+    removed = []
+    prefix = f".{db.name}."
+    try:
+        names = os.listdir(db.parent)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(TMP_SUFFIX)):
+            continue
+        pid = name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        path = db.parent / name
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    return True
+
+
 def stored_digest(db: Path) -> str:
     """The content digest of an existing devices.db, recomputed from its rows (``meta`` is not trusted)."""
-    if not Path(db).is_file():
-        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`")
+    try:
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`") from None
+    except OSError as exc:
+        raise DatabaseError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
+    if not stat.S_ISREG(mode):
+        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db")
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:

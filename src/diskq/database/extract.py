@@ -18,8 +18,9 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
+from diskq.database.files import read_regular
 from diskq.database.keys import device_id, firmware_key, model_key
-from diskq.errors import DiskqError
+from diskq.errors import DatabaseError, DiskqError
 
 #: Larger files are refused before they are parsed (a submission with raw fio JSON for a
 #: 64-step sweep at two cache states is well under 4 MiB).
@@ -27,7 +28,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_MODEL_CHARS = 200
 
 #: Fields of one packed curve entry in :attr:`RunSummary.curve`.
-CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us")
+CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us", "lat_p99_us")
+_WIDTH = len(CURVE_FIELDS)
 NAN = float("nan")
 
 
@@ -42,18 +44,22 @@ class Skipped:
 
 @dataclass(slots=True)
 class RunSummary:
-    """One sweep, reduced to what aggregation needs. ``curve`` is flat: 5 doubles per point
-    (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out."""
+    """One sweep, reduced to what aggregation needs. ``curve`` is flat: 6 doubles per point
+    (:data:`CURVE_FIELDS`, NaN where fio reported nothing), interrupted points left out.
+    ``cache_mechanism`` is how the cache state was read or set (``sysfs``: the kernel's
+    queue/write_cache knob, not the drive's own cache)."""
 
     index: int
     write_cache: str
     flush_ok: bool | None
     nosync_iops: float | None
     curve: array
+    cache_mechanism: str | None = None
+    cache_changed: bool = False
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
-        return [tuple(c[i : i + 5]) for i in range(0, len(c), 5)]
+        return [tuple(c[i : i + _WIDTH]) for i in range(0, len(c), _WIDTH)]
 
 
 @dataclass(slots=True)
@@ -78,6 +84,8 @@ class SubmissionRecord:
     verified: bool
     method: tuple[str, int]
     created: str | None
+    volatile_write_cache: bool | None = None  # what the drive reports: does it have a volatile cache?
+    signature: str = "unsigned"  # one of SIGNATURE_STATUSES
 
 
 def _finite(x: float | None) -> bool:
@@ -127,20 +135,47 @@ def _validator():
     return validate_file
 
 
+#: Signature status of an accepted submission (``submissions.signature``):
+#: ``verified``  intact, and the key is listed for its principal in the allowed-signers file the
+#:               build was given;
+#: ``intact``    intact (nothing changed since the embedded key signed it), signer not checked:
+#:               the build had no allowed-signers file (or could not consult it);
+#: ``unlisted``  intact, but the key is not listed for that principal in the allowed-signers file;
+#: ``unchecked`` signed, but the validator is not available to check anything;
+#: ``unsigned``  no signature (legacy imports, unsigned files).
+SIGNATURE_STATUSES = ("verified", "intact", "unlisted", "unchecked", "unsigned")
+
+
+def signature_status(sub, allowed_signers: Path | None) -> str:
+    """Status of a submission whose signature (if any) the validator found intact."""
+    if sub.signature is None:
+        return "unsigned"
+    if allowed_signers is None:
+        return "intact"
+    from diskq.errors import SignatureError
+    from diskq.submission.sign import verify_payload
+
+    try:
+        verify_payload(sub, None, allowed_signers=allowed_signers)
+    except SignatureError:
+        return "unlisted"
+    except DiskqError:  # e.g. ssh-keygen needed for a certificate line and not installed
+        return "intact"
+    return "verified"
+
+
 def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path | None):
-    """(submission or None, problems, signature verified) with the current submission code."""
+    """(submission or None, problems, signature status) with the current submission code."""
     validate_file = _validator()
     if validate_file is not None:
-        sub, problems = validate_file(path, root=root, allowed_signers=allowed_signers, require_signature=False,
-                                      data=data)
+        # The signature is checked for integrity only: a key missing from allowed_signers does
+        # not make the file invalid, only not verified (its status says so).
+        sub, problems = validate_file(path, root=root, allowed_signers=None, require_signature=False, data=data)
         problems = [Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
                     for p in problems]
         if sub is None or problems:
-            return None, problems or [Skipped(str(path), "", "rejected by the validator")], False
-        # validate_file checks a signature that is present (against allowed_signers when given)
-        # and reports a problem when it does not verify: a signed file that passed is verified.
-        verified = sub.signature is not None
-        return sub, [], verified
+            return None, problems or [Skipped(str(path), "", "rejected by the validator")], "unsigned"
+        return sub, [], signature_status(sub, allowed_signers)
 
     from pydantic import ValidationError
 
@@ -151,10 +186,10 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(x) for x in err.get("loc", ()))
-        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], False
+        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], "unsigned"
     except (ValueError, RecursionError) as exc:
-        return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], False
-    return sub, [], False
+        return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], "unsigned"
+    return sub, [], "unsigned" if sub.signature is None else "unchecked"
 
 
 def read_submission(path: Path, root: Path, allowed_signers: Path | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
@@ -171,14 +206,14 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
             return skip("", "symbolic links are not followed")
-        size = st.st_size
-        if size > MAX_FILE_BYTES:
-            return skip("", f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)  # a FIFO or a device is refused, never read
     except OSError as exc:
         return skip("", f"cannot read: {exc.strerror or exc}")
+    except DatabaseError as exc:
+        return skip("", exc.message)
     try:
-        sub, problems, verified = _validate(path, data, root, allowed_signers)
+        sub, problems, status = _validate(path, data, root, allowed_signers)
+        verified = status == "verified"
     except RecursionError:
         return skip("", "JSON nested too deeply")
     except Exception as exc:  # noqa: BLE001 - one odd file must not stop the build; it is reported
@@ -209,34 +244,37 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
             point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
             if pt.interrupted:
                 continue
-            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5])))
+            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5]), _nan(values[3])))
             if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
                 best_1, p99_1 = pt.iops, values[5]
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
                 best_max, best_jobs = pt.iops, pt.numjobs
         ok = flush_ok(run, dev.volatile_write_cache)
-        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism,
+        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
                          None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1))
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
-        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve))
+        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed))
 
-    created = doc.created.isoformat() if doc.created else None
+    # a legacy row's document is dated when it was imported: its measurement date is not known
+    created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
     if sub.contributor:
         contributor = sub.contributor.github or sub.contributor.name
     row = (
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
-        sub.signature.principal if (sub.signature and verified) else None, contributor,
+        sub.signature.principal if sub.signature else None, contributor,
         sub.provenance.source if sub.provenance else None,
         model, dev.vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
         doc.method.id, doc.method.version,
         doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
+        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache), status,
     )
     return SubmissionRecord(
         id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
         point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
-        method=(doc.method.id, doc.method.version), created=created,
+        method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
+        signature=status,
     ), []
 
 
@@ -252,10 +290,12 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
     return json.dumps({
         "id": r.id, "device_id": r.device_id, "model_key": r.model_key, "firmware_key": r.firmware_key,
         "row": r.row, "run_rows": r.run_rows, "point_rows": r.point_rows,
-        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist()] for x in r.runs],
+        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist(), x.cache_mechanism,
+                  x.cache_changed] for x in r.runs],
         "model": r.model, "vendor": r.vendor, "firmware": r.firmware, "capacity_bytes": r.capacity_bytes,
         "protocol": r.protocol, "media": r.media, "legacy": r.legacy, "verified": r.verified,
-        "method": r.method, "created": r.created,
+        "method": r.method, "created": r.created, "volatile_write_cache": r.volatile_write_cache,
+        "signature": r.signature,
     })
 
 
@@ -267,6 +307,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     d["row"] = tuple(d["row"])
     d["run_rows"] = [tuple(x) for x in d["run_rows"]]
     d["point_rows"] = [tuple(x) for x in d["point_rows"]]
-    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve)) for i, wc, ok, ns, curve in d["runs"]]
+    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve), mech, changed)
+                 for i, wc, ok, ns, curve, mech, changed in d["runs"]]
     d["method"] = tuple(d["method"])
     return SubmissionRecord(**d), []

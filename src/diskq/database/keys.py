@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -24,9 +25,9 @@ def firmware_key(firmware: str | None) -> str:
 
 
 def compact(text: str) -> str:
-    """Letters and digits only, case folded: what a lookup compares when separators differ
-    (``Micron_5300`` vs ``micron 5300``)."""
-    return _NOT_SLUG.sub("", text.casefold())
+    """Letters and digits only, NFKC-normalised and case folded: what a lookup compares when
+    separators or character widths differ (``Micron_5300`` vs ``micron 5300``, ``ＰＭ８８３``)."""
+    return _NOT_SLUG.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def device_id(mkey: str, fkey: str) -> str:

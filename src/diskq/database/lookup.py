@@ -1,8 +1,10 @@
 """``diskq lookup``: find devices in devices.db by a fragment of the model name, typos tolerated.
 
 Candidates come from the FTS5 trigram index (any device sharing a trigram with the query),
-or from a scan of all devices when the database was built without trigram support. They are
-ranked by how well the query matches the model:
+or from a scan of all devices when the database was built without trigram support; when the
+index yields fewer matches than asked for that no model outside it could beat, every other model
+is scored as well (a typo can share no trigram with the model it means). Queries are NFKC-normalised. Candidates are ranked
+by how well the query matches the model:
 
 1. the query (letters and digits only) is a substring of the model: best, shorter models first;
 2. otherwise the share of the query's trigrams found in the model, blended with the best
@@ -15,16 +17,33 @@ Matches under :data:`MIN_SCORE` are dropped.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from diskq.database.aggregate import setting_slug
+from diskq.database.files import kind
 from diskq.database.keys import compact
 from diskq.errors import DatabaseError, InvalidInput
 
 MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
+#: Weights of the trigram share and of the edit-distance ratio in :func:`similarity`. A model
+#: sharing no trigram with the query scores at most ``EDIT_WEIGHT``.
+SHARED_WEIGHT, EDIT_WEIGHT = 0.3, 0.7
+
+
+def osds_text(n: int | None, limited_by_sweep) -> str | None:
+    """OSDs per device as shown: ``'4'``, or ``'≥ 16'`` when the sweep's largest job count still
+    passed (the device may carry more; never extrapolated)."""
+    if n is None:
+        return None
+    return f"\u2265 {n}" if limited_by_sweep else str(n)
 
 
 @dataclass
@@ -61,13 +80,23 @@ def similarity(query: str, model: str) -> float:
     width = len(q)
     windows = [m[i : i + width] for i in range(max(1, len(m) - width + 1))]
     edit = max(SequenceMatcher(None, q, w, autojunk=False).ratio() for w in windows)
-    return 0.3 * shared + 0.7 * edit
+    return SHARED_WEIGHT * shared + EDIT_WEIGHT * edit
+
+
+def _flag(value) -> bool | None:
+    return None if value is None else bool(value)
 
 
 def open_db(db: Path) -> sqlite3.Connection:
     db = Path(db)
-    if not db.is_file():
-        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`")
+    try:
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`") from None
+    except OSError as exc:
+        raise DatabaseError(f"{db}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
     try:
         con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         con.row_factory = sqlite3.Row
@@ -82,50 +111,102 @@ def _has_fts(con: sqlite3.Connection) -> bool:
     return bool(row) and row[0] == "trigram"
 
 
-def _candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row]:
+_LIGHT = "SELECT id, model, firmware, rank FROM devices"
+
+
+def _fts_candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row] | None:
+    """Devices sharing a trigram with the query, from the FTS5 index; None without the index."""
     grams = sorted(trigrams(query))
-    if _has_fts(con) and grams and all(len(g) == 3 for g in grams):
-        match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
-        try:
-            ids = [r[0] for r in con.execute(
-                "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
-                (match, MAX_CANDIDATES))]
-        except sqlite3.Error:
-            ids = None
-        if ids is not None:
-            if not ids:
-                return []
-            marks = ",".join("?" * len(ids))
-            return con.execute(f"SELECT * FROM devices WHERE id IN ({marks})", ids).fetchall()  # noqa: S608
-    return con.execute("SELECT * FROM devices").fetchall()
+    if not (_has_fts(con) and grams and all(len(g) == 3 for g in grams)):
+        return None
+    match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
+    try:
+        ids = [r[0] for r in con.execute(
+            "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
+            (match, MAX_CANDIDATES))]
+    except sqlite3.Error:
+        return None
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return con.execute(f"{_LIGHT} WHERE id IN ({marks})", ids).fetchall()  # noqa: S608
+
+
+def _could_reach(query: str, model: str, floor: float) -> bool:
+    """Cheap upper bound of :func:`similarity`: can ``query`` score ``floor`` against ``model``?
+
+    The edit ratio of the query against any window is at most the share of the query's letters
+    (with repeats) that occur in the model at all; the trigram share is computed exactly."""
+    q, m = compact(query), compact(model)
+    if not q or not m:
+        return False
+    if q in m:
+        return True
+    tq = trigrams(q)
+    shared = len(tq & trigrams(m)) / len(tq) if tq else 0.0
+    common = sum((Counter(q) & Counter(m)).values())
+    edit_bound = 2 * common / (len(q) + min(len(q), len(m)))
+    return SHARED_WEIGHT * shared + EDIT_WEIGHT * min(1.0, edit_bound) >= floor
+
+
+def _score(query: str, row: sqlite3.Row) -> float:
+    return max(similarity(query, row["model"]), similarity(query, f"{row['model']} {row['firmware']}"))
+
+
+def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float, sqlite3.Row]]:
+    """(score, light row) of the matches at or above :data:`MIN_SCORE`, best first.
+
+    The trigram index proposes candidates. A model it does not propose shares no trigram with
+    the query (a typo such as ``s4150`` for ``S4510``) and can score up to :data:`EDIT_WEIGHT`:
+    unless ``limit`` candidates score above that, every other model is scored too."""
+    candidates = _fts_candidates(con, query)
+    scanned = candidates is None
+    if scanned:
+        candidates = con.execute(_LIGHT).fetchall()
+    scored = [(sc, row) for row in candidates if (sc := _score(query, row)) >= MIN_SCORE]
+    if not scanned and sum(sc > EDIT_WEIGHT for sc, _ in scored) < limit:
+        seen = {row["id"] for row in candidates}
+        for row in con.execute(_LIGHT):
+            if row["id"] in seen:
+                continue
+            text = f"{row['model']} {row['firmware']}"
+            if not (_could_reach(query, row["model"], MIN_SCORE) or _could_reach(query, text, MIN_SCORE)):
+                continue
+            if (sc := _score(query, row)) >= MIN_SCORE:
+                scored.append((sc, row))
+    scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+    return scored
 
 
 def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
-    """The best matches for ``query``, best first, each with its cache states and curves."""
+    """The best matches for ``query``, best first, each with its cache states and curves.
+
+    The query is NFKC-normalised first: full-width letters and digits (``ｐｍ８８３``) are the
+    ASCII ones."""
+    query = unicodedata.normalize("NFKC", query)
     if not compact(query):
         raise InvalidInput("the query needs at least one letter or digit", hint="e.g. diskq lookup 'pm883'")
     con = open_db(db)
     try:
         scored = []
-        for row in _candidates(con, query):
-            text = f"{row['model']} {row['firmware']}"
-            score = max(similarity(query, row["model"]), similarity(query, text))
-            if score >= MIN_SCORE:
-                scored.append((score, row))
-        scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+        for score, light in _ranked(con, query, limit)[:limit]:
+            scored.append((score, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
         out = []
-        for score, row in scored[:limit]:
+        for score, row in scored:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
+            device["osds_limited_by_sweep"] = _flag(device["osds_limited_by_sweep"])
+            device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
             caches = [dict(r) for r in con.execute(
-                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (row["id"],))]
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (row["id"],))]
             for c in caches:
                 c["scaling_json"] = json.loads(c["scaling_json"]) if c["scaling_json"] else None
-            curves: dict[str, list[dict]] = {}
-            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (row["id"],)):
-                curves.setdefault(r["write_cache"], []).append(
-                    {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")})
+            curves: dict[str, list[dict]] = {}  # by setting: 'off', 'on', 'off-kernel', ...
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
+                                 (row["id"],)):
+                curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
+                    {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             out.append(Match(score, device, caches, curves))
         return out
     finally:

@@ -20,6 +20,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from diskq.database.files import check_writable_target, read_regular
+from diskq.errors import DatabaseError
+
+#: An allowed-signers file holds one line per key; a few thousand keys fit well below this.
+MAX_SIGNERS_BYTES = 4 * 1024 * 1024
+
 SCHEMA = "CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID"
 
 
@@ -39,8 +45,17 @@ def fingerprint(allowed_signers: Path | None) -> str:
     for path in sorted(p for p in pkg.rglob("*") if p.suffix in (".py", ".toml", ".json") and p.is_file()):
         h.update(path.relative_to(pkg).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     if allowed_signers is not None:
-        h.update(b"signers\0" + Path(allowed_signers).read_bytes())
+        h.update(b"signers\0" + read_signers(allowed_signers))
     return h.hexdigest()
+
+
+def read_signers(path: Path) -> bytes:
+    """The allowed-signers file's bytes; a FIFO, a device, a directory or a huge file is refused."""
+    try:
+        return read_regular(path, MAX_SIGNERS_BYTES, follow_symlinks=True)
+    except DatabaseError as exc:
+        raise DatabaseError(f"allowed signers file {path}: {exc.message}",
+                            hint="give an ssh allowed_signers file (see ssh-keygen(1), ALLOWED SIGNERS)") from None
 
 
 class Memo:
@@ -79,11 +94,19 @@ class Memo:
         return row[0] if row else None
 
     def open_for_writing(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = sqlite3.connect(self.path)
-        self._writer.execute("PRAGMA journal_mode = WAL")  # workers keep reading while this writes
-        self._writer.execute(SCHEMA)
-        self._writer.execute("BEGIN")
+        check_writable_target(self.path, "validation memo")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = sqlite3.connect(self.path)
+            self._writer.execute("PRAGMA journal_mode = WAL")  # workers keep reading while this writes
+            self._writer.execute(SCHEMA)
+            self._writer.execute("BEGIN")
+        except (OSError, sqlite3.Error) as exc:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+            raise DatabaseError(f"cannot open the validation memo {self.path}: {_reason(exc)}",
+                                hint="give another --memo FILE, or --no-memo") from None
 
     def put(self, key: str, answer: str | None) -> None:
         """Remember ``answer`` (None: the entry already exists) and mark ``key`` as used."""
@@ -95,9 +118,24 @@ class Memo:
         if self._writer is None:
             return
         con, self._writer = self._writer, None
-        con.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY) WITHOUT ROWID")
-        con.executemany("INSERT OR IGNORE INTO used VALUES (?)", ((k,) for k in self._used))
-        con.execute("DELETE FROM verdict WHERE key NOT IN (SELECT key FROM used)")
-        con.execute("COMMIT")
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        con.close()
+        try:
+            con.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY) WITHOUT ROWID")
+            con.executemany("INSERT OR IGNORE INTO used VALUES (?)", ((k,) for k in self._used))
+            con.execute("DELETE FROM verdict WHERE key NOT IN (SELECT key FROM used)")
+            con.execute("COMMIT")
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"cannot update the validation memo {self.path}: {_reason(exc)}",
+                                hint="delete it, or build with --no-memo") from None
+        finally:
+            con.close()
+
+    def abandon(self) -> None:
+        """Close without writing (the build failed)."""
+        if self._writer is not None:
+            con, self._writer = self._writer, None
+            con.close()
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc)

@@ -135,14 +135,21 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
 
 def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware: str | None = "FW1",
                     vendor: str | None = None, protocol: str = "ata", media: str = "ssd", legacy: bool = False,
-                    nosync: dict[str, float] | None = None, created: datetime | None = None) -> dict:
+                    nosync: dict[str, float] | None = None, created: datetime | None = None,
+                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True) -> dict:
     """One result document (JSON-ready dict) with exactly the given curves: ``{cache state:
-    {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check."""
+    {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check.
+    ``cache_mechanism`` is recorded on every run (``"sysfs"``: the kernel's write_cache knob, as
+    ``diskq bench`` does on loop and virtio devices); ``volatile_write_cache`` is what the drive
+    reports (legacy documents never say)."""
     runs = []
     for state, curve in curves.items():
         points = [_point(n, float(iops), raw=not legacy) for n, iops in sorted(curve.items())]
         top = max(points, key=lambda p: p["iops"])
         run = {"write_cache": state, "points": points, "peak": {"numjobs": top["numjobs"], "iops": top["iops"]}}
+        if cache_mechanism is not None:
+            run["cache_mechanism"] = cache_mechanism
+            run["cache_changed"] = state == "off"
         if nosync and state in nosync:
             run["nosync"] = _point(1, float(nosync[state]), raw=False)
             run["nosync"]["lat_us"] = {"mean": round(1e6 / nosync[state], 3)}
@@ -150,7 +157,7 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
     return {
         "created": (created or datetime(2025, 1, 1, tzinfo=timezone.utc)).isoformat(),
         "device": {"model": model, "vendor": vendor, "firmware": firmware, "protocol": protocol, "media": media,
-                   "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else True},
+                   "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else volatile_write_cache},
         "method": {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"},
         "runs": runs,
     }

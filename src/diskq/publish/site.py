@@ -28,7 +28,7 @@ from diskq.errors import SiteError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
-EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "sync_p99_us")
+EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")
 
 
 @dataclass
@@ -115,19 +115,28 @@ def _prepare_out(out: Path) -> Path:
         if any(out.iterdir()) and not (out / MARKER).exists():
             raise SiteError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
                             hint="choose another --out or empty the directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise SiteError(f"cannot write {out}: {exc.strerror or exc}",
+                        hint="the site is built next to its final place: that directory must be writable") from None
 
 
 def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
-    from diskq.database.lookup import open_db
+    from diskq.database.aggregate import setting_label, setting_slug
+    from diskq.database.lookup import open_db, osds_text
     from diskq.publish.chart import scaling_chart
 
     db, out = Path(db), Path(out)
     con = open_db(db)
-    env = environment()
-    tmp = _prepare_out(out)
+    try:
+        env = environment()
+        tmp = _prepare_out(out)
+    except BaseException:
+        con.close()
+        raise
     report = SiteReport(out=out)
     try:
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
@@ -139,16 +148,22 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         device_page = env.get_template("device.html.j2")
         for dev in devices:
             dev["verdicts"] = _loads(dev["verdicts"])
+            dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
+            dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
             dev["notes"] = _loads(dev["notes"]) or []
+            dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
             caches = [dict(r) for r in con.execute(
-                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache", (dev["id"],))]
+                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (dev["id"],))]
             curves: dict[str, list[dict]] = {}
-            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, numjobs", (dev["id"],)):
-                curves.setdefault(r["write_cache"], []).append(dict(r))
+            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
+                                 (dev["id"],)):
+                curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(dict(r))
             top = max((p["iops_max"] for pts in curves.values() for p in pts), default=None)
             for c in caches:
                 c["scaling_json"] = _loads(c["scaling_json"])
-                c["curve"] = curves.get(c["write_cache"], [])
+                c["slug"] = setting_slug(c["write_cache"], c["knob"])
+                c["label"] = setting_label(c["write_cache"], c["knob"])
+                c["curve"] = curves.get(c["slug"], [])
                 c["chart"] = scaling_chart(c["curve"], top=top)
             subs = [dict(r) for r in con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],))]
@@ -157,7 +172,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
                 **dev,
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve")} for c in caches],
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
             })
 
@@ -197,8 +212,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             shutil.rmtree(old)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise SiteError(f"cannot write the site to {out}: {exc.strerror or exc}") from None
         raise
     finally:
         con.close()
