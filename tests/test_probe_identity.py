@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.errors import IdentityError
-from diskq.probe import identity
+from diskq.probe import identity, sysfs
 from diskq.probe.identity import decode_exit_status, identity_from_smartctl_json, identity_from_sysfs, serial_hash
 
 from tests.conftest import needs_loop
@@ -463,6 +465,76 @@ def test_sysfs_real_drives_and_partitions():
     assert (nvme.protocol, nvme.media, nvme.rotation_rpm) == ("nvme", "ssd", 0)
     with pytest.raises(IdentityError):
         identity_from_sysfs("sdz", sysfs_root=SYSFS)
+
+
+def test_nvme_pcie_link_from_the_recorded_tree():
+    assert sysfs.nvme_controllers("nvme0n1", sysfs_root=SYSFS) == ["nvme0"]
+    assert sysfs.nvme_pcie_link("nvme0n1", sysfs_root=SYSFS) == ("PCIe 8.0 GT/s x4", None)
+    nvme = identity_from_sysfs("nvme0n1", sysfs_root=SYSFS)
+    assert (nvme.model, nvme.interface_speed) == ("WD Red SN700 1000GB", "PCIe 8.0 GT/s x4")
+    # smartctl says nothing about the PCIe link: sysfs fills it in
+    merged = identity.merge(identity_from_smartctl_json(load("scrutiny__Samsung_SSD_970_EVO_500GB__x.json")), nvme)
+    assert merged.interface_speed == "PCIe 8.0 GT/s x4"
+    sda = identity_from_sysfs("sda", sysfs_root=SYSFS)
+    assert sda.interface_speed is None and not any("PCIe" in n for n in sda.notes)
+
+
+@pytest.mark.parametrize(
+    "speed, width, expected",
+    [
+        ("8.0 GT/s PCIe", "4", "PCIe 8.0 GT/s x4"),
+        ("8 GT/s", "4", "PCIe 8.0 GT/s x4"),  # kernels before 5.x
+        ("2.5 GT/s PCIe\n", "1\n", "PCIe 2.5 GT/s x1"),
+        ("32.0 GT/s PCIe", "0", "PCIe 32.0 GT/s"),  # not a lane count: left out
+        ("Unknown", "0", None),
+        ("Unknown speed", "4", None),
+        (None, "4", None),
+        ("1e999 GT/s", "4", None),
+    ],
+)
+def test_parse_pcie_link(speed, width, expected):
+    assert sysfs.parse_pcie_link(speed, width) == expected
+
+
+def copy_sysfs(tmp_path: Path) -> Path:
+    root = tmp_path / "sys"
+    shutil.copytree(SYSFS, root, symlinks=True)
+    return root
+
+
+def test_nvme_pcie_link_below_the_drives_maximum_is_noted(tmp_path):
+    root = copy_sysfs(tmp_path)
+    (root / "class/nvme/nvme0/device/current_link_width").write_text("2\n")
+    link, note = sysfs.nvme_pcie_link("nvme0n1", sysfs_root=str(root))
+    assert link == "PCIe 8.0 GT/s x2"
+    assert note == "nvme0 runs at PCIe 8.0 GT/s x2, below the PCIe 8.0 GT/s x4 the drive supports"
+
+
+def test_nvme_pcie_link_unknown_says_why(tmp_path):
+    root = copy_sysfs(tmp_path)
+    (root / "class/nvme/nvme0/device/current_link_speed").write_text("Unknown\n")
+    dev = identity_from_sysfs("nvme0n1", sysfs_root=str(root))
+    assert dev.interface_speed is None
+    assert "nvme0: PCIe link speed reads 'Unknown': unknown" in dev.notes
+    (root / "class/nvme/nvme0/transport").write_text("tcp\n")
+    assert sysfs.nvme_pcie_link("nvme0n1", sysfs_root=str(root)) == (
+        None, "nvme0 is an NVMe over tcp controller: no PCIe link")
+    assert sysfs.nvme_pcie_link("nvme9n1", sysfs_root=str(root))[0] is None
+
+
+def test_nvme_multipath_namespace_reaches_its_controllers_through_the_subsystem(tmp_path):
+    """Native NVMe multipath: the namespace's device link is the subsystem, which lists one
+    controller per path (a tree made here after the kernel's layout, not a recording)."""
+    root = copy_sysfs(tmp_path)
+    pci = "devices/pci0000:00/0000:00:01.1/0000:01:00.0"
+    subsys = root / "devices/virtual/nvme-subsystem/nvme-subsys0"
+    subsys.mkdir(parents=True)
+    (subsys / "nvme0").symlink_to(f"../../../../{pci}/nvme/nvme0")
+    disk = root / pci / "nvme/nvme0/nvme0n1"
+    (disk / "device").unlink()
+    (disk / "device").symlink_to(os.path.relpath(subsys, disk))
+    assert sysfs.nvme_controllers("nvme0n1", sysfs_root=str(root)) == ["nvme0"]
+    assert sysfs.nvme_pcie_link("nvme0n1", sysfs_root=str(root)) == ("PCIe 8.0 GT/s x4", None)
 
 
 def test_merge_prefers_smartctl_and_fills_gaps_from_sysfs():

@@ -2,7 +2,8 @@
 
 Three sources, merged by :func:`identify`: ``smartctl -j -x`` (drives smartctl can talk to),
 ``nvme id-ctrl`` (does the controller have a volatile write cache?) and sysfs (everything
-else: loop, zram, virtio). The parsers are pure; :func:`identify` is the thin probe around them.
+else: loop, zram, virtio; the PCIe link of NVMe drives). The parsers are pure; :func:`identify`
+is the thin probe around them.
 
 The serial number is never stored: only :func:`serial_hash`, a salted SHA-256, so the same
 drive always gives the same hash and the table can tell two drives of one model apart.
@@ -557,9 +558,9 @@ def identity_from_sysfs(dev_name: str, *, sysfs_root: str = "/sys") -> Device:
     """What the kernel knows about ``dev_name`` (``loop0``, ``sda``, ``nvme0n1``, ``vda``).
 
     Reads ``size``, ``queue/{rotational,logical_block_size,physical_block_size,write_cache}``,
-    ``device/{vendor,model,rev,firmware_rev,serial}`` and the virtio ``serial``. Raises
-    IdentityError when the device is not in sysfs. A partition is described by its own size and
-    its disk's model and queue.
+    ``device/{vendor,model,rev,firmware_rev,serial}``, the virtio ``serial`` and, for NVMe, the
+    controller's PCIe link (:func:`sysfs.nvme_pcie_link`). Raises IdentityError when the device
+    is not in sysfs. A partition is described by its own size and its disk's model and queue.
     """
     disk = sysfs.disk_name(dev_name, sysfs_root=sysfs_root)
     base = f"block/{disk}"
@@ -602,6 +603,12 @@ def identity_from_sysfs(dev_name: str, *, sysfs_root: str = "/sys") -> Device:
     else:
         media, rpm = "unknown", None
 
+    link = None
+    if protocol == "nvme":
+        link, link_note = sysfs.nvme_pcie_link(disk, sysfs_root=sysfs_root)
+        if link_note:
+            notes.append(link_note)
+
     wc_text = sysfs.read_attr(sysfs_root, f"{base}/queue/write_cache")
     serial = _hashable_serial(serial)
     return Device(
@@ -617,6 +624,7 @@ def identity_from_sysfs(dev_name: str, *, sysfs_root: str = "/sys") -> Device:
         rotation_rpm=rpm,
         logical_block_size=sysfs.read_int(sysfs_root, f"{base}/queue/logical_block_size"),
         physical_block_size=sysfs.read_int(sysfs_root, f"{base}/queue/physical_block_size"),
+        interface_speed=link,
         write_cache=sysfs.parse_write_cache(wc_text),
         cache_toggle="sysfs" if wc_text is not None else None,
         sources=["sysfs"],
