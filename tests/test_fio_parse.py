@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from diskq.bench import fio
-from diskq.errors import FioError, UnsupportedFio
+from diskq.errors import DiskqError, FioError, UnsupportedFio
+from tests.conftest import FIXTURES
 
 FIO = "fio_json"
 
@@ -79,6 +80,102 @@ def test_job_error_is_reported(fixtures):
     data["jobs"][0]["error"] = 28
     with pytest.raises(FioError, match="error 28 .ENOSPC"):
         fio.point_from_json(data, 4)
+
+
+def test_null_or_unusable_write_figures_are_fio_errors(fixtures):
+    data = json.loads(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
+    data["jobs"][0]["write"]["iops"] = None
+    with pytest.raises(FioError, match="ceph-iops has a null write 'iops' figure"):
+        fio.point_from_json(data, 4)
+    data["jobs"][0]["write"]["iops"] = -10649.854264
+    with pytest.raises(FioError, match="unusable"):
+        fio.point_from_json(data, 4)
+    data["jobs"][0]["write"]["iops"] = 10649.854264
+    del data["jobs"][0]["write"]["runtime"]
+    with pytest.raises(FioError, match="has no write 'runtime' figure"):
+        fio.point_from_json(data, 4)
+
+
+def test_fio_3_1_bandwidth_in_kib(fixtures):
+    data = fio.extract_json(load(fixtures, "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"))
+    assert "bw_bytes" not in data["jobs"][0]["write"]
+    assert fio.point_from_json(data, 1).bw_bytes == data["jobs"][0]["write"]["bw"] * 1024
+
+
+def test_a_step_without_a_write_section_wrote_nothing(fixtures):
+    data = json.loads(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
+    del data["jobs"][0]["write"]
+    with pytest.raises(FioError, match="no write section: the step wrote nothing"):
+        fio.point_from_json(data, 4)
+    data["jobs"][0]["write"] = {}
+    with pytest.raises(FioError, match="no write section"):
+        fio.point_from_json(data, 4)
+
+
+def test_a_read_job_wrote_nothing(fixtures):
+    # the first section of this recorded run is a sequential read: its write figures are all 0
+    data = json.loads(load(fixtures, "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json"))
+    read_job = data["jobs"][0]
+    assert read_job["write"]["total_ios"] == 0 and read_job["read"]["total_ios"] > 0
+    with pytest.raises(FioError, match="wrote nothing"):
+        fio.point_from_json({**data, "jobs": [read_job]}, 16)
+
+
+def test_job_error_that_is_not_an_errno():
+    assert fio.job_error({"jobname": "x", "error": 0}) is None
+    assert fio.job_error({"jobname": "x", "error": "EIO"}) == "fio job x failed with error 'EIO'"
+    assert fio.job_error({"jobname": "x", "error": 10**30}) == f"fio job x failed with error {10**30}"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=5),
+    max_leaves=25,
+)
+figures = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6) | st.integers(0, 10**6)
+latencies = st.fixed_dictionaries(
+    {}, optional={"mean": figures, "max": figures,
+                  "percentile": st.dictionaries(st.sampled_from(["50.000000", "99.000000", "99.900000"]), figures)
+                  | json_values},
+)
+write_sections = st.fixed_dictionaries(
+    {}, optional={"iops": figures, "bw_bytes": figures, "bw": figures, "total_ios": figures, "runtime": figures,
+                  "clat_ns": latencies | json_values, "clat": json_values},
+)
+jobs = st.fixed_dictionaries(
+    {}, optional={"jobname": st.text(max_size=10) | json_values, "error": figures | json_values,
+                  "write": write_sections | json_values,
+                  "sync": st.fixed_dictionaries({"lat_ns": latencies | json_values}) | json_values,
+                  "steadystate": st.fixed_dictionaries({"attained": figures}) | json_values},
+)
+fio_documents = st.fixed_dictionaries(
+    {"jobs": st.lists(jobs, max_size=4) | json_values},
+    optional={"fio version": st.sampled_from(["fio-3.33", "fio-3.1", "fio-2.18", "fio-4.0"]) | json_values},
+)
+
+
+def _parse_or_diskq_error(data, numjobs):
+    try:
+        point = fio.point_from_json(data, numjobs)
+    except DiskqError:
+        return None
+    assert point.total_ios > 0 and point.iops >= 0
+    point.model_dump_json()
+    return point
+
+
+@given(json_values | fio_documents, st.integers(1, 4096))
+def test_point_from_json_never_crashes(data, numjobs):
+    _parse_or_diskq_error(data, numjobs)
+
+
+@given(st.sampled_from(["iops", "bw_bytes", "bw", "total_ios", "runtime", "clat_ns", "error", "write", "sync"]),
+       json_values, st.integers(1, 4096))
+def test_point_from_json_never_crashes_on_a_damaged_real_output(key, value, numjobs):
+    data = json.loads((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text())
+    job = data["jobs"][0]
+    (job if key in ("error", "write", "sync") else job["write"])[key] = value
+    _parse_or_diskq_error(data, numjobs)
 
 
 @pytest.mark.parametrize(

@@ -74,3 +74,52 @@ def test_identify_real_loop_device_json(make_loop, tmp_path):
     assert (doc["path"], doc["model"], doc["capacity_bytes"], doc["protocol"]) == (dev, "Linux loop device", 16 * 1024 * 1024, "unknown")
     assert doc["cache_toggle"] == "sysfs" and doc["write_cache"] in ("on", "off")
     assert any("Unable to detect device type" in n for n in doc["notes"])
+
+
+def one_error_line(out: subprocess.CompletedProcess) -> str:
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert out.stdout == "" and "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("diskq: error: "), out.stderr
+    return lines[0]
+
+
+def test_non_utf8_file_is_one_clear_line(tmp_path):
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('{"model_name": "Disque dur externe \u00e9"}'.encode("latin-1"))
+    line = one_error_line(diskq("identify", "--smartctl-json", str(latin1), jdir=tmp_path))
+    assert line == f"diskq: error: {latin1} is not UTF-8 text (byte 0xe9 at offset 35)"
+    stdin = subprocess.run(
+        [sys.executable, "-m", "diskq", "identify", "--smartctl-json", "-"], input=b"\xff\xfe{\x00}\x00",
+        capture_output=True, env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path)}, timeout=120,
+    )
+    assert stdin.returncode == 2 and b"Traceback" not in stdin.stderr
+    assert stdin.stderr.decode().strip() == "diskq: error: standard input is not UTF-8 text (byte 0xff at offset 0)"
+
+
+def test_deeply_nested_json_is_one_clear_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    line = one_error_line(diskq("identify", "--smartctl-json", str(deep), jdir=tmp_path))
+    assert line == f"diskq: error: {deep} is not a smartctl output: its JSON is nested too deeply"
+    out = diskq("identify", "--smartctl-json", "-", jdir=tmp_path, stdin="[" * 100_000)
+    assert one_error_line(out) == "diskq: error: standard input is not a smartctl output: its JSON is nested too deeply"
+
+
+def test_absurd_values_are_dropped_not_printed_or_crashed_on(tmp_path):
+    data = json.loads((SMART / "sce__INTEL_SSDPE2KX020T8.json").read_text())
+    data["logical_block_size"] = 1e308  # used to end in an OverflowError when printed
+    data["nvme_total_capacity"] = 1e308
+    data["nvme_smart_health_information_log"]["data_units_written"] = -5
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    human = diskq("identify", "--smartctl-json", str(bad), jdir=tmp_path)
+    assert human.returncode == 0, human.stderr
+    rows = [line.split(None, 1)[0] for line in human.stdout.splitlines() if line and not line.startswith(" ")]
+    assert "capacity" not in rows and "data" not in rows and "block" not in rows
+    assert "wear" in rows
+    assert "  note: data written from NVMe SMART/Health log is negative (-5): ignored" in human.stdout.splitlines()
+    out = diskq("identify", "--smartctl-json", str(bad), "--json", jdir=tmp_path)
+    doc = json.loads(out.stdout)
+    assert (doc["logical_block_size"], doc["capacity_bytes"], doc["data_written_bytes"]) == (None, None, None)
+    assert doc["percentage_used"] == 22 and doc["firmware"] is None  # firmware was REDACTED upstream

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from diskq.errors import InvalidInput
+
+#: Largest size accepted: every size must fit a signed 64-bit integer (fio, SQLite, JSON readers).
+MAX_SIZE = 2**63 - 1
 
 _UNITS = {
     "": 1, "b": 1,
@@ -25,11 +29,16 @@ def parse_size(text: str | int) -> int:
     if isinstance(text, int):
         if text <= 0:
             raise InvalidInput(f"size must be positive, got {text}")
+        if text > MAX_SIZE:
+            raise InvalidInput(f"size is too large: {text}")
         return text
     m = _SIZE.match(text)
     if not m or m.group(2).lower() not in _UNITS:
         raise InvalidInput(f"not a size: {text!r}", hint="use e.g. 1G, 512M, 4GiB or a byte count")
-    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    number = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if not math.isfinite(number) or number > MAX_SIZE:
+        raise InvalidInput(f"size is too large: {text.strip()[:40]!r}")
+    value = int(number)
     if value <= 0:
         raise InvalidInput(f"size must be positive, got {text!r}")
     return value
@@ -40,7 +49,12 @@ def human_bytes(n: float | int | None, *, si: bool = False) -> str:
     if n is None:
         return "-"
     base, units = (1000, ["B", "kB", "MB", "GB", "TB", "PB"]) if si else (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
-    value = float(n)
+    try:
+        value = float(n)
+    except OverflowError:  # an integer beyond any float: whole units of the largest one
+        return f"{int(n) // base ** (len(units) - 1)} {units[-1]}"
+    if not math.isfinite(value):
+        return "-"
     for unit in units:
         if abs(value) < base or unit == units[-1]:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"

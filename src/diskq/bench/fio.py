@@ -141,14 +141,32 @@ def extract_json(text: str) -> dict:
     return data
 
 
-def _latency(section: dict | None) -> Latency | None:
-    """fio's ``{clat_ns|lat_ns: {mean, max, percentile: {"99.000000": ns}}}`` -> Latency in us."""
+#: Largest figure taken from fio's JSON (fits a signed 64-bit integer, like fio's own counters).
+_MAX_FIGURE = 2**63 - 1
+
+
+def _number(value: object) -> float | None:
+    """A finite, non-negative number that fits 64 bits, as fio writes its figures; else None."""
+    from math import isfinite
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        return float(value) if 0 <= value <= _MAX_FIGURE else None
+    return value if isfinite(value) and 0 <= value <= _MAX_FIGURE else None
+
+
+def _latency(section: object) -> Latency | None:
+    """fio's ``{clat_ns|lat_ns: {mean, max, percentile: {"99.000000": ns}}}`` -> Latency in us.
+    A figure that is missing, negative or not a number is null."""
     if not isinstance(section, dict):
         return None
-    pct = section.get("percentile") or {}
+    pct = section.get("percentile")
+    pct = pct if isinstance(pct, dict) else {}
 
     def us(v) -> float | None:
-        return round(float(v) / 1000.0, 3) if isinstance(v, (int, float)) and v >= 0 else None
+        n = _number(v)
+        return round(n / 1000.0, 3) if n is not None else None
 
     return Latency(
         mean=us(section.get("mean")),
@@ -167,36 +185,69 @@ def _combine(lats: list[tuple[Latency | None, int]]) -> Latency | None:
         return None
     if len(present) == 1:
         return present[0][0]
-    total = sum(n for _, n in present) or 1
 
     def worst(attr: str) -> float | None:
         vals = [getattr(lat, attr) for lat, _ in present if getattr(lat, attr) is not None]
         return max(vals) if vals else None
 
     means = [(lat.mean, n) for lat, n in present if lat.mean is not None]
-    mean = round(sum(m * n for m, n in means) / total, 3) if means else None
+    weight = sum(n for _, n in means)
+    if not means:
+        mean = None
+    elif weight:
+        mean = round(sum(m * n for m, n in means) / weight, 3)
+    else:  # no job counted any I/O: plain average
+        mean = round(sum(m for m, _ in means) / len(means), 3)
     return Latency(mean=mean, p50=worst("p50"), p99=worst("p99"), p999=worst("p999"), max=worst("max"))
 
 
 def job_error(job: dict) -> str | None:
     """A readable description of a job's ``error`` field (an errno), or None when 0."""
     code = job.get("error", 0)
-    if not code:
+    if code is None or code is False or code == 0:
         return None
+    jobname = str(job.get("jobname", "?"))[:60]
+    if isinstance(code, bool) or not isinstance(code, int):
+        return f"fio job {jobname} failed with error {str(code)[:40]!r}"
     name = errno.errorcode.get(code, "")
-    return f"fio job {job.get('jobname', '?')!s} failed with error {code}" + (
-        f" ({name}: {os.strerror(code)})" if name else ""
-    )
+    return f"fio job {jobname} failed with error {code}" + (f" ({name}: {os.strerror(code)})" if name else "")
+
+
+def _write_figure(write: dict, key: str, jobname: str, *, integer: bool = False) -> float:
+    """A figure of a job's ``write`` section; FioError when it is missing, null or not a count."""
+    value = write.get(key)
+    n = _number(value)
+    if n is None or (integer and not float(n).is_integer()):
+        what = "no" if key not in write else "a null" if value is None else f"an unusable ({str(value)[:40]!r})"
+        raise FioError(f"fio job {jobname} has {what} write {key!r} figure")
+    return n
 
 
 def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrupted: bool = False) -> Point:
     """One :class:`Point` from fio's JSON for one step (all jobs of ``numjobs``).
 
     Handles output with ``group_reporting`` (one job entry) and without (one entry per job:
-    IOPS and bandwidth are summed). Raises :class:`FioError` when a job reported an error and
-    :class:`UnsupportedFio` for fio 2.x JSON (latencies in ``clat`` usec rather than ``clat_ns``).
+    IOPS and bandwidth are summed). Raises :class:`FioError` when a job reported an error, has
+    no ``write`` section or a write figure that is missing, null, negative or not a number, or
+    when no job wrote anything; :class:`UnsupportedFio` for fio 2.x JSON (latencies in ``clat``
+    usec rather than ``clat_ns``). Nothing else is raised, whatever the input.
+
+    Sample (fio 3.33, the community method at ``--numjobs=4`` on a loop device, trimmed)::
+
+        {"fio version": "fio-3.33",
+         "jobs": [{"jobname": "ceph-iops", "error": 0,
+                   "write": {"io_bytes": 344219648, "bw_bytes": 43621803, "iops": 10649.854264,
+                             "runtime": 7891, "total_ios": 84038,
+                             "clat_ns": {"mean": 134699.409696, "max": 8798259,
+                                         "percentile": {"50.000000": 114176, "99.000000": 342016}}},
+                   "sync": {"total_ios": 0,
+                            "lat_ns": {"mean": 239107.57433, "percentile": {"99.000000": 643072}}},
+                   "steadystate": {"ss": "iops:5.000000%", "attained": 1}}]}
     """
-    jobs = [j for j in data.get("jobs", []) if isinstance(j, dict)]
+    if not isinstance(data, dict):
+        raise FioError("fio's JSON output is not an object")
+    jobs = data.get("jobs")
+    jobs = [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
     if not jobs:
         raise FioError("fio's JSON output has no jobs")
     version = str(data.get("fio version", ""))
@@ -207,19 +258,35 @@ def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrup
         err = job_error(job)
         if err:
             raise FioError(err)
-    writes = [j.get("write") or {} for j in jobs]
+    writes = []
+    for job in jobs:
+        write = job.get("write")
+        if not isinstance(write, dict) or not write:
+            raise FioError(f"fio job {str(job.get('jobname', '?'))[:60]} has no write section: the step wrote nothing")
+        writes.append(write)
     if any("clat_ns" not in w and "clat" in w for w in writes):
         raise UnsupportedFio("fio 2.x JSON (latencies in usec) is not supported", hint="use fio 3.x")
-    iops = sum(float(w.get("iops", 0.0)) for w in writes)
-    bw = sum(float(w.get("bw_bytes", float(w.get("bw", 0)) * 1024)) for w in writes)
-    total_ios = sum(int(w.get("total_ios", 0)) for w in writes)
-    runtime_ms = max(int(w.get("runtime", 0)) for w in writes)
-    lat = _combine([(_latency(w.get("clat_ns")), int(w.get("total_ios", 0))) for w in writes])
+    iops = bw = 0.0
+    runtime_ms = 0
+    ios: list[int] = []
+    for job, w in zip(jobs, writes):
+        name = str(job.get("jobname", "?"))[:60]
+        iops += _write_figure(w, "iops", name)
+        bw += _write_figure(w, "bw_bytes", name) if "bw_bytes" in w else _write_figure(w, "bw", name) * 1024
+        ios.append(int(_write_figure(w, "total_ios", name, integer=True)))
+        runtime_ms = max(runtime_ms, int(_write_figure(w, "runtime", name, integer=True)))
+    total_ios = sum(ios)
+    if total_ios == 0:
+        raise FioError("fio's jobs wrote nothing (0 write I/Os)")
+    if total_ios > _MAX_FIGURE or bw > _MAX_FIGURE:
+        raise FioError("fio's write figures add up beyond any run")
+    lat = _combine([(_latency(w.get("clat_ns")), n) for w, n in zip(writes, ios)])
     sync_sections = []
-    for job in jobs:
-        s = (job.get("sync") or {}).get("lat_ns")
-        if isinstance(s, dict) and (s.get("mean") or 0) > 0:
-            sync_sections.append((_latency(s), int(job.get("write", {}).get("total_ios", 0))))
+    for job, n in zip(jobs, ios):
+        sync = job.get("sync")
+        s = sync.get("lat_ns") if isinstance(sync, dict) else None
+        if isinstance(s, dict) and (_number(s.get("mean")) or 0) > 0:
+            sync_sections.append((_latency(s), n))
     ss = [j.get("steadystate") for j in jobs if isinstance(j.get("steadystate"), dict)]
     return Point(
         numjobs=numjobs,

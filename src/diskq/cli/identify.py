@@ -25,26 +25,13 @@ def identify(
     ),
     as_json: bool = typer.Option(False, "--json", help="print the identity as JSON on stdout"),
 ) -> None:
-    import json
-    import sys
-
     from diskq.errors import InvalidInput
     from diskq.probe import identity as ident
 
     if (target is None) == (smartctl_json is None):
         raise InvalidInput("give either a TARGET device or --smartctl-json FILE", hint="e.g. diskq identify /dev/sdb")
     if smartctl_json is not None:
-        try:
-            text = sys.stdin.read() if str(smartctl_json) == "-" else smartctl_json.read_text()
-        except OSError as exc:
-            raise InvalidInput(f"cannot read {smartctl_json}: {exc.strerror}") from None
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise InvalidInput(
-                f"{smartctl_json} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`"
-            ) from None
-        device = ident.identity_from_smartctl_json(data)
+        device = ident.identity_from_smartctl_json(_read_smartctl_json(smartctl_json))
     else:
         device = ident.identify(target)
 
@@ -52,6 +39,41 @@ def identify(
         print_json(device.model_dump_json(indent=2))
         return
     _render(device)
+
+
+#: A `smartctl -x` output is tens of kilobytes; anything this large is not one.
+MAX_SMARTCTL_JSON_BYTES = 64 * 1024 * 1024
+
+
+def _read_smartctl_json(path: Path):
+    """The parsed JSON of a saved smartctl output ('-': standard input). Every way it can be
+    unusable (unreadable, too large, not UTF-8, not JSON, nested too deeply) is an InvalidInput."""
+    import json
+    import sys
+
+    from diskq.errors import InvalidInput
+
+    name = "standard input" if str(path) == "-" else str(path)
+    try:
+        if str(path) == "-":
+            raw = sys.stdin.buffer.read(MAX_SMARTCTL_JSON_BYTES + 1)
+        else:
+            with path.open("rb") as f:
+                raw = f.read(MAX_SMARTCTL_JSON_BYTES + 1)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SMARTCTL_JSON_BYTES:
+        raise InvalidInput(f"{name} is larger than {MAX_SMARTCTL_JSON_BYTES // 1024**2} MiB: not a smartctl output")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{name} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InvalidInput(f"{name} is not a smartctl output: its JSON is nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidInput(f"{name} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`") from None
 
 
 def _render(device) -> None:
@@ -71,7 +93,7 @@ def _render(device) -> None:
         ("capacity", f"{human_bytes(device.capacity_bytes, si=True)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
         ("protocol", device.protocol),
         ("media", device.media + (f", {rpm} rpm" if rpm else "")),
-        ("block size", f"{device.logical_block_size} logical / {device.physical_block_size} physical" if device.logical_block_size else None),
+        ("block size", f"{device.logical_block_size} logical" + (f" / {device.physical_block_size} physical" if device.physical_block_size else "") if device.logical_block_size else None),
         ("interface", device.interface_speed),
         ("wear", f"{device.percentage_used}% used" if device.percentage_used is not None else None),
         ("data written", human_bytes(device.data_written_bytes, si=True) if device.data_written_bytes is not None else None),

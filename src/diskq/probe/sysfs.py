@@ -10,11 +10,15 @@ at ``<root>/block/NAME``; partitions are found through ``<root>/class/block/NAME
 
 "write back" means the kernel sends flushes (FUA / cache flush) to the device; "write through"
 means it does not. Writing it changes only the kernel's behaviour, never the drive's own cache.
+
+An NVMe namespace's ``device`` link leads to its controller (``nvme0``), and the controller's
+``device`` link to its PCI function, which holds the PCIe link state (see :func:`nvme_pcie_link`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -136,3 +140,86 @@ def parse_write_cache(text: str | None) -> str:
 
 def is_virtual(name: str) -> bool:
     return name.startswith(VIRTUAL_PREFIXES)
+
+
+_PCIE_SPEED = re.compile(r"^(\d+(?:\.\d+)?) GT/s(?: PCIe)?$")
+_NVME_CTRL = re.compile(r"^nvme\d+$")
+
+
+def parse_pcie_link(speed: str | None, width: str | None) -> str | None:
+    """A PCI function's ``current_link_speed`` and ``current_link_width`` as one string.
+
+    The kernel prints them as (``drivers/pci/pci-sysfs.c``; kernels before 5.x omit ``PCIe``
+    and the ``.0``)::
+
+        8.0 GT/s PCIe
+        4
+
+    -> ``"PCIe 8.0 GT/s x4"``. None when the speed is ``Unknown`` or not in that form; the width
+    is left out when it is not a lane count (1 to 32).
+    """
+    m = _PCIE_SPEED.match((speed or "").strip())
+    if not m:
+        return None
+    gts = float(m.group(1))
+    if not 0 < gts < 1000:
+        return None
+    text = f"PCIe {gts:.1f} GT/s"
+    lanes = (width or "").strip()
+    if lanes.isdigit() and 1 <= int(lanes) <= 32:
+        text += f" x{int(lanes)}"
+    return text
+
+
+def nvme_controllers(disk: str, *, sysfs_root: str = "/sys") -> list[str]:
+    """The controllers (``nvme0``...) behind the NVMe namespace ``disk`` (``nvme0n1``).
+
+    ``<root>/block/nvme0n1/device`` links to the controller; with native NVMe multipath it links
+    to the subsystem (``nvme-subsys0``) instead, which lists each path's controller.
+    """
+    try:
+        target = Path(os.path.realpath(Path(sysfs_root) / "block" / disk / "device", strict=True))
+    except OSError:
+        return []
+    if _NVME_CTRL.match(target.name):
+        return [target.name]
+    try:
+        return sorted((p.name for p in target.iterdir() if _NVME_CTRL.match(p.name)), key=lambda n: int(n[4:]))
+    except OSError:
+        return []
+
+
+def nvme_pcie_link(disk: str, *, sysfs_root: str = "/sys") -> tuple[str | None, str | None]:
+    """(PCIe link of the NVMe namespace ``disk``, a note or None).
+
+    Reads ``<root>/class/nvme/<controller>/device/current_link_{speed,width}``. The note says why
+    the link is unknown (controllers on another transport - TCP, RDMA, FC, loop - have none), that
+    it runs below ``max_link_{speed,width}``, or that multipath controllers run at different links
+    (the first controller's is returned).
+    """
+    controllers = nvme_controllers(disk, sysfs_root=sysfs_root)
+    if not controllers:
+        return None, f"{disk}: no NVMe controller found in sysfs: PCIe link unknown"
+    links: dict[str, str] = {}
+    why = None
+    for ctrl in controllers:
+        transport = read_attr(sysfs_root, f"class/nvme/{ctrl}/transport")
+        if transport and transport != "pcie":
+            why = f"{ctrl} is an NVMe over {transport} controller: no PCIe link"
+            continue
+        pci = f"class/nvme/{ctrl}/device"
+        speed = read_attr(sysfs_root, f"{pci}/current_link_speed")
+        link = parse_pcie_link(speed, read_attr(sysfs_root, f"{pci}/current_link_width"))
+        if link is None:
+            why = f"{ctrl}: PCIe link speed " + (f"reads {speed!r}" if speed else "is not in sysfs") + ": unknown"
+            continue
+        links[ctrl] = link
+        best = parse_pcie_link(
+            read_attr(sysfs_root, f"{pci}/max_link_speed"), read_attr(sysfs_root, f"{pci}/max_link_width")
+        )
+        if best and best != link:
+            why = f"{ctrl} runs at {link}, below the {best} the drive supports"
+    distinct = sorted(set(links.values()), key=list(links.values()).index)
+    if len(distinct) > 1:
+        why = "paths run at different PCIe links: " + ", ".join(f"{ctrl} {link}" for ctrl, link in links.items())
+    return (distinct[0] if distinct else None), why
