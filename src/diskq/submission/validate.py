@@ -173,6 +173,8 @@ def _raw_data_problems(result: ResultDocument) -> list[Problem]:
         for i, p in enumerate(run.points):
             if p.fio is None:
                 out.append(Problem("", f"result.runs[{r}].points[{i}].fio", "raw fio output is missing"))
+        if run.nosync is not None and run.nosync.fio is None:
+            out.append(Problem("", f"result.runs[{r}].nosync.fio", "raw fio output is missing"))
     return out
 
 
