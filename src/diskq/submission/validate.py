@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from diskq.errors import DiskqError, SignatureError, SubmissionError
 from diskq.result import ResultDocument
 from diskq.submission import methods, paths
+from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
 from diskq.submission.figures import check_figures
 from diskq.submission.model import SAFE_TEXT, Submission
@@ -246,6 +247,7 @@ def _check(
             out.append(Problem("", "result.method", "legacy submissions use the community method"))
     else:
         out += _raw_data_problems(sub.result)
+        out += analysis_problems(sub.result)
 
     if sub.signature is None:
         if require_signature and not sub.legacy:
