@@ -23,7 +23,7 @@ from diskq.submission.canonical import CanonicalError
 from diskq.submission.figures import check_figures
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
-from diskq.submission.sign import payload_and_id, verify_payload
+from diskq.submission.sign import attribution_problem, payload_and_id, verify_payload
 
 __all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
 
@@ -257,6 +257,9 @@ def _check(
             verify_payload(sub, payload, allowed_signers=allowed_signers)
         except SignatureError as exc:
             out.append(Problem("", "signature", exc.message))
+        mismatch = attribution_problem(sub)
+        if mismatch:
+            out.append(Problem("", "contributor.github", mismatch))
 
     out += check_figures(sub.result)
     return out
