@@ -279,3 +279,35 @@ def test_cli_sign_refuses_to_sign_for_another_contributor(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert "diskq: error: contributor.github is 'torvalds' but the signature's principal is 'alice'" in err
     assert "Traceback" not in err and not (tmp_path / "submissions").exists()
+
+
+def test_an_integer_a_signature_cannot_hold_is_refused_when_signing_and_validating(tmp_path, capsys, monkeypatch):
+    key = keygen(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
+    doc = result_from(fio_runs())
+    doc.device.data_written_bytes = 2**60
+    sub = make_submission(doc, contributor=Contributor(github="octocat"))
+    with pytest.raises(SignatureError, match=r"cannot sign: result\.device\.data_written_bytes: integer "
+                                             r"1152921504606846976 is beyond \+-\(2\^53-1\)"):
+        sign_submission(sub, key, principal="octocat")
+    # signed anyway (by hand), then changed: 2^60 and 2^60 + 1 have the same canonical form
+    signed = _sign_by_hand(sub, key, "octocat", tmp_path)
+    path = _write(tmp_path, signed)
+    path.write_text(path.read_text().replace("1152921504606846976", "1152921504606846977"))
+    lines = [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
+    assert lines == [f"{path}: result.device.data_written_bytes: not acceptable JSON: integer 1152921504606846977 "
+                     "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+                     "cannot tell it from its neighbours"]
+    # diskq sign refuses the result document, with the member named
+    from diskq.cli import main
+
+    result = tmp_path / "result.json"
+    result.write_text(doc.to_json())
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["sign", str(result), "-f", str(key), "--github", "octocat"])
+    assert info.value.code != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == (f"diskq: error: cannot sign {result}: device.data_written_bytes: integer 1152921504606846976 "
+                      "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+                      "cannot tell it from its neighbours")

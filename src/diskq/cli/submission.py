@@ -69,13 +69,17 @@ def _load_for_signing(path: Path):
     from diskq.result import ResultDocument
     from diskq.submission.model import Submission
     from diskq.submission.problems import field_path
-    from diskq.submission.validate import parse_json
+    from diskq.submission.integers import describe
+    from diskq.submission.validate import UnsafeInteger, parse_json
 
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-    data = parse_json(raw)
+    try:
+        data = parse_json(raw)
+    except UnsafeInteger as exc:
+        raise InvalidInput(f"cannot sign {path}: {exc.field}: {describe(exc.text)}") from None
     kind = data.get("format") if isinstance(data, dict) else None
     model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
     if model is None:

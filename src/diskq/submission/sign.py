@@ -20,7 +20,7 @@ from pathlib import Path
 from diskq import proc
 from diskq.errors import SignatureError
 from diskq.result import ResultDocument
-from diskq.submission import sshsig
+from diskq.submission import integers, sshsig
 from diskq.submission.canonical import CanonicalError, canonicalize
 from diskq.submission.model import Contributor, Provenance, Signature, Submission
 
@@ -107,6 +107,9 @@ def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission
     if not key.exists():
         raise SignatureError(f"key {key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
     unsigned = Submission.model_validate(sub.model_dump(mode="json", exclude={"signature"}))
+    unsafe = integers.find(_json(unsigned), integers.unsafe_int)
+    if unsafe is not None:
+        raise SignatureError(f"cannot sign: {unsafe[0]}: {integers.describe(str(unsafe[1]))}")
     payload = signed_payload(unsigned)
     with tempfile.TemporaryDirectory(prefix="diskq-sign-") as tmp:
         msg = Path(tmp) / "submission.json"

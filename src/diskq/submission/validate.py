@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from diskq.errors import DiskqError, SignatureError, SubmissionError
 from diskq.result import ResultDocument
-from diskq.submission import methods, paths
+from diskq.submission import integers, methods, paths
 from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
 from diskq.submission.figures import check_figures
@@ -61,12 +61,91 @@ def _unique(pairs: list) -> dict:
     return obj
 
 
+class _Unsafe(_Reject):
+    pass
+
+
+def _safe_int(text: str) -> int:
+    if len(text) < 16:  # the usual case: far below 2^53
+        return int(text)
+    if integers.unsafe_text(text):
+        raise _Unsafe(text)
+    return int(text)
+
+
+class _Big:
+    """Where the second reading of a file found an integer beyond 2^53 - 1."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _marked_int(text: str):
+    return _Big(text) if integers.unsafe_text(text) else int(text)
+
+
 #: One strict decoder for every file (``json.loads`` with these hooks would build a new one per call).
 _DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+#: The same, refusing integers beyond 2^53 - 1: for text that may hold one (a hook per integer
+#: costs about half as much again as the reading itself, so it runs only where it can matter).
+_CHECKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
+                             parse_int=_safe_int)
+#: The same, marking such integers instead of refusing them: used only to say where one is.
+_MARKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
+                            parse_int=_marked_int)
+_DIGITS_AS_D = bytes.maketrans(b"0123456789", b"D" * 10)
+_SIXTEEN_DIGITS = b"D" * 16
+
+
+def _may_hold_long_integer(data: bytes) -> bool:
+    """Could ``data`` hold an integer of 16 digits or more (2^53 has 16)? False is certain: no run
+    of 16 digits stands where an integer can (a run after ``.`` is a fraction, after ``e`` ``e+``
+    ``e-`` an exponent). True may be a run inside a string: the exact reading then decides."""
+    marked = data.translate(_DIGITS_AS_D)
+    i = marked.find(_SIXTEEN_DIGITS)
+    while i >= 0:  # i is where a run of digits starts: runs are skipped whole
+        before = marked[i - 1:i]
+        if before == b"-" or before == b"+":
+            before = marked[i - 2:i - 1]
+            if before not in (b"e", b"E"):
+                return True
+        elif before not in (b".", b"e", b"E"):
+            return True
+        i += 16
+        while marked[i:i + 1] == b"D":
+            i += 1
+        i = marked.find(_SIXTEEN_DIGITS, i)
+    return False
+
+
+class UnsafeInteger(SubmissionError):
+    """An integer beyond 2^53 - 1: ``field`` is its path, ``detail`` the message without it."""
+
+    def __init__(self, field: str, text: str):
+        self.field = field
+        self.text = text
+        self.detail = f"not acceptable JSON: {integers.describe(text)}"
+        super().__init__(f"{field}: {self.detail}")
+
+
+def _decode(decoder: json.JSONDecoder, text: str):
+    try:
+        return decoder.decode(text)
+    except _Unsafe:
+        raise
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise SubmissionError("not acceptable JSON: nested too deeply") from None
+    except ValueError as exc:  # _Reject
+        raise SubmissionError(f"not acceptable JSON: {exc}") from None
 
 
 def parse_json(data: bytes):
-    """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason."""
+    """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason
+    (:class:`UnsafeInteger`, naming the member, for an integer beyond 2^53 - 1)."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise SubmissionError("file starts with a byte-order mark; save it as plain UTF-8")
     try:
@@ -76,13 +155,12 @@ def parse_json(data: bytes):
     # Every float is checked for overflow to infinity: cheaper than scanning the text for numbers
     # that might overflow first (the scan cost more than the check it saved).
     try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise SubmissionError("not acceptable JSON: nested too deeply") from None
-    except ValueError as exc:  # _Reject, or an integer with thousands of digits
-        raise SubmissionError(f"not acceptable JSON: {exc}") from None
+        return _decode(_CHECKING if _may_hold_long_integer(data) else _DECODER, text)
+    except _Unsafe:
+        pass
+    # Read again, marking the integers instead of stopping at the first, to name its member.
+    found = integers.find(_decode(_MARKING, text), lambda v: type(v) is _Big)
+    raise UnsafeInteger(found[0][:200], found[1].text) if found else UnsafeInteger("-", "?")
 
 
 def _read(path: Path, max_bytes: int) -> bytes:
@@ -109,6 +187,8 @@ def _load(path: Path, max_bytes: int, data: bytes | None = None) -> tuple[Submis
     try:
         data = _read(path, max_bytes) if data is None else _sized(data, max_bytes)
         obj = parse_json(data)
+    except UnsafeInteger as exc:
+        return None, [Problem(label, exc.field, exc.detail)]
     except SubmissionError as exc:
         return None, [Problem(label, "-", exc.message)]
     if not isinstance(obj, dict):
