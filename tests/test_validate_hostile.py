@@ -203,3 +203,58 @@ def test_the_parser_refuses_exactly_the_documents_holding_an_unsafe_integer(valu
         assert unsafe is not None and exc.field == unsafe[0]
     else:
         assert unsafe is None
+
+
+# ------------------------------------------------------------------- what a path may name
+
+
+def _cli_validate(*args: str, cwd: Path | None = None):
+    """The real CLI in a subprocess: a FIFO that were opened for reading would block it, and the
+    timeout turns that into a failure instead of a stuck test run."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "diskq", "validate", *args], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def test_a_symbolic_link_is_not_followed(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text(json.dumps(_BASE))
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    sub, problems = validate_file(link)
+    assert sub is None and [str(p) for p in problems] == [
+        f"{link}: -: is a symbolic link: symbolic links are not followed"]
+    tree = tmp_path / "tree"
+    (tree / "a").mkdir(parents=True)
+    (tree / "a" / "link.json").symlink_to(target)
+    (tree / "b").symlink_to(tmp_path)  # a link to a directory is not walked into either
+    out = _cli_validate(str(tree))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        f"{tree / 'b'}: -: is a symbolic link: symbolic links are not followed",
+        f"{tree / 'a' / 'link.json'}: -: is a symbolic link: symbolic links are not followed",
+    ]
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+
+    fifo = tmp_path / "x.json"
+    os.mkfifo(fifo)
+    for arg in (fifo, tmp_path):  # named, or found in a directory
+        out = _cli_validate(str(arg))
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stdout.splitlines() == [
+            f"{fifo}: -: is not a regular file (a FIFO, socket or device): only regular files are read"]
+
+
+def test_a_directory_without_submission_files_is_an_error(tmp_path):
+    empty = tmp_path / "emptydir"
+    (empty / "sub").mkdir(parents=True)
+    (empty / "notes.txt").write_text("no submissions here")
+    (empty / ".hidden.json").write_text("{}")
+    out = _cli_validate(str(empty))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [f"{empty}: -: no submission files under {empty}"]

@@ -8,9 +8,12 @@ nesting; the model is applied in strict mode (no "12" for 12); every finding is 
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
@@ -163,14 +166,39 @@ def parse_json(data: bytes):
     raise UnsafeInteger(found[0][:200], found[1].text) if found else UnsafeInteger("-", "?")
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _kind_problem(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link: symbolic links are not followed"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a submission file"
+    return "is not a regular file (a FIFO, socket or device): only regular files are read"
+
+
 def _read(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes: a regular file only, never through a symbolic link, and never waiting on
+    a FIFO (checked before opening, and again on what was opened, without blocking)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise SubmissionError("is a directory, not a submission file") from None
+        why = _kind_problem(os.lstat(path).st_mode)
+        if why:
+            raise SubmissionError(why)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # replaced by a link since
+            raise SubmissionError(_kind_problem(stat.S_IFLNK)) from None
         raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as f:
+        why = _kind_problem(os.fstat(fd).st_mode)
+        if why:
+            raise SubmissionError(why)
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as exc:
+            raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
     return _sized(data, max_bytes)
 
 
