@@ -65,13 +65,13 @@ def test_bench_sign_validate_and_edits_that_are_caught(bench_result, tmp_path):
     ok = _sign_and_validate(result, tmp_path / "as-measured", key, allowed)
     assert ok.returncode == 0 and _problems(ok) == [], ok.stdout + ok.stderr
 
-    # the 1-job fdatasync p99 decides etcd's verdict
+    # the 1-job fdatasync p99 decides etcd's verdict: claim a fortieth of it
     edited = json.loads(json.dumps(result))
-    edited["runs"][0]["points"][0]["sync_lat_us"]["p99"] = 500.0
+    edited["runs"][0]["points"][0]["sync_lat_us"]["p99"] /= 40
     out = _sign_and_validate(edited, tmp_path / "p99", key, allowed)
     assert out.returncode == 1
     p99 = [msg for field, msg in _problems(out) if field == "result.runs[0].points[0].sync_lat_us.p99"]
-    assert len(p99) == 1 and p99[0].startswith("500 us does not match fio's "), out.stdout
+    assert len(p99) == 1 and "does not match fio's" in p99[0], out.stdout
 
     # the flush-check step decides whether a run is safe
     edited = json.loads(json.dumps(result))
