@@ -174,8 +174,8 @@ def test_validation_reports_a_signed_file_that_claims_more_than_its_figures(tmp_
 
     assert check(doc) == []
     forged = doc.model_copy(deep=True)  # claims better whatever this machine measured
-    forged.verdicts.ceph_waldb.iops *= 10
-    forged.verdicts.postgres_wal.commits_per_s *= 10
+    forged.verdicts.ceph_waldb.iops = (forged.verdicts.ceph_waldb.iops or 1.0) * 10
+    forged.verdicts.postgres_wal.commits_per_s = (forged.verdicts.postgres_wal.commits_per_s or 1.0) * 10
     forged.runs[0].scaling.peak.iops *= 10
     lines = check(forged)
     assert [line.split(": ")[1] for line in lines] == ["result.runs[0].scaling", "result.verdicts"], lines
