@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diskq.analyse import annotate, criteria
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
@@ -180,3 +182,22 @@ def test_validation_reports_a_signed_file_that_claims_more_than_its_figures(tmp_
     lines = check(forged)
     assert [line.split(": ")[1] for line in lines] == ["result.runs[0].scaling", "result.verdicts"], lines
     assert all("claims a better outcome than its figures give" in line for line in lines)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    curve=st.dictionaries(st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 24, 32]), st.floats(0, 200_000), min_size=1),
+    nosync=st.none() | st.floats(0, 400_000),
+    cache=st.sampled_from(["on", "off", "unknown"]),
+    mechanism=st.sampled_from([None, "hdparm", "sysfs"]),
+    volatile=st.sampled_from([None, True, False]),
+)
+def test_a_document_analysed_by_diskq_never_claims_more_than_its_recomputation(curve, nosync, cache, mechanism,
+                                                                                volatile):
+    points = [Point(numjobs=n, iops=x, bw_bytes=x * 4096, total_ios=0, runtime_ms=0, lat_us=Latency(),
+                    sync_lat_us=Latency(p99=1e6 / x if x else None)) for n, x in sorted(curve.items())]
+    run = Run(write_cache=cache, cache_mechanism=mechanism, points=points)
+    if nosync is not None:
+        run.nosync = Point(numjobs=1, iops=nosync, bw_bytes=nosync * 4096, total_ios=0, runtime_ms=0, lat_us=Latency())
+    doc = annotate(ResultDocument(device=Device(volatile_write_cache=volatile), method=Method(), runs=[run]))
+    assert analysis_problems(doc) == []
