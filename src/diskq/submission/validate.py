@@ -1,9 +1,10 @@
 """Validation of submission files: everything that must hold before a file enters the database.
 
-Files come from strangers, so nothing here trusts its input: the JSON reader refuses NaN,
-Infinity, duplicate member names, byte-order marks, invalid UTF-8, oversize files and absurd
-nesting; the model is applied in strict mode (no "12" for 12); every finding is a
-:class:`Problem` of one line, and :func:`validate_file` never raises for a bad file.
+Files come from strangers, so nothing here trusts its input: only regular files are read, never
+through a symbolic link; the JSON reader refuses NaN, Infinity, duplicate member names,
+byte-order marks, invalid UTF-8, oversize files, absurd nesting and integers a signature cannot
+hold exactly (beyond 2^53 - 1); the model is applied in strict mode (no "12" for 12); every
+finding is a :class:`Problem` of one line, and :func:`validate_file` never raises for a bad file.
 """
 
 from __future__ import annotations
