@@ -64,7 +64,15 @@ def test_reading_fio_without_group_reporting_sums_the_jobs():
     assert why is None and fig.entries == 8 and fig.options["numjobs"] == "8"
     assert fig.iops == pytest.approx(sum(j["write"]["iops"] for j in data["jobs"]))
     assert fig.total_ios == sum(j["write"]["total_ios"] for j in data["jobs"])
-    assert fig.lat_pct_us == {"p50": None, "p99": None, "p999": None}  # per-job tables do not add up
+    # per-job tables do not add up: percentiles and maxima are the worst entry's, as bench records them
+    worst = max(j["write"]["clat_ns"]["percentile"]["99.000000"] for j in data["jobs"]) / 1000
+    assert fig.lat_pct_us["p99"] == pytest.approx(worst)
+    assert fig.lat_pct_us["max"] == pytest.approx(max(j["write"]["clat_ns"]["max"] for j in data["jobs"]) / 1000)
+    from diskq.bench.fio import point_from_json
+
+    bench = point_from_json(data, 8).lat_us
+    for name in ("p50", "p99", "p999", "max"):
+        assert getattr(bench, name) == pytest.approx(fig.lat_pct_us[name], abs=1e-3)
 
 
 @needs_fio

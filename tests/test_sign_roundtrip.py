@@ -226,3 +226,88 @@ def test_cli_validate_reports_a_duplicate_elsewhere_in_the_tree(tmp_path):
     both = CliRunner().invoke(app, ["validate", str(tmp_path / "submissions")])
     assert "file belongs at submissions/samsung/samsung-ssd-860-pro-512gb/" in both.stdout
     assert "duplicate: another submission has the same id" in both.stdout
+
+
+def _sign_by_hand(sub, key: Path, principal: str, tmp_path: Path):
+    """What an older diskq or a hand-made file could do: sign whatever the contributor says."""
+    from diskq.submission.model import Signature
+
+    unsigned = sub.model_copy(update={"signature": None})
+    msg = tmp_path / "payload"
+    msg.write_bytes(signed_payload(unsigned))
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-n", NAMESPACE, "-f", str(key), str(msg)], check=True)
+    armored = Path(f"{msg}.sig").read_text()
+    Path(f"{msg}.sig").unlink()
+    line = " ".join(Path(f"{key}.pub").read_text().split()[:2])
+    return unsigned.model_copy(update={"signature": Signature(namespace=NAMESPACE, principal=principal,
+                                                               public_key=line, signature=armored.strip())})
+
+
+def test_a_file_attributed_to_someone_else_than_its_signer_is_rejected(tmp_path):
+    key = keygen(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "alice", key)
+    sub = make_submission(result_from(fio_runs()), contributor=Contributor(github="torvalds"))
+    forged = _sign_by_hand(sub, key, "alice", tmp_path)
+    verify_signature(forged, allowed_signers=allowed)  # the signature itself is fine ...
+    path = _write(tmp_path, forged)
+    lines = [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
+    assert lines == [f"{path}: contributor.github: is 'torvalds' but the signature's principal is 'alice': "
+                     "a file is signed by its contributor"]  # ... the attribution is not
+    with pytest.raises(SignatureError, match="contributor.github is 'torvalds'"):
+        sign_submission(sub, key, principal="alice")
+
+
+def test_github_logins_compare_without_case(tmp_path):
+    key = keygen(tmp_path)
+    sub = make_submission(result_from(fio_runs()), contributor=Contributor(github="OctoCat"))
+    signed = sign_submission(sub, key, principal="octocat")
+    path = _write(tmp_path, signed)
+    assert validate_file(path, allowed_signers=allowed_signers(tmp_path / "allowed", "octocat", key))[1] == []
+
+
+def test_cli_sign_refuses_to_sign_for_another_contributor(tmp_path, monkeypatch, capsys):
+    from diskq.cli import main
+
+    key = keygen(tmp_path)
+    sub = make_submission(result_from(fio_runs()), contributor=Contributor(github="torvalds"))
+    src = tmp_path / "theirs.json"
+    src.write_text(dump(sub))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["sign", str(src), "-f", str(key), "--principal", "alice"])
+    assert info.value.code != 0
+    err = capsys.readouterr().err
+    assert "diskq: error: contributor.github is 'torvalds' but the signature's principal is 'alice'" in err
+    assert "Traceback" not in err and not (tmp_path / "submissions").exists()
+
+
+def test_an_integer_a_signature_cannot_hold_is_refused_when_signing_and_validating(tmp_path, capsys, monkeypatch):
+    key = keygen(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
+    doc = result_from(fio_runs())
+    doc.device.data_written_bytes = 2**60
+    sub = make_submission(doc, contributor=Contributor(github="octocat"))
+    with pytest.raises(SignatureError, match=r"cannot sign: result\.device\.data_written_bytes: integer "
+                                             r"1152921504606846976 is beyond \+-\(2\^53-1\)"):
+        sign_submission(sub, key, principal="octocat")
+    # signed anyway (by hand), then changed: 2^60 and 2^60 + 1 have the same canonical form
+    signed = _sign_by_hand(sub, key, "octocat", tmp_path)
+    path = _write(tmp_path, signed)
+    path.write_text(path.read_text().replace("1152921504606846976", "1152921504606846977"))
+    lines = [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
+    assert lines == [f"{path}: result.device.data_written_bytes: not acceptable JSON: integer 1152921504606846977 "
+                     "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+                     "cannot tell it from its neighbours"]
+    # diskq sign refuses the result document, with the member named
+    from diskq.cli import main
+
+    result = tmp_path / "result.json"
+    result.write_text(doc.to_json())
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["sign", str(result), "-f", str(key), "--github", "octocat"])
+    assert info.value.code != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == (f"diskq: error: cannot sign {result}: device.data_written_bytes: integer 1152921504606846976 "
+                      "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+                      "cannot tell it from its neighbours")

@@ -41,25 +41,54 @@ def _fio_runs_cached() -> str:
     return json.dumps(runs)
 
 
+@functools.lru_cache(maxsize=None)
+def _fio_nosync_cached() -> str:
+    work = Path(tempfile.mkdtemp(prefix="diskq-test-fio-"))
+    try:
+        args = [a if a != "--fdatasync=1" else "--fdatasync=0" for a in COMMUNITY_ARGS]
+        out = subprocess.run(["fio", f"--filename={work / 'target.img'}", "--size=16M", *args, "--numjobs=1"],
+                             check=True, capture_output=True, text=True).stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out[out.index("{"):]
+
+
+def fio_nosync_run() -> dict:
+    """Real fio JSON of the flush-check step: the community command at 1 job without fdatasync."""
+    return json.loads(_fio_nosync_cached())
+
+
+def nosync_point_from(data: dict) -> Point:
+    """The flush-check step's Point: the write's figures only (fio's fdatasync section is empty)."""
+    w = data["jobs"][0]["write"]
+    return Point(numjobs=1, iops=w["iops"], bw_bytes=w["bw_bytes"], total_ios=w["total_ios"], runtime_ms=w["runtime"],
+                 lat_us=_latency(w["clat_ns"]), sync_lat_us=None, fio=data)
+
+
 def fio_runs() -> dict[int, dict]:
     """Real fio JSON for numjobs 1 and 2 of the community command (a fresh copy each call)."""
     return {int(k): v for k, v in json.loads(_fio_runs_cached()).items()}
 
 
+def _latency(section: dict) -> Latency:
+    pct = section["percentile"]
+    return Latency(mean=section["mean"] / 1000, p50=pct["50.000000"] / 1000, p99=pct["99.000000"] / 1000,
+                   p999=pct["99.900000"] / 1000, max=section["max"] / 1000)
+
+
 def point_from(data: dict) -> Point:
-    """A Point read straight from group-reported fio JSON (independent of diskq's parsers)."""
+    """A Point read straight from group-reported fio JSON (independent of diskq's parsers):
+    every latency figure fio reports for the write and for the fdatasync."""
     job = data["jobs"][0]
     w = job["write"]
-    pct = w["clat_ns"]["percentile"]
     return Point(
         numjobs=int(job["job options"].get("numjobs", data.get("global options", {}).get("numjobs", 1))),
         iops=w["iops"],
         bw_bytes=w["bw_bytes"],
         total_ios=w["total_ios"],
         runtime_ms=w["runtime"],
-        lat_us=Latency(mean=w["clat_ns"]["mean"] / 1000, p50=pct["50.000000"] / 1000,
-                       p99=pct["99.000000"] / 1000, p999=pct["99.900000"] / 1000),
-        sync_lat_us=Latency(mean=job["sync"]["lat_ns"]["mean"] / 1000),
+        lat_us=_latency(w["clat_ns"]),
+        sync_lat_us=_latency(job["sync"]["lat_ns"]),
         fio=data,
     )
 

@@ -47,7 +47,7 @@ def test_real_runs_have_no_problems():
         (lambda p: setattr(p, "total_ios", p.total_ios + 5), "total_ios", "does not match fio's"),
         (lambda p: setattr(p, "runtime_ms", p.runtime_ms + 1), "runtime_ms", "does not match fio's"),
         (lambda p: setattr(p.lat_us, "mean", p.lat_us.mean * 0.5), "lat_us.mean", "does not match fio's"),
-        (lambda p: setattr(p.lat_us, "p99", p.lat_us.p99 + 10), "lat_us.p99", "does not match fio's"),
+        (lambda p: setattr(p.lat_us, "p99", p.lat_us.p99 * 1.5 + 10), "lat_us.p99", "does not match fio's"),
         (lambda p: setattr(p, "numjobs", 3), "numjobs", "fio ran 1"),
         (lambda p: p.fio["jobs"][0].update(error=5), "fio", "fio job reported error 5"),
         (lambda p: p.fio["global options"].update(rw="randwrite"), "fio", "rw=randwrite (needs write)"),
@@ -134,3 +134,99 @@ _option_values = st.text(max_size=210) | st.integers() | st.floats() | st.boolea
 def test_fio_options_shortcut_equals_the_general_reading(section):
     general = {str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))}
     assert dict(_options(section)) == general
+
+
+# ------------------------------------------------- every latency figure, the flush-check step
+
+
+@needs_fio
+@pytest.mark.parametrize("block", ["lat_us", "sync_lat_us"])
+@pytest.mark.parametrize("name", ["mean", "p50", "p99", "p999", "max"])
+def test_every_latency_figure_is_checked_against_raw_fio(block, name):
+    doc = result_from(fio_runs())
+    lat = getattr(doc.runs[0].points[0], block)
+    setattr(lat, name, getattr(lat, name) * 2 + 1)  # off by more than the tolerance, whatever was measured
+    where = f"result.runs[0].points[0].{block}.{name}"
+    problems = [p for p in check_figures(doc) if p.field == where]
+    assert len(problems) == 1 and "does not match fio's" in problems[0].message, [str(p) for p in check_figures(doc)]
+
+
+@needs_fio
+def test_a_verdict_figure_lowered_after_the_run_is_caught():
+    # etcd's verdict rests on the 1-job fdatasync p99: claiming a fraction of it must not pass
+    doc = result_from(fio_runs())
+    doc.runs[0].points[0].sync_lat_us.p99 /= 40
+    fields = _fields(doc)
+    assert fields == ["result.runs[0].points[0].sync_lat_us.p99"]
+
+
+@needs_fio
+@pytest.mark.parametrize("block, name", [("sync_lat_us", "p99"), ("sync_lat_us", "max"), ("lat_us", "max")])
+def test_a_figure_left_null_where_fio_reports_it_is_a_problem(block, name):
+    doc = result_from(fio_runs())
+    setattr(getattr(doc.runs[0].points[0], block), name, None)
+    problems = check_figures(doc)
+    assert [p.field for p in problems] == [f"result.runs[0].points[0].{block}.{name}"]
+    assert "is null but fio reports" in problems[0].message
+
+
+@needs_fio
+def test_fdatasync_latencies_left_out_where_fio_reports_them_are_a_problem():
+    doc = result_from(fio_runs())
+    doc.runs[0].points[1].sync_lat_us = None
+    problems = [p for p in check_figures(doc) if p.field == "result.runs[0].points[1].sync_lat_us"]
+    assert len(problems) == 1 and "fio reports fdatasync latencies" in problems[0].message
+
+
+@needs_fio
+def test_figures_fio_does_not_report_may_be_null():
+    runs = fio_runs()
+    for data in runs.values():
+        del data["jobs"][0]["sync"]["lat_ns"]["percentile"]
+        del data["jobs"][0]["write"]["clat_ns"]["max"]
+    doc = result_from(fio_runs())
+    for p, data in zip(doc.runs[0].points, runs.values()):
+        p.fio = data
+        p.sync_lat_us.p50 = p.sync_lat_us.p99 = p.sync_lat_us.p999 = p.lat_us.max = None
+    assert check_figures(doc) == []
+
+
+def _with_nosync(doc: ResultDocument) -> ResultDocument:
+    from tests.test_submission_support import fio_nosync_run, nosync_point_from
+
+    doc.runs[0].nosync = nosync_point_from(fio_nosync_run())
+    return doc
+
+
+@needs_fio
+def test_the_flush_check_step_is_checked_like_a_point():
+    assert check_figures(_with_nosync(result_from(fio_runs()))) == []
+    for edit, field in (
+        (lambda p: setattr(p, "iops", p.iops * 4), "iops"),
+        (lambda p: setattr(p.lat_us, "p99", p.lat_us.p99 / 10), "lat_us.p99"),
+        (lambda p: p.fio["global options"].update(fdatasync="1"), "fio"),
+    ):
+        doc = _with_nosync(result_from(fio_runs()))
+        edit(doc.runs[0].nosync)
+        assert f"result.runs[0].nosync.{field}" in _fields(doc), [str(p) for p in check_figures(doc)]
+
+
+@needs_fio
+def test_validation_requires_the_raw_fio_output_of_the_flush_check_step(tmp_path):
+    from diskq.submission.legacy import dump
+    from diskq.submission.sign import make_submission
+    from diskq.submission.validate import validate_file
+
+    doc = _with_nosync(result_from(fio_runs()))
+    sub = make_submission(doc)
+    path = tmp_path / f"{sub.id}.json"
+    path.write_text(dump(sub))
+    assert validate_file(path, require_signature=False)[1] == []
+    doc.runs[0].nosync.fio = None
+    doc.runs[0].nosync.iops = 1e5
+    doc.runs[0].nosync.bw_bytes = 1e5 * 4096
+    sub = make_submission(doc)
+    path = tmp_path / f"{sub.id}.json"
+    path.write_text(dump(sub))
+    lines = [str(p) for p in validate_file(path, require_signature=False)[1]]
+    assert f"{path}: result.runs[0].nosync.fio: raw fio output is missing" in lines

@@ -146,3 +146,115 @@ def test_unmodified_base_is_valid_apart_from_its_name(tmp_path):
     # The fuzz tests start from a valid file: only the temp file name is wrong.
     problems = validate_file(_write(tmp_path, json.dumps(_BASE)))[1]
     assert [p.field for p in problems] == ["id"]
+
+
+# ------------------------------------------------------------- integers a signature cannot hold
+
+_SAFE = 2**53 - 1
+
+
+@pytest.mark.parametrize("value, ok", [
+    (_SAFE, True), (-_SAFE, True), (_SAFE + 1, False), (-_SAFE - 1, False), (2**60 + 1, False), (10**40, False),
+])
+def test_integers_beyond_2_53_are_refused_with_their_path(value, ok):
+    from diskq.submission.validate import UnsafeInteger, parse_json
+
+    text = json.dumps({"result": {"runs": [{"x": 1.5}, {"points": [0, value]}]}}).encode()
+    if ok:
+        assert parse_json(text)["result"]["runs"][1]["points"][1] == value
+        return
+    with pytest.raises(UnsafeInteger) as info:
+        parse_json(text)
+    assert info.value.field == "result.runs[1].points[1]"
+    shown = str(value) if len(str(value)) <= 24 else f"{str(value)[:20]}... ({len(str(abs(value)))} digits)"
+    assert f"integer {shown} is beyond +-(2^53-1)" in info.value.detail and "\n" not in info.value.message
+
+
+def test_long_runs_of_digits_that_are_not_integers_are_fine():
+    from diskq.submission.validate import parse_json
+
+    text = b'{"a": 0.30000000000000004, "b": "12345678901234567890", "c": 1.2345678901234567e-12345678901234567,' \
+           b' "d": -0.12345678901234567890, "e": 5e+0000000000000000001}'
+    assert parse_json(text)["b"] == "12345678901234567890"
+
+
+def test_an_integer_thousands_of_digits_long_is_one_line():
+    from diskq.submission.validate import UnsafeInteger, parse_json
+
+    with pytest.raises(UnsafeInteger) as info:
+        parse_json(b'{"a": [-' + b"7" * 50_000 + b"]}")
+    assert info.value.field == "a[0]" and "(50000 digits)" in info.value.message and len(info.value.message) < 300
+
+
+@given(st.recursive(
+    st.integers(min_value=-(2**64), max_value=2**64) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet="0123456789.e-+ ab", max_size=30),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4), max_leaves=12,
+))
+def test_the_parser_refuses_exactly_the_documents_holding_an_unsafe_integer(value):
+    from diskq.submission.integers import find, unsafe_int
+    from diskq.submission.validate import UnsafeInteger, parse_json
+
+    text = json.dumps({"v": value}).encode()
+    unsafe = find({"v": value}, unsafe_int)
+    try:
+        parse_json(text)
+    except UnsafeInteger as exc:
+        assert unsafe is not None and exc.field == unsafe[0]
+    else:
+        assert unsafe is None
+
+
+# ------------------------------------------------------------------- what a path may name
+
+
+def _cli_validate(*args: str, cwd: Path | None = None):
+    """The real CLI in a subprocess: a FIFO that were opened for reading would block it, and the
+    timeout turns that into a failure instead of a stuck test run."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "diskq", "validate", *args], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def test_a_symbolic_link_is_not_followed(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text(json.dumps(_BASE))
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    sub, problems = validate_file(link)
+    assert sub is None and [str(p) for p in problems] == [
+        f"{link}: -: is a symbolic link: symbolic links are not followed"]
+    tree = tmp_path / "tree"
+    (tree / "a").mkdir(parents=True)
+    (tree / "a" / "link.json").symlink_to(target)
+    (tree / "b").symlink_to(tmp_path)  # a link to a directory is not walked into either
+    out = _cli_validate(str(tree))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        f"{tree / 'b'}: -: is a symbolic link: symbolic links are not followed",
+        f"{tree / 'a' / 'link.json'}: -: is a symbolic link: symbolic links are not followed",
+    ]
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+
+    fifo = tmp_path / "x.json"
+    os.mkfifo(fifo)
+    for arg in (fifo, tmp_path):  # named, or found in a directory
+        out = _cli_validate(str(arg))
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stdout.splitlines() == [
+            f"{fifo}: -: is not a regular file (a FIFO, socket or device): only regular files are read"]
+
+
+def test_a_directory_without_submission_files_is_an_error(tmp_path):
+    empty = tmp_path / "emptydir"
+    (empty / "sub").mkdir(parents=True)
+    (empty / "notes.txt").write_text("no submissions here")
+    (empty / ".hidden.json").write_text("{}")
+    out = _cli_validate(str(empty))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [f"{empty}: -: no submission files under {empty}"]

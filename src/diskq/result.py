@@ -13,9 +13,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from diskq.analyse.model import FlushCheck, Peak, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
+from diskq.analyse.model import json_integer, json_one
 
 CacheState = Literal["on", "off", "unknown"]
 Protocol = Literal["ata", "nvme", "scsi", "unknown"]
@@ -50,6 +51,8 @@ class Point(_Strict):
     steady_state: bool | None = Field(default=None, description="fio's steady-state detector ended the step early")
     interrupted: bool = False
     fio: dict[str, Any] | None = Field(default=None, description="fio's JSON output for this step, as printed")
+
+    _json_ints = field_validator("numjobs", "total_ios", "runtime_ms", mode="before")(json_integer)
 
 
 class Run(_Strict):
@@ -99,6 +102,11 @@ class Device(_Strict):
     sources: list[str] = Field(default_factory=list, description="where the identity was read from")
     notes: list[str] = Field(default_factory=list)
 
+    _json_ints = field_validator(
+        "capacity_bytes", "rotation_rpm", "logical_block_size", "physical_block_size", "percentage_used",
+        "data_written_bytes", "power_on_hours", "temperature_c", mode="before",
+    )(json_integer)
+
 
 class Method(_Strict):
     """How the figures were produced; documents with different (id, version) are never compared."""
@@ -113,6 +121,8 @@ class Method(_Strict):
     kernel: str | None = None
     diskq_version: str | None = None
 
+    _json_ints = field_validator("version", "max_jobs", mode="before")(json_integer)
+
 
 class ResultDocument(_Strict):
     format: Literal["diskq-result"] = "diskq-result"
@@ -124,6 +134,8 @@ class ResultDocument(_Strict):
     verdicts: Verdicts | None = None
     interrupted: bool = False
     notes: list[str] = Field(default_factory=list)
+
+    _json_one = field_validator("format_version", mode="before")(json_one)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return self.model_dump_json(indent=indent)

@@ -8,11 +8,30 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 ScalingClass = Literal["linear", "asymptotic", "regressing"]
 Tier = Literal["excellent", "good", "marginal", "unsuitable"]
 CacheState = Literal["on", "off", "unknown"]
+
+
+def json_integer(value):
+    """An integral number written with a fraction or an exponent (``1.0``, ``1e3``) as the integer
+    it is. JSON, JSON Schema and RFC 8785 know one kind of number, so ``"numjobs": 1.0`` is
+    ``"numjobs": 1`` to each of them (and to a signature); strict validation still refuses
+    ``1.5``, ``"1"`` and ``true``. Used as a ``mode="before"`` validator of every integer field."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+def json_one(value):
+    """:func:`json_integer` for a ``Literal[1]`` field, which must also refuse ``true``
+    (``True == 1`` in Python, not in JSON)."""
+    if type(value) is bool:
+        raise PydanticCustomError("literal_error", "Input should be 1")
+    return json_integer(value)
 
 
 class _Strict(BaseModel):
@@ -25,6 +44,8 @@ class Peak(_Strict):
     numjobs: int = Field(ge=1)
     iops: float = Field(ge=0)
 
+    _json_ints = field_validator("numjobs", mode="before")(json_integer)
+
 
 class UslFit(_Strict):
     """Universal Scalability Law fit X(N) = lambda*N / (1 + sigma*(N-1) + kappa*N*(N-1)).
@@ -34,7 +55,8 @@ class UslFit(_Strict):
     predicted throughput, null when the model never turns down (kappa = 0 or sigma >= 1).
     """
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+    # JSON and Python alike know the rate of one job only as "lambda" (``lambda_`` is the attribute).
+    model_config = ConfigDict(extra="forbid", validate_by_name=False, validate_by_alias=True, serialize_by_alias=True)
 
     sigma: float = Field(ge=0)
     kappa: float = Field(ge=0)
@@ -43,6 +65,8 @@ class UslFit(_Strict):
     r2: float = Field(description="coefficient of determination of the fit on the measured points")
     rmse: float = Field(ge=0, description="root mean square error, in IOPS")
     points: int = Field(ge=0)
+
+    _json_ints = field_validator("points", mode="before")(json_integer)
 
     def predict(self, n: float) -> float:
         """Predicted IOPS at ``n`` jobs."""
@@ -63,6 +87,8 @@ class Scaling(_Strict):
     usl: UslFit | None = None
     method: Literal["usl", "shape"]
     notes: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("knee", mode="before")(json_integer)
 
 
 class FlushCheck(_Strict):
@@ -107,6 +133,8 @@ class OsdsPerDevice(_Strict):
     cache_state: CacheState | None = None
     reasons: list[str] = Field(default_factory=list)
 
+    _json_ints = field_validator("n", mode="before")(json_integer)
+
 
 class Etcd(_Strict):
     """etcd: the 99th percentile of fdatasync latency at 1 job must stay below a limit."""
@@ -137,3 +165,5 @@ class Verdicts(_Strict):
     postgres_wal: PostgresWal
     criteria_version: int
     notes: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("criteria_version", mode="before")(json_integer)

@@ -76,7 +76,7 @@ def fit(points: Sequence[tuple[float, float]]) -> UslFit:
     return UslFit(
         sigma=sigma,
         kappa=kappa,
-        lambda_=lam * scale,
+        **{"lambda": lam * scale},
         n_max=n_max(sigma, kappa),
         r2=r2,
         rmse=math.sqrt(cost / len(xs)) * scale,

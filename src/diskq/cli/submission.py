@@ -26,9 +26,12 @@ Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
 VALIDATE_HELP = """Check submission files (or directories of them) before they enter the database.
 
 Prints one line per problem, `PATH: FIELD: message`, and exits 1 if there is any: not JSON,
-schema errors, unknown method, missing/invalid signature or one not matching --allowed-signers,
-edits after signing, figures that disagree with their raw fio data or with physics (Little's
-law, IOPS x 4 KiB, interface limits), duplicates, wrong path or file name, oversize files.
+integers beyond 2^53-1, schema errors, unknown method, missing/invalid signature or one not
+matching --allowed-signers, a contributor other than the signer, edits after signing, figures
+that disagree with their raw fio data or with physics (Little's law, IOPS x 4 KiB, interface
+limits), a stored analysis better than its figures give, duplicates, wrong path or file name,
+oversize files. Directories are searched for *.json without following symbolic links; only
+regular files are read, and a directory without submission files is a problem too.
 
 Example: diskq validate submissions/ --allowed-signers allowed_signers
 """
@@ -69,13 +72,17 @@ def _load_for_signing(path: Path):
     from diskq.result import ResultDocument
     from diskq.submission.model import Submission
     from diskq.submission.problems import field_path
-    from diskq.submission.validate import parse_json
+    from diskq.submission.integers import describe
+    from diskq.submission.validate import UnsafeInteger, parse_json
 
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-    data = parse_json(raw)
+    try:
+        data = parse_json(raw)
+    except UnsafeInteger as exc:
+        raise InvalidInput(f"cannot sign {path}: {exc.field}: {describe(exc.text)}") from None
     kind = data.get("format") if isinstance(data, dict) else None
     model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
     if model is None:
@@ -131,14 +138,25 @@ def sign_cmd(
     print(out)
 
 
-def _expand(paths_in: list[Path]) -> list[Path]:
+def _expand(paths_in: list[Path]):
+    """(files to validate, problems of the paths themselves): a directory is walked without
+    following symbolic links; one that holds no submission file is a problem, as is a link to a
+    directory inside it. Anything else named is validated as a file (which refuses links too)."""
+    from diskq.submission.paths import find_files
+    from diskq.submission.problems import Problem
+
     out: list[Path] = []
+    problems: list[Problem] = []
     for p in paths_in:
-        if p.is_dir():
-            out += sorted(q for q in p.rglob("*.json") if q.is_file())
+        if p.is_dir() and not p.is_symlink():
+            found, links = find_files(p)
+            problems += [Problem(str(q), "-", "is a symbolic link: symbolic links are not followed") for q in links]
+            if not found and not links:
+                problems.append(Problem(str(p), "-", f"no submission files under {p}"))
+            out += found
         else:
             out.append(p)
-    return out
+    return out, problems
 
 
 @app.command("validate", help=VALIDATE_HELP)
@@ -153,7 +171,7 @@ def validate_cmd(
     from diskq.submission.validate import validate_file
 
     err = stderr_console()
-    files = _expand(paths_in)
+    files, path_problems = _expand(paths_in)
     seen: set[str] = set()
     results = []
     tree_ids: dict[Path, dict[str, list[Path]]] = {}
@@ -163,14 +181,14 @@ def validate_cmd(
         if sub is not None and root is not None:
             if root not in tree_ids:
                 index: dict[str, list[Path]] = {}
-                for q in root.rglob("*.json"):
+                for q in paths.find_files(root)[0]:
                     index.setdefault(q.stem, []).append(q.absolute())
                 tree_ids[root] = index
             others = [q for q in tree_ids[root].get(sub.id, []) if q != f.absolute()]
             if others:
                 problems.append(Problem(str(f), "id", f"duplicate of {others[0]}"))
         results.append((f, sub, problems))
-    problems_all = [p for _, _, ps in results for p in ps]
+    problems_all = path_problems + [p for _, _, ps in results for p in ps]
     if as_json:
         print_json(json.dumps({
             "files": len(results),
@@ -182,9 +200,7 @@ def validate_cmd(
             typer.echo(str(p))
     bad = sum(1 for _, _, ps in results if ps)
     err.print(f"{len(results)} file(s) checked, {bad} with problems, {len(problems_all)} problem(s)")
-    if not files:
-        err.print("[yellow]note[/]: no submission files found")
-    if bad:
+    if bad or path_problems:
         raise typer.Exit(1)
 
 

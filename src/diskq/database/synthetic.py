@@ -53,15 +53,16 @@ def _iops(dev: dict, factor: float, n: int, rng: random.Random) -> float:
     return round(min(x, CAP[dev["protocol"]] * 0.9) * rng.uniform(0.95, 1.05), 2)
 
 
-def _fio(n: int, iops: float, bw: float, ios: int, lat_ns: float, sync_ns: float, pct: dict) -> dict:
+def _fio(n: int, iops: float, bw: float, ios: int, lat_ns: float, sync_ns: float, pct: dict, sync_pct: dict,
+         options: dict = FIO_OPTIONS) -> dict:
     return {
         "fio version": "fio-3.33",
-        "global options": FIO_OPTIONS,
+        "global options": options,
         "jobs": [{
             "jobname": "diskq", "error": 0, "job options": {"numjobs": str(n)},
             "write": {"iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime": RUNTIME_MS,
                       "clat_ns": {"mean": lat_ns, "percentile": pct}},
-            "sync": {"lat_ns": {"mean": sync_ns}},
+            "sync": {"lat_ns": {"mean": sync_ns, "percentile": sync_pct}},
         }],
     }
 
@@ -78,7 +79,18 @@ def _point(n: int, iops: float, *, raw: bool) -> dict:
         "lat_us": {"mean": lat_ns / 1000, "p50": pct["50.000000"] / 1000, "p99": pct["99.000000"] / 1000,
                    "p999": pct["99.900000"] / 1000},
         "sync_lat_us": {"mean": sync_ns / 1000, "p99": round(sync_ns * 1.9 / 1000, 3)},
-        "fio": _fio(n, iops, bw, ios, lat_ns, sync_ns, pct),
+        "fio": _fio(n, iops, bw, ios, lat_ns, sync_ns, pct, {"99.000000": round(sync_ns * 1.9)}),
+    }
+
+
+def _nosync_point(iops: float) -> dict:
+    """The flush-check step (1 job, no fdatasync), with its raw fio JSON like every measured step."""
+    lat_ns = round(1e9 / iops, 1)
+    bw, ios = iops * 4096, round(iops * RUNTIME_MS / 1000)
+    return {
+        "numjobs": 1, "iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime_ms": RUNTIME_MS,
+        "lat_us": {"mean": lat_ns / 1000},
+        "fio": _fio(1, iops, bw, ios, lat_ns, 0, {}, {}, options={**FIO_OPTIONS, "fdatasync": "0"}),
     }
 
 
@@ -99,9 +111,7 @@ def _run(rng: random.Random, dev: dict, state: str, legacy: bool, multi: bool) -
     if not legacy and state == "on":
         solo = points[0]["iops"]
         nosync = round(min(solo * (1.05 if dev["lies"] else rng.uniform(5, 30)), CAP[dev["protocol"]], 900_000), 2)
-        nosync_point = _point(1, nosync, raw=False)
-        nosync_point["lat_us"] = {"mean": round(1e6 / nosync, 3)}
-        run["nosync"] = nosync_point
+        run["nosync"] = _nosync_point(nosync)
     return run
 
 
@@ -151,8 +161,11 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
             run["cache_mechanism"] = cache_mechanism
             run["cache_changed"] = state == "off"
         if nosync and state in nosync:
-            run["nosync"] = _point(1, float(nosync[state]), raw=False)
-            run["nosync"]["lat_us"] = {"mean": round(1e6 / nosync[state], 3)}
+            if legacy:
+                run["nosync"] = _point(1, float(nosync[state]), raw=False)
+                run["nosync"]["lat_us"] = {"mean": round(1e6 / nosync[state], 3)}
+            else:
+                run["nosync"] = _nosync_point(float(nosync[state]))
         runs.append(run)
     return {
         "created": (created or datetime(2025, 1, 1, tzinfo=timezone.utc)).isoformat(),

@@ -1,8 +1,10 @@
 """Are a result's figures what its raw fio data says, and are they physically possible?
 
 Every point that carries fio's JSON is recomputed from it (IOPS and bandwidth summed over job
-entries, latencies weighted by I/O count) and must match what the point claims. Every point,
-raw data or not, must also obey:
+entries, mean latencies weighted by I/O count, percentiles and maxima of the worst job entry as
+``diskq bench`` records them) and must match what the point claims: every latency figure of the
+write and of the fdatasync, and a figure left null where fio reports it is a disagreement too.
+Every point, raw data or not, must also obey:
 
 * bandwidth = IOPS x 4 KiB (each I/O writes one 4 KiB block);
 * Little's law at iodepth 1: each job has one I/O in flight, so IOPS <= numjobs / (write latency
@@ -77,9 +79,18 @@ def _options(section: dict) -> dict[str, str]:
     return {str(k): _text(v) for k, v in section.items() if isinstance(v, (str, int, float))}
 
 
+#: Latency figures of a point other than the mean, and fio's percentile key of each.
+_PERCENTILES = (("p50", "50.000000"), ("p99", "99.000000"), ("p999", "99.900000"))
+
+
 @dataclass
 class FioFigures:
-    """What fio's JSON for one step says, reduced to the figures a Point holds."""
+    """What fio's JSON for one step says, reduced to the figures a Point holds.
+
+    ``lat_pct_us`` and ``sync_pct_us`` hold p50, p99, p999 and max in microseconds; with one job
+    entry (group_reporting) they are that entry's, with several the worst entry's (the bound
+    ``diskq bench`` records). ``sync_*`` come from the entries whose fdatasync took any time.
+    """
 
     version: str | None
     options: dict[str, str]
@@ -91,7 +102,33 @@ class FioFigures:
     lat_mean_us: float | None
     lat_pct_us: dict[str, float | None]
     sync_mean_us: float | None
+    sync_pct_us: dict[str, float | None]
     errors: list[str]
+
+
+_NO_TAIL = {"p50": None, "p99": None, "p999": None, "max": None}
+
+
+def _tail(sections: list) -> dict[str, float | None]:
+    """p50, p99, p999 and max in microseconds over fio latency sections (``clat_ns``, ``lat_ns``):
+    each the largest any section reports, None where none reports it."""
+    out: dict[str, float | None] = {}
+    if len(sections) == 1:  # the usual case: group_reporting, one entry
+        section = sections[0]
+        table = section.get("percentile")
+        for name, key in _PERCENTILES:
+            v = _num(table, key)
+            out[name] = v / 1000 if v is not None and v >= 0 else None
+        v = _num(section, "max")
+        out["max"] = v / 1000 if v is not None and v >= 0 else None
+        return out
+    tables = [s.get("percentile") for s in sections]
+    for name, key in _PERCENTILES:
+        vals = [v for v in (_num(t, key) for t in tables) if v is not None and v >= 0]
+        out[name] = max(vals) / 1000 if vals else None
+    vals = [v for v in (_num(s, "max") for s in sections) if v is not None and v >= 0]
+    out["max"] = max(vals) / 1000 if vals else None
+    return out
 
 
 def read_fio(data) -> tuple[FioFigures | None, str | None]:
@@ -119,6 +156,8 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
     total = runtime = 0
     lat_weighted = sync_weighted = 0.0
     lat_n = sync_n = 0
+    lat_sections: list[dict] = []
+    sync_sections: list[dict] = []
     for job in jobs:
         err = job.get("error", 0)
         if err not in (0, None):
@@ -139,22 +178,20 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
         bw += j_bw
         total += int(j_ios)
         runtime = max(runtime, int(j_rt))
-        mean = _num(write.get("clat_ns"), "mean")
-        if mean is not None:
-            lat_weighted += mean * j_ios
-            lat_n += int(j_ios)
+        clat = write.get("clat_ns")
+        if isinstance(clat, dict):
+            lat_sections.append(clat)
+            mean = _num(clat, "mean")
+            if mean is not None:
+                lat_weighted += mean * j_ios
+                lat_n += int(j_ios)
         sync = job.get("sync")
-        smean = _num(sync.get("lat_ns"), "mean") if isinstance(sync, dict) else None
+        slat = sync.get("lat_ns") if isinstance(sync, dict) else None
+        smean = _num(slat, "mean")
         if smean is not None and smean > 0:
+            sync_sections.append(slat)
             sync_weighted += smean * j_ios
             sync_n += int(j_ios)
-    pct: dict[str, float | None] = {"p50": None, "p99": None, "p999": None}
-    if len(jobs) == 1:
-        clat = jobs[0]["write"].get("clat_ns")
-        table = clat.get("percentile") if isinstance(clat, dict) else None
-        for name, key in (("p50", "50.000000"), ("p99", "99.000000"), ("p999", "99.900000")):
-            v = _num(table, key)
-            pct[name] = v / 1000 if v is not None else None
     return (
         FioFigures(
             version=version if isinstance(version, str) else None,
@@ -165,8 +202,9 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
             total_ios=total,
             runtime_ms=runtime,
             lat_mean_us=lat_weighted / lat_n / 1000 if lat_n else None,
-            lat_pct_us=pct,
+            lat_pct_us=_tail(lat_sections) if lat_sections else dict(_NO_TAIL),
             sync_mean_us=sync_weighted / sync_n / 1000 if sync_n else None,
+            sync_pct_us=_tail(sync_sections) if sync_sections else dict(_NO_TAIL),
             errors=errors,
         ),
         None,
@@ -187,6 +225,24 @@ def link_limit(device: Device) -> tuple[float, str] | None:
     if device.protocol in PROTOCOL_BYTES_PER_S:
         return PROTOCOL_BYTES_PER_S[device.protocol], f"fastest {device.protocol.upper()} link"
     return None
+
+
+def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float | None], bad) -> None:
+    """Every figure of ``lat`` (a :class:`~diskq.result.Latency`) against fio's."""
+    for field, mine, theirs in (
+        ("mean", lat.mean, mean),
+        ("p50", lat.p50, tail["p50"]),
+        ("p99", lat.p99, tail["p99"]),
+        ("p999", lat.p999, tail["p999"]),
+        ("max", lat.max, tail["max"]),
+    ):
+        if mine is None:
+            if theirs is not None:
+                bad(f"{name}.{field}", f"is null but fio reports {theirs:g} us")
+        elif theirs is None:
+            bad(f"{name}.{field}", f"{mine:g} has no counterpart in the fio data")
+        elif not _close(mine, theirs, 1e-3, 0.01):
+            bad(f"{name}.{field}", f"{mine:g} us does not match fio's {theirs:g} us")
 
 
 def _point_problems(
@@ -225,21 +281,11 @@ def _point_problems(
                 bad("total_ios", f"{p.total_ios} does not match fio's {fig.total_ios}")
             if p.runtime_ms != fig.runtime_ms:
                 bad("runtime_ms", f"{p.runtime_ms} does not match fio's {fig.runtime_ms}")
-            lat, pct = p.lat_us, fig.lat_pct_us
-            pairs = (
-                ("lat_us.mean", lat.mean, fig.lat_mean_us),
-                ("lat_us.p50", lat.p50, pct["p50"]),
-                ("lat_us.p99", lat.p99, pct["p99"]),
-                ("lat_us.p999", lat.p999, pct["p999"]),
-                ("sync_lat_us.mean", p.sync_lat_us.mean if p.sync_lat_us else None, fig.sync_mean_us),
-            )
-            for name, mine, theirs in pairs:
-                if mine is None:
-                    continue
-                if theirs is None:
-                    bad(name, f"{mine:g} has no counterpart in the fio data")
-                elif not _close(mine, theirs, 1e-3, 0.01):
-                    bad(name, f"{mine:g} us does not match fio's {theirs:g} us")
+            _latency_problems("lat_us", p.lat_us, fig.lat_mean_us, fig.lat_pct_us, bad)
+            if p.sync_lat_us is not None:
+                _latency_problems("sync_lat_us", p.sync_lat_us, fig.sync_mean_us, fig.sync_pct_us, bad)
+            elif fig.sync_mean_us is not None:
+                bad("sync_lat_us", f"is null but fio reports fdatasync latencies (mean {fig.sync_mean_us:g} us)")
 
     # --- physics, for every point
     if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, 2e-3, BLOCK):

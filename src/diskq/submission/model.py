@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from diskq.analyse.model import json_one
 from diskq.result import ResultDocument
 
 
@@ -53,3 +54,5 @@ class Submission(_Strict):
     provenance: Provenance | None = None
     result: ResultDocument
     signature: Signature | None = None
+
+    _json_one = field_validator("format_version", mode="before")(json_one)

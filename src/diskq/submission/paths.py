@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from pathlib import Path, PurePosixPath
@@ -55,3 +56,23 @@ def find_root(path: Path) -> Path | None:
         if parent.name == SUBMISSIONS_DIR:
             return parent
     return None
+
+
+def find_files(directory: Path) -> tuple[list[Path], list[Path]]:
+    """Every ``*.json`` below ``directory`` in sorted order, hidden files and directories left out
+    (as ``db build`` reads a tree), and the symbolic links to directories met on the way, which
+    are not followed. Symbolic links to files are listed: reading them is refused, with a reason."""
+    found: list[Path] = []
+    links: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        keep = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            if os.path.islink(os.path.join(dirpath, name)):
+                links.append(Path(dirpath, name))
+            else:
+                keep.append(name)
+        dirnames[:] = keep
+        found.extend(Path(dirpath, f) for f in filenames if f.endswith(".json") and not f.startswith("."))
+    return sorted(found), sorted(links)

@@ -20,7 +20,7 @@ from pathlib import Path
 from diskq import proc
 from diskq.errors import SignatureError
 from diskq.result import ResultDocument
-from diskq.submission import sshsig
+from diskq.submission import integers, sshsig
 from diskq.submission.canonical import CanonicalError, canonicalize
 from diskq.submission.model import Contributor, Provenance, Signature, Submission
 
@@ -78,6 +78,17 @@ def signed_payload(sub: Submission) -> bytes:
     return payload_and_id(sub)[0]
 
 
+def attribution_problem(sub: Submission, principal: str | None = None) -> str | None:
+    """Why ``sub`` is attributed to someone other than its signer (``principal``, by default the
+    signature's), or None. GitHub logins are case-insensitive, so the comparison is too."""
+    github = sub.contributor.github if sub.contributor is not None else None
+    if principal is None:
+        principal = sub.signature.principal if sub.signature is not None else None
+    if github is None or principal is None or github.lower() == principal.lower():
+        return None
+    return f"is {github!r} but the signature's principal is {principal[:100]!r}: a file is signed by its contributor"
+
+
 def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission:
     """Sign ``sub`` with the SSH key ``key`` (a private key, or a public key whose private half
     ssh-agent or a security key holds) and return it with its ``signature`` block filled in.
@@ -88,10 +99,17 @@ def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission
     """
     if not _PRINCIPAL.match(principal or ""):
         raise SignatureError(f"principal {principal!r} must be 1-100 of A-Z a-z 0-9 . _ @ + -")
+    mismatch = attribution_problem(sub, principal)
+    if mismatch:
+        raise SignatureError(f"contributor.github {mismatch}",
+                             hint="sign with --github set to the contributor's login, or change the contributor")
     key = Path(key).expanduser()
     if not key.exists():
         raise SignatureError(f"key {key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
     unsigned = Submission.model_validate(sub.model_dump(mode="json", exclude={"signature"}))
+    unsafe = integers.find(_json(unsigned), integers.unsafe_int)
+    if unsafe is not None:
+        raise SignatureError(f"cannot sign: {unsafe[0]}: {integers.describe(str(unsafe[1]))}")
     payload = signed_payload(unsigned)
     with tempfile.TemporaryDirectory(prefix="diskq-sign-") as tmp:
         msg = Path(tmp) / "submission.json"

@@ -1,28 +1,33 @@
 """Validation of submission files: everything that must hold before a file enters the database.
 
-Files come from strangers, so nothing here trusts its input: the JSON reader refuses NaN,
-Infinity, duplicate member names, byte-order marks, invalid UTF-8, oversize files and absurd
-nesting; the model is applied in strict mode (no "12" for 12); every finding is a
-:class:`Problem` of one line, and :func:`validate_file` never raises for a bad file.
+Files come from strangers, so nothing here trusts its input: only regular files are read, never
+through a symbolic link; the JSON reader refuses NaN, Infinity, duplicate member names,
+byte-order marks, invalid UTF-8, oversize files, absurd nesting and integers a signature cannot
+hold exactly (beyond 2^53 - 1); the model is applied in strict mode (no "12" for 12); every
+finding is a :class:`Problem` of one line, and :func:`validate_file` never raises for a bad file.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
 from diskq.errors import DiskqError, SignatureError, SubmissionError
 from diskq.result import ResultDocument
-from diskq.submission import methods, paths
+from diskq.submission import integers, methods, paths
+from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
 from diskq.submission.figures import check_figures
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
-from diskq.submission.sign import payload_and_id, verify_payload
+from diskq.submission.sign import attribution_problem, payload_and_id, verify_payload
 
 __all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
 
@@ -60,12 +65,91 @@ def _unique(pairs: list) -> dict:
     return obj
 
 
+class _Unsafe(_Reject):
+    pass
+
+
+def _safe_int(text: str) -> int:
+    if len(text) < 16:  # the usual case: far below 2^53
+        return int(text)
+    if integers.unsafe_text(text):
+        raise _Unsafe(text)
+    return int(text)
+
+
+class _Big:
+    """Where the second reading of a file found an integer beyond 2^53 - 1."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _marked_int(text: str):
+    return _Big(text) if integers.unsafe_text(text) else int(text)
+
+
 #: One strict decoder for every file (``json.loads`` with these hooks would build a new one per call).
 _DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
+#: The same, refusing integers beyond 2^53 - 1: for text that may hold one (a hook per integer
+#: costs about half as much again as the reading itself, so it runs only where it can matter).
+_CHECKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
+                             parse_int=_safe_int)
+#: The same, marking such integers instead of refusing them: used only to say where one is.
+_MARKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
+                            parse_int=_marked_int)
+_DIGITS_AS_D = bytes.maketrans(b"0123456789", b"D" * 10)
+_SIXTEEN_DIGITS = b"D" * 16
+
+
+def _may_hold_long_integer(data: bytes) -> bool:
+    """Could ``data`` hold an integer of 16 digits or more (2^53 has 16)? False is certain: no run
+    of 16 digits stands where an integer can (a run after ``.`` is a fraction, after ``e`` ``e+``
+    ``e-`` an exponent). True may be a run inside a string: the exact reading then decides."""
+    marked = data.translate(_DIGITS_AS_D)
+    i = marked.find(_SIXTEEN_DIGITS)
+    while i >= 0:  # i is where a run of digits starts: runs are skipped whole
+        before = marked[i - 1:i]
+        if before == b"-" or before == b"+":
+            before = marked[i - 2:i - 1]
+            if before not in (b"e", b"E"):
+                return True
+        elif before not in (b".", b"e", b"E"):
+            return True
+        i += 16
+        while marked[i:i + 1] == b"D":
+            i += 1
+        i = marked.find(_SIXTEEN_DIGITS, i)
+    return False
+
+
+class UnsafeInteger(SubmissionError):
+    """An integer beyond 2^53 - 1: ``field`` is its path, ``detail`` the message without it."""
+
+    def __init__(self, field: str, text: str):
+        self.field = field
+        self.text = text
+        self.detail = f"not acceptable JSON: {integers.describe(text)}"
+        super().__init__(f"{field}: {self.detail}")
+
+
+def _decode(decoder: json.JSONDecoder, text: str):
+    try:
+        return decoder.decode(text)
+    except _Unsafe:
+        raise
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise SubmissionError("not acceptable JSON: nested too deeply") from None
+    except ValueError as exc:  # _Reject
+        raise SubmissionError(f"not acceptable JSON: {exc}") from None
 
 
 def parse_json(data: bytes):
-    """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason."""
+    """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason
+    (:class:`UnsafeInteger`, naming the member, for an integer beyond 2^53 - 1)."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise SubmissionError("file starts with a byte-order mark; save it as plain UTF-8")
     try:
@@ -75,23 +159,47 @@ def parse_json(data: bytes):
     # Every float is checked for overflow to infinity: cheaper than scanning the text for numbers
     # that might overflow first (the scan cost more than the check it saved).
     try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise SubmissionError("not acceptable JSON: nested too deeply") from None
-    except ValueError as exc:  # _Reject, or an integer with thousands of digits
-        raise SubmissionError(f"not acceptable JSON: {exc}") from None
+        return _decode(_CHECKING if _may_hold_long_integer(data) else _DECODER, text)
+    except _Unsafe:
+        pass
+    # Read again, marking the integers instead of stopping at the first, to name its member.
+    found = integers.find(_decode(_MARKING, text), lambda v: type(v) is _Big)
+    raise UnsafeInteger(found[0][:200], found[1].text) if found else UnsafeInteger("-", "?")
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _kind_problem(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link: symbolic links are not followed"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a submission file"
+    return "is not a regular file (a FIFO, socket or device): only regular files are read"
 
 
 def _read(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes: a regular file only, never through a symbolic link, and never waiting on
+    a FIFO (checked before opening, and again on what was opened, without blocking)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise SubmissionError("is a directory, not a submission file") from None
+        why = _kind_problem(os.lstat(path).st_mode)
+        if why:
+            raise SubmissionError(why)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # replaced by a link since
+            raise SubmissionError(_kind_problem(stat.S_IFLNK)) from None
         raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as f:
+        why = _kind_problem(os.fstat(fd).st_mode)
+        if why:
+            raise SubmissionError(why)
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as exc:
+            raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
     return _sized(data, max_bytes)
 
 
@@ -108,6 +216,8 @@ def _load(path: Path, max_bytes: int, data: bytes | None = None) -> tuple[Submis
     try:
         data = _read(path, max_bytes) if data is None else _sized(data, max_bytes)
         obj = parse_json(data)
+    except UnsafeInteger as exc:
+        return None, [Problem(label, exc.field, exc.detail)]
     except SubmissionError as exc:
         return None, [Problem(label, "-", exc.message)]
     if not isinstance(obj, dict):
@@ -173,6 +283,8 @@ def _raw_data_problems(result: ResultDocument) -> list[Problem]:
         for i, p in enumerate(run.points):
             if p.fio is None:
                 out.append(Problem("", f"result.runs[{r}].points[{i}].fio", "raw fio output is missing"))
+        if run.nosync is not None and run.nosync.fio is None:
+            out.append(Problem("", f"result.runs[{r}].nosync.fio", "raw fio output is missing"))
     return out
 
 
@@ -244,6 +356,7 @@ def _check(
             out.append(Problem("", "result.method", "legacy submissions use the community method"))
     else:
         out += _raw_data_problems(sub.result)
+        out += analysis_problems(sub.result)
 
     if sub.signature is None:
         if require_signature and not sub.legacy:
@@ -253,6 +366,9 @@ def _check(
             verify_payload(sub, payload, allowed_signers=allowed_signers)
         except SignatureError as exc:
             out.append(Problem("", "signature", exc.message))
+        mismatch = attribution_problem(sub)
+        if mismatch:
+            out.append(Problem("", "contributor.github", mismatch))
 
     out += check_figures(sub.result)
     return out
