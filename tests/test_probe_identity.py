@@ -563,3 +563,16 @@ def test_identify_real_loop_device_falls_back_to_sysfs(loop_wb):  # noqa: F811
     assert "sysfs" in dev.sources and "smartctl" not in dev.sources
     assert any("Unable to detect device type" in n for n in dev.notes)  # smartctl's own words, kept
     assert dev.write_cache == "on" and dev.cache_toggle == "sysfs"
+
+
+def test_petabytes_written_beyond_what_a_signed_document_holds_are_kept_in_a_note():
+    # an NVMe drive that wrote 20 PB: data_units_written counts 512 000-byte units
+    units = 20 * 10**15 // 512_000
+    data = {"device": {"protocol": "NVMe"}, "model_name": "BIG NVME", "user_capacity": {"bytes": 30 * 10**12},
+            "nvme_smart_health_information_log": {"data_units_written": units}}
+    dev = identity_from_smartctl_json(data)
+    assert dev.data_written_bytes is None
+    assert any(f"data written: {units * 512_000} bytes" in n for n in dev.notes)
+    # below the limit the figure is kept as it is
+    data["nvme_smart_health_information_log"]["data_units_written"] = 10**6
+    assert identity_from_smartctl_json(data).data_written_bytes == 512_000 * 10**6

@@ -171,6 +171,20 @@ def _in_range(value: Any, what: str, notes: list[str], *, source: str = "smartct
     return n
 
 
+#: Largest integer a signed submission carries exactly: RFC 8785 canonical JSON writes numbers as
+#: IEEE doubles, so validation refuses integers beyond 2^53 - 1.
+MAX_SIGNABLE = 2**53 - 1
+
+
+def _signable(value: int | None, what: str, notes: list[str]) -> int | None:
+    """``value``, or None with the figure kept in a note when a signed document cannot hold it
+    exactly (9 PB and more written is real on large enterprise drives)."""
+    if value is None or value <= MAX_SIGNABLE:
+        return value
+    notes.append(f"{what}: {value} bytes, more than a signed result holds exactly (2^53 - 1): kept in this note only")
+    return None
+
+
 def _show(value: Any) -> str:
     """A short printable form of a rejected value (a 300-digit integer is not shown whole)."""
     text = repr(value)
@@ -532,7 +546,7 @@ def identity_from_smartctl_json(data: dict, *, salt: str = DEFAULT_SALT) -> Devi
         physical_block_size=pbs,
         interface_speed=speed,
         percentage_used=used,
-        data_written_bytes=written,
+        data_written_bytes=_signable(written, "data written", notes),
         power_on_hours=_in_range(hours, "power-on hours", notes) if hours is not None else None,
         temperature_c=_in_range(temperature, "temperature", notes) if temperature is not None else None,
         write_cache=write_cache,
