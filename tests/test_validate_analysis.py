@@ -201,3 +201,21 @@ def test_a_document_analysed_by_diskq_never_claims_more_than_its_recomputation(c
         run.nosync = Point(numjobs=1, iops=nosync, bw_bytes=nosync * 4096, total_ios=0, runtime_ms=0, lat_us=Latency())
     doc = annotate(ResultDocument(device=Device(volatile_write_cache=volatile), method=Method(), runs=[run]))
     assert analysis_problems(doc) == []
+
+
+def test_a_memory_backed_result_is_not_a_submission(tmp_path):
+    # diskq bench marks a RAM disk, zram or a file on tmpfs with a note; such a figure says nothing
+    # about a drive and must not reach the device database
+    from diskq.analyse.verdicts import MEMORY_BACKED
+    from diskq.database.synthetic import result_document, submission, write_submission
+    from diskq.submission.validate import validate_file
+
+    result = result_document("Linux zram", {"on": {1: 60000.0, 2: 100000.0}})
+    clean = write_submission(tmp_path / "a", submission(result))
+    _, problems = validate_file(clean, root=tmp_path / "a", require_signature=False)
+    assert problems == []
+    result["notes"] = [f"{MEMORY_BACKED} /dev/zram0 is RAM (zram): figures measure memory, not a drive"]
+    path = write_submission(tmp_path / "b", submission(result))
+    _, problems = validate_file(path, root=tmp_path / "b", require_signature=False)
+    assert [(p.field, p.message) for p in problems] == [
+        ("result.notes[0]", "measured a memory-backed target, not a drive: not a submission")]

@@ -277,6 +277,18 @@ def _path_problems(sub: Submission, path: Path, root: Path | None) -> list[Probl
     return out
 
 
+def _memory_backed_problems(result) -> list[Problem]:
+    """A bench of a RAM disk, zram or a file on tmpfs measures memory, not a drive: it has no
+    place in the device database (diskq bench marks such documents with a note)."""
+    from diskq.analyse.verdicts import MEMORY_BACKED
+
+    return [
+        Problem("", f"result.notes[{i}]", "measured a memory-backed target, not a drive: not a submission")
+        for i, note in enumerate(result.notes)
+        if isinstance(note, str) and note.startswith(MEMORY_BACKED)
+    ]
+
+
 def _raw_data_problems(result: ResultDocument) -> list[Problem]:
     out = []
     for r, run in enumerate(result.runs):
@@ -357,6 +369,7 @@ def _check(
     else:
         out += _raw_data_problems(sub.result)
         out += analysis_problems(sub.result)
+        out += _memory_backed_problems(sub.result)
 
     if sub.signature is None:
         if require_signature and not sub.legacy:
