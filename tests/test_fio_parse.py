@@ -217,3 +217,21 @@ def test_command_line_is_the_community_method():
     steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=fio.SteadyState())
     assert steady["ss"] == "iops:5%" and steady["ss_dur"] == "3s"
     assert fio.base_options(runtime_s=5, region_bytes=1 << 20, steady=None, fdatasync=False)["fdatasync"] == "0"
+
+
+def test_iops_spread_from_recorded_outputs(fixtures):
+    from diskq.bench.fio import extract_json, iops_spread
+
+    def load(name):
+        return extract_json((fixtures / "fio_json" / name).read_text())
+
+    intel = load("fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json")
+    assert iops_spread(intel) == pytest.approx(127.086584 / 13358.741667)
+    loop = load("fio-3.33__loop__fdatasync_nj4_ss.json")
+    assert iops_spread(loop) == pytest.approx(604.553209 / 10534.4)
+    # fio 2.x has no sample statistics; nothing to judge from
+    assert iops_spread(load("fio-2.18__file_fio-test.bin__randwrite_qd64.json")) is None
+    for bad in (None, {}, {"jobs": []}, {"jobs": [{"write": {"iops_mean": 0, "iops_stddev": 1, "iops_samples": 9}}]},
+                {"jobs": [{"write": {"iops_mean": 5, "iops_stddev": 1, "iops_samples": 2}}]},
+                {"jobs": [{"write": {"iops_mean": "x", "iops_stddev": 1, "iops_samples": 9}}]}):
+        assert iops_spread(bad) is None

@@ -165,3 +165,49 @@ def test_a_single_low_step_never_moves_the_peak_of_a_rising_curve(lam, dipped, f
     points = sweep.Search(measure, 32).run()
     assert sweep.peak_of(points).numjobs == 32
     assert calls == [1, 2, 4, 8, 16, 32]
+
+
+def _with_spread(fn, spread):
+    """Points as fio reports them: IOPS plus the spread of its samples within the step."""
+    calls = []
+
+    def measure(n):
+        calls.append(n)
+        iops = fn(n)
+        raw = {"jobs": [{"write": {"iops": iops, "iops_mean": iops, "iops_stddev": spread * iops, "iops_samples": 40}}]}
+        return Point(numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=1, runtime_ms=1, lat_us=Latency(), fio=raw)
+
+    return measure, calls
+
+
+# a loop device over a busy disk, as recorded by benchmarks/qualification_time.py: two low steps
+# in a row at 2 and 4 jobs, yet the device peaks at 32
+NOISY = {1: 2094, 2: 1500, 4: 1800, 8: 5703, 16: 9586, 32: 17462}
+
+
+def test_a_noisy_device_gets_every_doubling_measured():
+    measure, calls = _with_spread(NOISY.__getitem__, 0.35)
+    s = sweep.Search(measure, 32)
+    points = s.run()
+    assert calls == [1, 2, 4, 8, 16, 32]
+    assert sweep.peak_of(points).numjobs == 32
+    assert s.notes == ["one job's IOPS varied by 35% within its step (more than 20%): too noisy to stop early, "
+                       "every doubling up to --max-jobs 32 measured"]
+
+
+def test_a_steady_device_with_the_same_curve_stops_early():
+    measure, calls = _with_spread(NOISY.__getitem__, 0.01)
+    s = sweep.Search(measure, 32)
+    s.run()
+    assert calls == [1, 2, 4] and s.notes == []
+    assert s.stop_reason == "IOPS fell at 2 and 4 jobs (-28.4 %, -14.0 % vs 1)"
+
+
+def test_a_noisy_device_still_gets_its_turned_peak_refined():
+    curve = {1: 1000, 2: 2000, 4: 4000, 8: 8000, 16: 6000, 32: 3000, 6: 7000, 12: 9000, 10: 8500, 14: 7500}
+    measure, calls = _with_spread(lambda n: curve.get(n, 100), 0.5)
+    s = sweep.Search(measure, 32)
+    s.run()
+    assert calls[:6] == [1, 2, 4, 8, 16, 32] and 12 in calls[6:]
+    assert s.stop_reason == "IOPS fell at 16 and 32 jobs (-25.0 %, -62.5 % vs 8), then --max-jobs 32 was reached"
+    assert sweep.peak_of(s.ordered()).numjobs == 12

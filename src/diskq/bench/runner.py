@@ -305,6 +305,7 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
             else:
                 search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget)
                 search.run()
+                run.notes.extend(search.notes)
                 if search.stop_reason:
                     run.notes.append(f"search stopped: {search.stop_reason}")
             if opts.flush_check:

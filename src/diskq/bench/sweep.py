@@ -10,6 +10,11 @@ measures the same curve with fewer, shorter steps:
    consecutive doubling steps fail to beat the best (default: two in a row), or at
    ``max_jobs`` (which is measured itself when it is not a power of two). A curve still
    climbing at ``max_jobs`` has its peak there and is not refined.
+
+   On a noisy device no comparison of two steps can be trusted: when one job's IOPS vary
+   within the first step by more than ``noisy_spread`` (20 %, fio's standard deviation of its
+   samples over their mean), the search does not stop early at all and measures every
+   doubling up to ``max_jobs``, as the community protocol does, and says why in ``notes``.
 2. **Refinement**: the peak lies between the best point's measured neighbours. Measure the
    midpoint on the side of the better neighbour, move to it if it is better, and repeat (the
    other side when one side is exhausted) until the gaps are closed or ``refine_budget`` extra
@@ -30,6 +35,9 @@ DEFAULT_GAIN = 0.05
 DEFAULT_REFINE_BUDGET = 3
 #: doubling steps measured after one that did not rise, before the search believes the turn
 DEFAULT_PATIENCE = 1
+#: within-step spread of one job's IOPS (stddev / mean) above which the device is too noisy to
+#: stop early: a steady SSD shows about 1 %, a disk seeking some 15 %
+DEFAULT_NOISY_SPREAD = 0.20
 
 Measure = Callable[[int], Point]
 
@@ -77,6 +85,7 @@ class Search:
         gain: float = DEFAULT_GAIN,
         refine_budget: int = DEFAULT_REFINE_BUDGET,
         patience: int = DEFAULT_PATIENCE,
+        noisy_spread: float = DEFAULT_NOISY_SPREAD,
     ):
         if max_jobs < 1:
             raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
@@ -87,8 +96,10 @@ class Search:
         self.gain = gain
         self.refine_budget = refine_budget
         self.patience = patience
+        self.noisy_spread = noisy_spread
         self.points: dict[int, Point] = {}
         self.stop_reason: str | None = None
+        self.notes: list[str] = []
 
     def _iops(self, n: int) -> float:
         if n not in self.points:
@@ -99,30 +110,41 @@ class Search:
         return max(self.points, key=lambda n: (self.points[n].iops, -n))
 
     def run(self) -> list[Point]:
+        from diskq.bench.fio import iops_spread
+
         seq = doubling_sequence(self.max_jobs)
         best = seq[0]
         self._iops(best)
+        spread = iops_spread(self.points[best].fio)
+        exhaustive = spread is not None and spread > self.noisy_spread
+        if exhaustive:
+            self.notes.append(
+                f"one job's IOPS varied by {spread:.0%} within its step (more than {self.noisy_spread:.0%}): "
+                f"too noisy to stop early, every doubling up to --max-jobs {self.max_jobs} measured"
+            )
         self.stop_reason = f"reached --max-jobs {self.max_jobs} with IOPS still rising"
         misses: list[int] = []  # consecutive doubling steps that did not beat the best
+        stopped_early = False
         for n in seq[1:]:
             if self._iops(n) > self.points[best].iops * (1 + self.gain):
                 best, misses = n, []
                 continue
             misses.append(n)
-            if len(misses) > self.patience:
+            if len(misses) > self.patience and not exhaustive:
+                stopped_early = True
                 break
         if misses:
-            self.stop_reason = self._turn(best, misses)
+            self.stop_reason = self._turn(best, misses, stopped_early)
             self._refine()  # the curve turned: the peak lies between the best and its neighbours
         return self.ordered()
 
-    def _turn(self, best: int, misses: list[int]) -> str:
+    def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
         """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``."""
         base = self.points[best].iops
         changes = [(self.points[n].iops / base - 1) * 100 if base else 0.0 for n in misses]
         verb = "fell" if all(c < 0 for c in changes) else "flattened"
         where = " and ".join(str(n) for n in misses)
-        limit = "" if len(misses) > self.patience else f", then --max-jobs {self.max_jobs} was reached"
+        limit = "" if stopped_early else f", then --max-jobs {self.max_jobs} was reached"
         return f"IOPS {verb} at {where} jobs ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
 
     def _refine(self) -> None:
