@@ -198,6 +198,19 @@ def _start_bench(dev, tmp_path, env, *extra):
     )
 
 
+def _signal_when(p, cond, signum, *, settle=0.0, timeout=30.0):
+    """Once ``cond()`` holds (and ``settle`` seconds more), send ``signum`` to the running bench
+    and return its (stdout, stderr); the process is killed if anything goes wrong."""
+    try:
+        assert _wait_for(cond, timeout=timeout), "the bench never reached the state to signal it in"
+        time.sleep(settle)
+        p.send_signal(signum)
+        return p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
 def _wait_for(cond, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -213,14 +226,8 @@ def test_signal_restores_cache_and_keeps_partial_results(make_loop, tmp_path, jo
     dev = make_loop()
     assert sysfs_cache(dev) == "write back"
     p = _start_bench(dev, tmp_path, journal_env)
-    try:
-        assert _wait_for(lambda: sysfs_cache(dev) == "write through"), "bench never switched the cache off"
-        time.sleep(1.5)  # let fio run a little so there is something to keep
-        p.send_signal(signum)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    # let fio run a little after the switch so there is something to keep
+    out, err = _signal_when(p, lambda: sysfs_cache(dev) == "write through", signum, settle=1.5)
     assert p.returncode == 130, err
     assert sysfs_cache(dev) == "write back"
     doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
@@ -293,13 +300,7 @@ def test_a_signal_while_the_device_is_identified_stops_diskq(make_loop, tmp_path
     _slow_tool(tmp_path / "bin", "smartctl", marker)
     env = dict(journal_env, PATH=f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     p = _start_bench(dev, tmp_path, env)
-    try:
-        assert _wait_for(marker.exists), "the identity probe never ran smartctl"
-        p.send_signal(signum)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    out, err = _signal_when(p, marker.exists, signum)  # while the identity probe runs smartctl
     assert p.returncode == 130, err
     assert f"interrupted by {signal.Signals(signum).name}" in out and "Traceback" not in out + err
     assert sysfs_cache(dev) == "write back"  # the cache was never touched
@@ -320,14 +321,7 @@ def test_a_signal_during_cache_both_restores_the_state_found(make_loop, tmp_path
          "--jobs", "1,2", "--no-steady-state", "--no-flush-check", "-o", str(tmp_path / "r.json")],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
     )
-    try:
-        assert _wait_for(lambda: sysfs_cache(dev) == "write back", timeout=60), "the second run never switched"
-        time.sleep(1.0)
-        p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    out, err = _signal_when(p, lambda: sysfs_cache(dev) == "write back", signal.SIGTERM, settle=1.0, timeout=60)
     assert p.returncode == 130, err
     assert sysfs_cache(dev) == "write through"
     doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
