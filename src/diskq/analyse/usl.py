@@ -137,6 +137,20 @@ def _jacobian_row(n: float, lam: float, sigma: float, kappa: float) -> tuple[flo
     return (n / d, -lam * n * (n - 1.0) / (d * d), -lam * n * n * (n - 1.0) / (d * d))
 
 
+def _columns(ns: list[float], xs: list[float], p: tuple[float, float, float]) -> tuple[list[float], ...]:
+    """The three columns of the Jacobian (:func:`_jacobian_row` of every point) and the residuals
+    ``x - model(n, *p)``, in one pass: the same arithmetic without two calls per point."""
+    lam, sigma, kappa = p
+    j0, j1, j2, res = [], [], [], []
+    for n, x in zip(ns, xs):
+        d = 1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)  # also the denominator of model()
+        j0.append(n / d)
+        j1.append(-lam * n * (n - 1.0) / (d * d))
+        j2.append(-lam * n * n * (n - 1.0) / (d * d))
+        res.append(x - lam * n / d)
+    return j0, j1, j2, res
+
+
 def _levenberg_marquardt(
     ns: list[float], xs: list[float], start: tuple[float, float, float]
 ) -> tuple[float, float, float]:
@@ -144,15 +158,14 @@ def _levenberg_marquardt(
     cost = _cost(ns, xs, p)
     mu = 1e-3
     for _ in range(_MAX_ITER):
-        jac = [_jacobian_row(n, *p) for n in ns]
-        res = [x - model(n, *p) for n, x in zip(ns, xs)]
+        j0, j1, j2, res = _columns(ns, xs, p)
         # J^T J is symmetric (a*b == b*a exactly): six sums, mirrored.
-        s00, s11, s22 = (sum([row[i] * row[i] for row in jac]) for i in range(3))
-        s01 = sum([row[0] * row[1] for row in jac])
-        s02 = sum([row[0] * row[2] for row in jac])
-        s12 = sum([row[1] * row[2] for row in jac])
+        s00, s11, s22 = sum([v * v for v in j0]), sum([v * v for v in j1]), sum([v * v for v in j2])
+        s01 = sum([u * v for u, v in zip(j0, j1)])
+        s02 = sum([u * v for u, v in zip(j0, j2)])
+        s12 = sum([u * v for u, v in zip(j1, j2)])
         jtj = [[s00, s01, s02], [s01, s11, s12], [s02, s12, s22]]
-        jtr = [sum([row[i] * r for row, r in zip(jac, res)]) for i in range(3)]
+        jtr = [sum([v * r for v, r in zip(col, res)]) for col in (j0, j1, j2)]
         # Hold sigma/kappa on their bound when the descent direction points below zero.
         free = [0] + [i for i in (1, 2) if not (p[i] <= 0.0 and jtr[i] <= 0.0)]
         improved = False
