@@ -107,11 +107,15 @@ def find_submission_files(root: Path) -> list[Path]:
     """Every ``*.json`` under ``root`` in sorted order, hidden directories left out."""
     if not root.is_dir():
         raise DatabaseError(f"submissions directory not found: {root}")
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    base = str(root)
+    found = []  # (path below root with "/" separators, path) as strings: Path objects cost more
+    for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".json") and not f.startswith("."))
-    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+        below = dirpath[len(base):].lstrip(os.sep).replace(os.sep, "/")
+        found.extend((f"{below}/{f}" if below else f, os.path.join(dirpath, f))
+                     for f in filenames if f.endswith(".json") and not f.startswith("."))
+    found.sort()
+    return [Path(path) for _, path in found]
 
 
 def content_digest(con: sqlite3.Connection) -> str:
