@@ -9,16 +9,15 @@ finding is a :class:`Problem` of one line, and :func:`validate_file` never raise
 
 from __future__ import annotations
 
-import errno
 import json
 import math
-import os
 import re
 import stat
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
+from diskq import files
 from diskq.errors import DiskqError, SignatureError, SubmissionError
 from diskq.result import ResultDocument
 from diskq.submission import integers, methods, paths
@@ -167,12 +166,7 @@ def parse_json(data: bytes):
     raise UnsafeInteger(found[0][:200], found[1].text) if found else UnsafeInteger("-", "?")
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def _kind_problem(mode: int) -> str | None:
-    if stat.S_ISREG(mode):
-        return None
+def _kind_problem(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "is a symbolic link: symbolic links are not followed"
     if stat.S_ISDIR(mode):
@@ -182,24 +176,15 @@ def _kind_problem(mode: int) -> str | None:
 
 def _read(path: Path, max_bytes: int) -> bytes:
     """The file's bytes: a regular file only, never through a symbolic link, and never waiting on
-    a FIFO (checked before opening, and again on what was opened, without blocking)."""
+    a FIFO (:func:`diskq.files.read_regular`)."""
     try:
-        why = _kind_problem(os.lstat(path).st_mode)
-        if why:
-            raise SubmissionError(why)
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # replaced by a link since
-            raise SubmissionError(_kind_problem(stat.S_IFLNK)) from None
-        raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as f:
-        why = _kind_problem(os.fstat(fd).st_mode)
-        if why:
-            raise SubmissionError(why)
-        try:
-            data = f.read(max_bytes + 1)
-        except OSError as exc:
-            raise SubmissionError(f"cannot read: {exc.strerror or exc}") from None
+        data = files.read_regular(path, max_bytes)
+    except files.NotRegularFile as exc:
+        raise SubmissionError(_kind_problem(exc.mode)) from None
+    except files.FileTooLarge:
+        raise SubmissionError(f"file is larger than {max_bytes} bytes") from None
+    except files.UnreadableFile as exc:
+        raise SubmissionError(exc.message) from None
     return _sized(data, max_bytes)
 
 
