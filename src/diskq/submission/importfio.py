@@ -13,7 +13,8 @@ Each point is read by the same parser as ``diskq bench`` (:func:`diskq.bench.fio
 fdatasync percentiles included), after the validator's own reader has checked that the run is the
 community command; the document then goes through the same analysis as a bench result (scaling
 class, verdicts). fio's JSON is read leniently where fio itself is at fault: some fio 3.x
-versions print the same percentile key twice (``"0.00"``), and the last one is kept.
+versions print the same percentile key twice (``"0.00"``), and the last one is kept
+(:func:`diskq.submission.validate.parse_fio_json`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from diskq.errors import InvalidInput
 from diskq.result import CacheState, Device, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods
 from diskq.submission.figures import read_fio
-from diskq.submission.validate import parse_json
+from diskq.submission.validate import parse_fio_json, parse_json
 
 _NOT_PARAMS = {"filename", "numjobs", "output-format", "output"}
 
@@ -122,40 +123,12 @@ def read_json_file(path: Path, *, what: str, lenient: bool = False) -> dict:
     if start < 0:
         raise InvalidInput(f"{path} holds no JSON object")
     try:
-        data = _parse_fio_json(raw[start:]) if lenient else parse_json(raw[start:])
+        data = (parse_fio_json if lenient else parse_json)(raw[start:])
     except Exception as exc:  # SubmissionError: reword for this input
         raise InvalidInput(f"{path}: {getattr(exc, 'message', exc)}") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: not a JSON object")
     return data
-
-
-def _parse_fio_json(raw: bytes):
-    """fio's JSON as fio prints it: repeated keys keep the last value; NaN, infinities, numbers
-    that overflow and text that is not UTF-8 are still refused."""
-    import json
-
-    from diskq.errors import SubmissionError
-
-    def finite(text: str) -> float:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise SubmissionError(f"number out of range: {text[:40]}")
-        return value
-
-    def constant(name: str):
-        raise SubmissionError(f"not acceptable JSON: {name}")
-
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
-    try:
-        return json.loads(text, parse_float=finite, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise SubmissionError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise SubmissionError("not acceptable JSON: nested too deeply") from None
 
 
 def device_from_smartctl(path: Path) -> Device:

@@ -146,15 +146,29 @@ def _decode(decoder: json.JSONDecoder, text: str):
         raise SubmissionError(f"not acceptable JSON: {exc}") from None
 
 
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+
+
+#: fio's own output: the same refusals, except that a repeated member keeps its last value (some
+#: fio 3.x versions print the percentile key ``"0.00"`` twice).
+_FIO_OUTPUT = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite)
+
+
+def parse_fio_json(data: bytes):
+    """fio's JSON as fio prints it, read like :func:`parse_json` but tolerating repeated keys."""
+    return _decode(_FIO_OUTPUT, _utf8(data))
+
+
 def parse_json(data: bytes):
     """Parse untrusted JSON strictly; raise :class:`SubmissionError` with a one-line reason
     (:class:`UnsafeInteger`, naming the member, for an integer beyond 2^53 - 1)."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise SubmissionError("file starts with a byte-order mark; save it as plain UTF-8")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SubmissionError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+    text = _utf8(data)
     # Every float is checked for overflow to infinity: cheaper than scanning the text for numbers
     # that might overflow first (the scan cost more than the check it saved).
     try:
