@@ -89,11 +89,6 @@ def critical() -> Iterator[None]:
         yield
     finally:
         _gate.critical -= 1
-    raise_pending()
-
-
-def raise_pending() -> None:
-    """Raise the :class:`Interrupted` of a signal that arrived during a critical section."""
     if _gate.critical == 0 and _gate.fired is not None and not _gate.raised and _gate.scopes > 0:
         _gate.raised = True
         raise Interrupted(_gate.fired)
