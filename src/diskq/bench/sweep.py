@@ -21,13 +21,15 @@ measures the same curve with fewer, shorter steps:
    steps are spent. This finds peaks such as 10, 14 or 15 jobs.
 
 Each step is further shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`).
-The search itself is pure: it calls ``measure(numjobs) -> Point`` and never touches fio.
+The search itself is pure: it calls ``measure(numjobs) -> Point`` and never runs fio; it only
+reads the spread of IOPS samples in the fio output a point carries (:func:`diskq.bench.fio.iops_spread`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from diskq.bench.fio import iops_spread
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
 
@@ -110,8 +112,6 @@ class Search:
         return max(self.points, key=lambda n: (self.points[n].iops, -n))
 
     def run(self) -> list[Point]:
-        from diskq.bench.fio import iops_spread
-
         seq = doubling_sequence(self.max_jobs)
         best = seq[0]
         self._iops(best)
