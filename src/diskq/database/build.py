@@ -28,8 +28,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.database.extract import MAX_FILE_BYTES, Skipped, SubmissionRecord, decode, encode, read_submission
-from diskq.database.files import check_writable_target, kind, read_regular
+from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
+from diskq.database.files import check_writable_target, kind
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
 
@@ -197,14 +197,14 @@ def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Mem
     if memo is None:
         return (*read_submission(path, root, allowed_signers), None, None)
     try:
-        data = read_regular(path, MAX_FILE_BYTES)  # no symlink, FIFO or device: read_submission says why
+        data = read_file(path)  # no symlink, FIFO or device: read_submission says why
         key = memo.key(hashlib.sha256(data).hexdigest(), path.relative_to(root).as_posix())
     except (DatabaseError, ValueError):
         return (*read_submission(path, root, allowed_signers), None, None)
     known = memo.get(key)
     if known is not None:
         return (*decode(known), key, None)
-    record, problems = read_submission(path, root, allowed_signers)
+    record, problems = read_submission(path, root, allowed_signers, data=data)  # read once
     return record, problems, key, encode(record, problems)
 
 

@@ -12,13 +12,12 @@ import functools
 import hashlib
 import json
 import math
-import os
 import stat
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from diskq.database.files import read_regular
+from diskq import files
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
 
@@ -192,8 +191,23 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
     return sub, [], "unsigned" if sub.signature is None else "unchecked"
 
 
-def read_submission(path: Path, root: Path, allowed_signers: Path | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
-    """Validate one file and reduce it to a :class:`SubmissionRecord`, or say why not."""
+def read_file(path: Path) -> bytes:
+    """A submission file's bytes: a regular file only (a FIFO or a device is refused, never
+    read), no symbolic link followed. Raises :class:`DatabaseError` saying why not."""
+    try:
+        return files.read_regular(path, MAX_FILE_BYTES)
+    except files.NotRegularFile as exc:
+        if stat.S_ISLNK(exc.mode):
+            raise DatabaseError("symbolic links are not followed") from None
+        raise DatabaseError(exc.message) from None
+    except files.UnreadableFile as exc:
+        raise DatabaseError(exc.message) from None
+
+
+def read_submission(path: Path, root: Path, allowed_signers: Path | None = None, *,
+                    data: bytes | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
+    """Validate one file and reduce it to a :class:`SubmissionRecord`, or say why not. ``data``
+    is the file's content when the caller has read it already (with :func:`read_file`)."""
     try:
         rel = path.relative_to(root).as_posix()
     except ValueError:
@@ -202,15 +216,11 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None)
     def skip(field: str, message: str):
         return None, [Skipped(rel, field, message)]
 
-    try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            return skip("", "symbolic links are not followed")
-        data = read_regular(path, MAX_FILE_BYTES)  # a FIFO or a device is refused, never read
-    except OSError as exc:
-        return skip("", f"cannot read: {exc.strerror or exc}")
-    except DatabaseError as exc:
-        return skip("", exc.message)
+    if data is None:
+        try:
+            data = read_file(path)
+        except DatabaseError as exc:
+            return skip("", exc.message)
     try:
         sub, problems, status = _validate(path, data, root, allowed_signers)
         verified = status == "verified"
