@@ -67,7 +67,7 @@ def test_claim_is_exclusive_and_released(make_loop):
 
 def test_plan_holds_the_device_until_closed(make_loop):
     dev = make_loop()
-    with runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True)) as plan:
+    with runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True)):
         assert exclusive_open_errno(dev) == errno.EBUSY
         # a second diskq is refused at its safety check
         with pytest.raises(UnsafeTarget):

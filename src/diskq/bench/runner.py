@@ -11,12 +11,16 @@ import contextlib
 import os
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
 from diskq.bench import fio, sweep
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
 from diskq.result import Device, Method, Point, ResultDocument, Run
+
+if TYPE_CHECKING:
+    from diskq.probe.safety import ExclusiveClaim
 
 CACHE_MODES = ("auto", "keep", "off", "on", "both")
 FLUSH_CHECK_SECONDS = 5.0
@@ -74,7 +78,7 @@ class Plan:
     options: BenchOptions
     region_bytes: int
     notes: list[str] = field(default_factory=list)
-    claim: safety.ExclusiveClaim | None = None
+    claim: ExclusiveClaim | None = None
 
     @property
     def needs_confirmation(self) -> bool:
