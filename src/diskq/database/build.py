@@ -32,6 +32,7 @@ from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, re
 from diskq.database.files import check_writable_target, kind
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
+from diskq.submission import paths
 
 SCHEMA_VERSION = "2"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
@@ -104,18 +105,11 @@ def schema_sql(*, trigram: bool) -> str:
 
 
 def find_submission_files(root: Path) -> list[Path]:
-    """Every ``*.json`` under ``root`` in sorted order, hidden directories left out."""
+    """Every ``*.json`` under ``root`` as :func:`diskq.submission.paths.find_files` lists them
+    (sorted, hidden entries left out, links to directories not followed)."""
     if not root.is_dir():
         raise DatabaseError(f"submissions directory not found: {root}")
-    base = str(root)
-    found = []  # (path below root with "/" separators, path) as strings: Path objects cost more
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        below = dirpath[len(base):].lstrip(os.sep).replace(os.sep, "/")
-        found.extend((f"{below}/{f}" if below else f, os.path.join(dirpath, f))
-                     for f in filenames if f.endswith(".json") and not f.startswith("."))
-    found.sort()
-    return [Path(path) for _, path in found]
+    return paths.find_files(root)[0]
 
 
 def content_digest(con: sqlite3.Connection) -> str:

@@ -59,12 +59,14 @@ def find_root(path: Path) -> Path | None:
 
 
 def find_files(directory: Path) -> tuple[list[Path], list[Path]]:
-    """Every ``*.json`` below ``directory`` in sorted order, hidden files and directories left out
-    (as ``db build`` reads a tree), and the symbolic links to directories met on the way, which
-    are not followed. Symbolic links to files are listed: reading them is refused, with a reason."""
-    found: list[Path] = []
+    """Every ``*.json`` below ``directory``, hidden files and directories left out, in the order
+    of their paths below it as ``a/b.json`` strings (the order ``db build`` reads a tree in), and
+    the symbolic links to directories met on the way, which are not followed. Symbolic links to
+    files are listed: reading them is refused, with a reason."""
+    base = str(directory)
+    found: list[tuple[str, str]] = []  # (path below base with "/" separators, path): strings cost less
     links: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(directory):
+    for dirpath, dirnames, filenames in os.walk(base):
         keep = []
         for name in sorted(dirnames):
             if name.startswith("."):
@@ -74,5 +76,8 @@ def find_files(directory: Path) -> tuple[list[Path], list[Path]]:
             else:
                 keep.append(name)
         dirnames[:] = keep
-        found.extend(Path(dirpath, f) for f in filenames if f.endswith(".json") and not f.startswith("."))
-    return sorted(found), sorted(links)
+        below = dirpath[len(base):].lstrip(os.sep).replace(os.sep, "/")
+        found.extend((f"{below}/{f}" if below else f, os.path.join(dirpath, f))
+                     for f in filenames if f.endswith(".json") and not f.startswith("."))
+    found.sort()
+    return [Path(path) for _, path in found], sorted(links)
