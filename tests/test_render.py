@@ -83,3 +83,11 @@ def test_the_sign_command_is_quoted_for_the_shell():
 
     assert sign_command(Path("/tmp/r.json")) == "  diskq sign /tmp/r.json -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
     assert "'/root/my result; rm -rf x.json'" in sign_command(Path("/root/my result; rm -rf x.json"))
+
+
+def test_the_scaling_line_does_not_repeat_a_description_that_is_the_class():
+    doc = _doc()
+    assert "scaling: asymptotic — " in _render(doc, 120)
+    doc.runs[0].scaling = doc.runs[0].scaling.model_copy(update={"description": "asymptotic"})
+    text = _render(doc, 120)
+    assert "scaling: asymptotic\n" in text and "asymptotic — asymptotic" not in text

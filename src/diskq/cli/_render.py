@@ -118,7 +118,8 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         if scaling:
             cls = scaling.get("scaling") if isinstance(scaling, dict) else getattr(scaling, "scaling", None)
             desc = scaling.get("description") if isinstance(scaling, dict) else getattr(scaling, "description", None)
-            console.print(f"scaling: [bold]{cls}[/] — {desc}")
+            words = f" — {desc}" if desc and desc != cls else ""  # no "asymptotic — asymptotic"
+            console.print(f"scaling: [bold]{cls}[/]{words}")
         fc = run.flush_check
         warning = (fc.get("warning") if isinstance(fc, dict) else getattr(fc, "warning", None)) if fc else None
         if warning:
