@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import tempfile
 from pathlib import Path
 
 import jsonschema
@@ -86,7 +85,7 @@ def _analysed_submission() -> str:
     from diskq.submission.model import Contributor
     from diskq.submission.sign import make_submission, sign_submission
     from tests.test_submission_support import (
-        fio_nosync_run, fio_runs, keygen, nosync_point_from, result_from,
+        fio_nosync_run, fio_runs, keygen, nosync_point_from, result_from, session_dir,
     )
 
     doc = result_from(fio_runs(), method_id="diskq-fdatasync-sweep")
@@ -95,7 +94,7 @@ def _analysed_submission() -> str:
     annotate(doc)
     doc.runs[0].scaling.usl = usl.fit([(1, 100), (2, 190), (4, 340), (8, 520), (16, 600), (32, 560)])
     sub = make_submission(doc, contributor=Contributor(github="octocat", name="Test Person"))
-    key = keygen(Path(tempfile.mkdtemp(prefix="diskq-test-schema-")))
+    key = keygen(session_dir("diskq-test-schema-"))
     return dump(sign_submission(sub, key, principal="octocat"))
 
 

@@ -6,6 +6,7 @@ so hypothesis-driven tests can reuse the same real data.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import shutil
@@ -22,6 +23,14 @@ COMMUNITY_ARGS = [
     "--direct=1", "--fdatasync=1", "--iodepth=1", "--runtime=1", "--time_based", "--rw=write",
     "--bs=4k", "--group_reporting", "--name=ceph-iops", "--output-format=json",
 ]
+
+
+def session_dir(prefix: str) -> Path:
+    """A temporary directory for what a test module makes once and caches (keys, signed files),
+    removed when the test process ends: cached helpers cannot use function-scoped fixtures."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    return work
 
 
 @functools.lru_cache(maxsize=None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from diskq.submission.legacy import dump
 from diskq.submission.model import Contributor
 from diskq.submission.sign import make_submission, sign_submission
 from diskq.submission.validate import validate_file
-from tests.test_submission_support import HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, fio_runs, keygen, result_from
+from tests.test_submission_support import HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, fio_runs, keygen, result_from, session_dir
 
 pytestmark = pytest.mark.skipif(not (HAVE_FIO and HAVE_SSH_KEYGEN), reason="needs fio and ssh-keygen")
 
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.skipif(not (HAVE_FIO and HAVE_SSH_KEYGEN), reason="need
 @functools.lru_cache(maxsize=None)
 def _signed() -> tuple[str, str]:
     """(file text of a signed submission, allowed-signers path) made once per session."""
-    work = Path(tempfile.mkdtemp(prefix="diskq-test-edits-"))
+    work = session_dir("diskq-test-edits-")
     key = keygen(work)
     sub = make_submission(result_from(fio_runs()), contributor=Contributor(github="octocat", name="Test Person"))
     signed = sign_submission(sub, key, principal="octocat")
