@@ -362,6 +362,42 @@ def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs
     assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 41 + plain.devices  # stale entries dropped
 
 
+def test_new_memo_answers_reach_the_memo_file_only_when_the_build_ends(tmp_path):
+    """Workers read the memo while the build runs: nothing writes into it until close(), and a
+    failed build adds nothing and leaves no temporary file behind."""
+    from diskq.database.memo import Memo
+
+    path = tmp_path / "memo.sqlite"
+    build_side, worker_side = Memo(path, "code"), Memo(path, "code")
+    build_side.open_for_writing()
+    build_side.put("k1", '{"answer": 1}')
+    assert worker_side.get("k1") is None
+    assert len([p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]) == 1
+    build_side.close()
+    assert Memo(path, "code").get("k1") == '{"answer": 1}'
+
+    failed = Memo(path, "code")
+    failed.open_for_writing()
+    failed.put("k1", None)
+    failed.put("k2", '{"answer": 2}')
+    failed.abandon()
+    later = Memo(path, "code")
+    assert later.get("k2") is None and later.get("k1") == '{"answer": 1}'
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_memo_temporary_file_of_a_killed_build_is_removed(subs, tmp_path):
+    write_synthetic(subs, 3, seed=2, devices=1)
+    memo = tmp_path / "memo.sqlite"
+    child = subprocess.Popen(["true"])
+    child.wait()
+    stale = tmp_path / f".memo.sqlite.{child.pid}.k1ll3d.tmp"
+    stale.write_bytes(b"half a memo")
+    report = build(subs, tmp_path / "devices.db", memo=memo)
+    assert not stale.exists()
+    assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 3 + report.devices  # files and analyses
+
+
 def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_gives(tmp_path):
     # any change to validation, aggregation or analysis that changes the database must come with
     # a rebuilt devices.db (`diskq db build`); the Pages workflow relies on the same check

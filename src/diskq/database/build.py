@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
-from diskq.database.files import check_writable_target, kind
+from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.errors import DatabaseError
 from diskq.submission import paths
@@ -394,50 +394,6 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             raise DatabaseError(f"cannot write {db}: {getattr(exc, 'strerror', None) or exc}") from None
         raise
     return report
-
-
-#: Temporary databases are named ``.<db name>.<pid of the build>.<random>.tmp``.
-TMP_SUFFIX = ".tmp"
-
-
-def remove_stale_temporaries(db: Path) -> list[Path]:
-    """Delete temporary files that builds of ``db`` killed before their rename left behind.
-
-    A temporary file names the process that wrote it; it is removed only when that process is
-    gone (a build still running, here or in another shell, keeps its file).
-    """
-    removed = []
-    prefix = f".{db.name}."
-    try:
-        names = os.listdir(db.parent)
-    except OSError:
-        return removed
-    for name in names:
-        if not (name.startswith(prefix) and name.endswith(TMP_SUFFIX)):
-            continue
-        pid = name[len(prefix):].split(".", 1)[0]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
-        path = db.parent / name
-        try:
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-                removed.append(path)
-        except OSError:
-            pass
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists but belongs to someone else
-        return True
-    return True
 
 
 def stored_digest(db: Path) -> str:
