@@ -290,3 +290,33 @@ def test_an_output_directory_that_cannot_be_written_is_a_one_line_error(built, t
         assert exc.code == SiteError.exit_code
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.startswith(f"diskq: error: cannot write {out}")
+
+
+def test_raw_submission_files_are_hard_linked_or_copied_and_never_a_symbolic_link(tmp_path, monkeypatch):
+    import errno
+
+    from diskq.publish import site as site_mod
+
+    src = tmp_path / "a.json"
+    src.write_text('{"format": "diskq-submission"}')
+    linked = tmp_path / "linked.json"
+    site_mod.publish_raw(src, linked)
+    assert linked.stat().st_ino == src.stat().st_ino  # one filesystem: a link, no new file
+
+    def cross_device(*args, **kwargs):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(site_mod.os, "link", cross_device)
+    copied = tmp_path / "copied.json"
+    site_mod.publish_raw(src, copied)
+    assert copied.read_bytes() == src.read_bytes() and copied.stat().st_ino != src.stat().st_ino
+
+    secret = tmp_path / "secret"
+    secret.write_text("not for the site")
+    swapped = tmp_path / "swapped.json"  # a submission replaced by a link after it was checked
+    swapped.symlink_to(secret)
+    site_mod.publish_raw(swapped, tmp_path / "copy-of-link.json")
+    assert not (tmp_path / "copy-of-link.json").exists() and not (tmp_path / "copy-of-link.json").is_symlink()
+    monkeypatch.undo()
+    site_mod.publish_raw(swapped, tmp_path / "link-of-link.json")
+    assert not (tmp_path / "link-of-link.json").exists() and not (tmp_path / "link-of-link.json").is_symlink()
