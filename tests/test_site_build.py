@@ -320,3 +320,32 @@ def test_raw_submission_files_are_hard_linked_or_copied_and_never_a_symbolic_lin
     monkeypatch.undo()
     site_mod.publish_raw(swapped, tmp_path / "link-of-link.json")
     assert not (tmp_path / "link-of-link.json").exists() and not (tmp_path / "link-of-link.json").is_symlink()
+
+
+def test_a_failure_while_raw_files_are_published_keeps_the_previous_site(built, tmp_path, monkeypatch):
+    from diskq.publish import site as site_mod
+
+    db, first, _ = built
+    subs = first.parent / "submissions"
+    out = tmp_path / "site"
+    build_site(db, out, submissions=subs)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(site_mod, "publish_raw", full_disk)
+    with pytest.raises(SiteError, match="No space left on device"):
+        build_site(db, out, submissions=subs)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no half-written temporary site
+
+
+def test_raw_files_in_the_site_are_the_submissions_of_the_database(built):
+    db, out, _ = built
+    con = sqlite3.connect(db)
+    paths = sorted(r[0] for r in con.execute("SELECT path FROM submissions"))
+    con.close()
+    published = sorted(p.relative_to(out / "submissions").as_posix() for p in (out / "submissions").rglob("*.json"))
+    assert published == paths
+    assert all((out / "submissions" / p).read_bytes() == (out.parent / "submissions" / p).read_bytes() for p in paths)
