@@ -22,8 +22,6 @@ import os
 import shutil
 import stat
 import tempfile
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -140,21 +138,6 @@ def publish_raw(src: Path, dst: Path) -> None:
         os.unlink(dst)
 
 
-def publish_all_raw(paths: list[str], submissions: Path, dest: Path, stop: threading.Event | None = None) -> None:
-    """:func:`publish_raw` for each submission path (relative to ``submissions``) into ``dest``;
-    files that are no longer regular files are left out. Returns early once ``stop`` is set."""
-    made: set[Path] = set()
-    for path in paths:
-        if stop is not None and stop.is_set():
-            return
-        src, dst = submissions / path, dest / path
-        if src.is_file() and not src.is_symlink():
-            if dst.parent not in made:
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                made.add(dst.parent)
-            publish_raw(src, dst)
-
-
 def _rows(cursor) -> list[SimpleNamespace]:
     """Rows as objects with the columns as attributes: templates read them the way they read
     attributes, without a failed attribute lookup per cell as on a dict."""
@@ -176,17 +159,12 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         con.close()
         raise
     report = SiteReport(out=out)
-    publisher, stop = ThreadPoolExecutor(max_workers=1, thread_name_prefix="diskq-site-raw"), threading.Event()
     try:
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
         devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank")]
         common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url}
 
         (tmp / "devices").mkdir()
-        raw_files = None
-        if submissions is not None:  # file system work, beside the rendering below
-            raw_paths = [r["path"] for r in con.execute("SELECT path FROM submissions ORDER BY path")]
-            raw_files = publisher.submit(publish_all_raw, raw_paths, Path(submissions), tmp / "submissions", stop)
         export = []
         device_page = env.get_template("device.html.j2")
         for dev in devices:
@@ -234,8 +212,16 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
         shutil.copyfile(db, tmp / "devices.db")
         shutil.copytree(site_dir() / "static", tmp / "static")
-        if raw_files is not None:
-            raw_files.result()  # raises what went wrong there
+        if submissions is not None:
+            made: set[Path] = set()
+            for row in con.execute("SELECT path FROM submissions ORDER BY path"):
+                src = Path(submissions) / row["path"]
+                dst = tmp / "submissions" / row["path"]
+                if src.is_file() and not src.is_symlink():
+                    if dst.parent not in made:
+                        dst.parent.mkdir(parents=True, exist_ok=True)
+                        made.add(dst.parent)
+                    publish_raw(src, dst)
         (tmp / MARKER).write_text("written by diskq site build; the whole directory is replaced on rebuild\n")
         (tmp / ".nojekyll").write_text("")
         report.devices = len(devices)
@@ -251,14 +237,11 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         else:
             os.replace(tmp, out)
     except BaseException as exc:
-        stop.set()
-        publisher.shutdown(wait=True)  # nothing may write into tmp while it is removed
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, OSError):
             raise SiteError(f"cannot write the site to {out}: {exc.strerror or exc}") from None
         raise
     finally:
-        publisher.shutdown(wait=True)
         con.close()
     return report
 
