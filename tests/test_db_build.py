@@ -656,3 +656,34 @@ def test_postgres_wal_verdict_gets_the_p99_commit_latency_from_the_median_curve(
     assert not any("no latency percentiles" in r for r in pg["reasons"])
     bench = annotate(ResultDocument.model_validate(result)).verdicts.postgres_wal
     assert pg["p99_commit_ms_max"] == pytest.approx(bench.p99_commit_ms_max)
+
+
+def _comparable(record):
+    """A record as plain values; packed curves as bytes (NaN == NaN there)."""
+    from dataclasses import asdict, fields
+
+    out = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "runs"}
+    out["runs"] = [{**{k: v for k, v in asdict(r).items() if k != "curve"}, "curve": r.curve.tobytes()}
+                   for r in record.runs]
+    return out
+
+
+def test_a_memo_answer_gives_back_the_record_it_was_made_from(subs):
+    """The memo keeps table rows only and derives the rest again: for every committed submission
+    and synthetic ones (two cache states, interrupted steps, legacy rows) the record comes back
+    whole."""
+    from diskq.database.extract import decode, encode, read_submission
+
+    write_synthetic(subs, 30, seed=11, devices=5)
+    root = build_mod.repo_root() / "submissions"
+    files = [(p, subs) for p in sorted(subs.rglob("*.json"))] + [(p, root) for p in sorted(root.rglob("*.json"))]
+    records = 0
+    for path, base in files:
+        record, problems = read_submission(path, base)
+        again, again_problems = decode(encode(record, problems))
+        if record is None:
+            assert again is None and again_problems == problems
+            continue
+        records += 1
+        assert _comparable(again) == _comparable(record), path
+    assert records >= 30 + 19

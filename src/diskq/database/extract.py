@@ -292,20 +292,29 @@ def _nan(x: float | None) -> float:
     return NAN if x is None else x
 
 
+def _curve(point_rows: list[tuple]) -> array:
+    """The packed curve (:data:`CURVE_FIELDS`) of one run from its ``points`` rows, interrupted
+    steps left out: what :func:`read_submission` packs while it reads the points."""
+    curve = array("d")
+    for _, _, _, numjobs, iops, _, lat_mean, lat_p99, sync_mean, sync_p99, interrupted in point_rows:
+        if not interrupted:
+            curve.extend((numjobs, iops, _nan(lat_mean), _nan(sync_mean), _nan(sync_p99), _nan(lat_p99)))
+    return curve
+
+
 def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
-    """One file's outcome as JSON, for the validation memo (floats round-trip exactly)."""
+    """One file's outcome as JSON, for the validation memo (floats round-trip exactly).
+
+    A record is kept as its table rows (without the id that each run and point row repeats) and
+    the no-fdatasync IOPS of each run; :func:`decode` derives everything else from them again.
+    """
     if record is None:
         return json.dumps({"skipped": [[s.path, s.field, s.message] for s in skipped]})
-    r = record
     return json.dumps({
-        "id": r.id, "device_id": r.device_id, "model_key": r.model_key, "firmware_key": r.firmware_key,
-        "row": r.row, "run_rows": r.run_rows, "point_rows": r.point_rows,
-        "runs": [[x.index, x.write_cache, x.flush_ok, x.nosync_iops, x.curve.tolist(), x.cache_mechanism,
-                  x.cache_changed] for x in r.runs],
-        "model": r.model, "vendor": r.vendor, "firmware": r.firmware, "capacity_bytes": r.capacity_bytes,
-        "protocol": r.protocol, "media": r.media, "legacy": r.legacy, "verified": r.verified,
-        "method": r.method, "created": r.created, "volatile_write_cache": r.volatile_write_cache,
-        "signature": r.signature,
+        "row": record.row,
+        "runs": [r[1:] for r in record.run_rows],
+        "points": [p[1:] for p in record.point_rows],
+        "nosync": [r.nosync_iops for r in record.runs],
     })
 
 
@@ -314,10 +323,19 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     d = json.loads(text)
     if "skipped" in d:
         return None, [Skipped(*s) for s in d["skipped"]]
-    d["row"] = tuple(d["row"])
-    d["run_rows"] = [tuple(x) for x in d["run_rows"]]
-    d["point_rows"] = [tuple(x) for x in d["point_rows"]]
-    d["runs"] = [RunSummary(i, wc, ok, ns, array("d", curve), mech, changed)
-                 for i, wc, ok, ns, curve, mech, changed in d["runs"]]
-    d["method"] = tuple(d["method"])
-    return SubmissionRecord(**d), []
+    row = tuple(d["row"])
+    sid, did, model, firmware = row[0], row[1], row[10], row[12]
+    run_rows = [(sid, *r) for r in d["runs"]]
+    point_rows = [(sid, *p) for p in d["points"]]
+    runs = []
+    for r, nosync in zip(run_rows, d["nosync"]):
+        _, index, write_cache, mechanism, changed, ok = r[:6]
+        runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
+                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed)))
+    return SubmissionRecord(
+        id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
+        run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
+        capacity_bytes=row[13], protocol=row[14], media=row[15], legacy=bool(row[5]), verified=bool(row[6]),
+        method=(row[16], row[17]), created=row[4],
+        volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
+    ), []

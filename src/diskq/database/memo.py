@@ -33,7 +33,9 @@ from diskq.errors import DatabaseError
 #: An allowed-signers file holds one line per key; a few thousand keys fit well below this.
 MAX_SIGNERS_BYTES = 4 * 1024 * 1024
 
-SCHEMA = "CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID"
+#: A rowid table: answers (a few KiB each) stay on their own pages, not on an overflow page each as
+#: in a table keyed by ``key`` alone.
+SCHEMA = "CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
 
 
 def default_path() -> Path:
