@@ -687,3 +687,34 @@ def test_a_memo_answer_gives_back_the_record_it_was_made_from(subs):
         records += 1
         assert _comparable(again) == _comparable(record), path
     assert records >= 30 + 19
+
+
+def test_read_ahead_warms_regular_files_in_order_and_stops_with_the_build(tmp_path, monkeypatch):
+    from diskq.database import readahead
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # opened without blocking, never read
+    link = tmp_path / "link.json"
+    link.symlink_to(fifo)  # not followed
+    real = [tmp_path / f"real{i}.json" for i in range(4)]
+    for path in real:
+        path.write_text("{}")
+    warmed = []
+
+    def fadvise(fd, offset, length, advice):
+        warmed.append((os.fstat(fd).st_ino, advice))
+
+    monkeypatch.setattr(readahead.os, "posix_fadvise", fadvise, raising=False)
+    files = [fifo, link, tmp_path / "missing.json", *real]
+    with readahead.ReadAhead(files, ahead=len(files), threads=1) as ahead:
+        while ahead.next < len(files):
+            pass
+    assert [ino for ino, _ in warmed if ino != fifo.stat().st_ino] == [p.stat().st_ino for p in real]
+    assert {advice for _, advice in warmed} == {os.POSIX_FADV_WILLNEED}
+
+    bounded = readahead.ReadAhead(files * 5, ahead=3)
+    with bounded:
+        for _ in range(4):
+            bounded.taken()
+    assert bounded.next <= 3 + 4  # never more than `ahead` past what was taken
+    assert not any(t.is_alive() for t in bounded.threads)

@@ -31,6 +31,7 @@ from pathlib import Path
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries
 from diskq.database.memo import Memo, fingerprint, read_signers
+from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError
 from diskq.submission import paths
 
@@ -233,20 +234,23 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
     rows = _Rows(con)
-    for record, problems, key, answer in workers.map(reader, files):
-        if key is not None:
-            memo.put(key, answer)
-        if record is None:
-            report.skipped.extend(problems)
-            continue
-        path = record.row[2]
-        if record.id in seen:
-            report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {seen[record.id]}"))
-            continue
-        seen[record.id] = path
-        rows.add(record)
-        record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
-        by_device.setdefault(record.device_id, []).append(record)
+    with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
+        for record, problems, key, answer in workers.map(reader, files):
+            ahead.taken()
+            if key is not None:
+                memo.put(key, answer)
+            if record is None:
+                report.skipped.extend(problems)
+                continue
+            path = record.row[2]
+            if record.id in seen:
+                first = seen[record.id]
+                report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
+                continue
+            seen[record.id] = path
+            rows.add(record)
+            record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
+            by_device.setdefault(record.device_id, []).append(record)
     rows.flush()
     report.submissions = len(seen)
     return by_device
