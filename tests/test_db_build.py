@@ -718,3 +718,20 @@ def test_read_ahead_warms_regular_files_in_order_and_stops_with_the_build(tmp_pa
             bounded.taken()
     assert bounded.next <= 3 + 4  # never more than `ahead` past what was taken
     assert not any(t.is_alive() for t in bounded.threads)
+
+
+def test_a_memo_of_another_layout_is_started_afresh_and_space_is_given_back(subs, tmp_path, monkeypatch):
+    from diskq.database import memo as memo_mod
+
+    write_synthetic(subs, 12, seed=4, devices=2)
+    memo = tmp_path / "memo.sqlite"
+    con = sqlite3.connect(memo)  # the layout of an older diskq, full of answers of older code
+    con.execute("CREATE TABLE verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID")
+    con.executemany("INSERT INTO verdict VALUES (?, ?)", ((f"old{i}", "x" * 4000) for i in range(500)))
+    con.commit()
+    con.close()
+    bloated = memo.stat().st_size
+    report = build(subs, tmp_path / "devices.db", memo=memo)
+    assert rows(memo, "SELECT sql FROM sqlite_master WHERE name = 'verdict'")[0]["sql"] == f"CREATE TABLE {memo_mod.TABLE}"
+    assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 12 + report.devices
+    assert memo.stat().st_size < bloated / 4

@@ -35,7 +35,8 @@ MAX_SIGNERS_BYTES = 4 * 1024 * 1024
 
 #: A rowid table: answers (a few KiB each) stay on their own pages, not on an overflow page each as
 #: in a table keyed by ``key`` alone.
-SCHEMA = "CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+TABLE = "verdict (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE}"
 
 
 def default_path() -> Path:
@@ -112,6 +113,9 @@ class Memo:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = sqlite3.connect(self.path, isolation_level=None)
             self._writer.execute("PRAGMA journal_mode = WAL")  # another build may read it meanwhile
+            found = self._writer.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'verdict'").fetchone()
+            if found is not None and found[0] != f"CREATE TABLE {TABLE}":
+                self._writer.execute("DROP TABLE verdict")  # laid out by another version: start afresh
             self._writer.execute(SCHEMA)
             remove_stale_temporaries(self.path)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=TMP_SUFFIX,
@@ -154,6 +158,9 @@ class Memo:
             con.execute("COMMIT")
             if fresh is not None:
                 con.execute("DETACH DATABASE fresh")
+            free, pages = con.execute("PRAGMA freelist_count").fetchone()[0], con.execute("PRAGMA page_count").fetchone()[0]
+            if free > pages // 2:  # mostly answers of older code: give the space back
+                con.execute("VACUUM")
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             raise DatabaseError(f"cannot update the validation memo {self.path}: {_reason(exc)}",
