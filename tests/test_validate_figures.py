@@ -7,7 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
-from diskq.submission.figures import _close, _latency_problems, _options, _text, check_figures, link_limit
+from diskq.submission.figures import (
+    _close,
+    _latency_problems,
+    _options,
+    _text,
+    check_figures,
+    link_limit,
+)
 from tests.test_submission_support import HAVE_FIO, fio_runs, result_from
 
 needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
