@@ -7,7 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
-from diskq.submission.figures import _options, _text, check_figures, link_limit
+from diskq.submission.figures import (
+    _close,
+    _latency_problems,
+    _options,
+    _text,
+    check_figures,
+    link_limit,
+)
 from tests.test_submission_support import HAVE_FIO, fio_runs, result_from
 
 needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
@@ -230,3 +237,40 @@ def test_validation_requires_the_raw_fio_output_of_the_flush_check_step(tmp_path
     path.write_text(dump(sub))
     lines = [str(p) for p in validate_file(path, require_signature=False)[1]]
     assert f"{path}: result.runs[0].nosync.fio: raw fio output is missing" in lines
+
+
+# ------------------------------------------------- shortcuts equal the plain definitions
+
+_any_float = st.floats(allow_nan=True, allow_infinity=True) | st.floats(min_value=0, max_value=1e6)
+
+
+@given(_any_float, _any_float, st.sampled_from([(1e-3, 0.01), (1e-3, 1.0), (2e-3, 4096.0), (0.02, 2.0)]))
+def test_a_difference_within_the_absolute_tolerance_is_close(a, b, tolerance):
+    rel, abs_ = tolerance
+    assert (-abs_ <= a - b <= abs_ or _close(a, b, rel, abs_)) == _close(a, b, rel, abs_)
+
+
+def _latency_problems_plainly(name, lat, mean, tail):
+    out = []
+    for field, mine, theirs in (("mean", lat.mean, mean), ("p50", lat.p50, tail["p50"]), ("p99", lat.p99, tail["p99"]),
+                                ("p999", lat.p999, tail["p999"]), ("max", lat.max, tail["max"])):
+        if mine is None:
+            if theirs is not None:
+                out.append((f"{name}.{field}", f"is null but fio reports {theirs:g} us"))
+        elif theirs is None:
+            out.append((f"{name}.{field}", f"{mine:g} has no counterpart in the fio data"))
+        elif not _close(mine, theirs, 1e-3, 0.01):
+            out.append((f"{name}.{field}", f"{mine:g} us does not match fio's {theirs:g} us"))
+    return out
+
+
+_figure = st.none() | st.floats(min_value=0, allow_infinity=True) | st.sampled_from([0.0, 0.005, 0.01, 0.02, 100.0])
+
+
+@given(st.lists(_figure, min_size=5, max_size=5), st.lists(_figure, min_size=5, max_size=5))
+def test_latency_figures_are_compared_as_plainly_defined(mine, theirs):
+    lat = Latency.model_construct(**dict(zip(("mean", "p50", "p99", "p999", "max"), mine)))
+    tail = dict(zip(("p50", "p99", "p999", "max"), theirs[1:]))
+    out = []
+    _latency_problems("lat_us", lat, theirs[0], tail, lambda field, message: out.append((field, message)))
+    assert out == _latency_problems_plainly("lat_us", lat, theirs[0], tail)

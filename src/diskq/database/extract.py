@@ -87,14 +87,12 @@ class SubmissionRecord:
     signature: str = "unsigned"  # one of SIGNATURE_STATUSES
 
 
-def _finite(x: float | None) -> bool:
-    return x is None or math.isfinite(x)
-
-
 def all_finite(values: tuple[float | None, ...]) -> bool:
-    """Is every figure that is there a finite number? A NaN or an infinity makes the sum
-    non-finite, so a finite sum settles it in one step; a sum that overflows is checked singly."""
-    return math.isfinite(sum(v for v in values if v is not None)) or all(map(_finite, values))
+    """Is every figure that is there a finite number?"""
+    for v in values:
+        if v is not None and not math.isfinite(v):
+            return False
+    return True
 
 
 def flush_ok(run, volatile_write_cache: bool | None) -> bool | None:
@@ -254,7 +252,10 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
             point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
             if pt.interrupted:
                 continue
-            curve.extend((pt.numjobs, pt.iops, _nan(values[2]), _nan(values[4]), _nan(values[5]), _nan(values[3])))
+            lat_mean, lat_p99, sync_mean, sync_p99 = values[2:]
+            curve.extend((pt.numjobs, pt.iops, NAN if lat_mean is None else lat_mean,
+                          NAN if sync_mean is None else sync_mean, NAN if sync_p99 is None else sync_p99,
+                          NAN if lat_p99 is None else lat_p99))
             if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
                 best_1, p99_1 = pt.iops, values[5]
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
