@@ -14,7 +14,11 @@ Separate runs differ by the device's own noise. A second, noise-free check reads
 that diskq keeps beside each point (``points[].fio``) with this script's own parser and compares
 it with the IOPS diskq reported for that point: any difference there is diskq's, not the device's.
 
-Run as root: ``.venv/bin/python benchmarks/fidelity.py [--quick]``.
+``--backing disk`` (default) puts the loop device over a file on the temp dir's filesystem, whose
+fdatasync reaches the host's disk; ``--backing memory`` over a file in ``/dev/shm``, where the
+device is bound by the CPU and back-to-back runs differ far less.
+
+Run as root: ``.venv/bin/python benchmarks/fidelity.py [--quick] [--backing memory]``.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--settle", type=float, default=5.0,
                     help="idle seconds before every run, the same for both contenders (default 5)")
     ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
+    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
+                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
     ap.add_argument("--quick", action="store_true", help="numjobs 1 only, 3 pairs of 5 s steps, 512 MiB device")
     args = ap.parse_args(argv)
     if args.quick:
@@ -64,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ratios: dict[int, list[float]] = {n: [] for n in jobs}
     figures: dict[int, list[tuple[float, float]]] = {n: [] for n in jobs}
     embedded: list[float] = []
-    with loop_device(args.size_mib * MiB) as dev:
-        print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file), numjobs {jobs}, "
+    with loop_device(args.size_mib * MiB, "/dev/shm" if args.backing == "memory" else None) as dev:
+        print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
+              f"numjobs {jobs}, "
               f"{args.pairs} pairs each, {args.runtime:g} s steps", flush=True)
         for round_ in range(args.pairs):
             for n in jobs:
