@@ -5,9 +5,10 @@ For each numjobs, diskq measures one fixed step::
 
     diskq bench DEV --yes --json --cache keep --no-flush-check --no-steady-state --jobs N --runtime S
 
-and raw fio then runs with exactly the options diskq recorded in the result document
+and raw fio runs with exactly the options diskq recorded in the result document
 (``method.fio_params``, the same filename and numjobs), its JSON read by separate code. The two
-alternate (diskq, fio, diskq, fio, ...) on the same loop device; each pair gives the ratio
+alternate on the same loop device, diskq first in odd rounds and fio first in even ones (so that
+neither always runs on the device the other has just warmed); each pair gives the ratio
 diskq IOPS / fio IOPS. Goal: the median ratio within 1 +- 0.03.
 
 Separate runs differ by the device's own noise. A second, noise-free check reads the raw fio JSON
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios: dict[int, list[float]] = {n: [] for n in jobs}
     figures: dict[int, list[tuple[float, float]]] = {n: [] for n in jobs}
     embedded: list[float] = []
+    options: dict[int, dict] = {}  # fio's options as diskq recorded them, per numjobs
     with loop_device(args.size_mib * MiB, "/dev/shm" if args.backing == "memory" else None) as dev:
         print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
               f"numjobs {jobs}, "
@@ -77,17 +79,23 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.pairs):
             for n in jobs:
                 time.sleep(args.settle)
+                fio_first = round_ % 2 == 1 and options.get(n) is not None  # A B, then B A: no order bias
+                if fio_first:
+                    theirs = rawfio.run(dev, n, options[n]).iops
+                    time.sleep(args.settle)
                 run, doc = diskqrun.bench(dev, "--no-flush-check", "--no-steady-state", "--jobs", str(n),
                                           "--runtime", f"{args.runtime:g}")
                 ours = run.points[0][1]
                 embedded.append(embedded_ratio(doc))
-                options = dict(doc["method"]["fio_params"])
-                time.sleep(args.settle)
-                theirs = rawfio.run(dev, n, options).iops
+                options[n] = dict(doc["method"]["fio_params"])
+                if not fio_first:
+                    time.sleep(args.settle)
+                    theirs = rawfio.run(dev, n, options[n]).iops
                 r = stats.ratio(ours, theirs)
                 ratios[n].append(r)
                 figures[n].append((ours, theirs))
-                print(f"round {round_ + 1}, {n} jobs: diskq {ours:,.0f} IOPS, fio {theirs:,.0f} IOPS, "
+                print(f"round {round_ + 1}, {n} jobs{' (fio first)' if fio_first else ''}: diskq {ours:,.0f} IOPS, "
+                      f"fio {theirs:,.0f} IOPS, "
                       f"ratio {r:.3f}", flush=True)
 
     print()
