@@ -9,9 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from diskq.probe import cache
 from diskq.probe.cache import CacheControl
 from diskq.probe.journal import Journal, pending_warning
 from tests.conftest import needs_loop

@@ -311,3 +311,48 @@ def test_an_integer_a_signature_cannot_hold_is_refused_when_signing_and_validati
     assert err[0] == (f"diskq: error: cannot sign {result}: device.data_written_bytes: integer 1152921504606846976 "
                       "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
                       "cannot tell it from its neighbours")
+
+
+def test_signing_an_edited_submission_again_derives_its_id_afresh(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from diskq.cli import app
+    from diskq.submission.sign import submission_id
+
+    key, sub = _signed(tmp_path)
+    data = json.loads(dump(sub))
+    data["result"]["device"]["firmware"] = "EDITED"  # the contributor corrects a field, then signs again
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    out = runner.invoke(app, ["sign", str(edited), "-f", str(key), "--github", "octocat"])
+    assert out.exit_code == 0, out.output
+    written = Path(out.stdout.strip().splitlines()[-1])
+    again = json.loads(written.read_text())
+    assert again["id"] != sub.id and again["result"]["device"]["firmware"] == "EDITED"
+    from diskq.submission.model import Submission
+
+    assert again["id"] == submission_id(Submission.model_validate(again).result)
+    assert written.name == f"{again['id']}.json"
+    ok = runner.invoke(app, ["validate", str(written), "--allowed-signers",
+                             str(allowed_signers(tmp_path / "allowed", "octocat", key))])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_sign_refuses_a_principal_other_than_the_github_login(tmp_path, monkeypatch, capsys):
+    from diskq.cli import main
+
+    key = keygen(tmp_path)
+    result = tmp_path / "result.json"
+    result.write_text(result_from(fio_runs(), method_id="diskq-fdatasync-sweep").to_json())
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["sign", str(result), "-f", str(key), "--github", "octocat", "--principal", "alice"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--github 'octocat' and --principal 'alice' name different signers" in err and "Traceback" not in err
+    assert not (tmp_path / "submissions").exists()
+    with pytest.raises(SystemExit) as same:
+        main(["sign", str(result), "-f", str(key), "--github", "octocat", "--principal", "OctoCat", "-o", "s.json"])
+    assert same.value.code == 0 and (tmp_path / "s.json").exists()

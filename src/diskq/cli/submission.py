@@ -117,10 +117,15 @@ def sign_cmd(
         contributor = Contributor(name=name, github=github) if (name or github) else None
     except ValueError:
         raise InvalidInput("--github must be a GitHub login and --name plain text (no < > & \" \\)") from None
+    if github and principal and github.lower() != principal.lower():
+        raise InvalidInput(f"--github {github!r} and --principal {principal[:100]!r} name different signers",
+                           hint="the principal is your GitHub login: give --github alone")
     if isinstance(loaded, Submission):
         if loaded.legacy:
             raise InvalidInput(f"{file} is a legacy submission; those stay unsigned")
-        sub = loaded.model_copy(update={"contributor": contributor or loaded.contributor, "signature": None})
+        # signed again, maybe after an edit: the id is derived from the result as it is now
+        sub = make_submission(loaded.result, contributor=contributor or loaded.contributor,
+                              provenance=loaded.provenance)
     else:
         provenance = None
         if (loaded.method.id, loaded.method.version) == methods.COMMUNITY:
