@@ -109,6 +109,21 @@ def test_cli_import_fio_bad_input_is_one_line(tmp_path, capsys):
     assert not any("Traceback" in line for line in err)
 
 
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_cli_import_fio_with_an_integer_beyond_any_double_is_one_line(tmp_path, capsys, value):
+    from diskq.cli import main
+
+    data = json.loads((FIX.parent / "fio_json" / "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json").read_text())
+    data["jobs"][0]["write"]["iops"] = value  # fio's own output is read leniently: big integers pass the parser
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as info:
+        main(["import-fio", str(path), "--model", "Test SSD"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"diskq: error: {path}: a fio job's 'write' section has no usable iops" in err and "Traceback" not in err
+
+
 def test_cli_reads_fio_output_with_repeated_percentile_keys(tmp_path, capsys):
     # fio 3.1 prints "0.00" twice in its percentile tables; that is fio's JSON, not a bad file:
     # the run is read, and refused only because it is not the community command

@@ -51,7 +51,10 @@ def _num(d, key) -> float | None:
     if type(v) is not float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return None
-        v = float(v)
+        try:
+            v = float(v)
+        except OverflowError:  # an integer beyond any double: no more usable than an infinity
+            return None
     return v if math.isfinite(v) else None
 
 
@@ -175,7 +178,8 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
         j_iops, j_bw = _num(write, "iops"), _num(write, "bw_bytes")
         j_ios, j_rt = _num(write, "total_ios"), _num(write, "runtime")
         if j_iops is None or j_ios is None or j_rt is None:
-            return None, "a fio job's 'write' section lacks iops, total_ios or runtime"
+            return None, ("a fio job's 'write' section has no usable iops, total_ios or runtime "
+                          "(missing, or not a finite number)")
         if j_bw is None:
             kib = _num(write, "bw")
             j_bw = kib * 1024 if kib is not None else None
