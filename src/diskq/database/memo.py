@@ -4,10 +4,13 @@ code has already proved about these exact bytes.
 Validating a submission (canonical JSON for its id, fio figures, signature) costs milliseconds;
 a database of 100 000 submissions would spend minutes on it at every build although almost all
 files are unchanged. The memo maps (SHA-256 of the file, its path, :func:`fingerprint`) to the
-validator's answer. The fingerprint covers every source file of the diskq package, the
-allowed-signers file and the versions of Python and pydantic, so any change of the code that
-judges a file, or of whom it trusts, starts from an empty memo: the build still re-validates
-every submission with the current code, it only does not do so twice.
+validator's answer. The fingerprint covers the source of every module that judges a file or a
+device (:func:`judging_modules`: everything the validator, the aggregation and the analysis
+import, at any depth), the package's data files, the allowed-signers file and the versions of
+Python and pydantic, so any change of the code that judges a file, or of whom it trusts, starts
+from an empty memo: the build still re-validates every submission with the current code, it
+only does not do so twice. A change to code that judges nothing (the command line, bench,
+probes, the site) keeps every answer.
 
 The memo is a cache file outside the repository; deleting it is always safe.
 
@@ -44,19 +47,87 @@ def default_path() -> Path:
     return Path(base) / "diskq" / "validated.sqlite"
 
 
+#: Where judging starts: one file (extract -> validate), one device (aggregate, analysis), and the
+#: memo's own layout of an answer.
+JUDGES = ("diskq.database.extract", "diskq.database.aggregate", "diskq.database.analysis", "diskq.database.memo")
+
+
 def fingerprint(allowed_signers: Path | None) -> str:
     """Hash of everything a validation answer depends on besides the file itself."""
     import pydantic
 
-    import diskq
-
     h = hashlib.sha256(f"{sys.version}\0{pydantic.VERSION}\0".encode())
-    pkg = Path(diskq.__file__).resolve().parent
-    for path in sorted(p for p in pkg.rglob("*") if p.suffix in (".py", ".toml", ".json") and p.is_file()):
+    pkg = _package_dir()
+    data = [p for p in pkg.rglob("*") if p.suffix in (".toml", ".json") and p.is_file()]
+    for path in sorted([*judging_modules().values(), *data]):
         h.update(path.relative_to(pkg).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     if allowed_signers is not None:
         h.update(b"signers\0" + read_signers(allowed_signers))
     return h.hexdigest()
+
+
+def _package_dir() -> Path:
+    import diskq
+
+    return Path(diskq.__file__).resolve().parent
+
+
+def judging_modules(roots: tuple[str, ...] = JUDGES) -> dict[str, Path]:
+    """Module name -> source file of every diskq module that ``roots`` import, directly or
+    through others, with the packages they sit in.
+
+    Read from the source, not from what happens to be imported: every ``import`` statement
+    counts, also one inside a function that has not run yet. diskq imports its own modules by
+    name only (a test checks that judging loads nothing outside this set).
+    """
+    pkg = _package_dir()
+    sources = {_module_name(pkg, p): p for p in pkg.rglob("*.py")}
+    found: dict[str, Path] = {}
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in found or name not in sources:
+            continue
+        found[name] = sources[name]
+        todo += _imported(name, sources[name], sources)
+    return found
+
+
+def _module_name(pkg: Path, path: Path) -> str:
+    parts = [pkg.name, *path.relative_to(pkg).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _statements(body: list):
+    """Every statement in ``body`` and in the blocks nested in it (an import is a statement:
+    expressions need not be visited, which is most of a module's tree)."""
+    for node in body:
+        yield node
+        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, block, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def _imported(name: str, path: Path, sources: dict[str, Path]) -> list[str]:
+    """diskq modules and packages that the module ``name`` imports anywhere in its source."""
+    import ast
+
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    named: list[str] = []
+    for node in _statements(ast.parse(path.read_bytes(), str(path)).body):
+        if isinstance(node, ast.Import):
+            named += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+            named += [base] + [f"{base}.{alias.name}" for alias in node.names]  # a name may be a module
+    out = []
+    for full in named:
+        parts = full.split(".")
+        out += [m for m in (".".join(parts[:i]) for i in range(1, len(parts) + 1)) if m in sources]
+    return out
 
 
 def read_signers(path: Path) -> bytes:
