@@ -118,6 +118,37 @@ def test_partition_claims_its_disk_while_the_cache_may_be_switched(make_loop, jo
         subprocess.run(["partx", "--delete", disk], capture_output=True)
 
 
+def test_a_partition_whose_disk_is_claimed_elsewhere_is_refused_by_its_own_name(make_loop, journal_dir):
+    """Another program holds the whole disk with O_EXCL (say, a second diskq benching it). The
+    partition cannot be claimed then either, so the safety check refuses it by its own name; and
+    where the disk is lost between the checks and the claim of the disk (a race), the claim's
+    refusal still names the partition asked for, its disk, and --cache keep."""
+    if not (_have("sfdisk") and _have("partx")):
+        pytest.skip("sfdisk and partx are needed (apt-get install fdisk util-linux)")
+    disk = make_loop(96 * MiB)
+    subprocess.run(["sfdisk", "-q", disk], input="label: dos\n,32M\n,32M\n", text=True, capture_output=True, check=True)
+    subprocess.run(["partx", "--add", disk], capture_output=True)
+    p2 = f"{disk}p2"
+    try:
+        if not Path(p2).is_block_device():
+            pytest.skip("the kernel made no partition devices for the loop device here")
+        with safety.claim_exclusive(disk):
+            with pytest.raises(UnsafeTarget) as checked:
+                runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], cache="off", yes=True))
+            with pytest.raises(UnsafeTarget) as claimed:
+                safety.claim_exclusive(disk, target=p2)
+        assert checked.value.message == f"refusing to write to {p2}: it is in use"
+        assert any(p2 in r and "O_EXCL" in r for r in checked.value.reasons)
+        err = claimed.value
+        assert err.message == (f"refusing to switch the write cache for {p2}: it belongs to the whole disk "
+                               f"{disk}, which is in use")
+        assert "--cache keep" in err.hint
+        assert any(disk in r and "O_EXCL" in r for r in err.reasons)
+        assert exclusive_open_errno(disk) is None and exclusive_open_errno(p2) is None  # nothing left held
+    finally:
+        subprocess.run(["partx", "--delete", disk], capture_output=True)
+
+
 def test_cli_bench_holds_the_device_while_it_runs(make_loop, tmp_path):
     dev = make_loop()
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"))

@@ -125,7 +125,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
             notes += cache_notes
             if cache_mode != "keep":
                 claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
-        claim = safety.claim_exclusive(claim_path)
+        claim = safety.claim_exclusive(claim_path, target=path)
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:

@@ -330,10 +330,23 @@ class ExclusiveClaim:
         return False
 
 
-def claim_exclusive(path: str) -> ExclusiveClaim:
-    """Open ``path`` with ``O_EXCL`` and keep it open; :class:`UnsafeTarget` when it is in use."""
+def claim_exclusive(path: str, *, target: str | None = None) -> ExclusiveClaim:
+    """Open ``path`` with ``O_EXCL`` and keep it open; :class:`UnsafeTarget` when it is in use.
+
+    ``target`` is the partition being benched when ``path`` is its whole disk (claimed because
+    the disk's write cache will be switched): a refusal then names the partition the user asked
+    for, says that its disk is the one in use, and points at ``--cache keep``.
+    """
     fd, why = _open_exclusive(path)
     if fd is None:
+        if target is not None and target != path:
+            raise UnsafeTarget(
+                f"refusing to switch the write cache for {target}: it belongs to the whole disk {path}, "
+                "which is in use",
+                [why or "busy"],
+                hint="run with --cache keep to measure the partition with the cache as it is "
+                "(only the partition is then claimed), or stop what uses the disk first",
+            )
         raise UnsafeTarget(f"refusing to write to {path}: it is in use", [why or "busy"], hint=IN_USE_HINT)
     return ExclusiveClaim(path, fd)
 
