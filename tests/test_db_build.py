@@ -527,17 +527,29 @@ def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_pa
     assert "diskq: error: 3 submission file(s) skipped" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("edit", [
-    "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)",
-    "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'",
-    "UPDATE meta SET value = 'none' WHERE key = 'fts'",
-    "INSERT INTO meta VALUES ('extra', 'x')",
+@pytest.mark.parametrize("trigram, edit", [
+    (True, "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)"),
+    (True, "UPDATE device_search SET text = text || ' x' WHERE rowid = (SELECT min(rowid) FROM device_search)"),
+    (True, "INSERT INTO device_search VALUES ('ghost-000000', 'Ghost SSD')"),
+    (True, "DROP TABLE device_search"),
+    (True, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
+    (True, "UPDATE meta SET value = 'none' WHERE key = 'fts'"),
+    (True, "INSERT INTO meta VALUES ('extra', 'x')"),
+    (False, "UPDATE meta SET value = 'trigram' WHERE key = 'fts'"),
+    (False, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
+    (False, "UPDATE devices SET vendor = 'Other' WHERE rank = 1"),
+    (False, "UPDATE points SET iops = iops + 1 WHERE seq = 0"),
 ])
-def test_check_covers_meta_and_the_search_index(subs, tmp_path, edit, capsys):
+def test_check_covers_meta_and_the_search_index(subs, tmp_path, trigram, edit, capsys, monkeypatch):
     add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
     add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
     db = tmp_path / "devices.db"
-    build(subs, db)
+    with monkeypatch.context() as patch:
+        if not trigram:
+            patch.setattr(build_mod, "trigram_supported", lambda: False)
+        build(subs, db)
+    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db)) == 0
+    capsys.readouterr()
     con = sqlite3.connect(db)
     con.execute(edit)
     con.commit()
@@ -545,6 +557,79 @@ def test_check_covers_meta_and_the_search_index(subs, tmp_path, edit, capsys):
     assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
         == DatabaseError.exit_code
     assert "out of date" in capsys.readouterr().err
+
+
+def test_a_build_without_the_search_index_has_the_digest_of_one_with_it(subs, tmp_path, monkeypatch, capsys):
+    # SQLite before 3.34, or without FTS5, has no trigram tokenizer: the build leaves the index
+    # out, and the database still holds the same content
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}}, vendor="Samsung")
+    add(subs, "Micron_5300_MTFDDAK3T8TDS", {"off": {1: 9000, 2: 17000}}, firmware=None)
+    add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
+    with_index, without = tmp_path / "with.db", tmp_path / "without.db"
+    indexed = build(subs, with_index)
+    with monkeypatch.context() as patch:
+        patch.setattr(build_mod, "trigram_supported", lambda: False)
+        bare = build(subs, without)
+        assert (indexed.fts, bare.fts) == ("trigram", "none")
+        assert not rows(without, "SELECT name FROM sqlite_master WHERE name = 'device_search'")
+        assert indexed.digest == bare.digest == stored_digest(with_index) == stored_digest(without)
+        # where the index cannot be built, either file is up to date
+        there = check(subs, with_index)
+        assert there.digest == check(subs, without).digest == bare.digest
+        assert there.fts == "trigram" and not there.notes
+    # where it can, too: the file without it is reported, not refused
+    report = check(subs, without)
+    assert report.digest == bare.digest and report.fts == "none"
+    assert len(report.notes) == 1 and "has no search index" in report.notes[0]
+    assert not check(subs, with_index).notes
+    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(without)) == 0
+    err = capsys.readouterr().err
+    assert "has no search index" in err and "is up to date" in err and "search index: none" in err
+    # the computed search text is what the index holds
+    computed = [(r["id"], build_mod.search_text(r["model"], r["vendor"], r["firmware"]))
+                for r in rows(without, "SELECT id, model, vendor, firmware FROM devices ORDER BY id")]
+    assert computed == [(r["device_id"], r["text"]) for r in
+                        rows(with_index, "SELECT device_id, text FROM device_search ORDER BY device_id, text")]
+    assert any("micron5300mtfddak3t8tds" in text for _, text in computed)
+    # a changed row still changes the digest, index or not
+    for db in (with_index, without):
+        con = sqlite3.connect(db)
+        con.execute("UPDATE curve SET iops_max = iops_max + 1 WHERE numjobs = 1")
+        con.commit()
+        assert content_digest(con) != bare.digest
+        con.close()
+        with pytest.raises(DatabaseError, match="out of date"):
+            check(subs, db)
+
+
+def test_a_search_index_this_sqlite_cannot_open_is_read_from_its_content_table(subs, tmp_path):
+    # a devices.db with the index, read where SQLite has no trigram tokenizer (simulated: the
+    # index names a tokenizer no SQLite has)
+    from diskq.database.lookup import lookup
+
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("UPDATE sqlite_master SET sql = replace(sql, 'trigram', 'nosuchtokenizer') "
+                "WHERE name = 'device_search'")
+    con.commit()
+    con.close()
+    try:
+        rows(db, "SELECT device_id FROM device_search")
+    except sqlite3.OperationalError as exc:
+        assert "tokenizer" in str(exc)
+    else:
+        pytest.skip("this SQLite opens an FTS5 table without loading its tokenizer")
+    assert stored_digest(db) == report.digest == check(subs, db).digest
+    assert lookup(db, "s4150")[0].device["model"] == "Intel SSD S4510"  # scans instead
+    con = sqlite3.connect(db)
+    con.execute("UPDATE device_search_content SET c1 = c1 || ' x' WHERE id = 1")
+    con.commit()
+    con.close()
+    assert stored_digest(db) != report.digest
 
 
 def test_the_stored_digest_is_not_part_of_what_it_hashes(subs, tmp_path):

@@ -32,13 +32,20 @@ def cli(*args: str) -> int:
     return 0
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
+@pytest.fixture(scope="module", params=["trigram", "none"])
+def db(request, tmp_path_factory):
+    """The same devices with the search index and, as SQLite without the trigram tokenizer builds
+    it, without: every lookup must give the same answers."""
+    from diskq.database import build as build_mod
+
     root = tmp_path_factory.mktemp("lookup")
     for model, curves in MODELS.items():
         write_submission(root / "submissions", submission(result_document(model, curves)))
     path = root / "devices.db"
-    build(root / "submissions", path)
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "none":
+            patch.setattr(build_mod, "trigram_supported", lambda: False)
+        assert build(root / "submissions", path).fts == request.param
     return path
 
 
@@ -147,13 +154,17 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
     assert "OSDs per device: " in out and "OSDs per device: \u2265" not in out
 
 
-def test_a_typo_sharing_no_trigram_with_the_model_still_finds_it(tmp_path):
+@pytest.mark.parametrize("trigram", [True, False])
+def test_a_typo_sharing_no_trigram_with_the_model_still_finds_it(tmp_path, monkeypatch, trigram):
+    from diskq.database import build as build_mod
     from diskq.database.lookup import trigrams
 
     subs = tmp_path / "submissions"
     for one, model in enumerate(("Intel SSD S4510", "Intel SSD S4610", "Samsung PM883", "Crucial BX150")):
         write_submission(subs, submission(result_document(model, {"off": {1: 1600 - one, 2: 3000}})))
     db = tmp_path / "devices.db"
+    if not trigram:
+        monkeypatch.setattr(build_mod, "trigram_supported", lambda: False)
     build(subs, db)
     assert not trigrams("s4150") & trigrams("INTEL SSD S4510")  # the index alone cannot propose it
     matches = lookup(db, "s4150")

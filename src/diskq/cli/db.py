@@ -76,6 +76,8 @@ def db_build(
             err(f"  ... and {len(problems) - MAX_PROBLEMS_PER_FILE} more (see the skipped table)")
     if len(skipped) > MAX_SKIPPED_FILES:
         err(f"... and {len(skipped) - MAX_SKIPPED_FILES} more skipped files (see the skipped table)")
+    for note in report.notes:
+        err(note)
     verb = "is up to date" if check else "written"
     err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
               f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")

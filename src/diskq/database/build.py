@@ -8,7 +8,8 @@ and points as they arrive, groups accepted submissions into devices, aggregates 
 * Deterministic: files are read in sorted path order, every table is written in key order,
   nothing about the build itself (time, host, diskq version) goes into the tables. The
   ``content_digest`` in ``meta`` hashes the schema and every row, so two builds of the same
-  submissions have the same digest even if SQLite lays the file out differently.
+  submissions have the same digest even if SQLite lays the file out differently, or could not
+  build the search index at all (no trigram tokenizer).
 * Atomic: the database is written to a temporary file next to the target and renamed over it.
 * Invalid files are skipped, listed in the ``skipped`` table and returned in the report; the
   caller decides whether that is fatal (``--strict``).
@@ -63,6 +64,7 @@ class BuildReport:
     digest: str = ""
     fts: str = "none"
     allowed_signers: str = "none"  # or 'sha256:<hex>' of the allowed-signers file
+    notes: list[str] = field(default_factory=list)  # worth saying, not an error
 
     def skipped_files(self) -> dict[str, list[Skipped]]:
         """The problems of each skipped file, files in path order."""
@@ -113,28 +115,57 @@ def find_submission_files(root: Path) -> list[Path]:
     return paths.find_files(root)[0]
 
 
+def search_text(model: str, vendor: str | None, firmware: str | None) -> str:
+    """What the search index holds for a device: its model, vendor and firmware, and the model's
+    letters and digits run together (``Micron_5300`` -> ``micron5300``)."""
+    from diskq.database.keys import compact
+
+    return " ".join(filter(None, [model, vendor, firmware, compact(model)]))
+
+
+def _has_search_index(con: sqlite3.Connection) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_search'").fetchone() is not None
+
+
+def _search_rows(con: sqlite3.Connection):
+    """``fetchmany`` of the (device id, search text) rows in order: the rows of the file's
+    ``device_search`` index when it has one, else computed from ``devices`` as the build indexes
+    them. An index that holds what its devices say gives exactly the computed rows."""
+    if _has_search_index(con):
+        try:
+            return con.execute("SELECT device_id, text FROM device_search ORDER BY device_id, text").fetchmany
+        except sqlite3.OperationalError:  # no FTS5 or no trigram tokenizer here to open the index with:
+            # FTS5 keeps the column values in its content table, a plain table any SQLite reads
+            return con.execute("SELECT c0, c1 FROM device_search_content ORDER BY c0, c1").fetchmany
+    cur = con.execute("SELECT id, model, vendor, firmware FROM devices ORDER BY id")
+    return lambda n: [(r[0], search_text(r[1], r[2], r[3])) for r in cur.fetchmany(n)]
+
+
 def content_digest(con: sqlite3.Connection) -> str:
     """sha256 over the schema version and every row of the data tables, in key order: for each
-    row ``repr(row)`` and a newline (hashed a few thousand rows at a time). ``meta`` (all but the
-    digest itself) and the search index are covered too: a lookup depends on both."""
+    row ``repr(row)`` and a newline (hashed a few thousand rows at a time). ``meta`` and the
+    search text of every device are covered too: a lookup depends on both.
+
+    The digest is that of the content, not of what the SQLite that built the file could do:
+    ``meta.fts`` (and the digest itself) is left out, and the search text comes from the index
+    when the file has one and is computed from ``devices`` when it has none, so a build without
+    the trigram tokenizer has the digest of one with it, while an index row that is missing,
+    added or changed still changes the digest."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
-    has_search = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_search'").fetchone() is not None
-    for table, query in _digest_queries(has_search):
+    for table, fetch in _digest_sections(con):
         h.update(f"\n[{table}]\n".encode())
-        if query is None:
-            h.update(b"absent\n")
-            continue
-        cur = con.execute(query)
-        while rows := cur.fetchmany(4096):
+        while rows := fetch(4096):
             h.update(("\n".join(map(repr, rows)) + "\n").encode())  # the same text, less per row
     return h.hexdigest()
 
 
-def _digest_queries(has_search: bool):
+def _digest_sections(con: sqlite3.Connection):
+    """(name, fetchmany of its rows in order) of each part of the digest; run one at a time."""
     for table, order in DIGEST_TABLES.items():
-        yield table, f"SELECT * FROM {table} ORDER BY {order}"  # noqa: S608 - fixed names
-    yield "meta", "SELECT key, value FROM meta WHERE key != 'content_digest' ORDER BY key"
-    yield "device_search", "SELECT device_id, text FROM device_search ORDER BY device_id, text" if has_search else None
+        yield table, con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchmany  # noqa: S608 - fixed names
+    yield "meta", con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') "
+                              "ORDER BY key").fetchmany
+    yield "device_search", _search_rows(con)
 
 
 def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
@@ -297,7 +328,6 @@ def _spread(s):
 
 def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
     from diskq.database.analysis import verdict_columns
-    from diskq.database.keys import compact
 
     for rank, dev in enumerate(devices, start=1):
         row = dev.row_cache
@@ -337,7 +367,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
                   p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
         if fts:
-            text = " ".join(filter(None, [dev.model, dev.vendor, dev.firmware, compact(dev.model)]))
+            text = search_text(dev.model, dev.vendor, dev.firmware)
             con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))
 
 
@@ -402,6 +432,11 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
 
 def stored_digest(db: Path) -> str:
     """The content digest of an existing devices.db, recomputed from its rows (``meta`` is not trusted)."""
+    return _inspect(db)[0]
+
+
+def _inspect(db: Path) -> tuple[str, bool, str | None]:
+    """(content digest recomputed from the rows, has a search index, ``meta.fts``) of a devices.db."""
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
@@ -413,7 +448,8 @@ def stored_digest(db: Path) -> str:
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:
-            return content_digest(con)
+            marker = con.execute("SELECT value FROM meta WHERE key = 'fts'").fetchone()
+            return content_digest(con), _has_search_index(con), marker[0] if marker else None
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -422,8 +458,18 @@ def stored_digest(db: Path) -> str:
 
 def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
           memo: Path | None = None) -> BuildReport:
-    """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now."""
-    committed = stored_digest(db)
+    """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now.
+
+    Whether this SQLite can build the search index does not matter: a file without the index
+    holds the same content. ``meta.fts`` must say whether the file has it; when it has not and a
+    build here would add it, the report's notes say so. ``report.fts`` is that of ``db``."""
+    committed, indexed, marker = _inspect(db)
+    fts = "trigram" if indexed else "none"
+    if marker != fts:
+        raise DatabaseError(
+            f"{db} is out of date (meta.fts is {marker!r}, but the file has {'a' if indexed else 'no'} search index)",
+            hint="run `diskq db build` and commit devices.db",
+        )
     with tempfile.TemporaryDirectory(prefix="diskq-db-check-") as tmp:
         report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs, memo=memo)
     if committed != report.digest:
@@ -431,5 +477,8 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",
             hint="run `diskq db build` and commit devices.db",
         )
-    report.db = Path(db)
+    if not indexed and report.fts == "trigram":
+        report.notes.append(f"{db} has no search index (it was built where SQLite lacks the trigram tokenizer): "
+                            "lookups scan every device; `diskq db build` here would add the index")
+    report.db, report.fts = Path(db), fts
     return report
