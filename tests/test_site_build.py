@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import subprocess
 from html.parser import HTMLParser
 
 import pytest
@@ -163,6 +165,47 @@ def test_rebuild_replaces_the_previous_site(built, tmp_path):
     build_site(db, out)
     assert not (out / "stale.html").exists() and (out / "index.html").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_temporary_directories_of_a_killed_build_are_removed_by_the_next_one(built, tmp_path):
+    db, _, _ = built
+    child = subprocess.Popen(["true"])  # a process that has certainly ended once waited for
+    child.wait()
+    gone = child.pid
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the site's")
+    stale = tmp_path / f".site.{gone}.k1ll3d.tmp"  # killed while writing the new site
+    (stale / "devices").mkdir(parents=True)
+    (stale / "index.html").write_text("half a site")
+    (stale / "link").symlink_to(outside)  # removed as a link, never followed
+    swapped = tmp_path / f".site.{gone}.sw4pp3d.tmp" / "site"  # killed while swapping the old site out
+    swapped.mkdir(parents=True)
+    running = tmp_path / f".site.{os.getppid()}.busy.tmp"  # a live process: maybe another build
+    running.mkdir()
+    kept = [
+        running,
+        tmp_path / f".other.{gone}.x.tmp",  # another output's
+        tmp_path / f".site.{gone}.x.tmp.bak",  # not the pattern
+        tmp_path / f".site.{gone}.X Y.tmp",
+        tmp_path / f".site.0{gone}.x.tmp",
+        tmp_path / ".site.k1ll3d",  # no pid: nothing says its build is over
+        tmp_path / f".site.{gone}.tmp",
+        tmp_path / (".site." + "\u0661" * 3 + ".x.tmp"),  # digits, but not ASCII ones
+        tmp_path / ".site.99999999999999999999.x.tmp",  # no process can have that id
+    ]
+    for path in kept[1:]:
+        path.mkdir()
+    a_file = tmp_path / f".site.{gone}.f1l3.tmp"  # the site build makes directories only
+    a_file.write_text("")
+    a_link = tmp_path / f".site.{gone}.l1nk.tmp"
+    a_link.symlink_to(outside)
+    build_site(db, tmp_path / "site")
+    assert not stale.exists() and not swapped.parent.exists()
+    assert all(p.is_dir() for p in kept) and a_file.is_file() and a_link.is_symlink()
+    assert (outside / "keep.txt").read_text() == "not the site's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["site", "outside", a_file.name, a_link.name, *(p.name for p in kept)])
 
 
 def test_cli_site_build(built, tmp_path, capsys):
