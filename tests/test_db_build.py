@@ -494,8 +494,14 @@ def test_temporary_files_of_a_killed_build_are_removed_by_the_next_one(subs, tmp
     running.write_bytes(b"")
     other = tmp_path / ".other.db.1.x.tmp"
     other.write_bytes(b"")
+    not_a_pid = [tmp_path / ".devices.db.99999999999999999999.x.tmp", tmp_path / ".devices.db.\u0661\u0662.x.tmp"]
+    for path in not_a_pid:
+        path.write_bytes(b"")
+    a_dir = tmp_path / f".devices.db.{child.pid}.d1r.tmp"  # the db build writes files only
+    a_dir.mkdir()
     build(subs, db)
     assert not stale.exists() and running.exists() and other.exists() and db.exists()
+    assert all(p.exists() for p in not_a_pid) and a_dir.is_dir()
 
 
 def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_path, capsys):

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sqlite3
+import subprocess
 from html.parser import HTMLParser
 
 import pytest
@@ -163,6 +166,47 @@ def test_rebuild_replaces_the_previous_site(built, tmp_path):
     build_site(db, out)
     assert not (out / "stale.html").exists() and (out / "index.html").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_temporary_directories_of_a_killed_build_are_removed_by_the_next_one(built, tmp_path):
+    db, _, _ = built
+    child = subprocess.Popen(["true"])  # a process that has certainly ended once waited for
+    child.wait()
+    gone = child.pid
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the site's")
+    stale = tmp_path / f".site.{gone}.k1ll3d.tmp"  # killed while writing the new site
+    (stale / "devices").mkdir(parents=True)
+    (stale / "index.html").write_text("half a site")
+    (stale / "link").symlink_to(outside)  # removed as a link, never followed
+    swapped = tmp_path / f".site.{gone}.sw4pp3d.tmp" / "site"  # killed while swapping the old site out
+    swapped.mkdir(parents=True)
+    running = tmp_path / f".site.{os.getppid()}.busy.tmp"  # a live process: maybe another build
+    running.mkdir()
+    kept = [
+        running,
+        tmp_path / f".other.{gone}.x.tmp",  # another output's
+        tmp_path / f".site.{gone}.x.tmp.bak",  # not the pattern
+        tmp_path / f".site.{gone}.X Y.tmp",
+        tmp_path / f".site.0{gone}.x.tmp",
+        tmp_path / ".site.k1ll3d",  # no pid: nothing says its build is over
+        tmp_path / f".site.{gone}.tmp",
+        tmp_path / (".site." + "\u0661" * 3 + ".x.tmp"),  # digits, but not ASCII ones
+        tmp_path / ".site.99999999999999999999.x.tmp",  # no process can have that id
+    ]
+    for path in kept[1:]:
+        path.mkdir()
+    a_file = tmp_path / f".site.{gone}.f1l3.tmp"  # the site build makes directories only
+    a_file.write_text("")
+    a_link = tmp_path / f".site.{gone}.l1nk.tmp"
+    a_link.symlink_to(outside)
+    build_site(db, tmp_path / "site")
+    assert not stale.exists() and not swapped.parent.exists()
+    assert all(p.is_dir() for p in kept) and a_file.is_file() and a_link.is_symlink()
+    assert (outside / "keep.txt").read_text() == "not the site's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["site", "outside", a_file.name, a_link.name, *(p.name for p in kept)])
 
 
 def test_cli_site_build(built, tmp_path, capsys):
@@ -349,3 +393,75 @@ def test_raw_files_in_the_site_are_the_submissions_of_the_database(built):
     published = sorted(p.relative_to(out / "submissions").as_posix() for p in (out / "submissions").rglob("*.json"))
     assert published == paths
     assert all((out / "submissions" / p).read_bytes() == (out.parent / "submissions" / p).read_bytes() for p in paths)
+
+
+def _keygen(path, comment):
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], check=True)
+    return path
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verified(tmp_path):
+    from datetime import datetime, timezone
+
+    from diskq.result import ResultDocument
+    from diskq.submission.model import Contributor
+    from diskq.submission.sign import make_submission, sign_submission
+
+    key = _keygen(tmp_path / "key", "tester")
+    subs = tmp_path / "submissions"
+
+    def add(iops, contributor, *, signed=True, legacy=False):
+        doc = result_document("Samsung PM1643a", {"off": {1: iops, 16: iops * 5}}, protocol="scsi", legacy=legacy,
+                              created=datetime(2025, 3, 4, tzinfo=timezone.utc))
+        if legacy:
+            sub = submission(doc, legacy=True)
+        else:
+            sub = make_submission(ResultDocument.model_validate(doc), contributor=contributor)
+        if signed:
+            sub = sign_submission(sub, key, principal="tester")
+        write_submission(subs, sub)
+        return sub.id
+
+    ids = {
+        "login": add(18000, Contributor(github="tester")),
+        "name": add(18100, Contributor(name="Ada Lovelace")),
+        "nobody": add(18200, None),
+        "unsigned": add(18300, Contributor(name="Grace Hopper"), signed=False),
+        "legacy": add(17900, None, signed=False, legacy=True),
+    }
+    listed = tmp_path / "allowed"
+    listed.write_text(f'tester namespaces="diskq-submission-v1" {(tmp_path / "key.pub").read_text()}')
+    _keygen(tmp_path / "other-key", "other")
+    other = tmp_path / "other"
+    other.write_text(f'tester namespaces="diskq-submission-v1" {(tmp_path / "other-key.pub").read_text()}')
+
+    def contributors(allowed_signers=None, status=None):
+        db = tmp_path / "devices.db"
+        build(subs, db, allowed_signers=allowed_signers)
+        if status is not None:
+            con = sqlite3.connect(db)
+            con.execute("UPDATE submissions SET signature = ? WHERE signature = 'intact'", (status,))
+            con.commit()
+            con.close()
+        out = tmp_path / "_site"
+        build_site(db, out)
+        (page,) = (out / "devices").iterdir()
+        parser = Cells()
+        parser.feed(page.read_text())
+        cells = {row[0]: row[2] for row in parser.rows if row and row[0] in ids.values()}
+        assert len(cells) == len(ids)
+        return page.read_text(), {what: cells[i] for what, i in ids.items()}
+
+    declared = {"login": "tester (self-declared)", "name": "Ada Lovelace (self-declared)", "nobody": "\u2013",
+                "unsigned": "Grace Hopper (self-declared)", "legacy": "\u2013"}
+    html, shown = contributors()  # no allowed-signers file: whose key signed was not checked
+    assert shown == declared
+    assert "<td>tester</td>" not in html and "<td>Ada Lovelace</td>" not in html
+    assert 'tester <span class="declared" title="the name the file gives; whose key signed it was not checked">' in html
+    assert 'Grace Hopper <span class="declared" title="the name the file gives; the file is not signed">' in html
+    assert contributors(status="unchecked")[1] == declared
+    assert contributors(other)[1] == declared  # signed by a key not listed for the login
+    html, shown = contributors(listed)
+    assert shown == {**declared, "login": "tester", "name": "Ada Lovelace", "nobody": "tester"}
+    assert "<td>tester</td>" in html and "<td>Ada Lovelace</td>" in html

@@ -12,7 +12,9 @@ Pages (templates in ``site/templates``, every value autoescaped):
 * ``devices.json`` and ``devices.db``: the machine-readable exports.
 
 The output directory is built next to the target and swapped in; an existing directory is only
-replaced when it is empty or was written by this command (it holds ``.diskq-site``).
+replaced when it is empty or was written by this command (it holds ``.diskq-site``). Its
+temporary directories (``.<out>.<pid>.<random>.tmp``) that a killed build left behind are removed
+by the next build once their process is gone, as ``diskq db build`` does with its files.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
+from diskq.database.files import TMP_SUFFIX, remove_stale_temporaries, temporary_prefix
 from diskq.errors import SiteError
 
 MARKER = ".diskq-site"
@@ -109,6 +112,13 @@ def _methods() -> list[dict]:
     return out
 
 
+def _temporary_dir(out: Path) -> Path:
+    """A new empty directory ``.<out>.<pid>.<random>.tmp`` beside ``out``: the site being
+    written, or the previous site on its way out. One left by a build that was killed is removed
+    by the next build once that process is gone."""
+    return Path(tempfile.mkdtemp(prefix=temporary_prefix(out), suffix=TMP_SUFFIX, dir=out.parent))
+
+
 def _prepare_out(out: Path) -> Path:
     out = Path(out)
     if out.exists():
@@ -119,7 +129,8 @@ def _prepare_out(out: Path) -> Path:
                             hint="choose another --out or empty the directory")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        remove_stale_temporaries(out, directories=True)
+        return _temporary_dir(out)
     except OSError as exc:
         raise SiteError(f"cannot write {out}: {exc.strerror or exc}",
                         hint="the site is built next to its final place: that directory must be writable") from None
@@ -230,7 +241,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             report.bytes += sum(os.path.getsize(os.path.join(dirpath, f)) for f in files)
         os.chmod(tmp, 0o755)
         if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            old = _temporary_dir(out)
             os.replace(out, old / "site")
             os.replace(tmp, out)
             shutil.rmtree(old)
