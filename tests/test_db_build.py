@@ -638,15 +638,20 @@ def test_a_search_index_this_sqlite_cannot_open_is_read_from_its_content_table(s
     assert stored_digest(db) != report.digest
 
 
-def test_the_stored_digest_is_not_part_of_what_it_hashes(subs, tmp_path):
+def test_the_stored_digest_is_not_part_of_what_it_hashes_but_must_match_it(subs, tmp_path):
+    """The digest is recomputed from the rows (meta is not trusted), and --check also refuses a
+    file whose stored digest, the one the site shows, is not the one its rows give."""
     add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
     db = tmp_path / "devices.db"
     report = build(subs, db)
+    assert check(subs, db).digest == report.digest
     con = sqlite3.connect(db)
     con.execute("UPDATE meta SET value = 'forged' WHERE key = 'content_digest'")
     con.commit()
     con.close()
-    assert stored_digest(db) == report.digest == check(subs, db).digest
+    assert stored_digest(db) == report.digest
+    with pytest.raises(DatabaseError, match=r"its rows are current, but meta.content_digest is 'forged'"):
+        check(subs, db)
 
 
 # --- the kernel's write_cache knob ----------------------------------------------------------

@@ -435,8 +435,8 @@ def stored_digest(db: Path) -> str:
     return _inspect(db)[0]
 
 
-def _inspect(db: Path) -> tuple[str, bool, str | None]:
-    """(content digest recomputed from the rows, has a search index, ``meta.fts``) of a devices.db."""
+def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
+    """(content digest recomputed from the rows, has a search index, the ``meta`` rows) of a devices.db."""
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
@@ -448,8 +448,8 @@ def _inspect(db: Path) -> tuple[str, bool, str | None]:
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:
-            marker = con.execute("SELECT value FROM meta WHERE key = 'fts'").fetchone()
-            return content_digest(con), _has_search_index(con), marker[0] if marker else None
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            return content_digest(con), _has_search_index(con), meta
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -462,9 +462,12 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
 
     Whether this SQLite can build the search index does not matter: a file without the index
     holds the same content. ``meta.fts`` must say whether the file has it; when it has not and a
-    build here would add it, the report's notes say so. ``report.fts`` is that of ``db``."""
-    committed, indexed, marker = _inspect(db)
+    build here would add it, the report's notes say so. ``report.fts`` is that of ``db``.
+    ``meta.content_digest`` (what the site and ``devices.json`` show) must be the digest the rows
+    give: a file whose rows are current but whose stored digest is not is out of date too."""
+    committed, indexed, meta = _inspect(db)
     fts = "trigram" if indexed else "none"
+    marker = meta.get("fts")
     if marker != fts:
         raise DatabaseError(
             f"{db} is out of date (meta.fts is {marker!r}, but the file has {'a' if indexed else 'no'} search index)",
@@ -475,6 +478,13 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     if committed != report.digest:
         raise DatabaseError(
             f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",
+            hint="run `diskq db build` and commit devices.db",
+        )
+    stored = meta.get("content_digest")
+    if stored != committed:
+        raise DatabaseError(
+            f"{db} is out of date (its rows are current, but meta.content_digest is {str(stored)[:12]!r}, "
+            f"not {committed[:12]})",
             hint="run `diskq db build` and commit devices.db",
         )
     if not indexed and report.fts == "trigram":
