@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
-from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries
+from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError
@@ -394,7 +394,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(db)
-        fd, tmp = tempfile.mkstemp(prefix=f".{db.name}.{os.getpid()}.", suffix=TMP_SUFFIX, dir=db.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(db), suffix=TMP_SUFFIX, dir=db.parent)
         os.close(fd)
     except OSError as exc:
         raise DatabaseError(f"cannot write {db}: {exc.strerror or exc}",

@@ -30,7 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from diskq.database.files import TMP_SUFFIX, check_writable_target, read_regular, remove_stale_temporaries
+from diskq.database.files import (TMP_SUFFIX, check_writable_target, read_regular, remove_stale_temporaries,
+                                  temporary_prefix)
 from diskq.errors import DatabaseError
 
 #: An allowed-signers file holds one line per key; a few thousand keys fit well below this.
@@ -189,7 +190,7 @@ class Memo:
                 self._writer.execute("DROP TABLE verdict")  # laid out by another version: start afresh
             self._writer.execute(SCHEMA)
             remove_stale_temporaries(self.path)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=TMP_SUFFIX,
+            fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=TMP_SUFFIX,
                                        dir=self.path.parent)
             os.close(fd)
             self._fresh_path = Path(tmp)
