@@ -100,6 +100,13 @@ def test_no_match_is_one_line_error(db, capsys):
     assert err[0] == "diskq: error: no device matches 'qqqqzzzz'"
 
 
+def test_no_match_in_json_prints_an_empty_list_and_fails_like_text(db, capsys):
+    assert cli("lookup", "qqqqzzzz", "--db", str(db), "--json") == DatabaseError.exit_code
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == []
+    assert captured.err.strip().splitlines()[0] == "diskq: error: no device matches 'qqqqzzzz'"
+
+
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 ", min_size=3, max_size=30))
 def test_any_part_of_a_model_is_a_perfect_match(model):
     if not model.strip():

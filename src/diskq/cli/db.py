@@ -127,11 +127,13 @@ def lookup_cmd(
     from diskq.units import human_bytes
 
     matches = lookup(db, query, limit=limit)
+    if not matches:  # with --json too, after its empty list: scripts can test the exit status
+        if as_json:
+            print_json("[]")
+        raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
     if as_json:
         print_json(json.dumps([m.to_dict() for m in matches], indent=2))
         return
-    if not matches:
-        raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
         print(text)
