@@ -48,6 +48,7 @@ def make_submission(
     """An unsigned submission around ``result``, every field explicit."""
     result = ResultDocument.model_validate(result.model_dump(mode="json"))
     sub = Submission(
+        format="diskq-submission",
         id=submission_id(result),
         legacy=legacy,
         contributor=contributor,
