@@ -117,6 +117,11 @@ def lookup_cmd(
 ) -> None:
     """Find a device in devices.db by model name: its row, verdicts and scaling curve.
 
+    Every word of the query must be part of the model's name (a swapped pair of neighbouring
+    characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
+    other models come close: "no exact match; closest: ..." (with --json, the list has
+    "match": "closest" on each entry).
+
     Example: diskq lookup "pm883"
     """
     import json
@@ -133,6 +138,11 @@ def lookup_cmd(
         raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
     if as_json:
         print_json(json.dumps([m.to_dict() for m in matches], indent=2))
+    if not matches[0].is_match:  # similar models only: never shown as the answer
+        closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
+        raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
+                            hint="a different model number is a different model; query by the words of its name")
+    if as_json:
         return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
@@ -162,8 +172,13 @@ def lookup_cmd(
               for c in best.caches}
     for line in _chart(best.curves, labels):
         out(line)
-    if others:
-        out("other matches: " + "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in others))
+    def names(ms) -> str:
+        return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)
+
+    if any(m.is_match for m in others):
+        out("other matches: " + names(m for m in others if m.is_match))
+    if any(not m.is_match for m in others):
+        out("similar models (not matches): " + names(m for m in others if not m.is_match))
 
 
 @site_app.command("build")
