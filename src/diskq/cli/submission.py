@@ -41,9 +41,11 @@ IMPORT_HELP = """Turn fio runs made by hand with the community command into a re
 Give one fio JSON output (--output-format=json) per numjobs step of
 `fio --filename /dev/X --direct=1 --fdatasync=1 --iodepth=1 --runtime=20 --time_based
 --rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=N`, and ideally the drive's
-`smartctl --json -x` output. Then sign the result with `diskq sign`.
+`smartctl --json -x` output. Say how the write cache was set with --cache-mechanism: a cache
+"off" whose knob is not known (the default) may be the kernel's, which stops flushes, and
+counts as unsafe. Then sign the result with `diskq sign`.
 
-Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json -o sda-result.json
+Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json --write-cache off --cache-mechanism drive -o sda-result.json
 """
 
 SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models.
@@ -214,6 +216,11 @@ def import_fio_cmd(
     fio_json: List[Path] = typer.Argument(..., metavar="FIO_JSON...", help="fio JSON outputs, one per numjobs"),
     smartctl_json: Optional[Path] = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
     write_cache: str = typer.Option("unknown", "--write-cache", help="write cache during the runs: on, off or unknown"),
+    cache_mechanism: str = typer.Option(
+        "unknown", "--cache-mechanism",
+        help="how that state was set: drive (hdparm -W, sdparm WCE, nvme feature 6), kernel "
+             "(/sys/block/X/queue/write_cache, the only knob of loop and virtio devices) or unknown; "
+             "'off' by the kernel or an unknown knob counts as unsafe, as diskq bench judges it"),
     model: Optional[str] = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
 ) -> None:
@@ -225,13 +232,15 @@ def import_fio_cmd(
     err = stderr_console()
     if write_cache not in ("on", "off", "unknown"):
         raise InvalidInput(f"--write-cache must be on, off or unknown, not {write_cache!r}")
+    if cache_mechanism not in ("drive", "kernel", "unknown"):
+        raise InvalidInput(f"--cache-mechanism must be drive, kernel or unknown, not {cache_mechanism!r}")
     docs = [(str(p), read_json_file(p, what="fio JSON", lenient=True)) for p in fio_json]
     device = device_from_smartctl(smartctl_json) if smartctl_json else Device()
     if model:
         device = device.model_copy(update={"model": model})
     if device.model is None:
         err.print("[yellow]note[/]: no device model: give --smartctl-json or --model")
-    doc = import_fio(docs, device=device, write_cache=write_cache)
+    doc = import_fio(docs, device=device, write_cache=write_cache, cache_mechanism=cache_mechanism)
     out = output or Path(f"{slugify(device.model)}-import.json")
     out.write_text(doc.to_json() + "\n", encoding="utf-8")
     peak = doc.runs[0].peak
