@@ -32,7 +32,10 @@ def db_build(
     allowed_signers: Path | None = typer.Option(
         None, "--allowed-signers",
         help="ssh allowed_signers file: only keys listed there count as verified (others: signature intact, "
-             "signer not checked; unlisted keys are kept, not verified)"),
+             "signer not checked; unlisted keys are kept, not verified) [default: the repository's "
+             "allowed_signers beside the submissions directory, when there is one]"),
+    no_allowed_signers: bool = typer.Option(
+        False, "--no-allowed-signers", help="check no signer, not even against the repository's allowed_signers"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
@@ -45,6 +48,9 @@ def db_build(
     answers are remembered per file content and code version (--memo), so rebuilds only
     validate new or changed files; --no-memo validates everything again.
 
+    Signatures are verified against the repository's allowed_signers (beside the submissions
+    directory) when there is one, or the file given with --allowed-signers.
+
     Example: diskq db build --check
     """
     from rich.text import Text
@@ -53,11 +59,22 @@ def db_build(
     from diskq.database.memo import default_path
     from diskq.errors import DatabaseError
 
+    from diskq.errors import InvalidInput
+    from diskq.submission.signers import repository_file
+
     memo = None if no_memo else (memo or default_path())
     console = stderr_console()
 
     def err(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    if no_allowed_signers and allowed_signers is not None:
+        raise InvalidInput("--allowed-signers and --no-allowed-signers contradict each other")
+    if allowed_signers is None and not no_allowed_signers:
+        beside = repository_file(submissions)
+        if beside.is_file():  # the file merged contributions extend: signatures are checked against it
+            allowed_signers = beside
+            err(f"signers checked against {beside}")
 
     if check:
         report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)

@@ -112,6 +112,7 @@ def sign_cmd(
     from diskq.submission.legacy import dump
     from diskq.submission.model import Contributor, Provenance, Submission
     from diskq.submission.sign import make_submission, sign_submission
+    from diskq.submission.signers import append_line, repository_file
 
     err = stderr_console()
     loaded = _load_for_signing(file)
@@ -139,9 +140,16 @@ def sign_cmd(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump(signed), encoding="utf-8")
     err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}")
+    root = paths.find_root(out)
+    listing = repository_file(root) if root is not None else None
+    if listing is not None and listing.is_file():  # a clone of the repository: list the key that signed
+        if append_line(listing, signed):
+            err.print(f"added the line of this key to {listing} (the pull request must add it)", markup=False)
     if not github:
         err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
-    err.print(f"next: git add {out} && git commit -m 'Add {signed.result.device.model or 'device'}' and open a pull request")
+    more = f" {listing}" if listing is not None and listing.is_file() else ""
+    err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
+              "and open a pull request")
     print(out)
 
 
