@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diskq.analyse import annotate
 from diskq.result import ResultDocument
@@ -224,3 +226,27 @@ def test_a_re_signed_forgery_no_longer_validates(loop_outputs, tmp_path, factor)
     assert any(f.endswith(".fio.jobs[].ctx") for f in fields)
     assert any(f.endswith(".fio.jobs[0].latency_us") for f in fields)
     assert all("fio's own counters contradict its figures" in p.message for p in problems)
+
+
+_leaf = st.none() | st.booleans() | st.integers(-10, 10**12) | st.floats(allow_nan=True) | st.text(max_size=6)
+_tree = st.recursive(_leaf, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+    st.sampled_from(["jobs", "write", "sync", "lat_ns", "clat_ns", "N", "bins", "percentile", "total_ios",
+                     "io_bytes", "ctx", "latency_us", "latency_ms", "disk_util", "name", "write_ios", "runtime",
+                     "job_runtime", "elapsed", "jobname", "job options", "global options", "filename", "numjobs",
+                     "iodepth", "bs", "mean", "50.000000", "250", ">=2000"]), kids, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_tree)
+def test_hostile_fio_json_never_raises(tree):
+    counter_problems({"jobs": [tree]} if not isinstance(tree, dict) else tree)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_a_real_output_with_one_counter_changed_never_raises(loop_outputs, data):
+    real = copy.deepcopy(loop_outputs["back"][2])
+    job = real["jobs"][0]
+    key = data.draw(st.sampled_from(["ctx", "latency_us", "latency_ms", "job_runtime", "elapsed", "sync", "write"]))
+    job[key] = data.draw(_tree)
+    counter_problems(real)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+from bisect import bisect_left, bisect_right
 from collections import Counter
 
 BLOCK = 4096
@@ -94,6 +95,8 @@ def _buckets(job: dict) -> list[tuple[float, float, float]] | None:
                     high = float(key) * unit
                 except (TypeError, ValueError):
                     return None
+                if not math.isfinite(high):
+                    return None
             out.append((low, high, float(pct)))
             low = high if high != math.inf else low
     return out
@@ -127,18 +130,30 @@ def _against_shares(points: list[tuple[float, float]], shares) -> str | None:
     return None
 
 
+def _cumulative(values: list[float]) -> list[float]:
+    out = [0.0]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
 def _histogram_problem(job: dict, clat) -> str | None:
     buckets = _buckets(job)
     if not buckets:
         return None
-    total = sum(b[2] for b in buckets)
+    buckets.sort()
+    cum = _cumulative([b[2] for b in buckets])
+    total = cum[-1]
     if total <= 0:
         return None  # no I/O in this entry
+    lows = [b[0] for b in buckets]
+    highs = sorted(b[1] for b in buckets)  # ascending with the lows: the ranges do not overlap
 
     def shares(limit: float, inclusive: bool) -> float:
-        if inclusive:  # every bucket that may hold an I/O of at most `limit`
-            return sum(pct for low, _, pct in buckets if low <= limit) * 100 / total
-        return sum(pct for _, high, pct in buckets if high <= limit) * 100 / total
+        # inclusive: every bucket that may hold an I/O of at most `limit` (its low end is below);
+        # else: the buckets that lie wholly below `limit`
+        n = bisect_right(lows, limit) if inclusive else bisect_right(highs, limit)
+        return cum[n] * 100 / total
 
     return _against_shares(_percentiles(clat), shares)
 
@@ -152,19 +167,54 @@ def _bins_problem(section, ios: float, what: str, slack_ios: float) -> str | Non
         try:
             value = float(key)
         except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
             return f"{what} histogram bin {str(key)[:20]!r} is not a latency"
-        if isinstance(count, bool) or not isinstance(count, (int, float)) or count < 0:
+        if isinstance(count, bool) or not isinstance(count, (int, float)) or not 0 <= count < 1e18:
             return f"{what} histogram bin {str(key)[:20]!r} holds no count"
         pairs.append((value, float(count)))
-    total = sum(c for _, c in pairs)
+    pairs.sort()
+    cum = _cumulative([c for _, c in pairs])
+    total = cum[-1]
     if abs(total - ios) > slack_ios:
         return f"{what} histogram bins hold {total:.0f} I/Os, fio counted {ios:.0f}"
+    values = [v for v, _ in pairs]
 
     def shares(limit: float, inclusive: bool) -> float:
-        return sum(c for v, c in pairs if (v <= limit if inclusive else v < limit)) * 100 / total if total else 0.0
+        n = bisect_right(values, limit) if inclusive else bisect_left(values, limit)
+        return cum[n] * 100 / total if total else 0.0
 
     why = _against_shares(_percentiles(section), shares)
     return f"{what} {why}" if why else None
+
+
+#: Counters of a job entry (any one present means there is something to check).
+_JOB_COUNTERS = frozenset({"ctx", "latency_ns", "latency_us", "latency_ms", "job_runtime", "elapsed"})
+
+
+def _has_counters(data: dict, jobs: list) -> bool:
+    """Is any counter this module checks present? (Hand-made and synthetic outputs hold none: the
+    usual case in a large database, so it is answered without the full walk.)"""
+    if "disk_util" in data:
+        return True
+    for job in jobs:
+        if not isinstance(job, dict):
+            return False
+        if not _JOB_COUNTERS.isdisjoint(job):
+            return True
+        write = job.get("write")
+        if isinstance(write, dict):
+            if "io_bytes" in write:
+                return True
+            for name in ("clat_ns", "lat_ns"):
+                section = write.get(name)
+                if isinstance(section, dict) and ("N" in section or "bins" in section):
+                    return True
+        sync = job.get("sync")
+        section = sync.get("lat_ns") if isinstance(sync, dict) else None
+        if isinstance(section, dict) and ("N" in section or "bins" in section):
+            return True
+    return False
 
 
 def _device_name(options: dict) -> str | None:
@@ -186,6 +236,8 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
     jobs = data.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         return out
+    if not _has_counters(data, jobs):
+        return out
     version = data.get("fio version")
     if isinstance(version, str) and version.startswith("fio-2"):
         return out  # fio 2.x counts bytes in KiB and lacks most of these counters
@@ -196,8 +248,7 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
     have_ctx = True
     numjobs_all = 0
     runtime_ms = 0.0
-    names = Counter(job.get("jobname") if isinstance(job, dict) and isinstance(job.get("jobname"), str) else None
-                    for job in jobs)
+    names = Counter(_jobname(job) for job in jobs)
     for i, job in enumerate(jobs):
         if not isinstance(job, dict):
             return out
@@ -210,7 +261,7 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         numjobs_all += numjobs
         # with group_reporting one entry sums every job of its section; without, one job each
         # (fio's JSON does not always list group_reporting among the options: count the entries)
-        per_entry = numjobs if names[job.get("jobname")] < numjobs else 1
+        per_entry = numjobs if names[_jobname(job)] < numjobs else 1
         depth = _int_option(options, "iodepth", 1)
         in_flight = depth * per_entry
         write = job.get("write")
@@ -278,7 +329,12 @@ def _disk_writes(disk_util, device: str) -> float | None:
 
 def _int_option(options: dict, name: str, default: int) -> int:
     v = options.get(name)
-    return int(v) if isinstance(v, str) and v.isdigit() and len(v) < 6 and int(v) > 0 else default
+    return int(v) if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) < 6 and int(v) > 0 else default
+
+
+def _jobname(job) -> str | None:
+    name = job.get("jobname") if isinstance(job, dict) else None
+    return name if isinstance(name, str) else None
 
 
 _SIZES = {"4k": 4096, "4K": 4096, "4096": 4096, "4ki": 4096, "4KiB": 4096, "4kib": 4096}
