@@ -363,3 +363,58 @@ def test_on_a_real_fio_result_without_a_recorded_size(tmp_path, monkeypatch, cap
     assert rc == 0
     doc = json.loads(captured.out)
     assert doc["capacity_bytes"] == 480 * 10**9 and doc["db_devices"] >= 1
+
+
+def _db_copy(tmp_path, sql: str) -> Path:
+    import sqlite3
+
+    db = tmp_path / "devices.db"
+    shutil.copy(DEVICES_DB, db)
+    con = sqlite3.connect(db)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    return db
+
+
+def test_a_row_without_capacity_needs_db_size(tmp_path, monkeypatch, capsys):
+    _db_copy(tmp_path, "UPDATE devices SET capacity_bytes = NULL WHERE model = 'Samsung PM883'")
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", cwd=tmp_path, monkeypatch=monkeypatch) == 4
+    assert "hint: give it with --db-size" in capsys.readouterr().err
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", "--db-size", "7.68T", "--json", cwd=tmp_path,
+               monkeypatch=monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["capacity_bytes"] == 7_680_000_000_000
+
+
+def test_a_row_without_a_curve_is_refused(tmp_path, monkeypatch, capsys):
+    _db_copy(tmp_path, "DELETE FROM curve WHERE device_id LIKE 'samsung-pm883-%'")
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", cwd=tmp_path, monkeypatch=monkeypatch) == 4
+    assert "no curve" in capsys.readouterr().err
+
+
+def test_a_row_without_a_safe_setting_is_refused(tmp_path, monkeypatch, capsys):
+    _db_copy(tmp_path, "UPDATE devices SET cache = NULL, cache_knob = NULL WHERE model = 'Samsung PM883'")
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", cwd=tmp_path, monkeypatch=monkeypatch) == 4
+    assert "no safe cache setting" in capsys.readouterr().err
+
+
+def test_ambiguous_model_names_every_candidate(clone, monkeypatch, capsys):
+    assert cli("plan", "Samsung", "--data", "12x16T", cwd=clone, monkeypatch=monkeypatch) == 4
+    err = capsys.readouterr().err
+    assert "names" in err and "Samsung PM883" in err and "Samsung PM863a" in err
+
+
+def test_the_plan_uses_the_run_the_verdicts_use():
+    from diskq.analyse.verdicts import best_safe_run, evaluate
+
+    kernel_off = Run(write_cache="off", cache_mechanism="sysfs", points=[_point(1, 90000), _point(4, 200000)])
+    slow_on = Run(write_cache="on", cache_mechanism="hdparm", points=[_point(1, 3000), _point(4, 9000)])
+    doc = _document([kernel_off, slow_on])
+    run, points, why = best_safe_run(doc)
+    verdicts = evaluate(doc)
+    assert run is slow_on and verdicts.osds_per_device.cache_state == "on"
+    assert verdicts.osds_per_device.n == layout.make_plan(
+        layout.WalDbDevice("x", 10**12, "ata", [(p.numjobs, p.iops) for p in points], "on", "drive"),
+        layout.DataDevices(4, 4 * 10**12), "rbd", compression=True, release="squid", rules=RULES,
+        criteria=CRIT).limits["speed"].value
+    assert any("write_cache knob" in w for w in why)

@@ -27,7 +27,7 @@ Examples:
 
 @app.command("plan", help=PLAN_HELP)
 def plan_cmd(
-    device: str = typer.Argument(..., help="result document (.json) or a model name in devices.db"),
+    device: str = typer.Argument(..., metavar="DEVICE", help="result document (.json) or a model name in devices.db"),
     data: str = typer.Option(..., "--data", help="data devices of one host as COUNTxSIZE, e.g. 12x16T"),
     workload: str = typer.Option("rbd", "--workload", help="rbd, rgw or cephfs"),
     data_media: str = typer.Option("hdd", "--data-media", help="hdd or ssd: the data devices' media"),
@@ -139,7 +139,7 @@ def _render(doc: dict, spec_path: Path | None) -> None:
         out.print(f"  - {escape(r)}")
     out.print("\n[bold]cephadm OSD specification[/]" + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
     out.print(escape(doc["cephadm_spec_yaml"].rstrip()), soft_wrap=True)
-    out.print("\n[bold]ceph-volume[/] (one host; " + escape(doc["ceph_volume"]["note"].split("; ", 1)[1]) + ")")
+    out.print("\n[bold]ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
     out.print(escape(doc["ceph_volume"]["line"]), soft_wrap=True)
     for n in doc["notes"]:
         out.print(f"note: {escape(n)}", soft_wrap=True)

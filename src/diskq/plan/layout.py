@@ -197,8 +197,10 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
         speed_reasons.append(f"the sweep stopped at {share.largest_tested} jobs: speed allows at least "
                              f"{share.n}; the plan uses {share.n}, never more than was measured")
     limits = {
-        "speed": Rule(share.n, speed_reasons, criteria["osds_per_device"].get("title", "") if data.media == "hdd"
-                      else rules["osds"]["demand_ssd_source"]),
+        "speed": Rule(share.n, speed_reasons,
+                      "criteria.toml [osds_per_device] (osd_mclock_max_capacity_iops_hdd), "
+                      "https://docs.ceph.com/en/latest/rados/configuration/mclock-config-ref/"
+                      if data.media == "hdd" else rules["osds"]["demand_ssd_source"]),
         "capacity": Rule(slots_by_capacity,
                          [f"{_gb(capacity)} holds {slots_by_capacity} block.db volumes of {_gb(required)}"],
                          rules["block_db"]["source"]),

@@ -15,7 +15,7 @@ def document(plan: Plan, rules: dict) -> dict:
     doc["cephadm_source"] = rules["cephadm"]["source"]
     doc["ceph_volume"] = {"argv": ceph_volume.argv(plan), "line": ceph_volume.line(plan),
                           "source": rules["ceph_volume"]["source"],
-                          "note": "one host; replace /dev/DATAn and /dev/DBn with its devices (ceph-volume "
+                          "note": "for one host: replace /dev/DATAn and /dev/DBn with its devices (ceph-volume "
                                   "inventory), check the report, then run it with --yes instead of --report"}
     if cephadm.size_ranges_overlap(plan, rules):
         doc["notes"].append("the data and db_devices size filters overlap (SSDs of similar size): "
