@@ -121,9 +121,10 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print(f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)")
     for r in f["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print(f"  each OSD gets {_gb(doc['db_size_bytes'])}: the device split into {doc['db_slots']} slots")
-    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/] "
-              f"({d['count']} data OSDs, {doc['db_slots']} per device)")
+    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {doc['db_slots']} block.db volumes of "
+              f"{_gb(doc['db_size_bytes'])} on each")
+    for r in doc["layout_reasons"]:
+        out.print(f"  - {escape(r)}")
     out.print("[bold]separate block.wal[/]: " + ("yes" if doc["wal"]["value"] else "not worth it"))
     for r in doc["wal"]["reasons"]:
         out.print(f"  - {escape(r)}")

@@ -98,6 +98,7 @@ class Plan:
     db_devices: int  #: WAL/DB devices the data devices need
     db_slots: int  #: block.db volumes per WAL/DB device (data OSDs spread evenly)
     db_size_bytes: int  #: each block.db volume: an equal slice of the device
+    layout_reasons: list[str]  #: how db_devices, db_slots and db_size_bytes follow
     wal: Rule
     write_cache: Rule
     mclock: Rule
@@ -232,6 +233,14 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
         device=dev.label, basis=dev.basis, data=data, workload=workload, release=release, compression=compression,
         capacity_bytes=capacity, osds_per_device=per_device, binding=binding, limits=limits, speed=speed,
         db_fraction=frac, db_required_bytes=required, db_devices=devices, db_slots=slots, db_size_bytes=size,
+        layout_reasons=[
+            f"{data.count} data OSDs at most {per_device} per WAL/DB device: ceil({data.count} / {per_device}) = "
+            f"{devices} WAL/DB device{'s' if devices != 1 else ''}",
+            f"spread evenly: ceil({data.count} / {devices}) = {slots} block.db volume{'s' if slots != 1 else ''} "
+            "per device (cephadm db_slots)",
+            f"each block.db an equal slice, as large as possible: {_gb(capacity)} / {slots} = {_gb(size)}, "
+            f"at least the {_gb(required)} required",
+        ],
         wal=wal, write_cache=write_cache_advice(dev, rules), mclock=mclock_advice(share, data.media),
         notes=notes, rules_version=int(rules["version"]),
     )
