@@ -83,18 +83,27 @@ def from_document(doc, *, basis: str, legacy: bool = False) -> WalDbDevice:
     return WalDbDevice(
         label=label, capacity_bytes=d.capacity_bytes, protocol=d.protocol,
         curve=[(p.numjobs, p.iops) for p in points], cache=run.write_cache, knob=knob,
-        kernel_model=_kernel_model(d.model, d.protocol), basis=basis, legacy=legacy,
+        kernel_model=_kernel_model(d.model, d.vendor, d.protocol), basis=basis, legacy=legacy,
         cache_off_faster=faster, notes=[f"not used: {w}" for w in why],
     )
 
 
-def _kernel_model(model: str | None, protocol: str) -> str | None:
-    """The model as ``/sys/class/scsi_disk/*/device/model`` shows it: an ATA drive's model cut to
-    the 16 characters of a SCSI INQUIRY product field (libata's translation); SAS drives report
-    their product field as is; NVMe drives have no scsi_disk. None when unknown."""
+def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str | None:
+    """The model as ``/sys/class/scsi_disk/*/device/model`` shows it: the 16-character product
+    field of a SCSI INQUIRY. libata fills it with the first 16 characters of an ATA drive's model;
+    a SAS drive reports its product, which smartctl prints after the vendor. NVMe drives have no
+    scsi_disk. None when unknown.
+
+    >>> _kernel_model("SAMSUNG MZ7LH960HAJR-00005", None, "ata")
+    'SAMSUNG MZ7LH960'
+    >>> _kernel_model("SEAGATE ST4000NM0023", "SEAGATE", "scsi")
+    'ST4000NM0023'
+    """
     if not model or protocol not in ("ata", "scsi"):
         return None
-    cut = model[:16].rstrip() if protocol == "ata" else model.strip()
+    if protocol == "scsi" and vendor and model.lower().startswith(vendor.lower() + " "):
+        model = model[len(vendor) + 1:]
+    cut = model.strip()[:16].rstrip()
     return cut if cut and all(c.isprintable() and c not in '"\\*?[' for c in cut) else None
 
 
