@@ -418,3 +418,9 @@ def test_the_plan_uses_the_run_the_verdicts_use():
         layout.DataDevices(4, 4 * 10**12), "rbd", compression=True, release="squid", rules=RULES,
         criteria=CRIT).limits["speed"].value
     assert any("write_cache knob" in w for w in why)
+
+
+def test_compression_before_squid_is_said_to_need_a_setting():
+    reasons = layout.db_fraction("rgw", True, "reef", RULES).reasons
+    assert any("kLZ4Compression" in r for r in reasons)
+    assert not any("kLZ4Compression" in r for r in layout.db_fraction("rgw", True, "squid", RULES).reasons)

@@ -130,6 +130,10 @@ def db_fraction(workload: str, compression: bool, release: str, rules: dict) -> 
     reasons = [f"{workload}: {base:.1%} of the data device (Ceph documentation)"]
     sources = [bd["source"]]
     frac = base
+    if compression and release_index(release, rules) < release_index(rules["releases"]["compression_default_from"],
+                                                                      rules):
+        reasons.append(f"RocksDB compression is not the default before {rules['releases']['compression_default_from'].title()}: "
+                       "it needs compression=kLZ4Compression in bluestore_rocksdb_options")
     if compression and workload in bd["compression_workloads"]:
         frac = base / float(bd["compression_factor"])
         reasons.append(f"RocksDB compression on: {base:.1%} / {bd['compression_factor']} = {frac:.2%} "
@@ -208,7 +212,9 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
         "guideline": Rule(guide, [f"at most {guide} OSDs per {'NVMe' if dev.protocol == 'nvme' else 'SAS/SATA'} "
                                   "offload SSD (one WAL/DB device lost takes all its OSDs down)"
                                   + ("; protocol unknown: the SAS/SATA figure" if dev.protocol not in
-                                     ('nvme', 'ata', 'scsi') else "")],
+                                     ('nvme', 'ata', 'scsi') else "")
+                                  + ("; the documentation gives it for HDD OSDs, applied to SSD OSDs as a ceiling"
+                                     if data.media == "ssd" else "")],
                           rules["osds"]["guideline_source"]),
     }
     per_device = min(int(r.value) for r in limits.values())
