@@ -424,3 +424,15 @@ def test_compression_before_squid_is_said_to_need_a_setting():
     reasons = layout.db_fraction("rgw", True, "reef", RULES).reasons
     assert any("kLZ4Compression" in r for r in reasons)
     assert not any("kLZ4Compression" in r for r in layout.db_fraction("rgw", True, "squid", RULES).reasons)
+
+
+def test_help_shows_both_examples():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "diskq", "plan", "--help"], capture_output=True, text=True,
+                       env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    assert 'diskq plan "Samsung PM883" --data 12x16T --workload rgw --cephadm-spec osd-spec.yaml' in text
+    assert "diskq plan result.json --data 8x8T --workload rbd --json" in text
