@@ -436,3 +436,42 @@ def test_help_shows_both_examples():
     text = " ".join(r.stdout.split())
     assert 'diskq plan "Samsung PM883" --data 12x16T --workload rgw --cephadm-spec osd-spec.yaml' in text
     assert "diskq plan result.json --data 8x8T --workload rbd --json" in text
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="needs the fio binary")
+def test_on_an_imported_result_with_a_recorded_identity(tmp_path, monkeypatch, capsys):
+    """Real fio runs of the community command, imported with a recorded smartctl output of a real
+    drive (its model, protocol and capacity), then planned."""
+    from tests.test_submission_support import fio_runs
+
+    files = []
+    for k, v in fio_runs().items():
+        files.append(tmp_path / f"nj{k}.json")
+        files[-1].write_text(json.dumps(v))
+    smart = REPO / "tests" / "fixtures" / "submission" / "sce__INTEL_SSDSCKKB480G8.json"
+    assert cli("import-fio", *map(str, files), "--smartctl-json", str(smart), "-o", "result.json",
+               cwd=tmp_path, monkeypatch=monkeypatch) == 0
+    capsys.readouterr()
+    rc = cli("plan", "result.json", "--data", "8x8T", "--workload", "rbd", "--json", cwd=tmp_path,
+             monkeypatch=monkeypatch)
+    captured = capsys.readouterr()
+    if rc == 4:  # the temp file here was too slow for one HDD OSD: refused with the measured rate
+        assert "cannot commit fast enough" in captured.err
+        return
+    assert rc == 0, captured.err
+    doc = json.loads(captured.out)
+    assert doc["device"].startswith("INTEL SSDSCKKB480G8") and doc["capacity_bytes"] == 480_103_981_056
+    assert doc["db_required_bytes"] == 200 * 10**9 and doc["limits"]["capacity"]["value"] == 2
+    assert doc["osds_per_device"] <= 2 and doc["db_devices"] >= 4
+    assert doc["basis"] == "result document result.json"
+
+
+def test_on_a_committed_legacy_submission_file(monkeypatch, capsys):
+    path = next((REPO / "submissions" / "samsung" / "samsung-pm883").glob("*.json"))
+    rc = cli("plan", str(path), "--data", "8x8T", "--workload", "rbd", "--json")
+    assert rc == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["speed"]["n"] == 16 and doc["speed"]["limited_by_sweep"]
+    assert any("legacy" in n for n in doc["notes"])
+    assert doc["write_cache"]["value"] is not None and "legacy" in doc["write_cache"]["reasons"][0]
