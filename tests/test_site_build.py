@@ -466,3 +466,15 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
     html, shown = contributors(listed)
     assert shown == {**declared, "login": "tester", "name": "Ada Lovelace", "nobody": "tester"}
     assert "<td>tester</td>" in html and "<td>Ada Lovelace</td>" in html
+
+
+def test_methodology_renders_the_plan_rules_with_their_sources(built):
+    from diskq.plan.rules import load
+
+    _, out, _ = built
+    page = (out / "methodology.html").read_text()
+    rules = load()
+    assert rules["block_db"]["title"] in page and "diskq plan" in page
+    assert f"<td>{rules['osds']['guideline_max_sata_sas']}</td>" in page
+    assert "quincy, reef, squid, tentacle" in page  # lists read as lists, not Python reprs
+    assert "bluestore-config-ref" in page and "mclock-config-ref" in page

@@ -199,3 +199,26 @@ def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
         cache_state=best.cache,
         reasons=reasons,
     )
+
+
+def best_safe_run(doc: ResultDocument) -> tuple[Run | None, list[Point], list[str]]:
+    """The run the verdicts use (the safe one with the highest 1-job IOPS), its completed points
+    in job order, and why the others were not used. ``(None, [], reasons)`` when no run is safe
+    or the document was measured on a memory-backed target."""
+    in_memory = memory_backed(doc)
+    if in_memory is not None:
+        return None, [], [f"not applicable: {in_memory}"]
+    candidates = []
+    for run in doc.runs:
+        points = sorted((p for p in run.points if not p.interrupted), key=lambda p: p.numjobs)
+        solo = next((p for p in points if p.numjobs == 1), None)
+        if solo is not None:
+            candidates.append(_Candidate(run, points, solo, doc.device.volatile_write_cache))
+    safe = sorted((c for c in candidates if c.safe), key=lambda c: -c.solo.iops)
+    unsafe = [c for c in candidates if not c.safe]
+    reasons = [f"cache {c.cache} {c.unsafe_reason}" for c in unsafe]
+    if not safe:
+        return None, [], [_no_run_reason(unsafe)]
+    best = safe[0]
+    reasons += [f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower)" for c in safe[1:]]
+    return best.run, best.points, reasons
