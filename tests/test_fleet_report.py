@@ -180,3 +180,26 @@ def test_the_benchmark_writes_a_fleet_the_report_reads(tmp_path):
     assert write_fleet(tmp_path / "r", hosts=4, drives=3) == 12
     rep = report.build(tmp_path / "r")
     assert (len(rep.hosts), rep.drives, rep.problems) == (4, 12, [])
+
+
+def test_candidates_refuse_everything_without_root_and_an_empty_selector(monkeypatch, capsys):
+    from diskq.fleet import select
+
+    disk = select.Disk("/dev/sdz", "sdz", "M", 10**12, False)
+    monkeypatch.setattr(select.os, "geteuid", lambda: 1000)
+    cand = select.judge(disk, force=False)
+    assert cand.decision == "refused" and "needs root" in cand.reasons[0]
+    with pytest.raises(SystemExit) as exit_:
+        main(["fleet", "candidates", "--json"])
+    assert exit_.value.code == 2 and "name the devices to qualify" in capsys.readouterr().err
+
+
+def test_the_selector_applies_every_criterion():
+    from diskq.fleet.select import Disk, Selector
+
+    ssd = Disk("/dev/sda", "sda", "SAMSUNG MZ7L3480HCHQ-00A07", 480 * 10**9, False)
+    hdd = Disk("/dev/sdb", "sdb", "ST16000NM001G", 16 * 10**12, True)
+    sel = Selector(model="samsung mz7l3*", min_bytes=400 * 10**9, rotational=False)
+    assert sel.matches(ssd) == [] and sel.matches(hdd) != []
+    assert Selector(max_bytes=10**12).matches(hdd) == ["larger than 1000000000000 bytes"]
+    assert Selector(rotational=True).matches(ssd) == ["not rotational"]

@@ -127,6 +127,10 @@ def judge(disk: Disk, *, force: bool) -> Candidate:
     from diskq.bench import runner
 
     cand = Candidate(disk.path, disk.name, disk.model, disk.size_bytes, disk.rotational, "bench")
+    if os.geteuid() != 0:
+        cand.decision = "refused"
+        cand.reasons = ["diskq bench needs root to write to a block device (run the play with become)"]
+        return cand
     try:
         with runner.plan(disk.path, runner.BenchOptions(yes=True, force=force)) as plan:
             cand.reasons = list(plan.notes)
