@@ -171,7 +171,7 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
             if iops >= fast and round(ratio, 9) >= ratio_min:
                 strong = True
                 evidence.append(PlpEvidence(kind="measured", points_to="plp", source="cache A/B", text=(
-                    f"{ab}: the drive barely cares whether its cache is on, and writes are durable at "
+                    f"{ab}: the drive does not need its volatile cache to be fast, and writes are durable at "
                     f"{iops:.0f}/s without it")))
             elif iops < fast and round(ratio, 9) < ratio_min and weak:
                 against = True
