@@ -24,6 +24,7 @@ from diskq.probe import nvme
 from diskq.probe.identity import identity_from_smartctl_json
 from diskq.probe.plp import facts_from_smartctl_json, vwc_fact
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
+from tests.conftest import needs_fio, needs_loop
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMART = FIXTURES / "smartctl_json"
@@ -392,3 +393,24 @@ def test_a_consumer_drive_without_evidence_is_never_confirmed_or_likely(model, f
     v = evaluate(d, entries=())
     assert v.verdict not in ("confirmed", "likely"), v
     assert evaluate_device(d.device, (), entries=()).verdict == "unknown"
+
+
+# --- the bench, end to end on a real loop device ------------------------------------------------
+
+@needs_fio
+@needs_loop
+def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
+    dev = make_loop(64 * 1024 * 1024)
+    env = {**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")}
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "diskq", "bench", dev, "--yes", "--runtime", "1", "--jobs", "1",
+                        "--cache", "keep", "-o", str(out)], capture_output=True, text=True, env=env, timeout=300,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(out.read_text())
+    v = doc.verdicts.power_loss_protection
+    assert v is not None and v.reasons
+    # a loop device reports nothing and no datasheet knows it: never confirmed or likely
+    assert v.verdict not in ("confirmed", "likely")
+    assert all(e.kind == "measured" for e in v.evidence)
+    assert f"power-loss protection: {v.verdict}" in " ".join((r.stdout + r.stderr).split())
