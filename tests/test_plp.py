@@ -414,3 +414,54 @@ def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
     assert v.verdict not in ("confirmed", "likely")
     assert all(e.kind == "measured" for e in v.evidence)
     assert f"power-loss protection: {v.verdict}" in " ".join((r.stdout + r.stderr).split())
+
+
+# --- devices.db, lookup and the site ----------------------------------------------------------------
+
+def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
+    import sqlite3
+
+    from diskq.database.build import build
+    from diskq.database.lookup import lookup
+    from diskq.database.synthetic import result_document, submission, write_submission
+    from diskq.publish.site import build_site
+
+    subs = tmp_path / "submissions"
+    # reported by the drive: an Intel DC S4510 whose capacitor test passes on one unit and fails on another
+    for value in (100, 1):
+        data = smart("sce__INTEL_SSDSC2KB240G8.json")
+        attr(data, 175)["value"] = value
+        doc = result_document("INTEL SSDSC2KB240G8", {"on": {1: 20000 + value, 4: 50000}}, nosync={"on": 23000})
+        doc["device"]["plp_facts"] = [f.model_dump(mode="json") for f in facts_from_smartctl_json(data)]
+        write_submission(subs, submission(doc))
+    # a consumer drive measured with honest flushes
+    write_submission(subs, submission(result_document("Samsung SSD 860 EVO 1TB", {"on": {1: 490, 14: 1728}},
+                                                      nosync={"on": 30000})))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    con = sqlite3.connect(db)
+    rows = dict(con.execute("SELECT model, power_loss_protection FROM devices"))
+    evidence = json.loads(con.execute("SELECT plp_evidence FROM devices WHERE model = 'INTEL SSDSC2KB240G8'").fetchone()[0])
+    con.close()
+    # measured (free flushes) and reported agree; one unit's failing test does not make the model degraded
+    assert rows == {"INTEL SSDSC2KB240G8": "confirmed", "Samsung SSD 860 EVO 1TB": "unlikely"}
+    assert any(e["points_to"] == "failing" for e in evidence["evidence"])
+    assert any("reported its power-loss backup failing" in r for r in evidence["reasons"])
+
+    match = lookup(db, "860 evo")[0]
+    assert match.device["plp_evidence"]["rule"] == "measured_against"
+    out = subprocess.run([sys.executable, "-m", "diskq", "lookup", "ssdsc2kb240g8", "--db", str(db)],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")})
+    assert "power-loss protection: confirmed" in out.stdout and "! reported: ATA attribute 175" in out.stdout
+
+    site = tmp_path / "_site"
+    build_site(db, site)
+    index = (site / "index.html").read_text()
+    assert 'id="f-plp"' in index and 'data-plp="confirmed"' in index and 'data-plp="unlikely"' in index
+    page = next((site / "devices").glob("intel-ssdsc2kb240g8*.html")).read_text()
+    assert "Power-loss protection" in page and "Power_Loss_Cap_Test" in page and "backup failing" in page
+    methodology = (site / "methodology.html").read_text()
+    assert 'id="crit-power_loss_protection"' in methodology and "not a promise" in methodology
+    exported = json.loads((site / "devices.json").read_text())["devices"]
+    assert {d["model"]: d["plp_evidence"]["verdict"] for d in exported} == rows
