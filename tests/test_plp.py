@@ -135,6 +135,16 @@ def test_vwc_from_recorded_id_ctrl_outputs():
     assert sum(e.kind == "reported" for e in verdict.evidence) == 1
 
 
+def test_probe_keeps_the_raw_vwc_field(monkeypatch):
+    from diskq import proc
+
+    text = (NVME / "ipa__WDC_PC_SN730_256G__id-ctrl.json").read_text()
+    monkeypatch.setattr(proc, "run", lambda argv, **kw: proc.Completed(argv, 0, text, ""))
+    assert nvme.probe_vwc_field("/dev/nvme0") == (7, None)
+    assert nvme.probe_vwc("/dev/nvme0") == (True, None)
+    assert vwc_fact(7).raw == "0x7"
+
+
 def test_old_documents_without_facts_still_count_a_reported_missing_cache():
     verdict = evaluate_device(Device(model="x", volatile_write_cache=False))
     assert verdict.verdict == "likely" and verdict.evidence[0].source == "volatile_write_cache"

@@ -31,8 +31,11 @@ from typing import Any
 
 from diskq.analyse.model import PlpFact
 
-#: smartctl attribute names that drivedb.h gives a capacitor self-test or capacitor health.
-_CAPACITOR_NAME = re.compile(r"^(Power_Loss_Cap_Test|Capacitor_Health|PLP_.*|.*Supercap.*|.*Cap(acitor)?_(Test|Health|Status).*)$", re.I)
+#: smartctl attribute names that drivedb.h gives a capacitor self-test or capacitor health
+#: (Intel DC SATA families: 175 and 235 "Power_Loss_Cap_Test"; SanDisk CloudSpeed: 235
+#: "Capacitor_Health"). Only names found in drivedb.h are listed: a guessed name could match an
+#: unrelated attribute.
+_CAPACITOR_NAME = re.compile(r"^(Power_Loss_Cap_Test|Capacitor_Health)$")
 #: smartctl attribute names of unexpected-power-loss counters.
 _POWER_LOSS_COUNTER = re.compile(r"^(Unsafe_Shutdown_Count|Unexpect_Power_Loss(_Ct)?|Unclean_Shutdown_Ct)$", re.I)
 #: NVMe SMART / Health critical warning bit 4: volatile memory backup device failed.
