@@ -88,7 +88,7 @@ def test_nvme_critical_warning_clear_is_neutral(name):
 
 def test_failing_capacitor_test_is_a_warning_and_degraded():
     data = smart("sce__INTEL_SSDSC2KB240G8.json")
-    attr(data, 175)["value"] = 1  # the recorded output with the test failed (Intel sets 1 on failure)
+    attr(data, 175)["value"] = 1  # the recorded output with the test failed: normalized value below the threshold (10)
     device = identity_from_smartctl_json(data)
     failing = [f for f in device.plp_facts if f.warning]
     assert [f.field for f in failing] == ["ATA attribute 175 Power_Loss_Cap_Test"]
