@@ -475,3 +475,40 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
     assert 'id="crit-power_loss_protection"' in methodology and "not a promise" in methodology
     exported = json.loads((site / "devices.json").read_text())["devices"]
     assert {d["model"]: d["plp_evidence"]["verdict"] for d in exported} == rows
+
+
+# --- submissions: reported facts must be ones the parser writes ------------------------------------
+
+def _validated(tmp_path: Path, facts: list[dict]) -> list[str]:
+    from diskq.database.synthetic import result_document, submission, write_submission
+    from diskq.submission.validate import validate_file
+
+    doc = result_document("INTEL SSDSC2KB240G8", {"on": {1: 20000, 4: 50000}}, nosync={"on": 23000})
+    doc["device"]["plp_facts"] = facts
+    path = write_submission(tmp_path / "submissions", submission(doc))
+    _, problems = validate_file(path, root=tmp_path / "submissions", require_signature=False)
+    return [f"{p.field}: {p.message}" for p in problems]
+
+
+def test_submitted_facts_as_the_parser_writes_them_are_accepted(tmp_path):
+    data = smart("sce__INTEL_SSDSC2KB240G8.json")
+    attr(data, 175)["value"] = 1
+    facts = [f.model_dump(mode="json") for f in facts_from_smartctl_json(data)]
+    facts += [vwc_fact(0).model_dump(mode="json"), vwc_fact(7).model_dump(mode="json")]
+    facts += [f.model_dump(mode="json") for f in facts_from_smartctl_json(smart("scrutiny__Samsung_SSD_970_EVO_500GB__x.json"))]
+    assert _validated(tmp_path, facts) == []
+
+
+@pytest.mark.parametrize("edit, expected", [
+    ({"field": "Vendor says: PLP", "supports": "plp"}, "unknown power-loss fact field"),
+    ({"field": "ATA attribute 174 Unsafe_Shutdown_Count", "supports": "plp"}, "neither evidence nor a warning"),
+    ({"field": "NVMe Identify Controller vwc", "raw": "0x1", "supports": "plp"}, "do not follow from raw value"),
+    ({"field": "NVMe SMART/Health critical_warning bit 4", "raw": "0x10", "supports": "neutral"}, "do not follow"),
+    ({"meaning": "<script>alert(1)</script>"}, "markup"),
+    ({"raw": "x" * 400}, "longer than 300"),
+])
+def test_hand_edited_facts_are_refused(tmp_path, edit, expected):
+    fact = {"source": "smartctl", "field": "ATA attribute 175 Power_Loss_Cap_Test", "raw": "1", "meaning": "m",
+            "supports": "plp", "warning": False, **edit}
+    problems = _validated(tmp_path, [fact])
+    assert len(problems) == 1 and problems[0].startswith("result.device.plp_facts[0]") and expected in problems[0]

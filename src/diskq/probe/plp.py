@@ -140,3 +140,33 @@ def facts_from_smartctl_json(data: Any) -> list[PlpFact]:
             meaning="a volatile write cache is on: acknowledged writes depend on flushes or power-loss protection"
             if enabled else "the volatile write cache is off: every write is durable when it completes"))
     return facts
+
+
+#: Fact fields this module writes, and for each what ``supports`` and ``warning`` may be given
+#: the raw value: a submitted fact must be one of these, as the parser would have made it.
+_COUNTER_FIELD = re.compile(r"^ATA attribute \d{1,3} (Unsafe_Shutdown_Count|Unexpect_Power_Loss(_Ct)?|Unclean_Shutdown_Ct)$")
+_CAPACITOR_FIELD = re.compile(r"^ATA attribute \d{1,3} (Power_Loss_Cap_Test|Capacitor_Health)$")
+
+
+def fact_problem(fact: PlpFact) -> str | None:
+    """Why ``fact`` is not one this module could have written (an unknown field, or a claim its
+    raw value does not support), or None. Submissions are checked with it, so a hand-edited
+    document cannot report a capacitor it never read."""
+    if _CAPACITOR_FIELD.match(fact.field):
+        return None if fact.supports == "plp" else "a capacitor test is evidence for protection (supports 'plp')"
+    if _COUNTER_FIELD.match(fact.field) or fact.field == "write_cache.enabled":
+        if fact.supports != "neutral" or fact.warning:
+            return f"{fact.field} is neither evidence nor a warning"
+        return None
+    if fact.field in ("NVMe Identify Controller vwc", "NVMe SMART/Health critical_warning bit 4"):
+        try:
+            value = int(fact.raw, 16)
+        except ValueError:
+            return f"raw value {fact.raw!r} is not the hexadecimal field"
+        if fact.field.endswith("vwc"):
+            ok = (fact.supports == ("neutral" if value & 1 else "plp")) and not fact.warning
+        else:
+            failed = bool(value & NVME_BACKUP_FAILED)
+            ok = fact.warning == failed and fact.supports == ("plp" if failed else "neutral")
+        return None if ok else f"supports/warning do not follow from raw value {fact.raw}"
+    return f"unknown power-loss fact field {fact.field!r}"
