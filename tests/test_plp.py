@@ -294,6 +294,8 @@ def test_the_packaged_list_is_valid_and_every_entry_cites_an_https_source():
     (lambda e: e.update(examples=["ACME\u0000X1"]), "markup"),
     (lambda e: e.update(model="ACME (X1"), "not a regular expression"),
     (lambda e: e.update(model="(a+)+$"), "nested quantifiers"),
+    (lambda e: e.update(model="ACME (X|X)*1"), "repeats a group"),
+    (lambda e: e.update(model="(ACME) \\1"), "backreferences"),
     (lambda e: e.update(model="(?=ACME)X1"), "look-arounds"),
     (lambda e: e.update(plp="maybe"), "plp"),
     (lambda e: e.update(read="yesterday"), "read must be a date"),

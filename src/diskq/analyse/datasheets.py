@@ -40,9 +40,10 @@ MAX_BYTES = 4 * 1024 * 1024
 _MARKUP = re.compile(r"[<>\x00-\x1f\x7f]")
 #: Length limit of a pattern: model names are short, and a short pattern keeps matching cheap.
 MAX_PATTERN = 200
-#: Constructs that make a regular expression slow on hostile input (nested quantifiers,
-#: backreferences, look-arounds): refused, a model pattern never needs them.
-_SLOW = re.compile(r"\([^()]*[+*][^()]*\)[+*{]|\\[1-9]|\(\?[=!<]")
+#: Constructs that can make a regular expression slow on hostile input (a repeated group, as in
+#: ``(a+)+`` or ``(a|a)*``; backreferences; look-arounds): refused, a model pattern never needs
+#: them (an optional group, ``(Crucial_)?``, is fine).
+_SLOW = re.compile(r"\)[+*{]|\\[1-9]|\(\?[=!<]")
 
 PlpClaim = Literal["yes", "no", "at-rest"]
 
@@ -62,7 +63,7 @@ def _pattern(value: str | None, what: str) -> str | None:
     if len(value) > MAX_PATTERN:
         raise ValueError(f"{what} is longer than {MAX_PATTERN} characters")
     if _SLOW.search(value):
-        raise ValueError(f"{what} uses nested quantifiers, backreferences or look-arounds")
+        raise ValueError(f"{what} repeats a group or uses backreferences or look-arounds (nested quantifiers)")
     try:
         re.compile(value)
     except re.error as exc:
