@@ -84,7 +84,7 @@ def test_index_lists_every_device_in_rank_order(built):
     shown = [float(r[4].replace(",", "")) for r in parser.rows if r[4] != "\u2013"]
     assert shown == sorted(shown, reverse=True)
     assert shown == [round(v) for v in iops if v is not None]
-    assert all(len(r) == 16 for r in parser.rows)
+    assert all(len(r) == 17 for r in parser.rows)
 
 
 def test_html_in_a_model_name_is_shown_as_text(built):

@@ -43,7 +43,8 @@ def document(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 
 def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
-    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet"}
+    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet",
+                             "power_loss_protection"}
     for name in sections:
         assert CRIT[name]["title"]
         assert len(CRIT[name]["justification"].split()) >= 30, name

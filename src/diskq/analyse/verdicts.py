@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria, osds
-from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts
+from diskq.analyse import criteria, osds, plp
+from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts
 
 if TYPE_CHECKING:
     from diskq.result import Point, ResultDocument, Run
@@ -97,6 +97,7 @@ def evaluate(doc: ResultDocument) -> Verdicts:
         osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
         etcd=_etcd(crit["etcd"], safe, unsafe),
         postgres_wal=_postgres(best, unsafe),
+        power_loss_protection=plp.evaluate(doc),
         criteria_version=int(crit["version"]),
         notes=notes,
     )
@@ -111,6 +112,7 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
                                       reasons=list(reasons)),
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
+        power_loss_protection=PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=list(reasons)),
         criteria_version=int(crit["version"]),
         notes=["measured on a memory-backed target: verdicts not applicable"],
     )
