@@ -109,6 +109,8 @@ CREATE TABLE devices (
     ceph_waldb      TEXT,
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
+    power_loss_protection TEXT,         -- confirmed | likely | unlikely | unknown | degraded (evidence, not a promise)
+    plp_evidence    TEXT,               -- JSON: that verdict's rule, reasons, conflicts and every piece of evidence
     submissions     INTEGER NOT NULL,
     verified        INTEGER NOT NULL,   -- how many have signature = 'verified'
     unchecked       INTEGER NOT NULL,   -- how many have signature = 'intact' (signer not checked)

@@ -51,6 +51,9 @@ def site(tmp_path_factory):
     write_synthetic(subs, 160, seed=11, devices=24)
     write_submission(subs, submission(result_document(
         "Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}})))
+    # a model the power-loss-protection datasheet list documents (Intel DC S4500)
+    write_submission(subs, submission(result_document("INTEL SSDSC2KB960G7", {"on": {1: 21000, 4: 52000}},
+                                                      nosync={"on": 23000})))
     db = root / "devices.db"
     build(subs, db)
     out = root / "_site"
@@ -154,6 +157,22 @@ def test_filters_and_search(page, site):
     assert _models(page) == [d["model"] for d in devices if d["verified"]]
     page.uncheck("#f-verified")
     assert len(_models(page)) == len(devices)
+
+
+def test_power_loss_protection_filter_and_evidence(page, site):
+    base, devices = site
+    page.goto(base + "index.html")
+    verdict = next(d["power_loss_protection"] for d in devices if d["power_loss_protection"] == "likely")
+    page.select_option("#f-plp", verdict)
+    assert _models(page) == [d["model"] for d in devices if d["power_loss_protection"] == verdict]
+    assert set(_column(page, 17)) == {verdict}
+    page.select_option("#f-plp", "")
+    assert len(_models(page)) == len(devices)
+    documented = next(d for d in devices if '"documented"' in (d["plp_evidence"] or ""))
+    page.goto(base + f"devices/{documented['id']}.html")
+    rows = page.eval_on_selector_all("table.plp-evidence tbody tr", "els => els.map(e => e.textContent)")
+    assert any("documented" in r and "https://" in r for r in rows)
+    assert page.get_attribute("table.plp-evidence a", "rel") == "noopener noreferrer"
 
 
 def test_device_page_shows_its_chart(page, site):

@@ -32,7 +32,7 @@
     b.addEventListener("click", function () { sortBy(i); });
   });
   var q = document.getElementById("q"), proto = document.getElementById("f-proto"), media = document.getElementById("f-media"),
-      tier = document.getElementById("f-tier"), verified = document.getElementById("f-verified"), count = document.getElementById("count");
+      tier = document.getElementById("f-tier"), plp = document.getElementById("f-plp"), verified = document.getElementById("f-verified"), count = document.getElementById("count");
   function filter() {
     var words = q.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
     rows.forEach(function (r) {
@@ -41,13 +41,14 @@
         (!proto.value || r.getAttribute("data-p") === proto.value) &&
         (!media.value || r.getAttribute("data-m") === media.value) &&
         (!tier.value || r.cells[11].textContent.trim() === tier.value) &&
+        (!plp.value || r.getAttribute("data-plp") === plp.value) &&
         (!verified.checked || r.hasAttribute("data-v"));
       r.hidden = !ok;
       if (ok) shown++;
     });
     count.textContent = shown + " of " + rows.length + " devices";
   }
-  [q, proto, media, tier, verified].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
+  [q, proto, media, tier, plp, verified].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
   form.hidden = false;
 })();

@@ -148,3 +148,13 @@ class DatabaseError(DiskqError):
 
 class SiteError(DiskqError):
     """The static site cannot be generated."""
+
+
+class PlanRefused(DiskqError):
+    """``diskq plan`` cannot give a layout for this device and these inputs; ``reasons`` say why."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, reasons: list[str] | None = None, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.reasons = list(reasons or [])

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from diskq.analyse.model import FlushCheck, Peak, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
+from diskq.analyse.model import FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
 from diskq.analyse.model import json_integer, json_one
 
 CacheState = Literal["on", "off", "unknown"]
@@ -99,6 +99,9 @@ class Device(_Strict):
     volatile_write_cache: bool | None = None
     write_cache: CacheState = "unknown"
     cache_toggle: str | None = Field(default=None, description="mechanism that can switch the cache, if any")
+    plp_facts: list[PlpFact] = Field(
+        default_factory=list, description="power-loss-relevant facts the drive reports (capacitor test, vwc, ...)"
+    )
     filesystem: str | None = Field(default=None, description="file mode: filesystem holding the test file")
     backing_device: str | None = Field(default=None, description="file mode: block device under the filesystem")
     sources: list[str] = Field(default_factory=list, description="where the identity was read from")

@@ -121,10 +121,17 @@ class CephWalDb(_Strict):
 
 
 class OsdsPerDevice(_Strict):
-    """How many OSDs can share the device while each keeps ``share`` of its solo commit rate."""
+    """How many OSDs can share the device while each still gets the commit rate one OSD needs.
 
-    n: int | None = Field(default=None, ge=1)
-    share: float = Field(gt=0, le=1)
+    Criteria version 1 asked for a ``share`` of the device's own 1-job rate; from version 2 the
+    demand is absolute (``demand_iops`` commits/s per OSD, see :mod:`diskq.analyse.osds`), and
+    ``n`` is 0 when not even one OSD would get it.
+    """
+
+    n: int | None = Field(default=None, ge=0)
+    share: float | None = Field(default=None, gt=0, le=1, description="criteria version 1 only")
+    demand_iops: float | None = Field(default=None, gt=0, description="commits/s one OSD needs")
+    osd_kind: Literal["hdd"] | None = Field(default=None, description="the kind of OSD the demand is for")
     per_osd_iops: float | None = Field(default=None, ge=0, description="IOPS(n)/n")
     solo_iops: float | None = Field(default=None, ge=0, description="IOPS(1)")
     limited_by_sweep: bool = Field(
@@ -163,7 +170,58 @@ class Verdicts(_Strict):
     osds_per_device: OsdsPerDevice
     etcd: Etcd
     postgres_wal: PostgresWal
+    power_loss_protection: PowerLossProtection | None = None
     criteria_version: int
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("criteria_version", mode="before")(json_integer)
+
+
+PlpVerdict = Literal["confirmed", "likely", "unlikely", "unknown", "degraded"]
+
+
+class PlpFact(_Strict):
+    """One power-loss-relevant fact a drive reports about itself (smartctl, nvme id-ctrl).
+
+    ``supports`` is "plp" when the fact is evidence that acknowledged writes survive a power
+    loss (a capacitor self-test the drive runs, no volatile write cache at all), "neutral" when
+    it is relevant but says nothing either way (a volatile cache reported present: drives with
+    power-loss protection may report one too; a count of unsafe shutdowns). ``warning`` is set
+    when the drive reports its backup failing (a failed capacitor test, NVMe critical warning
+    bit 4).
+    """
+
+    source: str = Field(description="the tool that reported it: smartctl, nvme id-ctrl")
+    field: str = Field(description="where in its output, e.g. 'ATA attribute 175 Power_Loss_Cap_Test'")
+    raw: str = Field(description="the value as reported")
+    meaning: str
+    supports: Literal["plp", "neutral"] = "neutral"
+    warning: bool = False
+
+
+class PlpEvidence(_Strict):
+    """One piece of evidence weighed by the power-loss-protection verdict."""
+
+    kind: Literal["measured", "reported", "documented"]
+    points_to: Literal["plp", "no_plp", "neutral", "failing"]
+    text: str
+    source: str | None = Field(default=None, description="where it comes from: a field, a run, a datasheet URL")
+
+
+class PowerLossProtection(_Strict):
+    """Does the drive keep acknowledged writes through a power loss? Evidence, not a promise.
+
+    ``confirmed``: measured and (reported or documented) agree; ``likely``: reported or
+    documented, or measured alone, with nothing against; ``unlikely``: documented as absent or
+    measured against, nothing for; ``unknown``: too little evidence, or evidence that disagrees
+    (listed in ``conflicts``); ``degraded``: the drive reports its backup failing.
+    """
+
+    verdict: PlpVerdict
+    rule: str = Field(description="the rule of criteria.toml [power_loss_protection] that decided")
+    evidence: list[PlpEvidence] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list, description="evidence that disagrees: flagged, never resolved silently")
+    reasons: list[str] = Field(default_factory=list)
+
+
+Verdicts.model_rebuild()

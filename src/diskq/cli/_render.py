@@ -145,8 +145,12 @@ def verdict_lines(verdicts) -> list[str]:
         lines.append(f"Ceph WAL/DB: [bold]{tier}[/] ({_first(ceph)})" if tier else f"Ceph WAL/DB: {_unjudged(ceph)}")
     osds = v.get("osds_per_device") or {}
     if osds:
-        n = f"at least {osds.get('n')}" if osds.get("limited_by_sweep") else osds.get("n")
-        lines.append(f"OSDs per device: [bold]{n}[/] ({_first(osds)})" if n else f"OSDs per device: {_unjudged(osds)}")
+        n = osds.get("n")
+        if n is None:
+            lines.append(f"OSDs per device: {_unjudged(osds)}")
+        else:
+            shown = "none" if n == 0 else f"at least {n}" if osds.get("limited_by_sweep") else str(n)
+            lines.append(f"OSDs per device: [bold]{shown}[/] ({_first(osds)})")
     etcd = v.get("etcd") or {}
     if etcd:
         passes = etcd.get("passes")
@@ -157,6 +161,36 @@ def verdict_lines(verdicts) -> list[str]:
     pg = v.get("postgres_wal") or {}
     if pg:
         lines.append(f"PostgreSQL WAL: {_first(pg)}")
+    plp = v.get("power_loss_protection") or {}
+    if plp:
+        lines += plp_lines(plp)
+    return lines
+
+
+#: How each power-loss-protection verdict is coloured in the terminal.
+_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red"}
+_ARROW = {"plp": "+", "no_plp": "-", "neutral": "·", "failing": "!"}
+
+
+def plp_lines(plp) -> list[str]:
+    """The power-loss-protection verdict, its reasons, conflicts and evidence, one line each
+    (rich markup only in the fixed words; evidence text is escaped)."""
+    from rich.markup import escape
+
+    p = plp if isinstance(plp, dict) else plp.model_dump(mode="json")
+    verdict = p.get("verdict") or "unknown"
+    style = _PLP_STYLE.get(verdict, "bold")
+    lines = [f"power-loss protection: [bold {style}]{verdict}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"]
+    for reason in (p.get("reasons") or [])[1:]:
+        lines.append(f"  {escape(reason)}")
+    for conflict in p.get("conflicts") or []:
+        lines.append(f"  [bold yellow]conflict[/]: {escape(conflict)}")
+    for e in p.get("evidence") or []:
+        mark = _ARROW.get(e.get("points_to"), "?")
+        line = f"  {mark} {e.get('kind')}: {escape(e.get('text') or '')}"
+        if e.get("points_to") == "failing":
+            line = f"  [bold red]{mark} {e.get('kind')}[/]: {escape(e.get('text') or '')}"
+        lines.append(line)
     return lines
 
 

@@ -132,7 +132,8 @@ def lookup_cmd(
     limit: int = typer.Option(5, "--limit", min=1, max=100, help="most matches to show"),
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
-    """Find a device in devices.db by model name: its row, verdicts and scaling curve.
+    """Find a device in devices.db by model name: its row, verdicts (power-loss protection with its
+    evidence too) and scaling curve.
 
     Every word of the query must be part of the model's name (a swapped pair of neighbouring
     characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
@@ -177,6 +178,15 @@ def lookup_cmd(
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
     out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
               f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
+    plp = d.get("plp_evidence") or {}
+    if plp:
+        reasons = plp.get("reasons") or ["no reason given"]
+        out(f"  power-loss protection: {plp.get('verdict')} ({reasons[0]}; rule {plp.get('rule')})")
+        for conflict in plp.get("conflicts") or []:
+            out(f"    conflict: {conflict}")
+        marks = {"plp": "+", "no_plp": "-", "neutral": ".", "failing": "!"}
+        for e in plp.get("evidence") or []:
+            out(f"    {marks.get(e.get('points_to'), '?')} {e.get('kind')}: {e.get('text')}")
     for c in best.caches:
         unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
         if c["scaling_json"] and c["scaling_json"].get("description"):

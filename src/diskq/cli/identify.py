@@ -13,7 +13,9 @@ from diskq.cli.app import app, print_json, stderr_console, stdout_console
 @app.command(
     help=(
         "Show which drive TARGET is: model, firmware, capacity, protocol, media, wear, write cache "
-        "and how it can be switched. With --smartctl-json, read a saved `smartctl --json -x` output "
+        "and how it can be switched, and every power-loss fact it reports with a power-loss-protection "
+        "verdict from what it reports and what datasheets document (no measurement: `diskq bench` "
+        "adds that). With --smartctl-json, read a saved `smartctl --json -x` output "
         "instead of probing a device. The serial number is shown only as a salted hash.\n\n"
         "Example: diskq identify /dev/nvme0n1 --json"
     )
@@ -35,10 +37,17 @@ def identify(
     else:
         device = ident.identify(target)
 
+    from diskq.analyse import plp
+
+    verdict = plp.evaluate_device(device)
     if as_json:
-        print_json(device.model_dump_json(indent=2))
+        import json
+
+        out = device.model_dump(mode="json")
+        out["power_loss_protection"] = verdict.model_dump(mode="json")
+        print_json(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    _render(device)
+    _render(device, verdict)
 
 
 #: A `smartctl -x` output is tens of kilobytes; anything this large is not one.
@@ -76,7 +85,8 @@ def _read_smartctl_json(path: Path):
         raise InvalidInput(f"{name} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`") from None
 
 
-def _render(device) -> None:
+def _render(device, verdict) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from diskq.units import human_bytes
@@ -111,6 +121,13 @@ def _render(device) -> None:
     out.print(table)
     for note in device.notes:
         out.print(f"  note: {note}", markup=False)
+    from diskq.cli._render import plp_lines
+
+    for fact in device.plp_facts:
+        if fact.warning:
+            out.print(f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}")
+    for line in plp_lines(verdict):
+        out.print(line)
 
 
 @app.command(

@@ -133,6 +133,7 @@ class DeviceAggregate:
     notes: list[str] = field(default_factory=list)
     volatile_write_cache: bool | None = None
     unchecked: int = 0  # signature intact, signer not checked (no allowed-signers file)
+    plp_facts: list = field(default_factory=list)  # power-loss facts reported by its submissions (plain dicts)
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -160,6 +161,17 @@ def _median_or_none(values: list[float]) -> float | None:
 
 def _nan_if_none(x: float | None) -> float:
     return math.nan if x is None else x
+
+
+def plp_facts(records: list[SubmissionRecord]) -> list[dict]:
+    """The power-loss facts the submitted drives reported, one per (field, what it supports,
+    warning) in submission order: the first drive's raw value stands for the kind of fact."""
+    seen: dict[tuple, dict] = {}
+    for r in records:
+        for fact in r.plp_facts:
+            if isinstance(fact, dict):
+                seen.setdefault((fact.get("field"), fact.get("supports"), bool(fact.get("warning"))), fact)
+    return list(seen.values())
 
 
 def volatile_cache(records: list[SubmissionRecord]) -> bool | None:
@@ -286,6 +298,7 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         notes=notes,
         volatile_write_cache=volatile,
         unchecked=sum(r.signature == "intact" for r in counted),
+        plp_facts=plp_facts(counted),
     )
 
 

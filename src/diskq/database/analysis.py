@@ -62,7 +62,7 @@ def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
         created=EPOCH,
         device=Device(model=dev.model, vendor=dev.vendor, firmware=dev.firmware or None,
                       capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media,
-                      volatile_write_cache=dev.volatile_write_cache),
+                      volatile_write_cache=dev.volatile_write_cache, plp_facts=dev.plp_facts),
         method=Method(id=dev.method[0], version=dev.method[1]),
         runs=[_median_run(dev.caches[s]) for s in settings],
     )
@@ -71,15 +71,18 @@ def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
 def _analyse(doc, safe_before: list[int]) -> dict:
     """Run the analysis on a median document: scaling per run (in the document's order), runs
     whose flush check on the medians fails, and the verdicts over the runs that remain safe."""
-    from diskq.analyse import annotate, verdicts
+    from diskq.analyse import annotate, plp, verdicts
 
     doc = annotate(doc)
+    # power-loss protection weighs every setting (a failed flush check is evidence too), per model
+    protection = plp.evaluate(doc, per_model=True)
     scaling = [_plain(r.scaling) for r in doc.runs]
     unsafe = [i for i, r in enumerate(doc.runs) if r.flush_check is not None and r.flush_check.honest is False]
     safe = [i for i in safe_before if i not in unsafe]
     if safe and len(safe) != len(doc.runs):
         doc = doc.model_copy(update={"runs": [doc.runs[i] for i in safe]})
         doc.verdicts = verdicts.evaluate(doc)
+    doc.verdicts.power_loss_protection = protection
     return {"scaling": scaling, "unsafe": unsafe, "verdicts": _plain(doc.verdicts)}
 
 
@@ -128,15 +131,17 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
 def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
     """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (and
     whether the sweep limited it: the answer is then "at least N"), etcd pass/fail, commits per
-    second of one PostgreSQL session."""
+    second of one PostgreSQL session, power-loss protection."""
     v = verdicts or {}
     ceph = v.get("ceph_waldb") or {}
     osds = v.get("osds_per_device") or {}
     etcd = v.get("etcd") or {}
     pg = v.get("postgres_wal") or {}
+    protection = v.get("power_loss_protection") or {}
     passes = etcd.get("passes")
     commits = pg.get("commits_per_s")
     return {
+        "power_loss_protection": protection.get("verdict"),
         "ceph_waldb": ceph.get("tier"),
         "osds_per_device": osds.get("n"),
         "osds_limited_by_sweep": None if osds.get("n") is None else int(bool(osds.get("limited_by_sweep"))),

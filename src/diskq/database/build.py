@@ -36,7 +36,8 @@ from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "2"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve
+SCHEMA_VERSION = "3"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+#                      3: devices.power_loss_protection and devices.plp_evidence
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -322,6 +323,12 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     con.execute("INSERT INTO meta VALUES ('content_digest', ?)", (report.digest,))
 
 
+def _plp_json(verdicts: dict | None) -> str | None:
+    """The power-loss-protection verdict with its evidence, rule and conflicts, as JSON."""
+    protection = (verdicts or {}).get("power_loss_protection")
+    return json.dumps(protection, sort_keys=True) if protection is not None else None
+
+
 def _spread(s):
     return (s.median, s.min, s.max) if s else (None, None, None)
 
@@ -348,6 +355,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             "legacy": dev.legacy,
             "method_id": dev.method[0], "method_version": dev.method[1],
             "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
+            "plp_evidence": _plp_json(dev.verdicts),
             "notes": json.dumps(dev.notes),
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608

@@ -14,7 +14,7 @@ import json
 import math
 import stat
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq import files
@@ -85,6 +85,7 @@ class SubmissionRecord:
     created: str | None
     volatile_write_cache: bool | None = None  # what the drive reports: does it have a volatile cache?
     signature: str = "unsigned"  # one of SIGNATURE_STATUSES
+    plp_facts: list = field(default_factory=list)  # the power-loss facts the drive reported, as plain dicts
 
 
 def all_finite(values: tuple[float | None, ...]) -> bool:
@@ -285,7 +286,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
-        signature=status,
+        signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
     ), []
 
 
@@ -316,6 +317,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "runs": [r[1:] for r in record.run_rows],
         "points": [p[1:] for p in record.point_rows],
         "nosync": [r.nosync_iops for r in record.runs],
+        "plp": record.plp_facts,
     })
 
 
@@ -339,4 +341,5 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         capacity_bytes=row[13], protocol=row[14], media=row[15], legacy=bool(row[5]), verified=bool(row[6]),
         method=(row[16], row[17]), created=row[4],
         volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
+        plp_facts=d.get("plp") or [],
     ), []

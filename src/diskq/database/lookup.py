@@ -269,6 +269,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
+            device["plp_evidence"] = json.loads(device["plp_evidence"]) if device.get("plp_evidence") else None
             device["osds_limited_by_sweep"] = _flag(device["osds_limited_by_sweep"])
             device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
             caches = [dict(r) for r in con.execute(

@@ -25,7 +25,7 @@ from typing import Any
 
 from diskq import proc
 from diskq.errors import DiskqError, IdentityError, TargetError
-from diskq.probe import sysfs
+from diskq.probe import plp, sysfs
 from diskq.result import Device
 
 #: Public, fixed salt: hashes must be comparable across submissions, so it cannot be secret.
@@ -550,6 +550,7 @@ def identity_from_smartctl_json(data: dict, *, salt: str = DEFAULT_SALT) -> Devi
         power_on_hours=_in_range(hours, "power-on hours", notes) if hours is not None else None,
         temperature_c=_in_range(temperature, "temperature", notes) if temperature is not None else None,
         write_cache=write_cache,
+        plp_facts=plp.facts_from_smartctl_json(data),
         sources=["smartctl"],
         notes=notes,
     )
@@ -704,9 +705,11 @@ def identify(path: str, *, sysfs_root: str = "/sys") -> Device:
     assert device is not None
 
     if device.protocol == "nvme":
-        vwc, why = nvme.probe_vwc(f"/dev/{disk}")
+        vwc, why = nvme.probe_vwc_field(f"/dev/{disk}")
         if vwc is not None:
-            device = device.model_copy(update={"volatile_write_cache": vwc})
+            facts = [f for f in device.plp_facts if f.field != "NVMe Identify Controller vwc"]
+            device = device.model_copy(update={"volatile_write_cache": bool(vwc & 1),
+                                               "plp_facts": [*facts, plp.vwc_fact(vwc)]})
             device.sources.append("nvme-cli")
         else:
             notes.append(why or "nvme id-ctrl: no vwc field")

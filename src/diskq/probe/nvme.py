@@ -95,6 +95,12 @@ def controller_of(path: str) -> str:
 
 def probe_vwc(path: str) -> tuple[bool | None, str | None]:
     """(does the controller have a volatile write cache?, why unknown)."""
+    raw, why = probe_vwc_field(path)
+    return (None if raw is None else bool(raw & 1)), why
+
+
+def probe_vwc_field(path: str) -> tuple[int | None, str | None]:
+    """(the controller's ``vwc`` field as ``nvme id-ctrl`` prints it, why unknown)."""
     try:
         done = proc.run(["nvme", "id-ctrl", path, "-o", "json"], timeout=30)
     except DiskqError as exc:
@@ -103,6 +109,6 @@ def probe_vwc(path: str) -> tuple[bool | None, str | None]:
         tail = (done.stderr or done.stdout).strip()
         return None, f"nvme id-ctrl: {tail or f'exit status {done.returncode}'}"
     vwc = parse_id_ctrl(done.stdout)["vwc"]
-    if vwc is None:
+    if vwc is None or not 0 <= vwc <= 255:
         return None, "nvme id-ctrl printed no vwc field"
-    return bool(vwc & 1), None
+    return vwc, None

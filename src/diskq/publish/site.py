@@ -33,6 +33,7 @@ from diskq.errors import SiteError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
+PLP_VERDICTS = ("confirmed", "likely", "unknown", "unlikely", "degraded")
 EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")
 
 
@@ -98,6 +99,14 @@ def _criteria() -> dict | None:
     except ImportError:
         return None
     return load_criteria()
+
+
+def _plan_rules() -> dict | None:
+    try:
+        from diskq.plan.rules import load
+    except ImportError:
+        return None
+    return load()
 
 
 def _methods() -> list[dict]:
@@ -180,6 +189,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         device_page = env.get_template("device.html.j2")
         for dev in devices:
             dev["verdicts"] = _loads(dev["verdicts"])
+            dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
             dev["notes"] = _loads(dev["notes"]) or []
@@ -212,11 +222,12 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             "protocols": sorted({d["protocol"] for d in devices}),
             "media": sorted({d["media"] for d in devices}),
             "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in devices)],
+            "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in devices)],
         }
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
             devices=devices, facets=facets, root="", **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
-            criteria=_criteria(), methods=_methods(), root="", **common))
+            criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="", **common))
 
         doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
                "data_as_of": meta.get("data_as_of") or None, "devices": export}

@@ -1,4 +1,5 @@
-"""JSON Schemas (2020-12) of the submission and the result document, generated from the models.
+"""JSON Schemas (2020-12) of the submission, the result document and the datasheet list, generated
+from the models.
 
 The pydantic models are the one source of truth; ``schema/*.schema.json`` are these functions'
 output, committed so that other tools can validate files without diskq, and a test fails
@@ -11,16 +12,19 @@ import json
 from pathlib import Path
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-FILES = {"submission": "submission.schema.json", "result": "result.schema.json"}
+FILES = {"submission": "submission.schema.json", "result": "result.schema.json",
+         "plp-datasheets": "plp-datasheets.schema.json"}
 
 
 def schemas() -> dict[str, dict]:
-    """``{"submission": {...}, "result": {...}}``, each a complete 2020-12 schema."""
+    """``{"submission": {...}, "result": {...}, "plp-datasheets": {...}}``, each a complete 2020-12
+    schema (the datasheet list's checks beyond its shape are in :func:`diskq.analyse.datasheets.validate`)."""
+    from diskq.analyse.datasheets import DatasheetList
     from diskq.result import ResultDocument
     from diskq.submission.model import Submission
 
     out = {}
-    for name, model in (("submission", Submission), ("result", ResultDocument)):
+    for name, model in (("submission", Submission), ("result", ResultDocument), ("plp-datasheets", DatasheetList)):
         body = model.model_json_schema(mode="validation")
         out[name] = {"$schema": DIALECT, **body}
     return out

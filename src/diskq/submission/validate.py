@@ -258,6 +258,27 @@ def _text_problems(sub: Submission) -> list[Problem]:
         elif not _SAFE.match(value):
             out.append(Problem("", f"result.device.{name}", "holds markup, control, bidirectional or invisible characters "
                                                                "(< > & \" \\, U+202E and the like)"))
+    out += _plp_fact_problems(dev)
+    return out
+
+
+def _plp_fact_problems(dev) -> list[Problem]:
+    """Power-loss facts must be ones diskq's parser writes (known fields, claims that follow from
+    the raw value) and plain text: a hand-edited fact would otherwise turn into evidence."""
+    from diskq.probe.plp import fact_problem
+
+    out = []
+    for i, fact in enumerate(dev.plp_facts):
+        where = f"result.device.plp_facts[{i}]"
+        texts = (fact.source, fact.field, fact.raw, fact.meaning)
+        if any(len(t) > 300 for t in texts):
+            out.append(Problem("", where, "longer than 300 characters"))
+        elif not all(_SAFE.match(t) for t in texts):
+            out.append(Problem("", where, "holds markup or control characters (< > & \" \\)"))
+        else:
+            why = fact_problem(fact)
+            if why:
+                out.append(Problem("", where, why))
     return out
 
 
