@@ -29,10 +29,12 @@ VALIDATE_HELP = """Check submission files (or directories of them) before they e
 
 Prints one line per problem, `PATH: FIELD: message`, and exits 1 if there is any: not JSON,
 integers beyond 2^53-1, schema errors, unknown method, missing/invalid signature or one not
-matching --allowed-signers, a contributor other than the signer, edits after signing, figures
-that disagree with their raw fio data or with physics (Little's law, IOPS x 4 KiB, interface
-limits), a stored analysis better than its figures give, duplicates, wrong path or file name,
-oversize files. Directories are searched for *.json without following symbolic links; only
+matching --allowed-signers (logins compare without case), a contributor other than the signer,
+edits after signing, a signed legacy file, figures that disagree with their raw fio data, fio's
+own counters that contradict its figures (disk_util, latency histogram, context switches), or
+figures against physics (Little's law, IOPS x 4 KiB, interface limits), a stored analysis
+better than its figures give, duplicates, wrong path or file name, markup or bidirectional and
+invisible controls in names, oversize files. Directories are searched for *.json without following symbolic links; only
 regular files are read, and a directory without submission files is a problem too.
 
 Example: diskq validate submissions/ --allowed-signers allowed_signers

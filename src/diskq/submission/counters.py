@@ -291,7 +291,7 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         if why:
             out.append((f"{where}.latency_us", f"the write latency {why}"))
         for name, section in (("write.clat_ns", clat), ("write.lat_ns", lat)):
-            why = _bins_problem(section, ios, "the write latency", 0)
+            why = _bins_problem(section, ios, "the write latency", in_flight - 1)
             if why:
                 out.append((f"{where}.{name}.bins", why))
         if sync and syncs:
