@@ -139,3 +139,37 @@ def test_carry_order_is_monotone(rest, solo, factors):
         return  # a questionable point is no evidence, however fast
     slow, fast = osds_per_device(curve, 315), osds_per_device(faster, 315)
     assert carry_order(fast, faster[0][1]) >= carry_order(slow, solo) - 1e-12
+
+
+# --- shown where results are read: diskq classify and the bench's result table -----------------
+
+
+def test_classify_prints_a_questionable_point_with_its_mark_and_reason():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "diskq", "classify", "1:1000", "2:1900", "4:3600", "8:40000"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "? questionable 8:40000, left out: 40,000 IOPS at 8 jobs is 5,000 per job, 5.0x the 1-job rate" in out
+    assert "peak 3600 IOPS at 4 jobs" in out
+    r = subprocess.run([sys.executable, "-m", "diskq", "classify", "1:1600", "15:48409", "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("diskq: error: fewer than two plausible points") and "Traceback" not in r.stderr
+
+
+def test_the_bench_table_marks_a_questionable_step():
+    from rich.console import Console
+
+    from diskq.cli._render import result_table
+
+    doc = annotate(_doc([(1, 1000), (2, 1900), (4, 3600), (8, 40000)]))
+    console = Console(width=120, record=True, force_terminal=False, color_system=None)
+    result_table(doc, console)
+    text = console.export_text()
+    row = next(line for line in text.splitlines() if "40,000" in line)
+    assert row.rstrip(" │").endswith("? questionable")
+    assert "? questionable, left out of the class and every verdict: 40,000 IOPS at 8 jobs" in " ".join(text.split())
+    assert "▶ 4" in text  # the peak is the plausible one

@@ -61,8 +61,9 @@ def _kernel_name(path: str) -> str:
 def not_a_drive(doc: ResultDocument) -> str | None:
     """Why ``doc`` measures a host rather than a drive model, or None for a drive.
 
-    >>> from diskq.result import Device, ResultDocument
-    >>> doc = ResultDocument(created="2026-01-01T00:00:00Z", device=Device(path="/dev/loop3", model="Linux loop device"))
+    >>> from diskq.result import Device, Method, ResultDocument
+    >>> doc = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(),
+    ...                      device=Device(path="/dev/loop3", model="Linux loop device"))
     >>> not_a_drive(doc)
     'a Linux loop device (/dev/loop3): it measures the host, not a drive model'
     """
