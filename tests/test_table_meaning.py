@@ -255,3 +255,21 @@ def test_hosts_are_recognised_from_the_result(device, why):
     drive = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(),
                            device=Device(path="/dev/sdb", model="Samsung SSD 860 PRO 512GB"))
     assert not_a_drive(drive) is None
+
+
+def test_readme_methodology_and_criteria_say_the_same(legacy):
+    from diskq.analyse.verdicts import load_criteria
+
+    crit = load_criteria()
+    readme = (repo_root() / "README.md").read_text()
+    ratio, outlier = crit["plausibility"]["max_per_job_ratio"], crit["outliers"]["max_ratio"]
+    assert f"more than {ratio:g}× the curve's own 1-job rate" in readme
+    assert f"more than {outlier:g}× or less than half the median" in readme
+    assert f"{crit['osds_per_device']['demand_hdd_osd']} commits/s (Ceph's `osd_mclock_max_capacity_iops_hdd`)" in readme
+    _, site = legacy
+    page = " ".join((site / "methodology.html").read_text().split())
+    assert f"more than {ratio} times the curve's own 1-job rate is <em>questionable</em>" in page
+    assert f"more than {outlier} times away from the median of at least {crit['outliers']['min_others']}" in page
+    for key in ("plausibility", "outliers", "contributor_words", "osds_per_device"):
+        assert f'id="crit-{key}"' in page
+    assert f"Criteria version {crit['version']}." in page
