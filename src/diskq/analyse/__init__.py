@@ -7,6 +7,7 @@
     osds.py       OSDs per device: the largest measured N at which each OSD gets its commit rate
     plausibility.py  questionable points: per-job rates no drive can give
     source.py     what a curve's source says beyond its points (community table peak, words)
+    hostdevice.py is a result a drive model's, or a host's (loop, zram, virtio, dm, md, RAID, file)?
     criteria.toml every threshold with its justification (read by criteria.py)
     model.py      the pydantic models all of the above return
 
