@@ -273,3 +273,19 @@ def test_readme_methodology_and_criteria_say_the_same(legacy):
     for key in ("plausibility", "outliers", "contributor_words", "osds_per_device"):
         assert f'id="crit-{key}"' in page
     assert f"Criteria version {crit['version']}." in page
+
+
+def test_a_drives_result_measured_through_device_mapper_is_not_aggregated(tmp_path):
+    subs = tmp_path / "submissions"
+    direct = result_document("Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    direct["device"]["path"] = "/dev/sdb"
+    stacked = result_document("Samsung PM883", {"off": {1: 9000, 16: 40000}})
+    stacked["device"]["path"] = "/dev/mapper/vg0-wal"
+    write_submission(subs, submission(direct))
+    write_submission(subs, submission(stacked))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    dev = _device(db, "Samsung PM883")
+    assert (dev["rank"], dev["submissions"], dev["iops_1job"], dev["not_drive"]) == (1, 1, 12680, None)
+    (row,) = _rows(db, "SELECT not_drive, excluded FROM submissions WHERE aggregated = 0")
+    assert "device-mapper" in row["not_drive"] and row["excluded"].endswith("not aggregated into a drive's figures")

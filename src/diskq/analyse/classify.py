@@ -90,6 +90,9 @@ def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = N
                                + "; ".join(f"questionable: {q.reason}" for q in left_out))
     scaling = _classify_figures(data)
     scaling.questionable = left_out
+    if any(q.numjobs > data[-1][0] for q in left_out):  # larger job counts were tested, not believed
+        scaling.notes = [n.replace("at the largest tested job count", "at the largest plausible job count")
+                         for n in scaling.notes]
     for q in left_out:
         scaling.notes.append(f"left out as questionable: {q.reason}")
     if source is not None:
