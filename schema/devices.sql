@@ -52,7 +52,7 @@ CREATE TABLE submissions (
                                         -- 'unlisted': intact, key not listed there for signer;
                                         -- 'unchecked': signed, the validator was not available; 'unsigned'
     figures_digest TEXT NOT NULL,       -- sha256 of the measured figures of every run: a file with the digest
-                                        -- of an earlier one (in path order) is a duplicate and skipped
+                                        -- of an earlier one (in path order, any model) is a duplicate, skipped
     not_drive      TEXT,                -- why the result measures a host (loop, zram, virtio, dm, md, RAID
                                         -- volume, a file), not a drive model; NULL: a drive
     excluded       TEXT                 -- why it is not aggregated (aggregated = 0): another method, far

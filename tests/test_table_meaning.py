@@ -289,3 +289,14 @@ def test_a_drives_result_measured_through_device_mapper_is_not_aggregated(tmp_pa
     assert (dev["rank"], dev["submissions"], dev["iops_1job"], dev["not_drive"]) == (1, 1, 12680, None)
     (row,) = _rows(db, "SELECT not_drive, excluded FROM submissions WHERE aggregated = 0")
     assert "device-mapper" in row["not_drive"] and row["excluded"].endswith("not aggregated into a drive's figures")
+
+
+def test_the_same_figures_under_another_model_name_count_once(tmp_path):
+    subs = tmp_path / "submissions"
+    curve = {"off": {1: 5000, 2: 9000, 4: 15000}}
+    write_submission(subs, submission(result_document("Example SSD D1", curve)))
+    write_submission(subs, submission(result_document("Example SSD D2", curve)))
+    report = build(subs, tmp_path / "devices.db")
+    assert report.submissions == 1 and report.devices == 1
+    (skip,) = report.skipped
+    assert "duplicate of" in skip.message and "the same measured figures" in skip.message

@@ -266,7 +266,7 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
-    figures: dict[tuple[str, str], str] = {}  # (device, figures digest) -> the first path
+    figures: dict[str, str] = {}  # figures digest -> the first path (whatever model it names)
     rows = _Rows(con)
     with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
         for record, problems, key, answer in workers.map(reader, files):
@@ -281,13 +281,13 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
                 first = seen[record.id]
                 report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
                 continue
-            same = figures.get((record.device_id, record.figures_digest))
+            same = figures.get(record.figures_digest)
             if same is not None:
                 report.skipped.append(Skipped(path, "result.runs", (
                     f"duplicate of {same}: the same measured figures (the same fio output, signed again or with "
                     "another date) count once")))
                 continue
-            figures[(record.device_id, record.figures_digest)] = path
+            figures[record.figures_digest] = path
             seen[record.id] = path
             rows.add(record)
             record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
