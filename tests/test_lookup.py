@@ -151,7 +151,7 @@ def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp
 def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
     # the Micron's three points all keep more than half the solo rate per job: "at least 4"
     assert cli("lookup", "micron 5300", "--db", str(db)) == 0
-    assert "OSDs per device: \u2265 4," in capsys.readouterr().out
+    assert "OSDs per device: \u2265 4 (" in capsys.readouterr().out
     assert cli("lookup", "micron 5300", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]
     assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) \

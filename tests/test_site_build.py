@@ -253,7 +253,7 @@ def _small_site(tmp_path, *docs):
     out = tmp_path / "_site"
     build_site(db, out, submissions=subs)
     con = sqlite3.connect(db)
-    ids = [r[0] for r in con.execute("SELECT id FROM devices ORDER BY rank")]
+    ids = [r[0] for r in con.execute("SELECT id FROM devices ORDER BY rank IS NULL, rank")]
     con.close()
     return out, ids
 
@@ -261,7 +261,7 @@ def _small_site(tmp_path, *docs):
 def test_a_cache_set_with_the_kernel_knob_is_labelled_and_off_is_marked_unsafe(tmp_path):
     loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
     out, (dev_id,) = _small_site(tmp_path, result_document(
-        "Linux Loop Device", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None))
+        "Example Virtio Backed SSD", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None))
     page = (out / "devices" / f"{dev_id}.html").read_text()
     assert "Write cache off (kernel knob) <span class=\"warn\">unsafe: this setting was set with the kernel" in page
     assert "Write cache on (kernel knob)</h3>" in page
@@ -284,10 +284,13 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     parser = Cells()
     parser.feed((out / "index.html").read_text())
     assert [r[1] for r in parser.rows] == ["Samsung PM883", "Kioxia CD6"]
-    assert [r[10] for r in parser.rows] == ["16", "\u2265 8"]
-    assert '<td data-n="8" title="the largest tested job count still passed' in (out / "index.html").read_text()
-    assert "<td>16</td><td>16 OSDs sharing" in (out / "devices" / f"{ids[0]}.html").read_text()
-    assert "<td>\u2265 8 (limited by the sweep)</td>" in (out / "devices" / f"{ids[1]}.html").read_text()
+    # each count with the commit rate each of those OSDs gets: 59 338 / 16 and 70 000 / 8
+    assert [r[10] for r in parser.rows] == ["16 3,709/s each", "\u2265 8 8,750/s each"]
+    assert 'title="the largest tested job count still passed' in (out / "index.html").read_text()
+    assert "<td>16, 3,709/s each (one HDD OSD needs 315)</td><td>16 OSDs sharing" in \
+        (out / "devices" / f"{ids[0]}.html").read_text()
+    assert "<td>\u2265 8 (limited by the sweep), 8,750/s each (one HDD OSD needs 315)</td>" in \
+        (out / "devices" / f"{ids[1]}.html").read_text()
     doc = json.loads((out / "devices.json").read_text())
     assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \
         == [(16, False, "16"), (8, True, "\u2265 8")]

@@ -141,7 +141,11 @@ def lookup_cmd(
 
     best, others = matches[0], matches[1:]
     d = best.device
-    out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
+    if d.get("not_drive"):
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (not a drive: not ranked)")
+        out(f"  not a drive: {d['not_drive']}")
+    else:
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
               f"{d['submissions']} submission(s), {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
@@ -149,7 +153,12 @@ def lookup_cmd(
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
-    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
+    osds = d["osds_per_device_text"] or "-"
+    if d.get("osds_rate_text"):
+        osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
+    elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
+        osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
+    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds}, "
               f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
     plp = d.get("plp_evidence") or {}
     if plp:
@@ -162,10 +171,19 @@ def lookup_cmd(
             out(f"    {marks.get(e.get('points_to'), '?')} {e.get('kind')}: {e.get('text')}")
     for c in best.caches:
         unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
-        if c["scaling_json"] and c["scaling_json"].get("description"):
-            out(f"  cache {setting_label(c['write_cache'], c['knob'])}: {c['scaling_json']['description']}{unsafe}")
+        label = setting_label(c["write_cache"], c["knob"])
+        scaling = c["scaling_json"] or {}
+        if scaling.get("description"):
+            whose = " (the contributor's words)" if scaling.get("method") == "contributor" else ""
+            out(f"  cache {label}: {scaling['description']}{whose}{unsafe}")
         elif unsafe:
-            out(f"  cache {setting_label(c['write_cache'], c['knob'])}:{unsafe}")
+            out(f"  cache {label}:{unsafe}")
+        if c.get("source_words") and scaling.get("method") != "contributor":
+            out(f"  cache {label}, in the contributor's words: \"{c['source_words']}\"")
+    for q in best.questionable:
+        out(f"  questionable (left out): cache {q['write_cache']}, {q['reason']}")
+    for x in best.excluded:
+        out(f"  not aggregated: {x['path']}: {x['reason']}")
     for note in d["notes"]:
         out(f"  note: {note}")
     labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])

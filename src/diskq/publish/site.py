@@ -167,7 +167,7 @@ def _rows(cursor) -> list[SimpleNamespace]:
 def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
     from diskq.database.aggregate import setting_label, setting_slug
-    from diskq.database.lookup import open_db, osds_text
+    from diskq.database.lookup import excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points
     from diskq.publish.chart import scaling_chart
 
     db, out = Path(db), Path(out)
@@ -181,7 +181,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     report = SiteReport(out=out)
     try:
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
-        devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank")]
+        # drives in rank order, then hosts and virtual devices (no rank: never in the drive table)
+        devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank IS NULL, rank, model_key, id")]
         common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url}
 
         (tmp / "devices").mkdir()
@@ -192,6 +193,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
+            dev["osds_rate_text"] = osds_rate_text(dev["osds_per_osd_iops"], dev["osds_demand_iops"])
+            dev["questionable"] = questionable_points(con, dev["id"])
+            dev["excluded"] = excluded_submissions(con, dev["id"])
             dev["notes"] = _loads(dev["notes"]) or []
             dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
             caches = [dict(r) for r in con.execute(
@@ -218,14 +222,16 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
             })
 
+        drives = [d for d in devices if d["not_drive"] is None]
+        hosts = [d for d in devices if d["not_drive"] is not None]
         facets = {
-            "protocols": sorted({d["protocol"] for d in devices}),
-            "media": sorted({d["media"] for d in devices}),
-            "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in devices)],
-            "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in devices)],
+            "protocols": sorted({d["protocol"] for d in drives}),
+            "media": sorted({d["media"] for d in drives}),
+            "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in drives)],
+            "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in drives)],
         }
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
-            devices=devices, facets=facets, root="", **common))
+            devices=drives, hosts=hosts, facets=facets, root="", **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
             criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="", **common))
 
