@@ -95,7 +95,7 @@ def page(browser, site):
 
 
 def _models(pg) -> list[str]:
-    return pg.eval_on_selector_all("#devices tbody tr:not([hidden]) td:nth-child(2)", "els => els.map(e => e.textContent)")
+    return pg.eval_on_selector_all("#devices tbody tr:not([hidden]) td:nth-child(2) a", "els => els.map(e => e.textContent)")
 
 
 def _column(pg, n: int) -> list[str]:

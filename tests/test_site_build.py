@@ -19,18 +19,23 @@ from diskq.errors import SiteError
 from diskq.publish.chart import scaling_chart
 from diskq.publish.site import build_site
 
+REPOSITORY = "https://github.com/example/diskq"
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
 class Cells(HTMLParser):
-    """Text of every <td>/<th> of the devices table body, row by row; every src/href seen."""
+    """Text of every <td>/<th> of the devices table body, row by row; every src/href seen (the
+    source repository's link, rel="external", apart)."""
 
     def __init__(self):
         super().__init__()
-        self.rows, self.refs, self._in_body, self._cell = [], [], False, None
+        self.rows, self.refs, self.external, self._in_body, self._cell = [], [], [], False, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "a" and a.get("rel") == "external":
+            self.external.append(a.get("href"))
+            return
         for key in ("src", "href"):
             if a.get(key):
                 self.refs.append(a[key])
@@ -68,7 +73,7 @@ def built(tmp_path_factory):
     con.commit()
     con.close()
     out = root / "_site"
-    report = build_site(db, out, submissions=subs)
+    report = build_site(db, out, submissions=subs, repository=REPOSITORY)
     return db, out, report
 
 
@@ -105,6 +110,7 @@ def test_no_page_references_anything_outside_the_site(built):
         assert parser.refs
         for ref in parser.refs:
             assert not re.match(r"^(https?:)?//", ref), f"{page.name} links {ref}"
+        assert set(parser.external) <= {REPOSITORY}
     css = (out / "static" / "style.css").read_text()
     assert "url(" not in css and "@import" not in css
 
@@ -228,7 +234,25 @@ def test_chart_geometry_stays_inside_the_plot():
     assert xs == sorted(xs) and xs[0] == c.plot["x0"] and xs[-1] == c.plot["x1"]
     assert all(c.plot["y1"] <= y <= c.plot["y0"] for y in ys)
     assert ys[0] == min(ys)  # the highest IOPS is drawn highest
-    assert c.band and scaling_chart([]) is None
+    assert c.bands and scaling_chart([]) is None
+
+
+def test_chart_joins_only_sweep_neighbours_and_ticks_every_measured_job_count():
+    def pts(curve):
+        return [{"numjobs": n, "iops": v, "iops_min": v, "iops_max": v} for n, v in curve.items()]
+
+    sweep = scaling_chart(pts({1: 1600, 2: 3000, 4: 5500, 8: 9000, 15: 12000}))
+    assert len(sweep.lines) == 1 and len(sweep.lines[0].split()) == 5
+    assert [t["label"] for t in sweep.xticks] == ["1", "2", "4", "8", "15"]
+    assert sweep.xticks[-1]["x"] == sweep.plot["x1"] and "log\u2082" in sweep.x_title
+    legacy = scaling_chart(pts({1: 1600, 15: 48409}), sweep=False)
+    assert legacy.lines == [] and len(legacy.dots) == 2
+    assert [t["label"] for t in legacy.xticks] == ["1", "2", "4", "8", "15"]
+    gap = scaling_chart(pts({1: 1600, 2: 3000, 16: 20000, 32: 30000}))  # 4 and 8 never measured
+    assert [len(line.split()) for line in gap.lines] == [2, 2]
+    close = scaling_chart(pts({1: 100, 2: 190, 4: 350, 8: 600, 16: 800, 32: 900, 48: 950, 64: 960}))
+    labels = [t["label"] for t in close.xticks]
+    assert labels[-1] == "64" and all(b["x"] - a["x"] >= 40 for a, b in zip(close.xticks, close.xticks[1:]))
 
 
 def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
@@ -284,7 +308,7 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     parser.feed((out / "index.html").read_text())
     assert [r[1] for r in parser.rows] == ["Samsung PM883", "Kioxia CD6"]
     assert [r[10] for r in parser.rows] == ["8", "\u2265 8"]
-    assert '<td data-n="8" title="the largest tested job count still passed' in (out / "index.html").read_text()
+    assert '<td class="p2 n" data-n="8" title="the largest tested job count still passed' in (out / "index.html").read_text()
     assert "<td>8</td><td>8 OSDs sharing" in (out / "devices" / f"{ids[0]}.html").read_text()
     assert "<td>\u2265 8 (limited by the sweep)</td>" in (out / "devices" / f"{ids[1]}.html").read_text()
     doc = json.loads((out / "devices.json").read_text())
@@ -465,3 +489,53 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
     html, shown = contributors(listed)
     assert shown == {**declared, "login": "tester", "name": "Ada Lovelace", "nobody": "tester"}
     assert "<td>tester</td>" in html and "<td>Ada Lovelace</td>" in html
+
+
+def test_every_page_has_a_favicon_in_the_site_and_links_the_source_repository(built):
+    _, out, _ = built
+    for page in [out / "index.html", out / "methodology.html", next((out / "devices").iterdir())]:
+        html = page.read_text()
+        (icon,) = re.findall(r'<link rel="icon" href="([^"]+)"', html)
+        assert (page.parent / icon).resolve().is_file()
+        parser = Cells()
+        parser.feed(html)
+        assert parser.external.count(REPOSITORY) == 2  # the navigation and the footer
+    assert (out / "static" / "favicon.svg").read_text().startswith("<svg")
+
+
+def test_the_repository_comes_from_pyproject_or_the_option(tmp_path, monkeypatch, capsys):
+    import diskq.database.build as dbbuild
+    import diskq.publish.site as site
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/o/r"\n')
+    monkeypatch.setattr(dbbuild, "repo_root", lambda: tmp_path)
+    assert site.source_url() == "https://github.com/o/r"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert site.source_url() is None
+    with pytest.raises(SystemExit) as exc:
+        main(["site", "build", "--db", str(tmp_path / "none.db"), "--out", str(tmp_path / "s"), "--repository", "ftp://x"])
+    assert exc.value.code and "--repository must be an https:// address" in capsys.readouterr().err
+
+
+def test_models_with_several_firmwares_show_the_firmware_and_legacy_rows_say_so_beside_the_name(tmp_path):
+    out, ids = _small_site(
+        tmp_path,
+        result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}}, firmware="D3MU001"),
+        result_document("Micron 5300 MAX", {"on": {1: 9100, 2: 15500}}, firmware="D3MU401"),
+        result_document("Kioxia CD6", {"on": {1: 8000, 2: 15000}}, firmware="0102"),
+    )
+    parser = Cells()
+    parser.feed((out / "index.html").read_text())
+    assert [r[1] for r in parser.rows] == ["Micron 5300 MAX D3MU401", "Micron 5300 MAX D3MU001", "Kioxia CD6"]
+    subs = tmp_path / "legacy"
+    write_submission(subs, submission(result_document(
+        "Intel SSD S4510", {"unknown": {1: 1600, 15: 48409}}, legacy=True), legacy=True))
+    build(subs, tmp_path / "legacy.db")
+    build_site(tmp_path / "legacy.db", tmp_path / "legacy_site")
+    parser = Cells()
+    parser.feed((tmp_path / "legacy_site" / "index.html").read_text())
+    assert parser.rows[0][1] == "Intel SSD S4510 legacy"
+    (page,) = (tmp_path / "legacy_site" / "devices").iterdir()
+    html = page.read_text()
+    assert html.count('<polyline class="line"') == 0 and html.count('<circle class="dot"') == 2
+    assert "the community table gives the 1-job figure and the peak" in html
