@@ -115,18 +115,26 @@
     count.textContent = state.shown + " of " + total + " devices";
     if (state.shown) { empty.hidden = true; empty.textContent = ""; return; }
     empty.textContent = "";
-    var why;
+    var why, more = null;
     if (verified.checked && table.getAttribute("data-verified") === "0") {
       why = "No device has a verified submission in this database: " +
         (table.getAttribute("data-signers") === "none"
           ? "it was built without an allowed-signers file, so no signature was checked against a listed key. "
           : "no signature matched a key listed for its GitHub login. ") +
-        "Signed submissions are still in the table; see the methodology for what \u201cverified\u201d means.";
+        "Signed submissions are still in the table. ";
+      more = { href: "methodology.html#aggregation", text: "What \u201cverified\u201d means" };
     } else {
       why = "No device matches " + filters.join(", ") + "." +
         (q.value.trim() ? " The search allows small typos in the model, vendor or firmware; fewer words find more." : "");
     }
     empty.appendChild(document.createTextNode(why));
+    if (more) {
+      var a = document.createElement("a");
+      a.href = more.href;
+      a.textContent = more.text;
+      empty.appendChild(a);
+      empty.appendChild(document.createTextNode("."));
+    }
     var reset = document.createElement("button");
     reset.type = "button";
     reset.textContent = "Show all devices";
