@@ -26,6 +26,8 @@ pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("DISKQ_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 REPOSITORY = "https://github.com/example/diskq"
+PHONE, DESKTOP = 390, 1400
+WIDTHS = pytest.mark.parametrize("page", [PHONE, DESKTOP], indirect=True, ids=["phone", "desktop"])
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -85,10 +87,6 @@ def browser():
             yield b
         finally:
             b.close()
-
-
-PHONE, DESKTOP = 390, 1400
-WIDTHS = pytest.mark.parametrize("page", [PHONE, DESKTOP], indirect=True, ids=["phone", "desktop"])
 
 
 @pytest.fixture
@@ -195,6 +193,7 @@ def _axe(page) -> list[dict]:
     return [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
 
 
+@WIDTHS
 @pytest.mark.parametrize("path", ["index.html", "methodology.html", "device"])
 def test_no_serious_accessibility_violations(page, site, path):
     base, devices = site
