@@ -204,13 +204,18 @@ def test_no_serious_accessibility_violations(page, site, path):
     assert bad == [], "; ".join(f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]} {v['nodes'][0].get('failureSummary', '')[:200]}" for v in bad)
 
 
-def test_page_is_complete_without_javascript(browser, site):
+@pytest.mark.parametrize("width", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_page_is_complete_without_javascript(browser, site, width):
     base, devices = site
-    context = browser.new_context(java_script_enabled=False)
+    context = browser.new_context(java_script_enabled=False, viewport={"width": width, "height": 900})
     pg = context.new_page()
     pg.goto(base + "index.html")
     assert _models(pg) == [d["model"] for d in devices]
     assert not pg.is_visible("#controls")
+    assert pg.text_content("#caption") == f"{len(devices)} devices, sorted by 1-job fdatasync IOPS"
+    _no_sideways_scroll(pg)
+    for n in (1, 2, 5, 6, 7, 12):
+        _inside(pg, f"#devices tbody tr:first-child td:nth-child({n})")
     context.close()
 
 

@@ -11,6 +11,8 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diskq.cli import main
 from diskq.database.build import build
@@ -539,3 +541,25 @@ def test_models_with_several_firmwares_show_the_firmware_and_legacy_rows_say_so_
     html = page.read_text()
     assert html.count('<polyline class="line"') == 0 and html.count('<circle class="dot"') == 2
     assert "the community table gives the 1-job figure and the peak" in html
+
+
+@settings(max_examples=200, deadline=None)
+@given(jobs=st.sets(st.integers(min_value=1, max_value=256), min_size=1, max_size=12), sweep=st.booleans())
+def test_chart_invariants(jobs, sweep):
+    from diskq.publish.chart import SWEEP_STEP, TICK_GAP
+
+    numjobs = sorted(jobs)
+    c = scaling_chart([{"numjobs": n, "iops": 100.0 * n, "iops_min": 90.0 * n, "iops_max": 110.0 * n}
+                       for n in numjobs], sweep=sweep)
+    assert [d["numjobs"] for d in c.dots] == numjobs  # every measured job count is a dot
+    xs = {d["x"]: d["numjobs"] for d in c.dots}
+    joined = 0
+    for line in c.lines:  # a line only joins neighbouring measured steps of a sweep
+        pts = [xs[float(p.split(",")[0])] for p in line.split()]
+        assert sweep and len(pts) >= 2
+        assert all(b <= SWEEP_STEP * a and numjobs.index(b) == numjobs.index(a) + 1 for a, b in zip(pts, pts[1:]))
+        joined += len(pts) - 1
+    assert joined == (sum(b <= SWEEP_STEP * a for a, b in zip(numjobs, numjobs[1:])) if sweep else 0)
+    assert c.xticks[-1]["label"] == str(numjobs[-1])  # the last measured job count has its tick
+    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:])) or len(numjobs) == 1
+    assert all(t["measured"] == (int(t["label"]) in jobs) for t in c.xticks)
