@@ -349,7 +349,7 @@ def test_search_finds_small_typos_as_lookup_does(page, site, tmp_path_factory):
     from diskq.database.lookup import lookup
 
     base, devices = site
-    db = next(Path(p) for p in [tmp_path_factory.getbasetemp()] for p in p.glob("browser*/devices.db"))
+    db = next(tmp_path_factory.getbasetemp().glob("browser*/devices.db"))  # the site fixture's database
     page.goto(base + "index.html")
     for query, meant in (("s4150", "Intel SSD S4510"), ("pm833", "Samsung PM883"), ("mircon 5300", "Micron 5300 MAX")):
         assert lookup(db, query)[0].device["model"] == meant  # what `diskq lookup` answers
