@@ -16,8 +16,10 @@
   // each word scores 0.3 x the share of its trigrams found in the text + 0.7 x its best
   // similarity to a same-length window of the text (2 x longest common subsequence / both
   // lengths, so a swapped or wrong letter costs little); a device is close when every word (or
-  // the whole query run together) scores at least MIN_SCORE.
-  var MIN_SCORE = 0.5, SHARED_WEIGHT = 0.3, EDIT_WEIGHT = 0.7;
+  // the whole query run together) scores at least MIN_SCORE, and no more than CLOSE_MARGIN
+  // below the closest device (lookup lists the closest first; a loose query should not bring
+  // every model of a vendor along).
+  var MIN_SCORE = 0.5, SHARED_WEIGHT = 0.3, EDIT_WEIGHT = 0.7, CLOSE_MARGIN = 0.1;
   function compact(s) {
     return (s.normalize ? s.normalize("NFKC") : s).toLowerCase().replace(/[^a-z0-9]+/g, "");
   }
@@ -58,10 +60,11 @@
       return t.indexOf(whole) >= 0 || words.every(function (w) { return t.indexOf(w) >= 0; });
     });
     if (exact.some(Boolean)) return { mode: "exact", ok: exact };
-    return { mode: "close", ok: texts.map(function (t) {
-      return similarity(whole, t) >= MIN_SCORE ||
-        words.every(function (w) { return similarity(w, t) >= MIN_SCORE; });
-    }) };
+    var scores = texts.map(function (t) {
+      return Math.max(similarity(whole, t), Math.min.apply(null, words.map(function (w) { return similarity(w, t); })));
+    });
+    var floor = Math.max(MIN_SCORE, Math.max.apply(null, scores) - CLOSE_MARGIN);
+    return { mode: "close", ok: scores.map(function (sc) { return sc >= floor; }) };
   }
 
   // --- sorting -------------------------------------------------------------------------------
