@@ -200,17 +200,24 @@ def site_build(
     out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
     submissions: Path | None = typer.Option(
         Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
+    repository: str | None = typer.Option(
+        None, "--repository", metavar="URL",
+        help="source repository linked from every page (default: [project.urls] Repository in pyproject.toml)"),
 ) -> None:
     """Generate the static site: suitability table, device pages, methodology, exports.
 
-    Example: diskq site build --db devices.db --out _site
+    Example: diskq site build --db devices.db --out _site --repository https://github.com/OWNER/diskq
     """
     from rich.text import Text
 
+    from diskq.errors import InvalidInput
     from diskq.publish.site import build_site
 
+    if repository is not None and not repository.startswith("https://"):
+        raise InvalidInput(f"--repository must be an https:// address, got {repository!r}")
     err = stderr_console()
     with err.status(Text(f"writing the site to {out}/ ...")):
-        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None)
+        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
+                            repository=repository)
     err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
               f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)

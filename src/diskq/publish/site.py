@@ -164,8 +164,35 @@ def _rows(cursor) -> list[SimpleNamespace]:
     return [SimpleNamespace(**dict(r)) for r in cursor]
 
 
-def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
-    """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
+def source_url() -> str | None:
+    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) in the
+    checkout's pyproject.toml; None when it names none."""
+    import tomllib
+
+    from diskq.database.build import repo_root
+
+    try:
+        with open(repo_root() / "pyproject.toml", "rb") as f:
+            urls = tomllib.load(f).get("project", {}).get("urls", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    url = urls.get("Repository") or urls.get("Source")
+    return url if isinstance(url, str) and url.startswith("https://") else None
+
+
+def several_firmwares(devices: list[dict]) -> set[str]:
+    """The model keys that have rows for more than one firmware: those rows show their firmware
+    beside the name, or they would read as one device listed twice."""
+    from collections import Counter
+
+    counts = Counter(d["model_key"] for d in devices)
+    return {key for key, n in counts.items() if n > 1}
+
+
+def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None,
+               repository: str | None = None) -> SiteReport:
+    """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
+    source repository's address linked from every page (default: :func:`source_url`)."""
     from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points
     from diskq.publish.chart import scaling_chart
@@ -183,7 +210,11 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
         # drives in rank order, then hosts and virtual devices (no rank: never in the drive table)
         devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank IS NULL, rank, model_key, id")]
-        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url}
+        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url,
+                  "repository": repository or source_url()}
+        firmware_shown = several_firmwares(devices)
+        for dev in devices:
+            dev["show_firmware"] = dev["model_key"] in firmware_shown
 
         (tmp / "devices").mkdir()
         export = []
@@ -210,15 +241,16 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["slug"] = setting_slug(c["write_cache"], c["knob"])
                 c["label"] = setting_label(c["write_cache"], c["knob"])
                 c["curve"] = curves.get(c["slug"], [])
-                c["chart"] = scaling_chart(c["curve"], top=top)
+                c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
+                c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
             html = device_page.render(dev=dev, caches=caches, submissions=subs,
                                       raw=submissions is not None, root="../", **common)
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
-                **dev,
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label")} for c in caches],
+                **{k: v for k, v in dev.items() if k != "show_firmware"},
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
             })
 
