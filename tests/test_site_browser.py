@@ -401,10 +401,11 @@ def _chart_facts(pg) -> dict:
 @WIDTHS
 def test_charts_label_the_log2_axis_tick_the_last_job_count_and_join_only_measured_neighbours(page, site):
     base, devices = site
-    legacy = next(d for d in devices if d["model"] == "Intel SSD S4510")
+    # (Intel SSD S4510's 15-job figure is questionable and left out of its curve)
+    legacy = next(d for d in devices if d["model"] == "Intel SSD 750 PCIe")
     page.goto(base + f"devices/{legacy['id']}.html")
     facts = _chart_facts(page)
-    assert facts["ticks"][0] == "1" and facts["ticks"][-1] == "15"
+    assert facts["ticks"][0] == "1" and facts["ticks"][-1] == "8"
     assert any("log\u2082 scale" in a for a in facts["axis"])
     assert facts["lines"] == [] and facts["dots"] == 2  # a 1-job figure and a peak: dots, no line
     assert facts["smallest"] >= 11, f"axis labels drawn {facts['smallest']:.1f} px tall"
