@@ -125,7 +125,8 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
             notes += cache_notes
             if cache_mode != "keep":
                 claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
-        claim = safety.claim_exclusive(claim_path, target=path)
+        also = safety.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
+        claim = safety.claim_exclusive(claim_path, target=path, also=also)
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:
