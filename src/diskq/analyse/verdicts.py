@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts
+from diskq.units import latency_ms, plural
 
 if TYPE_CHECKING:
     from diskq.result import Point, ResultDocument, Run
@@ -159,18 +160,18 @@ def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> Osds
     n, per = max(passing)  # 1 job always passes: IOPS(1)/1 = IOPS(1)
     largest = rows[-1][0]
     reasons = [
-        f"{n} OSDs sharing the device each get {per:.0f} commits/s, {per / solo:.0%} of {solo:.0f} alone "
+        f"{plural(n, 'OSD')} sharing the device {'gets' if n == 1 else 'each get'} {per:.0f} commits/s, {per / solo:.0%} of {solo:.0f} alone "
         f"(needs {share:.0%}, cache {best.cache})"
     ]
     beyond = next(((m, p) for m, p in rows if m > n), None)
     if beyond is not None:
         m, p = beyond
-        reasons.append(f"{m} OSDs would each get {p:.0f} commits/s, {p / solo:.0%} of the solo rate")
+        reasons.append(f"{plural(m, 'OSD')} would each get {p:.0f} commits/s, {p / solo:.0%} of the solo rate")
     else:
-        reasons.append(f"{largest} jobs is the most measured: the device may carry more, not extrapolated")
+        reasons.append(f"{plural(largest, 'job')} is the most measured: the device may carry more, not extrapolated")
     failing_below = [m for m, p in rows if m < n and round(p / solo, 9) < share]
     if failing_below:
-        reasons.append(f"the curve is uneven: {', '.join(map(str, failing_below))} jobs fell short of the share")
+        reasons.append(f"the curve is uneven: {', '.join(map(str, failing_below))} {'job' if failing_below == [1] else 'jobs'} fell short of the share")
     return OsdsPerDevice(
         n=n, share=share, per_osd_iops=per, solo_iops=solo, limited_by_sweep=n == largest,
         cache_state=best.cache, reasons=reasons,
@@ -193,7 +194,7 @@ def _etcd(crit: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     verb = "is below" if passes else "is not below"
     return Etcd(
         passes=passes, p99_fdatasync_ms=p99_ms, limit_ms=limit, cache_state=best.cache,
-        reasons=[f"p99 fdatasync latency at 1 job {p99_ms:.2f} ms {verb} {limit:g} ms (cache {best.cache})"],
+        reasons=[f"p99 fdatasync latency at 1 job {latency_ms(p99_ms)} {verb} {limit:g} ms (cache {best.cache})"],
     )
 
 
@@ -207,7 +208,7 @@ def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     commit_max = None
     if sync_p99 is not None and write_p99 is not None:
         commit_max = (sync_p99 + write_p99) / 1000.0
-        reasons.append(f"p99 commit latency at most {commit_max:.2f} ms (p99 write + p99 fdatasync)")
+        reasons.append(f"p99 commit latency at most {latency_ms(commit_max)} (p99 write + p99 fdatasync)")
     else:
         reasons.append("fio reported no latency percentiles for the write or the fdatasync")
     return PostgresWal(

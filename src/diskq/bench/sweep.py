@@ -145,7 +145,7 @@ class Search:
         verb = "fell" if all(c < 0 for c in changes) else "flattened"
         where = " and ".join(str(n) for n in misses)
         limit = "" if stopped_early else f", then --max-jobs {self.max_jobs} was reached"
-        return f"IOPS {verb} at {where} jobs ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
+        return f"IOPS {verb} at {where} {'job' if misses == [1] else 'jobs'} ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
 
     def _refine(self) -> None:
         budget = self.refine_budget
