@@ -270,7 +270,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
     if sub.contributor:
-        contributor = sub.contributor.github or sub.contributor.name
+        contributor = contributor_text(sub.contributor.name, sub.contributor.github)
     row = (
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
         sub.signature.principal if sub.signature else None, contributor,
@@ -340,3 +340,15 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         method=(row[16], row[17]), created=row[4],
         volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
     ), []
+
+
+def contributor_text(name: str | None, github: str | None) -> str | None:
+    """How a submission's contributor is shown: ``Jane Doe (@octocat)`` when the file gives both
+    a name and a GitHub login, else whichever it gives.
+
+    >>> contributor_text("Jane Doe", "octocat"), contributor_text(None, "octocat"), contributor_text("Jane", None)
+    ('Jane Doe (@octocat)', 'octocat', 'Jane')
+    """
+    if name and github:
+        return f"{name} (@{github})"
+    return github or name or None
