@@ -102,6 +102,16 @@ class Search:
         self.points: dict[int, Point] = {}
         self.stop_reason: str | None = None
         self.notes: list[str] = []
+        self._phase = "doubling"
+        self._refine_left = refine_budget
+
+    def steps_left_max(self) -> int:
+        """At most how many steps this search still measures, the one under way included: every
+        doubling not yet measured plus the refinement budget while doubling; the budget left while
+        refining; 0 once done. It only shrinks (for the progress display's time budget)."""
+        if self._phase == "doubling":
+            return sum(1 for n in doubling_sequence(self.max_jobs) if n not in self.points) + self.refine_budget
+        return self._refine_left if self._phase == "refining" else 0
 
     def _iops(self, n: int) -> float:
         if n not in self.points:
@@ -135,7 +145,9 @@ class Search:
                 break
         if misses:
             self.stop_reason = self._turn(best, misses, stopped_early)
+            self._phase = "refining"
             self._refine()  # the curve turned: the peak lies between the best and its neighbours
+        self._phase = "done"
         return self.ordered()
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
@@ -165,6 +177,7 @@ class Search:
             sides.sort(reverse=True)
             self._iops(sides[0][1])
             budget -= 1
+            self._refine_left = budget
 
     def ordered(self) -> list[Point]:
         return [self.points[n] for n in sorted(self.points)]
