@@ -266,8 +266,13 @@ def import_fio_cmd(
     doc = import_fio(docs, device=device, write_cache=write_cache)
     out = output or Path(f"{slugify(device.model)}-import.json")
     out.write_text(doc.to_json() + "\n", encoding="utf-8")
+    from diskq.cli._render import result_table
+    from diskq.units import plural
+
+    result_table(doc, err)  # the table and verdicts diskq bench shows; stdout keeps the path alone
     peak = doc.runs[0].peak
-    err.print(f"{len(doc.runs[0].points)} point(s), peak {peak.iops:.0f} IOPS at {peak.numjobs} job(s)")
+    err.print(f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}")
+    err.print(f"result written to [bold]{out}[/]")
     err.print(f"next: diskq sign {out} --github YOUR_LOGIN")
     print(out)
 
