@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts
+from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import latency_ms, plural
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ def evaluate(doc: ResultDocument) -> Verdicts:
             notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
             continue
         candidates.append(_Candidate(run, points, solo, doc.device.volatile_write_cache))
+        caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
+        if caveat:
+            notes.append(caveat)
     if doc.interrupted:
         notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
 

@@ -22,14 +22,14 @@ measures the same curve with fewer, shorter steps:
 
 Each step is further shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`).
 The search itself is pure: it calls ``measure(numjobs) -> Point`` and never runs fio; it only
-reads the spread of IOPS samples in the fio output a point carries (:func:`diskq.bench.fio.iops_spread`).
+reads the spread of IOPS samples in the fio output a point carries (:func:`diskq.analyse.noise.iops_spread`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from diskq.bench.fio import iops_spread
+from diskq.analyse.noise import NOISY_SPREAD, iops_spread
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
 
@@ -39,7 +39,7 @@ DEFAULT_REFINE_BUDGET = 3
 DEFAULT_PATIENCE = 1
 #: within-step spread of one job's IOPS (stddev / mean) above which the device is too noisy to
 #: stop early: a steady SSD shows about 1 %, a disk seeking some 15 %
-DEFAULT_NOISY_SPREAD = 0.20
+DEFAULT_NOISY_SPREAD = NOISY_SPREAD
 
 Measure = Callable[[int], Point]
 

@@ -7,6 +7,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Te
 from rich.table import Table
 from rich.text import Text
 
+from diskq.analyse.noise import CAVEAT
 from diskq.bench.progress import BenchClock, StepPlan, duration, left_text
 from diskq.bench.runner import Listener
 from diskq.result import Point, ResultDocument
@@ -192,6 +193,10 @@ def verdict_lines(verdicts) -> list[str]:
     pg = v.get("postgres_wal") or {}
     if pg:
         lines.append(f"PostgreSQL WAL: {_first(pg)}")
+    caveats = [n[len(CAVEAT):] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
+    if caveats and lines:  # every verdict says it rests on noisy figures, and why follows
+        lines = [f"{line} [yellow](noisy run: see caveat)[/]" for line in lines]
+        lines += [f"[bold yellow]caveat[/]: {c}" for c in caveats]
     return lines
 
 

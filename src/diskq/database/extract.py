@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diskq import files
+from diskq.analyse.noise import iops_spread
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
 
@@ -55,6 +56,7 @@ class RunSummary:
     curve: array
     cache_mechanism: str | None = None
     cache_changed: bool = False
+    solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
@@ -264,7 +266,10 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
                          None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1))
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
-        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed))
+        solo = next((pt for pt in run.points if pt.numjobs == 1 and not pt.interrupted), None)
+        spread = iops_spread(solo.fio) if solo is not None else None
+        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
+                               spread))
 
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
@@ -316,6 +321,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "runs": [r[1:] for r in record.run_rows],
         "points": [p[1:] for p in record.point_rows],
         "nosync": [r.nosync_iops for r in record.runs],
+        "spread": [r.solo_spread for r in record.runs],
     })
 
 
@@ -329,10 +335,11 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     run_rows = [(sid, *r) for r in d["runs"]]
     point_rows = [(sid, *p) for p in d["points"]]
     runs = []
-    for r, nosync in zip(run_rows, d["nosync"]):
+    spreads = d.get("spread") or [None] * len(run_rows)
+    for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
-                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed)))
+                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed), spread))
     return SubmissionRecord(
         id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
         run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
