@@ -104,3 +104,12 @@ def test_sign_to_a_directory_validates_and_the_name_is_shown_everywhere(tmp_path
     assert cli("site", "build", "--db", "d.db", "--out", "site", "--submissions", "submissions") == 0
     pages = list((tmp_path / "site" / "devices").glob("*.html"))
     assert any("Jane Doe (@octocat)" in p.read_text() for p in pages)
+
+
+def test_the_site_writes_a_small_latency_as_the_terminal_does():
+    from diskq.publish.site import environment
+
+    env = environment()
+    assert env.from_string("{{ x | ms }}").render(x=0.004) == "4 µs"
+    assert env.from_string("{{ x | ms }}").render(x=3.844) == "3.84 ms"
+    assert env.from_string("{{ x | ms }}").render(x=None) == "\u2013"

@@ -67,6 +67,13 @@ def fmt_us(value) -> str:
     return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
 
 
+def fmt_ms(value) -> str:
+    """Milliseconds as :func:`diskq.units.latency_ms` writes them (never "0.00 ms")."""
+    from diskq.units import latency_ms
+
+    return "\u2013" if value is None else latency_ms(value)
+
+
 def fmt_bytes(value) -> str:
     from diskq.units import capacity
 
@@ -84,7 +91,7 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms)
     return env
 
 
