@@ -5,7 +5,9 @@ is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened w
 or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
 libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
 label, swap) refuses unless ``force``; the refusal names each one. In file mode the backing
-file of an attached loop device is refused like a device in use.
+file of an attached loop device is refused like a device in use. Other names for the same
+storage (:mod:`diskq.probe.aliases`: loop devices over one file, a loop device and the device
+under it, multipath paths) are judged with the target: if any is in use, the target is refused.
 
 A partition's write cache is its whole disk's: while the rest of the disk is in use it is not
 switched (:func:`partition_cache_mode`). Once the checks pass, :func:`claim_exclusive` keeps
