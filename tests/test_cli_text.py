@@ -113,3 +113,21 @@ def test_the_site_writes_a_small_latency_as_the_terminal_does():
     assert env.from_string("{{ x | ms }}").render(x=0.004) == "4 µs"
     assert env.from_string("{{ x | ms }}").render(x=3.844) == "3.84 ms"
     assert env.from_string("{{ x | ms }}").render(x=None) == "\u2013"
+
+
+def test_lookup_counts_submissions_with_the_right_word(capsys):
+    con = sqlite3.connect(REPO / "devices.db")
+    model = con.execute("SELECT model FROM devices WHERE submissions = 1 ORDER BY rank LIMIT 1").fetchone()[0]
+    con.close()
+    try:
+        main(["lookup", model, "--db", str(REPO / "devices.db")])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    out = capsys.readouterr().out
+    assert "1 submission, " in out and "submission(s)" not in out
+
+
+def test_the_site_never_writes_zero_microseconds():
+    from diskq.publish.site import fmt_us
+
+    assert fmt_us(0.3) == "< 1 µs" and fmt_us(85.2) == "85 µs" and fmt_us(12400) == "12.4 ms"

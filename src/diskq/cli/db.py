@@ -142,7 +142,7 @@ def lookup_cmd(
     d = best.device
     out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
-              f"{d['submissions']} submission(s), {d['verified']} verified, "
+              f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
               + f"{d['legacy']} legacy")
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"

@@ -64,6 +64,8 @@ def fmt_us(value) -> str:
     """Microseconds, readable: ``85.2`` -> ``85 µs``, ``12400`` -> ``12.4 ms``."""
     if value is None:
         return "\u2013"
+    if value < 0.5:
+        return "< 1 µs"  # never "0 µs": a latency below display precision is not zero
     return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
 
 
