@@ -159,40 +159,59 @@ def test_parse_loop_info64_needs_the_whole_structure():
     assert aliases.parse_loop_info64(buf) == (7, 1234, 0)
 
 
-# -- multipath, from a sysfs tree laid out as the kernel shows it ---------------------------
+# -- multipath, from a sysfs tree laid out as the kernel shows it ----------------------------
+#
+# The topology is the one Red Hat's DM Multipath guide prints as `multipath -ll` output
+# ("Multipath Command Output", RHEL 6):
+#     3600d0230000000000e13955cc3757800 dm-1 WINSYS,SF2372
+#     |-+- policy='round-robin 0' prio=1 status=active
+#     | `- 6:0:0:0 sdb 8:16  active ready  running
+#     `-+- policy='round-robin 0' prio=1 status=enabled
+#       `- 7:0:0:0 sdf 8:80  active ready  running
+# laid out in sysfs as the kernel does: the map's slaves/ names its paths, each path's holders/
+# names the map, and multipathd gives the map the dm uuid "mpath-" + WWID.
+
+WWID = "3600d0230000000000e13955cc3757800"
 
 
-def _multipath_tree(root: Path, *, wwid: str = "naa.600a098038303053453f463045727a36") -> None:
-    """sdb and sdc are two paths of one LUN; dm-0 is the multipath map over them (its dm/uuid
-    starts with ``mpath-``, as multipathd names maps), holding both paths."""
-    for path in ("sdb", "sdc"):
-        (root / "block" / path / "holders" / "dm-0").mkdir(parents=True)
+def _multipath_tree(root: Path) -> None:
+    for path, devno in (("sdb", "8:16"), ("sdf", "8:80")):
+        (root / "block" / path / "holders" / "dm-1").mkdir(parents=True)
         (root / "block" / path / "slaves").mkdir()
         (root / "block" / path / "device").mkdir()
-        (root / "block" / path / "device" / "wwid").write_text(wwid + "\n")
-        (root / "block" / "dm-0" / "slaves" / path).mkdir(parents=True, exist_ok=True)
-    (root / "block" / "dm-0" / "holders").mkdir()
-    (root / "block" / "dm-0" / "dm").mkdir()
-    (root / "block" / "dm-0" / "dm" / "name").write_text("mpatha\n")
-    (root / "block" / "dm-0" / "dm" / "uuid").write_text("mpath-3600a098038303053453f463045727a36\n")
+        (root / "block" / path / "device" / "wwid").write_text(f"naa.{WWID[1:]}\n")
+        (root / "block" / "dm-1" / "slaves" / path).mkdir(parents=True, exist_ok=True)
+        (root / "dev" / "block").mkdir(parents=True, exist_ok=True)
+        (root / "dev" / "block" / devno).symlink_to(root / "block" / path)
+    (root / "block" / "dm-1" / "holders").mkdir()
+    (root / "block" / "dm-1" / "dm").mkdir()
+    (root / "block" / "dm-1" / "dm" / "name").write_text(f"{WWID}\n")
+    (root / "block" / "dm-1" / "dm" / "uuid").write_text(f"mpath-{WWID}\n")
     (root / "class" / "block").mkdir(parents=True)
-    for name in ("sdb", "sdc", "dm-0"):
+    for name in ("sdb", "sdf", "dm-1"):
         (root / "class" / "block" / name).symlink_to(root / "block" / name)
 
 
 def test_multipath_map_and_its_paths_are_one_storage(tmp_path):
     _multipath_tree(tmp_path)
     root = str(tmp_path)
-    found = {a.name: a.why for a in aliases.aliases("dm-0", sysfs_root=root)}
-    assert set(found) == {"sdb", "sdc"}
-    assert "multipath device /dev/dm-0 (mpatha)" in found["sdb"]
+    found = {a.name: a.why for a in aliases.aliases("dm-1", sysfs_root=root)}
+    assert set(found) == {"sdb", "sdf"}
+    assert f"multipath device /dev/dm-1 ({WWID})" in found["sdb"]
     # a path mounted behind multipath's back refuses the map; the map's own hold on it does not
     mountinfo = "40 1 8:16 / /srv rw,relatime - xfs /dev/sdb rw\n"
-    (tmp_path / "dev" / "block").mkdir(parents=True)
-    (tmp_path / "dev" / "block" / "8:16").symlink_to(tmp_path / "block" / "sdb")
-    reasons = safety.alias_reasons("dm-0", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
-    assert reasons == ["/dev/sdb is mounted at /srv; /dev/sdb is a path of the multipath device /dev/dm-0 (mpatha), one storage under two names"]
-    assert safety.alias_reasons("dm-0", sysfs_root=root, mountinfo="", swaps="Filename\n", probe_exclusive=False) == []
+    reasons = safety.alias_reasons("dm-1", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
+    assert reasons == [f"/dev/sdb is mounted at /srv; /dev/sdb is a path of the multipath device /dev/dm-1 ({WWID}), "
+                       "one storage under two names"]
+    assert safety.alias_reasons("dm-1", sysfs_root=root, mountinfo="", swaps="Filename\n", probe_exclusive=False) == []
+
+
+
+def test_a_path_of_a_multipath_map_is_refused_as_held(tmp_path, monkeypatch):
+    _multipath_tree(tmp_path)
+    monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
+    reasons = safety.in_use_reasons("/dev/sdf", sysfs_root=str(tmp_path), mountinfo="", swaps="Filename\n")
+    assert reasons == [f"/dev/sdf is held by dm-1 ({WWID}) (device-mapper, LVM, md or bcache)"]
 
 
 def test_scsi_paths_with_one_wwid_are_one_storage(tmp_path):
