@@ -55,8 +55,9 @@ def test_latency_cells_stay_short():
 
 def test_osds_per_device_limited_by_the_sweep_reads_as_a_lower_bound():
     doc = _doc()
-    assert doc.verdicts.osds_per_device.n == 16 and not doc.verdicts.osds_per_device.limited_by_sweep
-    # a sweep that ended at 8 jobs: 8 OSDs still get 86 % of the solo rate, so the answer is "at least 8"
+    # 32 OSDs would each still get 1 266 commits/s, 4x what an HDD OSD needs: "at least 32"
+    assert doc.verdicts.osds_per_device.n == 32 and doc.verdicts.osds_per_device.limited_by_sweep
+    # a sweep that ended at 8 jobs: 8 OSDs still get 3 875 commits/s each, so the answer is "at least 8"
     doc.runs[0].points = doc.runs[0].points[:4]
     annotate(doc)
     osds = doc.verdicts.osds_per_device
@@ -67,13 +68,22 @@ def test_osds_per_device_limited_by_the_sweep_reads_as_a_lower_bound():
 
 def test_osds_per_device_inside_the_sweep_is_a_plain_number():
     doc = _doc()
-    for p in doc.runs[0].points:  # a drive that stops scaling: each OSD gets less than half at 4+
-        p.iops = {1: 4500.0, 2: 5000.0, 4: 5200.0}.get(p.numjobs, 5000.0)
+    for p in doc.runs[0].points:  # a drive that stops scaling: at 8+ jobs each OSD gets < 315 commits/s
+        p.iops = {1: 4500.0, 2: 5000.0, 4: 5200.0}.get(p.numjobs, 1000.0)
     annotate(doc)
     osds = doc.verdicts.osds_per_device
-    assert not osds.limited_by_sweep and osds.n == 2
+    assert not osds.limited_by_sweep and osds.n == 4
     line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
-    assert "[bold]2[/]" in line and "at least" not in line
+    assert "[bold]4[/]" in line and "at least" not in line and "1300 commits/s" in line
+
+
+def test_a_drive_too_slow_for_one_osd_reads_none():
+    doc = _doc()
+    for p in doc.runs[0].points:
+        p.iops = 200.0 * p.numjobs ** 0.5
+    annotate(doc)
+    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    assert "[bold]none[/]" in line and "below the 315 one OSD needs" in line
 
 
 def test_the_sign_command_is_quoted_for_the_shell():

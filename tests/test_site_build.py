@@ -278,18 +278,19 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     out, ids = _small_site(
         tmp_path,
         result_document("Kioxia CD6", {"on": {1: 9000, 2: 18000, 4: 35000, 8: 70000}}, protocol="nvme"),
-        result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}}),
+        result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338, 256: 60000}}),
     )
+    # at 256 jobs each OSD would get 234 commits/s, below the 315 an HDD OSD needs: 16 is the answer
     parser = Cells()
     parser.feed((out / "index.html").read_text())
     assert [r[1] for r in parser.rows] == ["Samsung PM883", "Kioxia CD6"]
-    assert [r[10] for r in parser.rows] == ["8", "\u2265 8"]
+    assert [r[10] for r in parser.rows] == ["16", "\u2265 8"]
     assert '<td data-n="8" title="the largest tested job count still passed' in (out / "index.html").read_text()
-    assert "<td>8</td><td>8 OSDs sharing" in (out / "devices" / f"{ids[0]}.html").read_text()
+    assert "<td>16</td><td>16 OSDs sharing" in (out / "devices" / f"{ids[0]}.html").read_text()
     assert "<td>\u2265 8 (limited by the sweep)</td>" in (out / "devices" / f"{ids[1]}.html").read_text()
     doc = json.loads((out / "devices.json").read_text())
     assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \
-        == [(8, False, "8"), (8, True, "\u2265 8")]
+        == [(16, False, "16"), (8, True, "\u2265 8")]
 
 
 def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path):
@@ -465,3 +466,15 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
     html, shown = contributors(listed)
     assert shown == {**declared, "login": "tester", "name": "Ada Lovelace", "nobody": "tester"}
     assert "<td>tester</td>" in html and "<td>Ada Lovelace</td>" in html
+
+
+def test_methodology_renders_the_plan_rules_with_their_sources(built):
+    from diskq.plan.rules import load
+
+    _, out, _ = built
+    page = (out / "methodology.html").read_text()
+    rules = load()
+    assert rules["block_db"]["title"] in page and "diskq plan" in page
+    assert f"<td>{rules['osds']['guideline_max_sata_sas']}</td>" in page
+    assert "quincy, reef, squid, tentacle" in page  # lists read as lists, not Python reprs
+    assert "bluestore-config-ref" in page and "mclock-config-ref" in page

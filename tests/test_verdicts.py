@@ -43,7 +43,7 @@ def document(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 
 def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
-    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush"}
+    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet"}
     for name in sections:
         assert CRIT[name]["title"]
         assert len(CRIT[name]["justification"].split()) >= 30, name
@@ -54,7 +54,7 @@ def test_criteria_values_are_consistent():
     c = CRIT["ceph_waldb"]
     assert c["excellent"] > c["good"] > c["marginal"] > 0
     assert (c["excellent"], c["good"], c["marginal"]) == (20000, 5000, 1000)
-    assert 0 < CRIT["osds_per_device"]["share"] <= 1
+    assert CRIT["osds_per_device"]["demand_hdd_osd"] == 315  # osd_mclock_max_capacity_iops_hdd
     assert CRIT["etcd"]["p99_fdatasync_ms"] == 10
     assert 0 < CRIT["scaling"]["regress_drop"] < 1 and 0 < CRIT["scaling"]["linear_efficiency"] <= 1
 
@@ -138,13 +138,16 @@ def test_without_a_one_job_step_nothing_is_judged():
 # --- OSDs per device --------------------------------------------------------------------------
 
 
+DEMAND = CRIT["osds_per_device"]["demand_hdd_osd"]
+
+
 def test_osds_per_device_reads_the_curve():
-    # per job: 10000, 9000, 7500, 4500 -> 4 jobs keep 75 %, 8 jobs only 45 %
-    v = evaluate(document(run("off", [(1, 10000), (2, 18000), (4, 30000), (8, 36000)])))
+    # per job: 1000, 500, 300, 150 -> 2 jobs still give each OSD 500 >= 315, 4 jobs only 300
+    v = evaluate(document(run("off", [(1, 1000), (2, 1000), (4, 1200), (8, 1200)])))
     o = v.osds_per_device
-    assert (o.n, o.per_osd_iops, o.solo_iops, o.limited_by_sweep) == (4, 7500, 10000, False)
-    assert o.share == CRIT["osds_per_device"]["share"]
-    assert any(r.startswith("8 OSDs would each get 4500") for r in o.reasons)
+    assert (o.n, o.per_osd_iops, o.solo_iops, o.limited_by_sweep) == (2, 500, 1000, False)
+    assert (o.demand_iops, o.osd_kind, o.share) == (315, "hdd", None)
+    assert any(r.startswith("4 OSDs would each get 300") for r in o.reasons)
 
 
 def test_osds_per_device_never_extrapolates():
@@ -153,24 +156,54 @@ def test_osds_per_device_never_extrapolates():
     assert any("not extrapolated" in r for r in v.osds_per_device.reasons)
 
 
-def test_pliant_cannot_be_shared():
+def test_a_fast_drive_never_ranks_below_a_slow_flat_one():
+    # the example: Sandisk Ultra II (600 at 1 job) came out ">= 8", Intel SSD 750 "1"
+    slow = evaluate(document(run("off", [(1, 600), (8, 4300)]))).osds_per_device
+    fast = evaluate(document(run("off", [(1, 64235), (8, 192440)]))).osds_per_device
+    assert fast.n >= slow.n
+    assert fast.per_osd_iops > slow.per_osd_iops
+    assert (fast.n, fast.limited_by_sweep) == (8, True)
+
+
+def test_a_drive_slower_than_one_hdd_osd_gets_none():
+    o = evaluate(document(run("off", [(1, 200), (2, 260)]))).osds_per_device
+    assert o.n == 0 and o.per_osd_iops is None and o.limited_by_sweep is False
+    assert "below the 315 one OSD needs" in o.reasons[0]
+
+
+def test_pliant_regressing_curve():
+    # 5028, 1325.5, 181, 93, 78 per job: 6 jobs is the last that still gives each OSD >= 315
     v = evaluate(document(run("unknown", [(1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784)])))
-    assert v.osds_per_device.n == 1 and v.osds_per_device.limited_by_sweep is False
+    assert v.osds_per_device.n == 2 and v.osds_per_device.limited_by_sweep is False
     assert v.ceph_waldb.tier == "good"
 
 
+curves = st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e6)), max_size=10, unique_by=lambda t: t[0])
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e6)), max_size=10, unique_by=lambda t: t[0]),
-       st.floats(1, 1e6))
-def test_osds_per_device_is_the_largest_measured_n_that_keeps_the_share(rest, solo):
+@given(curves, st.floats(1, 1e6))
+def test_osds_per_device_is_the_largest_measured_n_that_meets_the_demand(rest, solo):
     curve = [(1, solo), *sorted(rest)]
     o = evaluate(document(run("off", curve))).osds_per_device
-    share = CRIT["osds_per_device"]["share"]
     measured = dict(curve)
+    if o.n == 0:
+        assert all(measured[m] / m < DEMAND * (1 + 1e-9) for m in measured)
+        return
     assert o.n in measured
-    assert measured[o.n] / o.n >= share * solo * (1 - 1e-9)
-    assert all(measured[m] / m < share * solo * (1 + 1e-9) for m in measured if m > o.n)
+    assert measured[o.n] / o.n >= DEMAND * (1 - 1e-9)
+    assert all(measured[m] / m < DEMAND * (1 + 1e-9) for m in measured if m > o.n)
     assert o.limited_by_sweep == (o.n == max(measured))
+
+
+@settings(max_examples=200, deadline=None)
+@given(curves, st.floats(1, 1e6), st.lists(st.floats(1, 3), min_size=11, max_size=11))
+def test_a_device_at_least_as_fast_at_every_n_never_gets_fewer_osds(rest, solo, factors):
+    curve = [(1, solo), *sorted(rest)]
+    faster = [(n, iops * f) for (n, iops), f in zip(curve, factors)]
+    slow = evaluate(document(run("off", curve))).osds_per_device
+    fast = evaluate(document(run("off", faster))).osds_per_device
+    assert fast.n >= slow.n
 
 
 # --- etcd and PostgreSQL ----------------------------------------------------------------------
@@ -234,7 +267,9 @@ def test_verdicts_on_recorded_one_job_runs(fixtures, name, tier, etcd, commits):
     assert v.etcd.passes is etcd
     assert v.postgres_wal.commits_per_s == commits
     assert v.postgres_wal.p99_commit_ms_max == pytest.approx((write_p99 + sync_p99) / 1000)
-    assert v.osds_per_device.n == 1 and v.osds_per_device.limited_by_sweep  # one job measured: no more claimed
+    # one job measured: no more claimed; a drive slower than one HDD OSD needs carries none
+    assert v.osds_per_device.n == (1 if commits >= DEMAND else 0)
+    assert v.osds_per_device.limited_by_sweep is (commits >= DEMAND)
 
 
 # --- annotate ---------------------------------------------------------------------------------

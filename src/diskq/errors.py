@@ -161,3 +161,13 @@ class SitePathError(SiteError):
     """``--out`` cannot be used: not a directory, a directory diskq did not write, not writable."""
 
     exit_code = 2
+
+
+class PlanRefused(DiskqError):
+    """``diskq plan`` cannot give a layout for this device and these inputs; ``reasons`` say why."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, reasons: list[str] | None = None, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.reasons = list(reasons or [])

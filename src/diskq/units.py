@@ -126,3 +126,34 @@ def latency_ms(ms: float | None) -> str:
         return f"{ms:.2f} ms"
     us = ms * 1000
     return "< 1 µs" if us < 0.5 else f"{us:.0f} µs"
+
+
+#: Decimal units, as drive vendors print capacities (a 16 TB drive holds 16 * 10^12 bytes);
+#: the binary ones only when asked for with an ``i``.
+_DRIVE_UNITS = {
+    "": 1, "b": 1,
+    "k": 1000, "kb": 1000, "kib": 1024,
+    "m": 1000**2, "mb": 1000**2, "mib": 1024**2,
+    "g": 1000**3, "gb": 1000**3, "gib": 1024**3,
+    "t": 1000**4, "tb": 1000**4, "tib": 1024**4,
+    "p": 1000**5, "pb": 1000**5, "pib": 1024**5,
+}
+
+
+def parse_drive_size(text: str) -> int:
+    """Bytes in a drive capacity as printed on its label: ``16T``, ``8TB``, ``960G`` are decimal
+    (10^12, 10^9 bytes), ``7TiB`` binary.
+
+    >>> parse_drive_size("16T"), parse_drive_size("960GB"), parse_drive_size("1TiB")
+    (16000000000000, 960000000000, 1099511627776)
+    """
+    m = _SIZE.match(text)
+    if not m or m.group(2).lower() not in _DRIVE_UNITS:
+        raise InvalidInput(f"not a drive size: {text!r}", hint="use e.g. 16T, 8TB, 960G (decimal, as on the label) or 7TiB")
+    number = float(m.group(1)) * _DRIVE_UNITS[m.group(2).lower()]
+    if not math.isfinite(number) or number > MAX_SIZE:
+        raise InvalidInput(f"size is too large: {text.strip()[:40]!r}")
+    value = int(number)
+    if value <= 0:
+        raise InvalidInput(f"size must be positive, got {text!r}")
+    return value

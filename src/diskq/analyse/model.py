@@ -121,10 +121,17 @@ class CephWalDb(_Strict):
 
 
 class OsdsPerDevice(_Strict):
-    """How many OSDs can share the device while each keeps ``share`` of its solo commit rate."""
+    """How many OSDs can share the device while each still gets the commit rate one OSD needs.
 
-    n: int | None = Field(default=None, ge=1)
-    share: float = Field(gt=0, le=1)
+    Criteria version 1 asked for a ``share`` of the device's own 1-job rate; from version 2 the
+    demand is absolute (``demand_iops`` commits/s per OSD, see :mod:`diskq.analyse.osds`), and
+    ``n`` is 0 when not even one OSD would get it.
+    """
+
+    n: int | None = Field(default=None, ge=0)
+    share: float | None = Field(default=None, gt=0, le=1, description="criteria version 1 only")
+    demand_iops: float | None = Field(default=None, gt=0, description="commits/s one OSD needs")
+    osd_kind: Literal["hdd"] | None = Field(default=None, description="the kind of OSD the demand is for")
     per_osd_iops: float | None = Field(default=None, ge=0, description="IOPS(n)/n")
     solo_iops: float | None = Field(default=None, ge=0, description="IOPS(1)")
     limited_by_sweep: bool = Field(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria
+from diskq.analyse import criteria, osds
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts
 from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import latency_ms, plural
@@ -112,7 +112,8 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
     reasons = [f"not applicable: {note}"]
     return Verdicts(
         ceph_waldb=CephWalDb(reasons=list(reasons)),
-        osds_per_device=OsdsPerDevice(share=float(crit["osds_per_device"]["share"]), reasons=list(reasons)),
+        osds_per_device=OsdsPerDevice(demand_iops=osds.demand_iops(crit["osds_per_device"]), osd_kind="hdd",
+                                      reasons=list(reasons)),
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
         criteria_version=int(crit["version"]),
@@ -152,33 +153,14 @@ def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe:
 
 
 def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> OsdsPerDevice:
-    share = float(crit["share"])
+    demand = osds.demand_iops(crit, "hdd")
     if best is None:
-        return OsdsPerDevice(share=share, reasons=[_no_run_reason(unsafe)])
-    solo = best.solo.iops
-    if solo <= 0:
-        return OsdsPerDevice(share=share, solo_iops=solo, cache_state=best.cache,
-                             reasons=["no throughput at 1 job"])
-    rows = [(p.numjobs, p.iops / p.numjobs) for p in best.points]
-    passing = [(n, per) for n, per in rows if round(per / solo, 9) >= share]
-    n, per = max(passing)  # 1 job always passes: IOPS(1)/1 = IOPS(1)
-    largest = rows[-1][0]
-    reasons = [
-        f"{plural(n, 'OSD')} sharing the device {'gets' if n == 1 else 'each get'} {per:.0f} commits/s, {per / solo:.0%} of {solo:.0f} alone "
-        f"(needs {share:.0%}, cache {best.cache})"
-    ]
-    beyond = next(((m, p) for m, p in rows if m > n), None)
-    if beyond is not None:
-        m, p = beyond
-        reasons.append(f"{plural(m, 'OSD')} would each get {p:.0f} commits/s, {p / solo:.0%} of the solo rate")
-    else:
-        reasons.append(f"{plural(largest, 'job')} is the most measured: the device may carry more, not extrapolated")
-    failing_below = [m for m, p in rows if m < n and round(p / solo, 9) < share]
-    if failing_below:
-        reasons.append(f"the curve is uneven: {', '.join(map(str, failing_below))} {'job' if failing_below == [1] else 'jobs'} fell short of the share")
+        return OsdsPerDevice(demand_iops=demand, osd_kind="hdd", reasons=[_no_run_reason(unsafe)])
+    share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.points), demand)
     return OsdsPerDevice(
-        n=n, share=share, per_osd_iops=per, solo_iops=solo, limited_by_sweep=n == largest,
-        cache_state=best.cache, reasons=reasons,
+        n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
+        solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,
+        reasons=[f"{r} (cache {best.cache})" if i == 0 else r for i, r in enumerate(share.reasons)],
     )
 
 
@@ -222,3 +204,26 @@ def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
         cache_state=best.cache,
         reasons=reasons,
     )
+
+
+def best_safe_run(doc: ResultDocument) -> tuple[Run | None, list[Point], list[str]]:
+    """The run the verdicts use (the safe one with the highest 1-job IOPS), its completed points
+    in job order, and why the others were not used. ``(None, [], reasons)`` when no run is safe
+    or the document was measured on a memory-backed target."""
+    in_memory = memory_backed(doc)
+    if in_memory is not None:
+        return None, [], [f"not applicable: {in_memory}"]
+    candidates = []
+    for run in doc.runs:
+        points = sorted((p for p in run.points if not p.interrupted), key=lambda p: p.numjobs)
+        solo = next((p for p in points if p.numjobs == 1), None)
+        if solo is not None:
+            candidates.append(_Candidate(run, points, solo, doc.device.volatile_write_cache))
+    safe = sorted((c for c in candidates if c.safe), key=lambda c: -c.solo.iops)
+    unsafe = [c for c in candidates if not c.safe]
+    reasons = [f"cache {c.cache} {c.unsafe_reason}" for c in unsafe]
+    if not safe:
+        return None, [], [_no_run_reason(unsafe)]
+    best = safe[0]
+    reasons += [f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower)" for c in safe[1:]]
+    return best.run, best.points, reasons

@@ -181,8 +181,12 @@ def verdict_lines(verdicts) -> list[str]:
         lines.append(f"Ceph WAL/DB: [bold]{tier}[/] ({_first(ceph)})" if tier else f"Ceph WAL/DB: {_unjudged(ceph)}")
     osds = v.get("osds_per_device") or {}
     if osds:
-        n = f"at least {osds.get('n')}" if osds.get("limited_by_sweep") else osds.get("n")
-        lines.append(f"OSDs per device: [bold]{n}[/] ({_first(osds)})" if n else f"OSDs per device: {_unjudged(osds)}")
+        n = osds.get("n")
+        if n is None:
+            lines.append(f"OSDs per device: {_unjudged(osds)}")
+        else:
+            shown = "none" if n == 0 else f"at least {n}" if osds.get("limited_by_sweep") else str(n)
+            lines.append(f"OSDs per device: [bold]{shown}[/] ({_first(osds)})")
     etcd = v.get("etcd") or {}
     if etcd:
         passes = etcd.get("passes")

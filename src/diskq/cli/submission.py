@@ -18,9 +18,11 @@ submission; it is made by `ssh-keygen -Y sign -n diskq-submission-v1`, so a key 
 held by ssh-agent (give its .pub file) or a hardware key all work. Use --github with your
 GitHub login: pull-request checks verify the signature against the keys GitHub publishes for
 you. The file goes to submissions/<vendor>/<model>/<id>.json unless -o says otherwise; its
-path is printed.
+path is printed. Given a directory (the results a fleet run fetched), every result document
+under it is signed the same way (status.json files are left out).
 
 Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
+Example: diskq sign fleet-results/ -f ~/.ssh/id_ed25519 --github octocat
 """
 
 VALIDATE_HELP = """Check submission files (or directories of them) before they enter the database.
@@ -99,13 +101,36 @@ def _load_for_signing(path: Path):
 
 @app.command("sign", help=SIGN_HELP)
 def sign_cmd(
-    file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission"),
+    file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission, or a directory of result documents (e.g. a fleet run's results: each is signed)"),
     key: Optional[Path] = typer.Option(None, "--key", "-f", help="SSH private key, or public key held by ssh-agent"),
     github: Optional[str] = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
     name: Optional[str] = typer.Option(None, "--name", help="your name as it should appear with the result"),
     principal: Optional[str] = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)"),
 ) -> None:
+    from diskq.errors import DiskqError, InvalidInput
+
+    if not file.is_dir():
+        _sign_one(file, key, github, name, principal, output)
+        return
+    if output is not None:
+        raise InvalidInput("--output names one file: it does not go with a directory",
+                           hint="each result of the directory is written to submissions/<vendor>/<model>/<id>.json")
+    files = sorted(p for p in file.rglob("*.json") if p.is_file() and not p.is_symlink() and p.name != "status.json")
+    if not files:
+        raise InvalidInput(f"no result documents (*.json) under {file}")
+    failed = []
+    for path in files:
+        try:
+            _sign_one(path, key, github, name, principal, None)
+        except DiskqError as exc:
+            failed.append(path)
+            stderr_console().print(f"diskq: error: {path}: {exc.message}", markup=False, highlight=False)
+    if failed:
+        raise DiskqError(f"{len(failed)} of {len(files)} files under {file} were not signed (listed above)")
+
+
+def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     import getpass
 
     from diskq.errors import InvalidInput
@@ -148,6 +173,7 @@ def sign_cmd(
         err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
     err.print(f"next: git add {out} && git commit -m 'Add {signed.result.device.model or 'device'}' and open a pull request")
     print(out)
+    return out
 
 
 def submission_path(output: Path | None, sub) -> Path:

@@ -109,6 +109,14 @@ def _criteria() -> dict | None:
     return load_criteria()
 
 
+def _plan_rules() -> dict | None:
+    try:
+        from diskq.plan.rules import load
+    except ImportError:
+        return None
+    return load()
+
+
 def _methods() -> list[dict]:
     try:
         from diskq.submission import methods
@@ -225,7 +233,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
             devices=devices, facets=facets, root="", **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
-            criteria=_criteria(), methods=_methods(), root="", **common))
+            criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="", **common))
 
         doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
                "data_as_of": meta.get("data_as_of") or None, "devices": export}

@@ -1,0 +1,147 @@
+"""``diskq plan``: an OSD layout for a qualified WAL/DB device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from diskq.cli.app import app, print_json, stdout_console
+
+PLAN_HELP = """Plan the OSD layout for a WAL/DB device: OSDs per device, block.db size, how many
+WAL/DB devices, a cephadm OSD specification and the ceph-volume lvm batch line.
+
+DEVICE is a result document (diskq bench, or a submission file) or a model name looked up in
+devices.db. The data devices of one host are COUNTxSIZE, sizes decimal as on the drive's label
+(16T = 16 * 10^12 bytes; 7TiB for binary). Every number comes with its rule and source
+(docs/plan.md, the site's methodology page).
+
+Examples:
+
+  diskq plan "Samsung PM883" --data 12x16T --workload rgw --cephadm-spec osd-spec.yaml
+
+  diskq plan result.json --data 8x8T --workload rbd --json
+"""
+
+
+@app.command("plan", help=PLAN_HELP)
+def plan_cmd(
+    device: str = typer.Argument(..., metavar="DEVICE", help="result document (.json) or a model name in devices.db"),
+    data: str = typer.Option(..., "--data", help="data devices of one host as COUNTxSIZE, e.g. 12x16T"),
+    workload: str = typer.Option("rbd", "--workload", help="rbd, rgw or cephfs"),
+    data_media: str = typer.Option("hdd", "--data-media", help="hdd or ssd: the data devices' media"),
+    compression: Optional[str] = typer.Option(
+        None, "--compression", help="RocksDB compression on or off [default: on from Squid, off before]"),
+    release: Optional[str] = typer.Option(None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"),
+    db_size: Optional[str] = typer.Option(None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"),
+    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to look the model up in"),
+    cephadm_spec: Optional[Path] = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
+    as_json: bool = typer.Option(False, "--json", help="print the plan as JSON on stdout"),
+) -> None:
+    from diskq.analyse import criteria
+    from diskq.errors import InvalidInput
+    from diskq.plan import device as source
+    from diskq.plan import layout, report, rules as plan_rules
+    from diskq.units import parse_drive_size
+
+    rules = plan_rules.load()
+    rel = release or rules["releases"]["default"]
+    layout.release_index(rel, rules)
+    if compression is None:
+        comp = layout.compression_default(rel, rules)
+    elif compression in ("on", "off"):
+        comp = compression == "on"
+    else:
+        raise InvalidInput(f"--compression must be on or off, got {compression!r}")
+    if workload not in layout.WORKLOADS:
+        raise InvalidInput(f"--workload must be one of {', '.join(layout.WORKLOADS)}, got {workload!r}")
+    data_devices = layout.parse_data(data, data_media)
+    size = parse_drive_size(db_size) if db_size is not None else None
+    if cephadm_spec is not None and cephadm_spec.is_dir():
+        raise InvalidInput(f"--cephadm-spec {cephadm_spec} is a directory", hint="name a file, e.g. osd-spec.yaml")
+    dev = (source.from_document_file(Path(device)) if source.looks_like_file(device)
+           else source.from_database(db, device))
+    plan = layout.make_plan(dev, data_devices, workload, compression=comp, release=rel, rules=rules,
+                            criteria=criteria.load(), db_size=size)
+    doc = report.document(plan, rules)
+    if cephadm_spec is not None:
+        _write(cephadm_spec, doc["cephadm_spec_yaml"])
+    if as_json:
+        import json
+
+        print_json(json.dumps(doc, indent=2))
+        return
+    _render(doc, cephadm_spec)
+
+
+def _write(path: Path, text: str) -> None:
+    import os
+    import tempfile
+
+    from diskq.errors import InvalidInput
+
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _gb(n) -> str:
+    return "-" if n is None else f"{n / 1e9:,.0f} GB"
+
+
+def _render(doc: dict, spec_path: Path | None) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = stdout_console()
+    d = doc["data"]
+    comp = "on" if doc["compression"] else "off"
+    out.print(f"[bold]{escape(doc['device'])}[/] as WAL/DB for {d['count']} x {_gb(d['size_bytes'])} "
+              f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})")
+    out.print(f"  figures: {escape(doc['basis'])}; WAL/DB device {_gb(doc['capacity_bytes'])}")
+    binds = ", ".join(doc["binding"])
+    out.print(f"\n[bold]{doc['osds_per_device']} data OSDs per WAL/DB device[/] ({binds} binds)")
+    table = Table("limit", "OSDs", "why", show_header=True, title_justify="left")
+    for name, rule in doc["limits"].items():
+        mark = " *" if name in doc["binding"] else ""
+        table.add_row(name + mark, str(rule["value"]), escape("; ".join(rule["reasons"])))
+    out.print(table)
+    s = doc["speed"]
+    if s["per_osd_iops"] is not None:
+        out.print(f"  per-OSD commit rate at {s['n']} OSDs: {s['per_osd_iops']:,.0f}/s, "
+                  f"{s['headroom']:.1f}x the {s['demand_iops']:,.0f} one {s['osd_kind'].upper()} OSD needs"
+                  + (" (the sweep's largest count: at least that many)" if s["limited_by_sweep"] else ""))
+    f = doc["db_fraction"]
+    out.print(f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)")
+    for r in f["reasons"]:
+        out.print(f"  - {escape(r)}")
+    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {doc['db_slots']} block.db volumes of "
+              f"{_gb(doc['db_size_bytes'])} on each")
+    for r in doc["layout_reasons"]:
+        out.print(f"  - {escape(r)}")
+    out.print("[bold]separate block.wal[/]: " + ("yes" if doc["wal"]["value"] else "not worth it"))
+    for r in doc["wal"]["reasons"]:
+        out.print(f"  - {escape(r)}")
+    wc = doc["write_cache"]
+    out.print("\n[bold]write cache at boot[/]")
+    if wc["value"]:
+        out.print(f"  {escape(wc['value'])}", soft_wrap=True)
+    for r in wc["reasons"]:
+        out.print(f"  - {escape(r)}")
+    mc = doc["mclock"]
+    out.print("[bold]osd_mclock_max_capacity_iops_ssd[/]: " + (str(mc["value"]) if mc["value"] else "does not apply"))
+    for r in mc["reasons"]:
+        out.print(f"  - {escape(r)}")
+    out.print("\n[bold]cephadm OSD specification[/]" + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
+    out.print(escape(doc["cephadm_spec_yaml"].rstrip()), soft_wrap=True)
+    out.print("\n[bold]ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
+    out.print(escape(doc["ceph_volume"]["line"]), soft_wrap=True)
+    for n in doc["notes"]:
+        out.print(f"note: {escape(n)}", soft_wrap=True)
+    out.print(f"rules version {doc['rules_version']}: docs/plan.md")

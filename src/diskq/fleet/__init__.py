@@ -1,0 +1,1 @@
+"""Qualifying many drives on many hosts: selection on each host, one report over all results."""

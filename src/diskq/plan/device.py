@@ -1,0 +1,156 @@
+"""The WAL/DB device a plan is for: from a result document (or a submission) or from devices.db.
+
+Either way the plan gets the curve of the best safe cache setting (the one the verdicts use),
+the capacity, the protocol, and whether "off" set with the drive's own knob measured faster and
+safe than "on" (the write-cache advice). Refusals (:class:`~diskq.errors.PlanRefused`) say why
+and what to do: no safe cache setting, a model not in the database (with the closest matches),
+a row without a curve.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+from diskq.database.keys import compact
+from diskq.errors import InvalidInput, PlanRefused
+from diskq.plan.layout import WalDbDevice
+
+#: Cache mechanisms that switch the drive's own cache (the others: sysfs, the kernel's knob).
+DRIVE_KNOBS = ("hdparm", "sdparm", "nvme")
+MAX_BYTES = 64 * 2**20
+
+
+def looks_like_file(arg: str) -> bool:
+    """A device argument names a result document when it is an existing file or ends in .json."""
+    return arg.lower().endswith(".json") or Path(arg).is_file()
+
+
+def from_document_file(path: Path) -> WalDbDevice:
+    """Read a result document or a submission file and take its best safe run."""
+    from pydantic import ValidationError
+
+    from diskq.result import ResultDocument
+    from diskq.submission.model import Submission
+    from diskq.submission.problems import field_path
+    from diskq.submission.validate import UnsafeInteger, parse_json
+
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InvalidInput(f"{path} is larger than {MAX_BYTES // 2**20} MiB")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidInput(f"{path} does not exist",
+                           hint="give a result document from `diskq bench`, or a model name from devices.db") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = parse_json(raw)
+    except UnsafeInteger as exc:
+        raise InvalidInput(f"{path}: {exc.field}: integer out of range") from None
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInput(f"{path} is not JSON: {str(exc)[:200]}") from None
+    kind = data.get("format") if isinstance(data, dict) else None
+    model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
+    if model is None:
+        raise InvalidInput(f"{path} is neither a diskq result document nor a submission")
+    try:
+        loaded = model.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        e = exc.errors(include_url=False, include_input=False)[0]
+        raise InvalidInput(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+    doc = loaded.result if isinstance(loaded, Submission) else loaded
+    legacy = bool(getattr(loaded, "legacy", False))
+    return from_document(doc, basis=f"result document {path.name}", legacy=legacy)
+
+
+def from_document(doc, *, basis: str, legacy: bool = False) -> WalDbDevice:
+    from diskq.analyse.verdicts import best_safe_run
+
+    d = doc.device
+    label = " ".join(x for x in (d.vendor if d.vendor and d.model and d.vendor.lower() not in d.model.lower()
+                                 else None, d.model) if x) or "the device"
+    run, points, why = best_safe_run(doc)
+    if run is None:
+        raise PlanRefused(f"{label} has no safe cache setting to plan with", why,
+                          hint="a WAL/DB device must not lose acknowledged commits: measure it with the write "
+                               "cache off (`diskq bench --cache off`) or choose a drive with power-loss protection")
+    knob = "kernel" if run.cache_mechanism == "sysfs" else "drive"
+    others = [r for r in doc.runs if r is not run and r.write_cache == "on"]
+    faster = (run.write_cache == "off" and knob == "drive" and run.cache_mechanism in DRIVE_KNOBS + (None,)
+              and bool(others))
+    return WalDbDevice(
+        label=label, capacity_bytes=d.capacity_bytes, protocol=d.protocol,
+        curve=[(p.numjobs, p.iops) for p in points], cache=run.write_cache, knob=knob,
+        kernel_model=_kernel_model(d.model, d.vendor, d.protocol), basis=basis, legacy=legacy,
+        cache_off_faster=faster, notes=[f"not used: {w}" for w in why],
+    )
+
+
+def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str | None:
+    """The model as ``/sys/class/scsi_disk/*/device/model`` shows it: the 16-character product
+    field of a SCSI INQUIRY. libata fills it with the first 16 characters of an ATA drive's model;
+    a SAS drive reports its product, which smartctl prints after the vendor. NVMe drives have no
+    scsi_disk. None when unknown.
+
+    >>> _kernel_model("SAMSUNG MZ7LH960HAJR-00005", None, "ata")
+    'SAMSUNG MZ7LH960'
+    >>> _kernel_model("SEAGATE ST4000NM0023", "SEAGATE", "scsi")
+    'ST4000NM0023'
+    """
+    if not model or protocol not in ("ata", "scsi"):
+        return None
+    if protocol == "scsi" and vendor and model.lower().startswith(vendor.lower() + " "):
+        model = model[len(vendor) + 1:]
+    cut = model.strip()[:16].rstrip()
+    return cut if cut and all(c.isprintable() and c not in '"\\*?[' for c in cut) else None
+
+
+def from_database(db: Path, query: str) -> WalDbDevice:
+    """The devices.db row the query names: one model whose name contains it (or equals it)."""
+    from diskq.database.aggregate import setting_slug
+    from diskq.database.lookup import lookup
+
+    matches = lookup(db, query, limit=8)
+    q = compact(unicodedata.normalize("NFKC", query))
+    exact = [m for m in matches if compact(m.device["model"]) == q]
+    contains = [m for m in matches if m.score >= 1.0]
+    names = [f"{m.device['model']} {m.device['firmware']}".strip() for m in matches]
+    if exact:
+        chosen = exact
+    elif len(contains) == 1:
+        chosen = contains
+    elif contains:
+        raise PlanRefused(f"{query!r} names {len(contains)} devices in {db}", [", ".join(names)],
+                          hint="give more of the model name")
+    else:
+        raise PlanRefused(f"no device in {db} is named {query!r}",
+                          [("closest matches: " + "; ".join(names)) if names else "no close match either"],
+                          hint="check the name with `diskq lookup`, or plan from a result document of `diskq bench`")
+    if len(chosen) > 1:  # same model, several firmware versions: the best ranked one
+        chosen.sort(key=lambda m: m.device["rank"])
+    m = chosen[0]
+    dev = m.device
+    label = dev["model"]
+    legacy = dev["legacy"] == dev["submissions"] and dev["submissions"] > 0
+    if not dev["cache"]:
+        unsafe = [f"cache {c['write_cache']}: {c['unsafe_reason']}" for c in m.caches if not c["safe"]]
+        raise PlanRefused(f"{label} has no safe cache setting in {db}", unsafe or ["no setting measured 1 job"],
+                          hint="measure it with the write cache off (`diskq bench --cache off`)")
+    slug = setting_slug(dev["cache"], dev["cache_knob"])
+    curve = [(p["numjobs"], p["iops"]) for p in m.curves.get(slug, [])]
+    if not curve:
+        raise PlanRefused(f"{label}: the database row has no curve for its cache setting {slug}",
+                          hint="rebuild devices.db with `diskq db build`, or plan from a result document")
+    best = next((c for c in m.caches if c["write_cache"] == dev["cache"] and c["knob"] == dev["cache_knob"]), None)
+    on = [c for c in m.caches if c["write_cache"] == "on" and c["knob"] == "drive"]
+    faster = (dev["cache"] == "off" and dev["cache_knob"] == "drive" and best is not None and bool(on)
+              and all((not c["safe"]) or (c["iops_1job"] or 0) < (best["iops_1job"] or 0) for c in on))
+    notes = [f"{dev['submissions']} submission(s) in {db.name}: {dev['verified']} verified, {dev['legacy']} legacy"]
+    notes += [n for n in (json.loads(dev["notes"]) if isinstance(dev["notes"], str) else dev["notes"] or [])]
+    return WalDbDevice(
+        label=label, capacity_bytes=dev["capacity_bytes"], protocol=dev["protocol"], curve=curve,
+        cache=dev["cache"], knob=dev["cache_knob"], kernel_model=None,
+        basis=f"{db.name}: median curve of cache {slug}", legacy=legacy, cache_off_faster=faster, notes=notes,
+    )

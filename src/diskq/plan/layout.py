@@ -1,0 +1,294 @@
+"""The layout rules as pure functions: OSDs per WAL/DB device, block.db size, how many WAL/DB
+devices, the write-cache and mClock advice. Numbers come from ``rules.toml`` (passed in as
+``rules``) and the OSDs-per-device criteria; every answer carries its reasons and sources.
+
+>>> from diskq.plan import rules as r
+>>> from diskq.analyse import criteria
+>>> dev = WalDbDevice(label="SSD", capacity_bytes=960 * 10**9, protocol="ata",
+...                   curve=[(1, 12000), (8, 40000)], cache="off", knob="drive")
+>>> p = make_plan(dev, DataDevices(12, 16 * 10**12, "hdd"), "rbd", compression=True,
+...               release="squid", rules=r.load(), criteria=criteria.load())
+>>> (p.osds_per_device, p.binding, p.db_devices, p.db_slots)
+(2, ['capacity'], 6, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from diskq.analyse import osds
+from diskq.errors import InvalidInput, PlanRefused
+
+Workload = Literal["rbd", "rgw", "cephfs"]
+Media = Literal["hdd", "ssd"]
+WORKLOADS = ("rbd", "rgw", "cephfs")
+
+
+@dataclass(frozen=True)
+class DataDevices:
+    """The data devices of one host: ``count`` drives of ``size_bytes`` each."""
+
+    count: int
+    size_bytes: int
+    media: Media = "hdd"
+
+
+def parse_data(text: str, media: str = "hdd") -> DataDevices:
+    """``12x16T`` -> 12 drives of 16 * 10^12 bytes (decimal, as on the label).
+
+    >>> parse_data("8x8TB")
+    DataDevices(count=8, size_bytes=8000000000000, media='hdd')
+    """
+    from diskq.units import parse_drive_size
+
+    count, sep, size = text.strip().lower().partition("x")
+    if not sep or not count.strip().isdigit():
+        raise InvalidInput(f"not a COUNTxSIZE: {text!r}", hint="e.g. --data 12x16T (12 drives of 16 TB)")
+    n = int(count)
+    if not 1 <= n <= 10_000:
+        raise InvalidInput(f"the data device count must be 1 to 10000, got {n}")
+    if media not in ("hdd", "ssd"):
+        raise InvalidInput(f"--data-media must be hdd or ssd, got {media!r}")
+    return DataDevices(n, parse_drive_size(size), media)  # type: ignore[arg-type]
+
+
+@dataclass
+class WalDbDevice:
+    """What a plan needs to know about the measured WAL/DB device."""
+
+    label: str  #: the model as shown
+    capacity_bytes: int | None
+    protocol: str  #: ata | scsi | nvme | unknown
+    curve: list[tuple[int, float]]  #: (numjobs, IOPS) of the best safe cache setting
+    cache: str  #: that setting's state: on | off | unknown
+    knob: str  #: drive | kernel
+    kernel_model: str | None = None  #: the model as the kernel reports it, when known
+    basis: str = ""  #: where the figures come from
+    legacy: bool = False  #: figures from the community table, not measured by diskq
+    cache_off_faster: bool = False  #: "off" (drive knob) safe and faster than a measured "on"
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rule:
+    """One number of the plan with how it was reached and where the rule comes from."""
+
+    value: object
+    reasons: list[str]
+    source: str = ""
+
+
+@dataclass
+class Plan:
+    device: str
+    basis: str
+    data: DataDevices
+    workload: str
+    release: str
+    compression: bool
+    capacity_bytes: int
+    osds_per_device: int  #: the most data OSDs one WAL/DB device serves
+    binding: list[str]  #: which limits gave osds_per_device: speed | capacity | guideline
+    limits: dict[str, Rule]  #: speed, capacity, guideline
+    speed: dict  #: the OSDs-per-device analysis: n, per_osd_iops, headroom, limited_by_sweep, ...
+    db_fraction: Rule
+    db_required_bytes: int  #: the block.db size each OSD needs at least
+    db_devices: int  #: WAL/DB devices the data devices need
+    db_slots: int  #: block.db volumes per WAL/DB device (data OSDs spread evenly)
+    db_size_bytes: int  #: each block.db volume: an equal slice of the device
+    layout_reasons: list[str]  #: how db_devices, db_slots and db_size_bytes follow
+    wal: Rule
+    write_cache: Rule
+    mclock: Rule
+    notes: list[str]
+    rules_version: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def release_index(release: str, rules: dict) -> int:
+    known = rules["releases"]["known"]
+    if release not in known:
+        raise InvalidInput(f"unknown Ceph release {release!r}", hint=f"one of: {', '.join(known)}")
+    return known.index(release)
+
+
+def compression_default(release: str, rules: dict) -> bool:
+    """RocksDB compression is on by default from Squid."""
+    return release_index(release, rules) >= release_index(rules["releases"]["compression_default_from"], rules)
+
+
+def db_fraction(workload: str, compression: bool, release: str, rules: dict) -> Rule:
+    """Share of the data device each block.db needs, with its reasons."""
+    bd = rules["block_db"]
+    if workload not in WORKLOADS:
+        raise InvalidInput(f"unknown workload {workload!r}", hint=f"one of: {', '.join(WORKLOADS)}")
+    base = float(bd[workload])
+    reasons = [f"{workload}: {base:.1%} of the data device (Ceph documentation)"]
+    sources = [bd["source"]]
+    frac = base
+    if compression and release_index(release, rules) < release_index(rules["releases"]["compression_default_from"],
+                                                                      rules):
+        reasons.append(f"RocksDB compression is not the default before {rules['releases']['compression_default_from'].title()}: "
+                       "it needs compression=kLZ4Compression in bluestore_rocksdb_options")
+    if compression and workload in bd["compression_workloads"]:
+        frac = base / float(bd["compression_factor"])
+        reasons.append(f"RocksDB compression on: {base:.1%} / {bd['compression_factor']} = {frac:.2%} "
+                       "(DB space measured with LZ4 compression)")
+        sources.append(bd["compression_source"])
+    elif compression:
+        reasons.append(f"RocksDB compression on, but its saving was measured for "
+                       f"{', '.join(bd['compression_workloads'])} only: {workload} keeps {base:.1%}")
+    else:
+        reasons.append("RocksDB compression off: no reduction")
+    if release_index(release, rules) >= release_index(bd["floor_from"], rules):
+        floor = float(bd["floor"])
+        if frac < floor:
+            reasons.append(f"raised to {floor:.1%}, the minimum suggestion from {bd['floor_from'].title()} on")
+            frac = floor
+        else:
+            reasons.append(f"at least the {floor:.1%} suggested from {bd['floor_from'].title()} on")
+        sources.append(bd["floor_source"])
+    reasons.append(bd["level_sizes_note"])
+    return Rule(frac, reasons, "; ".join(sources))
+
+
+def demand(media: str, rules: dict, criteria: dict) -> float:
+    """Commits/s one OSD of ``media`` needs from the WAL/DB device."""
+    if media == "hdd":
+        return osds.demand_iops(criteria["osds_per_device"], "hdd")
+    return float(rules["osds"]["demand_ssd_osd"])
+
+
+def guideline_max(protocol: str, rules: dict) -> int:
+    o = rules["osds"]
+    return int(o["guideline_max_nvme"] if protocol == "nvme" else o["guideline_max_sata_sas"])
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:,.0f} GB"
+
+
+def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression: bool, release: str,
+              rules: dict, criteria: dict, db_size: int | None = None) -> Plan:
+    """The layout for ``data`` behind ``dev``, or :class:`PlanRefused` with the reasons."""
+    capacity = db_size if db_size is not None else dev.capacity_bytes
+    if capacity is None:
+        raise PlanRefused(f"the capacity of {dev.label} is not recorded",
+                          hint="give it with --db-size (e.g. --db-size 960G)")
+    if not dev.curve:
+        raise PlanRefused(f"{dev.label} has no measured curve at a safe cache setting",
+                          hint="measure it with `diskq bench`")
+    need = demand(data.media, rules, criteria)
+    share = osds.osds_per_device(dev.curve, need)
+    if share.n == 0:
+        raise PlanRefused(
+            f"{dev.label} cannot commit fast enough for even one {data.media.upper()} OSD", share.reasons,
+            hint=("keep WAL+DB on the data SSDs themselves (the Ceph documentation: offloading gains nothing)"
+                  if data.media == "ssd" else "choose a faster WAL/DB device (see `diskq lookup`)"))
+    frac = db_fraction(workload, compression, release, rules)
+    required = math.ceil(frac.value * data.size_bytes)
+    slots_by_capacity = capacity // required
+    if slots_by_capacity < 1:
+        raise PlanRefused(
+            f"{dev.label} ({_gb(capacity)}) is too small for one block.db of {_gb(required)}",
+            frac.reasons, hint="use a larger WAL/DB device, or give its real size with --db-size")
+    guide = guideline_max(dev.protocol, rules)
+    speed_reasons = list(share.reasons)
+    if share.limited_by_sweep:
+        speed_reasons.append(f"the sweep stopped at {share.largest_tested} jobs: speed allows at least "
+                             f"{share.n}; the plan uses {share.n}, never more than was measured")
+    limits = {
+        "speed": Rule(share.n, speed_reasons,
+                      "criteria.toml [osds_per_device] (osd_mclock_max_capacity_iops_hdd), "
+                      "https://docs.ceph.com/en/latest/rados/configuration/mclock-config-ref/"
+                      if data.media == "hdd" else rules["osds"]["demand_ssd_source"]),
+        "capacity": Rule(slots_by_capacity,
+                         [f"{_gb(capacity)} holds {slots_by_capacity} block.db volumes of {_gb(required)}"],
+                         rules["block_db"]["source"]),
+        "guideline": Rule(guide, [f"at most {guide} OSDs per {'NVMe' if dev.protocol == 'nvme' else 'SAS/SATA'} "
+                                  "offload SSD (one WAL/DB device lost takes all its OSDs down)"
+                                  + ("; protocol unknown: the SAS/SATA figure" if dev.protocol not in
+                                     ('nvme', 'ata', 'scsi') else "")
+                                  + ("; the documentation gives it for HDD OSDs, applied to SSD OSDs as a ceiling"
+                                     if data.media == "ssd" else "")],
+                          rules["osds"]["guideline_source"]),
+    }
+    per_device = min(int(r.value) for r in limits.values())
+    binding = [k for k, r in limits.items() if r.value == per_device]
+    devices = math.ceil(data.count / per_device)
+    slots = math.ceil(data.count / devices)
+    size = capacity // slots
+    notes = list(dev.notes)
+    if dev.legacy:
+        notes.append("the figures are the community table's (legacy), not a diskq measurement")
+    if db_size is not None and dev.capacity_bytes and db_size != dev.capacity_bytes:
+        notes.append(f"--db-size {_gb(db_size)} used instead of the recorded {_gb(dev.capacity_bytes)}")
+    wal_bytes = int(rules["block_wal"]["wal_bytes"])
+    wal = Rule(False, ["with block.db on the WAL/DB device and no block.wal, BlueStore keeps the WAL there too: "
+                       "a separate block.wal helps only on a third, faster device",
+                       f"the WAL takes at most {wal_bytes / 2**30:.0f} GiB of each {_gb(size)} block.db"],
+               rules["block_wal"]["source"])
+    speed = {"n": share.n, "demand_iops": share.demand_iops, "per_osd_iops": share.per_osd_iops,
+             "headroom": share.headroom, "limited_by_sweep": share.limited_by_sweep,
+             "largest_tested": share.largest_tested, "osd_kind": data.media}
+    return Plan(
+        device=dev.label, basis=dev.basis, data=data, workload=workload, release=release, compression=compression,
+        capacity_bytes=capacity, osds_per_device=per_device, binding=binding, limits=limits, speed=speed,
+        db_fraction=frac, db_required_bytes=required, db_devices=devices, db_slots=slots, db_size_bytes=size,
+        layout_reasons=[
+            f"{data.count} data OSDs at most {per_device} per WAL/DB device: ceil({data.count} / {per_device}) = "
+            f"{devices} WAL/DB device{'s' if devices != 1 else ''}",
+            f"spread evenly: ceil({data.count} / {devices}) = {slots} block.db volume{'s' if slots != 1 else ''} "
+            "per device (cephadm db_slots)",
+            f"each block.db an equal slice, as large as possible: {_gb(capacity)} / {slots} = {_gb(size)}, "
+            f"at least the {_gb(required)} required",
+        ],
+        wal=wal, write_cache=write_cache_advice(dev, rules), mclock=mclock_advice(share, data.media),
+        notes=notes, rules_version=int(rules["version"]),
+    )
+
+
+def write_cache_advice(dev: WalDbDevice, rules: dict) -> Rule:
+    """The udev rule (or NVMe command) that sets the measured faster, safe "off" at every boot."""
+    wc = rules["write_cache"]
+    if not (dev.cache == "off" and dev.knob == "drive"):
+        why = (f"the best safe setting is cache {dev.cache}"
+               + (" set with the kernel's knob, which the drive does not see" if dev.knob == "kernel" else ""))
+        return Rule(None, [why + ": nothing to set at boot"], wc["source"])
+    if not dev.cache_off_faster:
+        return Rule(None, ["cache off is the best safe setting, but no slower cache-on run was measured to "
+                           "compare: measure both with `diskq bench --cache both`"], wc["source"])
+    basis = "the community table's figures (legacy)" if dev.legacy else "diskq's measurement"
+    reasons = [f"{basis}: cache off (drive knob) was faster than on and safe"]
+    if dev.protocol == "nvme":
+        reasons.append("NVMe drives have no cache_type attribute: run `nvme set-feature /dev/nvmeXn1 -f 6 -v 0` "
+                       "at every boot (e.g. from a systemd unit); diskq never saves the setting")
+        return Rule(None, reasons, wc["source"])
+    rule = wc["udev_rule"]
+    if dev.kernel_model:
+        rule = rule.replace('SUBSYSTEM=="scsi_disk", ',
+                            f'SUBSYSTEM=="scsi_disk", ATTRS{{model}}=="{dev.kernel_model}*", ')
+        reasons.append("limited to this model as the kernel reports it (ATTRS{model})")
+    else:
+        reasons.append("as in the Ceph documentation this sets every SATA/SAS disk to write through (the data "
+                       "HDDs too, which the documentation recommends); to limit it, add "
+                       'ATTRS{model}=="<model in /sys/class/scsi_disk/*/device/model>"')
+    reasons.append(f"put it in {wc['udev_file']}")
+    return Rule(rule, reasons, wc["source"])
+
+
+def mclock_advice(share: osds.OsdShare, media: str) -> Rule:
+    """The osd_mclock_max_capacity_iops_ssd figure, where it applies (SSD data OSDs)."""
+    src = "https://docs.ceph.com/en/latest/rados/configuration/mclock-config-ref/"
+    if media == "hdd" or share.per_osd_iops is None:
+        return Rule(None, [f"HDD OSDs: mClock uses osd_mclock_max_capacity_iops_hdd ({share.demand_iops:.0f}), "
+                           "which each OSD's share of the WAL/DB device meets; osd_mclock_max_capacity_iops_ssd "
+                           "does not apply"], src)
+    value = int(share.per_osd_iops)
+    return Rule(value, [f"each of {share.n} SSD OSDs commits at most {share.per_osd_iops:.0f} times per second "
+                        "through the shared WAL/DB device: `ceph config set osd osd_mclock_max_capacity_iops_ssd "
+                        f"{value}` keeps mClock from assuming more"], src)
