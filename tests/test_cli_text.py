@@ -20,13 +20,13 @@ HAVE_SSH_KEYGEN = shutil.which("ssh-keygen") is not None
 
 
 def test_one_osd_and_one_job_are_singular():
-    # at 2 jobs each job gets a third of one job alone: only 1 OSD passes the share
-    v = evaluate(document(run("off", [(1, 3000), (2, 2000)])))
+    # one HDD OSD needs 315 commits/s: at 2 jobs each job gets 250, so only 1 OSD fits
+    v = evaluate(document(run("off", [(1, 400), (2, 500)])))
     text = " ".join(v.osds_per_device.reasons)
     assert v.osds_per_device.n == 1
-    assert text.startswith("1 OSD sharing the device gets")
-    assert "1 OSDs" not in text
-    v = evaluate(document(run("off", [(1, 3000)])))
+    assert text.startswith("1 OSD alone on the device gets 400 commits/s")
+    assert "1 OSDs" not in text and "each get" not in v.osds_per_device.reasons[0]
+    v = evaluate(document(run("off", [(1, 400)])))
     assert "1 job is the most measured" in " ".join(v.osds_per_device.reasons)
     assert "1 jobs" not in json.dumps(v.model_dump(mode="json"))
 

@@ -64,6 +64,17 @@ CASES = [
     (["db", "build", "--submissions", "{w}/missing", "--db", "{w}/x.db", "--no-memo"], 2, "no submissions directory"),
     (["db", "build", "--check", "--db", "{w}/stale.db", "--submissions", "{w}/subs", "--no-memo"], 1, "out of date"),
     (["db", "build", "--db", "{w}/built.db", "--submissions", "{w}/subs", "--no-memo"], 0, "built"),
+    # plan
+    (["plan", "Samsung PM883", "--data", "12x16T", "--db", str(REPO / "devices.db")], 0, "a layout"),
+    (["plan", "Samsung PM883", "--data", "twelve", "--db", str(REPO / "devices.db")], 2, "a bad --data"),
+    (["plan", "{w}/corrupt.json", "--data", "12x16T"], 2, "not JSON"),
+    (["plan", "Samsung PM883", "--data", "12x16T", "--db", "{w}/dir"], 2, "--db names a directory"),
+    (["plan", "qqqqzzzzxxxx", "--data", "12x16T", "--db", str(REPO / "devices.db")], 4, "no such device"),
+    # fleet
+    (["fleet", "candidates", "--min-size", "lots"], 2, "a bad size"),
+    (["fleet", "candidates", "--path", "/dev/diskq-no-such-device", "--json"], 0, "a list"),
+    (["fleet", "report", "{w}/missing"], 2, "no results directory"),
+    (["fleet", "report", "{w}/dir"], 2, "no host directories"),
     # site build
     (["site", "build", "--db", "{w}/dir", "--out", "{w}/site"], 2, "--db names a directory"),
     (["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/corrupt.json", "--submissions", "{w}/subs"], 2,
@@ -86,7 +97,7 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site") else argv[0] for argv, _, _ in CASES}
+    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet") else argv[0] for argv, _, _ in CASES}
     assert _commands() <= covered, _commands() - covered
 
 

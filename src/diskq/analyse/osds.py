@@ -77,11 +77,8 @@ def osds_per_device(curve: Iterable[tuple[int, float]], demand: float) -> OsdSha
              f"below the {demand:.0f} one OSD needs"],
         )
     n, per = max(passing)
-    reasons = [
-        (f"{n} OSDs sharing the device each get {per:.0f} commits/s, " if n != 1 else
-         f"1 OSD alone on the device gets {per:.0f} commits/s, ")
-        f"{per / demand:.1f}x the {demand:.0f} one OSD needs"
-    ]
+    who = f"{n} OSDs sharing the device each get" if n != 1 else "1 OSD alone on the device gets"
+    reasons = [f"{who} {per:.0f} commits/s, {per / demand:.1f}x the {demand:.0f} one OSD needs"]
     beyond = next(((m, p) for m, p in per_job if m > n), None)
     if beyond is not None:
         m, p = beyond
