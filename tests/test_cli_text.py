@@ -131,3 +131,15 @@ def test_the_site_never_writes_zero_microseconds():
     from diskq.publish.site import fmt_us
 
     assert fmt_us(0.3) == "< 1 µs" and fmt_us(85.2) == "85 µs" and fmt_us(12400) == "12.4 ms"
+
+
+def test_identify_shows_a_capacity_as_lookup_does(capsys):
+    smart = REPO / "tests/fixtures/smartctl_json/sce__INTEL_SSDSC2KB240G8.json"
+    try:
+        main(["identify", "--smartctl-json", str(smart)])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.strip().startswith("capacity"))
+    size = int(line.split("(")[-1].split()[0])
+    assert f"{capacity(size)} ({size} bytes)" in line and capacity(size) == "240 GB"
