@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from diskq.cli import main
 from diskq.database.build import build
 from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
-from diskq.errors import SiteError
+from diskq.errors import SiteError, SitePathError
 from diskq.publish.chart import scaling_chart
 from diskq.publish.site import build_site
 
@@ -361,7 +361,7 @@ def test_an_output_directory_that_cannot_be_written_is_a_one_line_error(built, t
     try:
         main(["site", "build", "--db", str(db), "--out", out])
     except SystemExit as exc:
-        assert exc.code == SiteError.exit_code
+        assert exc.code == SitePathError.exit_code
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.startswith(f"diskq: error: cannot write {out}")
 

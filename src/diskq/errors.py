@@ -146,8 +146,21 @@ class DatabaseError(DiskqError):
     """devices.db cannot be built, read or is out of date."""
 
 
+class DatabasePathError(DatabaseError):
+    """A path given to a database command cannot be used: missing, a directory or another kind
+    of file than asked for, not a devices.db, or in a directory that cannot be written."""
+
+    exit_code = 2
+
+
 class SiteError(DiskqError):
     """The static site cannot be generated."""
+
+
+class SitePathError(SiteError):
+    """``--out`` cannot be used: not a directory, a directory diskq did not write, not writable."""
+
+    exit_code = 2
 
 
 class PlanRefused(DiskqError):

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from diskq.analyse import criteria, plausibility, usl
 from diskq.analyse.model import Peak, Scaling, UslFit
 from diskq.analyse.source import SourceSweep, read_words
+from diskq.units import plural
 from diskq.errors import InvalidInput
 
 MAX_JOBS = 4096
@@ -188,12 +189,12 @@ def _classify_figures(data: list[tuple[int, float]]) -> Scaling:
     if regressing:
         kind = "regressing"
         description = (
-            "more jobs slow down" if peak_i == 0 else f"peaks at {peak.numjobs} jobs, then more jobs slow down"
+            "more jobs slow down" if peak_i == 0 else f"peaks at {plural(peak.numjobs, 'job')}, then more jobs slow down"
         )
-        notes.append(f"at {ns[-1]} jobs throughput is {measured_drop:.0%} below the peak")
+        notes.append(f"at {plural(ns[-1], 'job')} throughput is {measured_drop:.0%} below the peak")
     elif all(near_linear):
         kind = "linear"
-        description = f"linear up to {ns[-1]} jobs, the most tested"
+        description = f"linear up to {plural(ns[-1], 'job')}, the most tested"
     else:
         kind = "asymptotic"
         description = _asymptotic_words(ns, measured, peak_i, knee_i, crit["capped_growth"])

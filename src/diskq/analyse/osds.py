@@ -93,14 +93,12 @@ def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> Os
              f"below the {demand:.0f} one OSD needs"],
         )
     n, per = max(passing)
-    reasons = [
-        f"{_plural(n, 'OSD', 'OSDs')} sharing the device each get {per:.0f} commits/s, "
-        f"{per / demand:.1f}x the {demand:.0f} one OSD needs"
-    ]
+    who = f"{n} OSDs sharing the device each get" if n != 1 else "1 OSD alone on the device gets"
+    reasons = [f"{who} {per:.0f} commits/s, {per / demand:.1f}x the {demand:.0f} one OSD needs"]
     beyond = next(((m, p) for m, p in per_job if m > n), None)
     if beyond is not None:
         m, p = beyond
-        reasons.append(f"{m} OSDs would each get {p:.0f} commits/s, below {demand:.0f}")
+        reasons.append(f"{_plural(m, 'OSD', 'OSDs')} would each get {p:.0f} commits/s, below {demand:.0f}")
     elif peak_final:
         reasons.append(f"{_plural(largest, 'job was', 'jobs were')} the peak of the source's sweep "
                        "(more jobs did not raise IOPS): no more is claimed")
@@ -109,7 +107,8 @@ def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> Os
                        "the device may carry more, not extrapolated")
     short = [m for m, p in per_job if m < n and round(p - demand, 9) < 0]
     if short:
-        reasons.append(f"the curve is uneven: at {', '.join(map(str, short))} jobs each got less than {demand:.0f}")
+        reasons.append(f"the curve is uneven: at {', '.join(map(str, short))} {'job' if short == [1] else 'jobs'} "
+                       f"each got less than {demand:.0f}")
     return OsdShare(n, demand, per, n == largest and not peak_final, largest, reasons)
 
 

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria, osds, plausibility, plp
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts
+from diskq.analyse.noise import iops_spread, noisy_caveat
+from diskq.units import latency_ms, plural
 
 if TYPE_CHECKING:
     from diskq.analyse.source import SourceSweep
@@ -100,6 +102,9 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         if candidate.left_out:
             notes.append(f"cache {run.write_cache}: {candidate.left_out} questionable point(s) left out")
         candidates.append(candidate)
+        caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
+        if caveat:
+            notes.append(caveat)
     if doc.interrupted:
         notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
 
@@ -193,7 +198,7 @@ def _etcd(crit: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     verb = "is below" if passes else "is not below"
     return Etcd(
         passes=passes, p99_fdatasync_ms=p99_ms, limit_ms=limit, cache_state=best.cache,
-        reasons=[f"p99 fdatasync latency at 1 job {p99_ms:.2f} ms {verb} {limit:g} ms (cache {best.cache})"],
+        reasons=[f"p99 fdatasync latency at 1 job {latency_ms(p99_ms)} {verb} {limit:g} ms (cache {best.cache})"],
     )
 
 
@@ -207,7 +212,7 @@ def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     commit_max = None
     if sync_p99 is not None and write_p99 is not None:
         commit_max = (sync_p99 + write_p99) / 1000.0
-        reasons.append(f"p99 commit latency at most {commit_max:.2f} ms (p99 write + p99 fdatasync)")
+        reasons.append(f"p99 commit latency at most {latency_ms(commit_max)} (p99 write + p99 fdatasync)")
     else:
         reasons.append("fio reported no latency percentiles for the write or the fdatasync")
     return PostgresWal(

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from diskq import proc
+from diskq.analyse.noise import iops_spread  # noqa: F401  (read by the search and the tests from here)
 from diskq.errors import FioError, InvalidInput, UnsupportedFio
 from diskq.result import Latency, Point
 
@@ -302,26 +303,6 @@ def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrup
     )
 
 
-def iops_spread(data: dict | None) -> float | None:
-    """How much IOPS varied within a step: fio's standard deviation of its IOPS samples (one per
-    ``iops_avg_time``, 500 ms by default) over their mean, from the first job entry. With one job
-    that is the device's own steadiness; None when fio recorded too few samples to say.
-
-    From a 1-job step on a loop device over a busy disk (fio 3.33, trimmed)::
-
-        "write" : { "iops" : 2306.4, "iops_min" : 412, "iops_max" : 3930,
-                    "iops_mean" : 2297.1, "iops_stddev" : 804.6, "iops_samples" : 39, ... }
-
-    gives 0.35; a datacenter SATA SSD (Intel D3-S4610, fio 3.1) gives 127.1 / 13358.7 = 0.0095.
-    """
-    try:
-        write = data["jobs"][0]["write"]  # type: ignore[index]
-        mean, sd, n = float(write["iops_mean"]), float(write["iops_stddev"]), int(write["iops_samples"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
-    if n < 3 or not (mean > 0 and sd >= 0) or not math.isfinite(mean + sd):
-        return None
-    return sd / mean
 
 
 def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:

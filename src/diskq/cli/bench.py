@@ -27,7 +27,7 @@ def bench_cmd(
     target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
-    runtime: float = typer.Option(20, "--runtime", help="whole seconds per step at most (steady state may end a step sooner)"),
+    runtime: float = typer.Option(20, "--runtime", metavar="<seconds>", help="whole seconds per step at most, 1 to 86400 (steady state may end a step sooner)"),
     max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
     jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
     size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
@@ -52,7 +52,7 @@ def bench_cmd(
     options = runner.BenchOptions(
         runtime_s=runtime,
         max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
-        jobs=parse_int_list(jobs) if jobs else None,
+        jobs=parse_int_list(jobs) if jobs is not None else None,  # "" is refused, never the search
         size_bytes=parse_size(size),
         cache=cache,
         yes=yes,

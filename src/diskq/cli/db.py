@@ -125,7 +125,7 @@ def lookup_cmd(
     from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
-    from diskq.units import human_bytes
+    from diskq.units import capacity, latency_ms, plural
 
     matches = lookup(db, query, limit=limit)
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
@@ -146,13 +146,13 @@ def lookup_cmd(
         out(f"  not a drive: {d['not_drive']}")
     else:
         out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
-    out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
-              f"{d['submissions']} submission(s), {d['verified']} verified, "
+    out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
+              f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
               + f"{d['legacy']} legacy")
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
-              f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
+              f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 fdatasync {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
     osds = d["osds_per_device_text"] or "-"
     if d.get("osds_rate_text"):
         osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"

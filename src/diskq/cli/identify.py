@@ -89,7 +89,7 @@ def _render(device, verdict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from diskq.units import human_bytes
+    from diskq.units import capacity, human_bytes
 
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -100,7 +100,7 @@ def _render(device, verdict) -> None:
         ("model", device.model),
         ("vendor", device.vendor),
         ("firmware", device.firmware),
-        ("capacity", f"{human_bytes(device.capacity_bytes, si=True)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
+        ("capacity", f"{capacity(device.capacity_bytes)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
         ("protocol", device.protocol),
         ("media", device.media + (f", {rpm} rpm" if rpm else "")),
         ("block size", f"{device.logical_block_size} logical" + (f" / {device.physical_block_size} physical" if device.physical_block_size else "") if device.logical_block_size else None),

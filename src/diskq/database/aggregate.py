@@ -315,6 +315,21 @@ def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str
     return pick.key, [f"no safe cache setting ({why}); the row shows cache {pick.label}"]
 
 
+def noise_caveat(records: list[SubmissionRecord]) -> str | None:
+    """A caveat when some submissions were measured on a noisy host or device (a 1-job step
+    whose IOPS varied by more than :data:`diskq.analyse.noise.NOISY_SPREAD` within the step)."""
+    from diskq.analyse.noise import CAVEAT, NOISY_SPREAD
+    from diskq.units import plural
+
+    noisy = [max(s for run in r.runs if (s := run.solo_spread) is not None) for r in records
+             if any(run.solo_spread is not None and run.solo_spread > NOISY_SPREAD for run in r.runs)]
+    if not noisy:
+        return None
+    return (f"{CAVEAT}{plural(len(noisy), 'submission')} of {len(records)} measured while one job's IOPS varied by "
+            f"more than {NOISY_SPREAD:.0%} within a step (up to {max(noisy):.0%}): a noisy host or device, so the "
+            "figures and verdicts may not hold on a quiet one")
+
+
 def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggregate:
     """All figures of one device (records must share ``device_id``; order does not matter)."""
     records = sorted(records, key=lambda r: r.id)
@@ -354,6 +369,9 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
             caches[agg.key] = agg
     best, why = best_cache(caches)
     notes.extend(why)
+    caveat = noise_caveat(counted)
+    if caveat:
+        notes.append(caveat)
     return DeviceAggregate(
         id=dev_id,
         model=most_common([r.model for r in records], skip=()),

@@ -33,7 +33,7 @@ from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, re
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
-from diskq.errors import DatabaseError
+from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
 SCHEMA_VERSION = "4"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
@@ -113,7 +113,7 @@ def find_submission_files(root: Path) -> list[Path]:
     """Every ``*.json`` under ``root`` as :func:`diskq.submission.paths.find_files` lists them
     (sorted, hidden entries left out, links to directories not followed)."""
     if not root.is_dir():
-        raise DatabaseError(f"submissions directory not found: {root}")
+        raise DatabasePathError(f"submissions directory not found: {root}")
     return paths.find_files(root)[0]
 
 
@@ -419,7 +419,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
         fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(db), suffix=TMP_SUFFIX, dir=db.parent)
         os.close(fd)
     except OSError as exc:
-        raise DatabaseError(f"cannot write {db}: {exc.strerror or exc}",
+        raise DatabasePathError(f"cannot write {db}: {exc.strerror or exc}",
                             hint="the database is written next to its final name: the directory must be writable") from None
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
@@ -462,11 +462,11 @@ def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
-        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db} does not exist", hint="run `diskq db build`") from None
     except OSError as exc:
-        raise DatabaseError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
     if not stat.S_ISREG(mode):
-        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db")
+        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db")
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:
@@ -475,7 +475,7 @@ def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
         finally:
             con.close()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
 
 
 def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq import files
+from diskq.analyse.noise import iops_spread
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
 
@@ -57,6 +58,7 @@ class RunSummary:
     cache_changed: bool = False
     peak_final: bool = False  # the source (community table) measured beyond the highest point
     source_words: str | None = None  # the contributor's own words about this curve
+    solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
@@ -336,14 +338,16 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
                          None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1, int(peak_final), words))
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
+        solo = next((pt for pt in run.points if pt.numjobs == 1 and not pt.interrupted), None)
+        spread = iops_spread(solo.fio) if solo is not None else None
         runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
-                               peak_final, words))
+                               peak_final=peak_final, source_words=words, solo_spread=spread))
 
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
     if sub.contributor:
-        contributor = sub.contributor.github or sub.contributor.name
+        contributor = contributor_text(sub.contributor.name, sub.contributor.github)
     row = (
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
         sub.signature.principal if sub.signature else None, contributor,
@@ -392,6 +396,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "points": [p[1:] for p in record.point_rows],
         "nosync": [r.nosync_iops for r in record.runs],
         "plp": record.plp_facts,
+        "spread": [r.solo_spread for r in record.runs],
     })
 
 
@@ -405,11 +410,12 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     run_rows = [(sid, *r) for r in d["runs"]]
     point_rows = [(sid, *p) for p in d["points"]]
     runs = []
-    for r, nosync in zip(run_rows, d["nosync"]):
+    spreads = d.get("spread") or [None] * len(run_rows)
+    for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
                                _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed),
-                               bool(r[10]), r[11]))
+                               peak_final=bool(r[10]), source_words=r[11], solo_spread=spread))
     return SubmissionRecord(
         id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
         run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
@@ -419,3 +425,15 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         plp_facts=d.get("plp") or [],
         figures_digest=row[23], not_drive=row[24],
     ), []
+
+
+def contributor_text(name: str | None, github: str | None) -> str | None:
+    """How a submission's contributor is shown: ``Jane Doe (@octocat)`` when the file gives both
+    a name and a GitHub login, else whichever it gives.
+
+    >>> contributor_text("Jane Doe", "octocat"), contributor_text(None, "octocat"), contributor_text("Jane", None)
+    ('Jane Doe (@octocat)', 'octocat', 'Jane')
+    """
+    if name and github:
+        return f"{name} (@{github})"
+    return github or name or None

@@ -29,7 +29,7 @@ from pathlib import Path
 from diskq.database.aggregate import setting_slug
 from diskq.database.files import kind
 from diskq.database.keys import compact
-from diskq.errors import DatabaseError, InvalidInput
+from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
 
 MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
@@ -122,17 +122,17 @@ def open_db(db: Path) -> sqlite3.Connection:
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
-        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`") from None
+        raise DatabasePathError(f"{db} does not exist", hint="build it with `diskq db build`") from None
     except OSError as exc:
-        raise DatabaseError(f"{db}: {exc.strerror or exc}") from None
+        raise DatabasePathError(f"{db}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
-        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
+        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
     try:
         con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         con.row_factory = sqlite3.Row
         con.execute("SELECT 1 FROM devices LIMIT 1")
     except sqlite3.Error as exc:
-        raise DatabaseError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
+        raise DatabasePathError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
     return con
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from diskq.database.files import TMP_SUFFIX, remove_stale_temporaries, temporary_prefix
-from diskq.errors import SiteError
+from diskq.errors import SiteError, SitePathError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
@@ -65,13 +65,22 @@ def fmt_us(value) -> str:
     """Microseconds, readable: ``85.2`` -> ``85 µs``, ``12400`` -> ``12.4 ms``."""
     if value is None:
         return "\u2013"
+    if value < 0.5:
+        return "< 1 µs"  # never "0 µs": a latency below display precision is not zero
     return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
 
 
-def fmt_bytes(value) -> str:
-    from diskq.units import human_bytes
+def fmt_ms(value) -> str:
+    """Milliseconds as :func:`diskq.units.latency_ms` writes them (never "0.00 ms")."""
+    from diskq.units import latency_ms
 
-    return "\u2013" if value is None else human_bytes(value, si=True).replace(".0 ", " ")
+    return "\u2013" if value is None else latency_ms(value)
+
+
+def fmt_bytes(value) -> str:
+    from diskq.units import capacity
+
+    return "\u2013" if value is None else capacity(value)
 
 
 def environment():
@@ -85,7 +94,7 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms)
     return env
 
 
@@ -132,16 +141,16 @@ def _prepare_out(out: Path) -> Path:
     out = Path(out)
     if out.exists():
         if not out.is_dir():
-            raise SiteError(f"{out} exists and is not a directory")
+            raise SitePathError(f"{out} exists and is not a directory")
         if any(out.iterdir()) and not (out / MARKER).exists():
-            raise SiteError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
+            raise SitePathError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
                             hint="choose another --out or empty the directory")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(out, directories=True)
         return _temporary_dir(out)
     except OSError as exc:
-        raise SiteError(f"cannot write {out}: {exc.strerror or exc}",
+        raise SitePathError(f"cannot write {out}: {exc.strerror or exc}",
                         hint="the site is built next to its final place: that directory must be writable") from None
 
 
