@@ -70,6 +70,10 @@ CASES = [
     (["plan", "{w}/corrupt.json", "--data", "12x16T"], 2, "not JSON"),
     (["plan", "Samsung PM883", "--data", "12x16T", "--db", "{w}/dir"], 2, "--db names a directory"),
     (["plan", "qqqqzzzzxxxx", "--data", "12x16T", "--db", str(REPO / "devices.db")], 4, "no such device"),
+    # datasheets
+    (["datasheets", "validate"], 0, "the packaged list is valid"),
+    (["datasheets", "validate", "{w}/corrupt.json"], 2, "not JSON"),
+    (["datasheets", "validate", "{w}/empty.json"], 5, "not a datasheet list"),
     # fleet
     (["fleet", "candidates", "--min-size", "lots"], 2, "a bad size"),
     (["fleet", "candidates", "--path", "/dev/diskq-no-such-device", "--json"], 0, "a list"),
@@ -97,7 +101,7 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet") else argv[0] for argv, _, _ in CASES}
+    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets") else argv[0] for argv, _, _ in CASES}
     assert _commands() <= covered, _commands() - covered
 
 
