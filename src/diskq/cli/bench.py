@@ -64,8 +64,9 @@ def bench_cmd(
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
     output_mod.check_output_path(output, target=target)  # before anything is written anywhere
     # From here on SIGINT, SIGTERM and SIGHUP stop diskq in order: the scratch device is detached,
-    # fio is stopped, settings are restored and what was measured is written.
-    with signals.interruptible():
+    # fio is stopped, settings are restored and what was measured is written. Once such a stop
+    # has begun, later signals are ignored until the process has exited with 130.
+    with signals.interruptible(final=True):
         if scratch:
             with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
                 err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
