@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from diskq import __version__, signals
 from diskq.bench import fio, sweep
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
-from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
+from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
 from diskq.result import Device, Method, Point, ResultDocument, Run
 
 if TYPE_CHECKING:
@@ -250,6 +250,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             _stopped(doc, exc)
         except DiskqError as exc:
             failure = exc
+            doc.interrupted = True  # the sweep did not finish: the document must say so
             if doc.runs:
                 doc.runs[-1].interrupted = True
             doc.notes.append(f"stopped by an error: {exc.message}; partial results kept")
@@ -291,7 +292,7 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
             started = time.monotonic()
             try:
                 point = fio.run_step(plan.path, numjobs, options)
-            except Interrupted as exc:
+            except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
                 if partial is not None and options is sync_opts:
                     run.points.append(partial)
