@@ -110,8 +110,12 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
             raise
         result_table(doc, err if as_json else _stdout())
         err.print(f"result written to [bold]{written}[/]")
-        err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
-        err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
+        if doc.interrupted:
+            err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
+                      "so run the bench again to its end to contribute a result")
+        else:
+            err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
+            err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
     if failure is not None:
         problem = DiskqError(
             f"cannot write the result document to {out}: {failure}",
