@@ -141,7 +141,7 @@ def _save_partial(doc, output: Path | None, err) -> None:
         print_json(text)
         err.print("partial result printed on stdout (no file could be written)")
         return
-    err.print(f"partial result written to [bold]{written}[/]")
+    err.print(f"partial result written to [bold]{written}[/] (the database takes complete sweeps only)")
 
 
 def _stdout():
