@@ -33,9 +33,10 @@ def test_signals_after_the_first_do_not_change_the_outcome(make_loop, tmp_path, 
         env={**os.environ, "DISKQ_JOURNAL_DIR": str(jdir)},
     )
     try:
-        deadline = time.monotonic() + 60
-        while len(holders(dev) - {bench.pid}) < 1 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60  # until fio's first step writes (probes open the device too)
+        while (fio_main(dev, 1) is None or len(holders(dev) - {bench.pid}) < 1) and time.monotonic() < deadline:
             time.sleep(0.02)
+        assert fio_main(dev, 1) is not None, "the first step never started"
         time.sleep(0.2 * trial)
         bench.send_signal(first)
         # a second Ctrl-C, a `kill`, a closing terminal: keep them coming until diskq has exited,
