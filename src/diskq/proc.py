@@ -9,6 +9,7 @@ import run``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -79,11 +80,14 @@ def run(
     seconds to finish and print what it has, then killed; the interruption is re-raised after the
     child has exited with the child's output attached to the exception as ``exc.completed``.
 
-    Children die with diskq, and so does every process they start: each program runs under a
-    keeper (:mod:`diskq.watchdog`) that kills every process below it with SIGKILL the moment
-    diskq is gone (the pipe it holds from diskq reads end-of-file), however diskq ended. So not
-    even a SIGKILL of diskq leaves one of fio's job processes writing to a device whose settings
-    ``diskq restore`` is about to put back.
+    Children die with diskq, and so does every process they start: a program that may write to
+    a device (fio above all; everything not in :data:`READ_ONLY`) runs under a keeper
+    (:mod:`diskq.watchdog`) that kills every process below it with SIGKILL the moment diskq is
+    gone (the pipe it holds from diskq reads end-of-file), however diskq ended. So not even a
+    SIGKILL of diskq leaves one of fio's job processes writing to a device whose settings
+    ``diskq restore`` is about to put back. The keeper costs a Python start per run, so the
+    probes that only read start directly, with the parent-death signal set to SIGKILL where
+    util-linux's ``setpriv`` can set it.
     """
     exe = which(argv[0]) if "/" not in argv[0] else argv[0]
     if exe is None:
@@ -92,26 +96,35 @@ def run(
     if env is not None:
         full_env = dict(os.environ)
         full_env.update(env)
-    # The keeper's lifeline: diskq holds the only write end (not inherited by any program, it
-    # is close-on-exec); when diskq is gone, the keeper reads end-of-file and kills them all.
-    lifeline, write_end = os.pipe()
-    held = _Lifeline(write_end)
+    held = None
+    pass_fds: tuple[int, ...] = ()
+    if os.path.basename(exe) in READ_ONLY:
+        reaper = _setpriv()
+        command = [reaper, "--pdeathsig", "KILL", "--", exe, *argv[1:]] if reaper else [exe, *argv[1:]]
+    else:
+        # The keeper's lifeline: diskq holds the only write end (not inherited by any program:
+        # it is close-on-exec); when diskq is gone, the keeper reads end-of-file and kills.
+        lifeline, write_end = os.pipe()
+        held = _Lifeline(write_end)
+        pass_fds = (lifeline,)
+        command = [sys.executable, "-I", "-S", WATCHDOG, str(lifeline), exe, *argv[1:]]
     try:
         try:
             child = subprocess.Popen(
-                [sys.executable, "-I", "-S", WATCHDOG, str(lifeline), exe, *argv[1:]],
+                command,
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
                 env=full_env,
-                pass_fds=(lifeline,),
+                pass_fds=pass_fds,
                 start_new_session=True,  # our signals are ours to forward, not the terminal's
             )
         except FileNotFoundError as exc:
             raise ToolMissing(argv[0], PACKAGES.get(argv[0])) from exc
         finally:
-            os.close(lifeline)
+            for fd in pass_fds:
+                os.close(fd)
         try:
             out, err = child.communicate(input=input, timeout=timeout)
         except BaseException as exc:
@@ -123,11 +136,30 @@ def run(
                 raise CommandTimedOut(list(argv), timeout or 0.0) from None
             raise
     finally:
-        held.cut()
+        if held is not None:
+            held.cut()
     result = Completed(list(argv), child.returncode, out or "", err or "")
     if check and result.returncode != 0:
         raise CommandFailed(list(argv), result.returncode, result.stderr)
     return result
+
+
+#: Programs diskq runs only to read (identities, mounts, loop devices, signatures): they start
+#: directly, without the keeper. Every other program runs under it.
+READ_ONLY = frozenset({"smartctl", "findmnt", "losetup", "lsblk", "blkid", "ssh-keygen"})
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    """util-linux's setpriv, if it knows --pdeathsig (util-linux 2.33 and later)."""
+    exe = which("setpriv")
+    if exe is None:
+        return None
+    try:
+        probe = subprocess.run([exe, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exe if probe.returncode == 0 else None
 
 
 class _Lifeline:
@@ -147,7 +179,7 @@ class _Lifeline:
 STOP_GRACE_S = 10.0
 
 
-def _stop(child: subprocess.Popen, lifeline: _Lifeline, grace: float | None = None) -> tuple[str, str]:
+def _stop(child: subprocess.Popen, lifeline: _Lifeline | None, grace: float | None = None) -> tuple[str, str]:
     """Stop a child and every process it started; return the child's output.
 
     The child's process group gets SIGINT (fio then ends its jobs and prints its JSON), again
@@ -156,7 +188,7 @@ def _stop(child: subprocess.Popen, lifeline: _Lifeline, grace: float | None = No
     process and go on writing to the device after diskq has restored its settings. So the
     keeper (:mod:`diskq.watchdog`) only ends once every process it started has; when the grace
     is over, ``lifeline`` (diskq's end of the keeper's pipe) is cut and the keeper kills every
-    one of them with SIGKILL.
+    one of them with SIGKILL (a program started without a keeper has its group killed).
     """
     grace = STOP_GRACE_S if grace is None else grace
     deadline = time.monotonic() + grace
@@ -171,8 +203,10 @@ def _stop(child: subprocess.Popen, lifeline: _Lifeline, grace: float | None = No
                 continue
         except BaseException:
             pass
-        lifeline.cut()  # the keeper kills everything it started, then ends
         try:
+            if lifeline is None:
+                raise subprocess.TimeoutExpired(child.args, 0)
+            lifeline.cut()  # the keeper kills everything it started, then ends
             out, err = child.communicate(timeout=10)
         except BaseException:
             with contextlib.suppress(ProcessLookupError):

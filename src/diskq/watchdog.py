@@ -15,8 +15,7 @@ re-parented to the keeper (the subreaper), not to init.
   started can go on writing to a device whose settings ``diskq restore`` is about to put back.
 - SIGINT, SIGTERM and SIGHUP do not stop the keeper (diskq stops a program by sending SIGINT to
   the keeper's process group, which holds the program; fio then ends its jobs and prints what it
-  measured). The program gets them as usual: a handled signal is reset to its default in a
-  program that is executed.
+  measured). The program gets them as usual: it starts with their default actions.
 - When the program ends, the keeper waits until every process in its subtree has ended (or the
   pipe closes: then the rest is killed) and exits as the program did: the same exit status, or
   the same signal.
@@ -103,34 +102,51 @@ def _kill_all(me: int) -> None:
         select.select([], [], [], 0.01)
 
 
+def _subreaper() -> bool:
+    """Make the keeper the child subreaper of everything below it; False where that fails."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _exit_watch(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` ends (Linux 5.3 and later), or None."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or not argv[1].isdigit():
         sys.stderr.write("usage: watchdog.py FD PROGRAM [ARGS...]\n")
         return 2
     fd, me = int(argv[1]), os.getpid()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: None)  # handled here, default again in the program
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # without it, orphans of a dead program go to init; the tree walk still finds the rest
+        signal.signal(sig, lambda *_: None)  # handled (not ignored) here
+    # As subreaper, every orphan below comes to the keeper: no child left means no process left.
+    # Without it, orphans go to init and only a walk of the process tree finds the rest.
+    reaper = _subreaper()
     if _parent_gone(fd, 0):
         return 137
-    program = os.fork()
-    if program == 0:
-        try:
-            os.close(fd)
-            os.execv(argv[2], argv[2:])
-        except OSError as exc:
-            sys.stderr.write(f"{argv[2]}: {exc.strerror}\n")
-        os._exit(127)
+    try:  # the program gets the default action for the signals the keeper handles
+        program = os.posix_spawn(argv[2], argv[2:], os.environ, file_actions=[(os.POSIX_SPAWN_CLOSE, fd)],
+                                 setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+    except OSError as exc:
+        sys.stderr.write(f"{argv[2]}: {exc.strerror}\n")
+        return 127
+    ended = _exit_watch(program)
     status = None
     while True:
-        if _parent_gone(fd, POLL_S):
+        waiting = ended is not None and status is None
+        ready, _, _ = select.select([fd, ended] if waiting else [fd], [], [], None if waiting else POLL_S)
+        if fd in ready and _parent_gone(fd, 0):
             _kill_all(me)
-        left, ended = _reap()
-        status = next((s for pid, s in ended if pid == program), status)
-        if status is not None and not left and not descendants(me):
+        left, gone = _reap()
+        status = next((s for pid, s in gone if pid == program), status)
+        if status is not None and not left and (reaper or not descendants(me)):
             break
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
