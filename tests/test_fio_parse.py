@@ -258,3 +258,26 @@ def test_a_step_ended_by_the_steady_state_detector_is_complete(fixtures):
     assert fio.cut_short(point.model_copy(update={"steady_state": False}), 20) == "it ran 7.891 s of the 20 s asked"
     # a failure status after the JSON is fio saying the step did not end well
     assert fio.cut_short(point, 20, returncode=1) == "fio exited with status 1"
+
+
+_SS_POINT = fio.point_from_json(fio.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
+
+
+@given(
+    runtime_ms=st.integers(min_value=0, max_value=10**8),
+    asked_s=st.integers(min_value=1, max_value=86400),
+    steady=st.sampled_from([None, False, True]),
+    returncode=st.sampled_from([0, 0, 1, 128]),
+    signum=st.sampled_from([None, 2, 9, 15, 99]),
+)
+def test_cut_short_invariants(runtime_ms, asked_s, steady, returncode, signum):
+    point = _SS_POINT.model_copy(update={"runtime_ms": runtime_ms, "steady_state": steady})
+    output = f"fio: terminating on signal {signum}\n{{}}" if signum is not None else "{}"
+    why = fio.cut_short(point, asked_s, returncode=returncode, output=output)
+    short = steady is not True and runtime_ms < asked_s * 1000 * fio.FULL_STEP_SHARE
+    # a clean exit of a step that ran its time (or that the steady-state detector ended) is whole
+    assert (why is None) == (not short and returncode == 0 and signum is None)
+    if short:
+        assert f"it ran {runtime_ms / 1000:g} s of the {asked_s:g} s asked" in why
+    if signum is not None:
+        assert why.startswith(f"fio was terminated by signal {signum}")
