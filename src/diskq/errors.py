@@ -72,6 +72,15 @@ class FioError(DiskqError):
     """fio failed, printed no usable JSON, or reported a job error."""
 
 
+class StepCutShort(FioError):
+    """fio ended a step before its time without diskq asking (a signal from elsewhere, say).
+    ``partial`` holds the step's point, marked interrupted, when fio printed one."""
+
+    def __init__(self, message: str, *, partial=None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.partial = partial
+
+
 class UnsupportedFio(FioError):
     """The installed fio is too old (or too new) for diskq's JSON parser."""
 

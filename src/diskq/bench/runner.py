@@ -16,7 +16,7 @@ from diskq import __version__, signals
 from diskq.bench import fio, sweep
 from diskq.bench.progress import StepPlan
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
-from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
+from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
 from diskq.result import Device, Method, Point, ResultDocument, Run
 
 if TYPE_CHECKING:
@@ -262,6 +262,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             _stopped(doc, exc)
         except DiskqError as exc:
             failure = exc
+            doc.interrupted = True  # the sweep did not finish: the document must say so
             if doc.runs:
                 doc.runs[-1].interrupted = True
             doc.notes.append(f"stopped by an error: {exc.message}; partial results kept")
@@ -310,7 +311,7 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, li
                                   + step_plan.check_steps_left * step_plan.check_s)
             try:
                 point = fio.run_step(plan.path, numjobs, options)
-            except Interrupted as exc:
+            except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
                 if partial is not None and fdatasync:
                     run.points.append(partial)

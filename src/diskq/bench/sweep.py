@@ -67,8 +67,9 @@ def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET) -> int:
 
 
 def peak_of(points: list[Point]) -> Peak | None:
-    """The point with the highest IOPS (the fewest jobs among equals)."""
-    usable = [p for p in points if not p.interrupted] or points
+    """The point with the highest IOPS (the fewest jobs among equals); interrupted steps never
+    count, so a run with none completed has no peak."""
+    usable = [p for p in points if not p.interrupted]
     if not usable:
         return None
     best = max(usable, key=lambda p: (p.iops, -p.numjobs))

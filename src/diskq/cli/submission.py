@@ -19,7 +19,8 @@ held by ssh-agent (give its .pub file) or a hardware key all work. Use --github 
 GitHub login: pull-request checks verify the signature against the keys GitHub publishes for
 you. The file goes to submissions/<vendor>/<model>/<id>.json unless -o says otherwise; its
 path is printed. Given a directory (the results a fleet run fetched), every result document
-under it is signed the same way (status.json files are left out).
+under it is signed the same way (status.json files are left out). An interrupted result (a
+bench stopped before its end) is refused: the database takes complete sweeps only.
 
 Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
 Example: diskq sign fleet-results/ -f ~/.ssh/id_ed25519 --github octocat
@@ -99,6 +100,20 @@ def _load_for_signing(path: Path):
         raise SubmissionError(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
 
 
+def _refuse_incomplete(path: Path, result) -> None:
+    """An interrupted result is never a submission (validation refuses it): do not sign one."""
+    from diskq.errors import SubmissionError
+    from diskq.submission.complete import incomplete_problems
+
+    problems = incomplete_problems(result)
+    if problems:
+        first = problems[0]
+        raise SubmissionError(
+            f"cannot sign {path}: {first.field}: {first.message}",
+            hint="validation refuses interrupted results, so the database would never take it",
+        )
+
+
 @app.command("sign", help=SIGN_HELP)
 def sign_cmd(
     file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission, or a directory of result documents (e.g. a fleet run's results: each is signed)"),
@@ -141,6 +156,7 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
 
     err = stderr_console()
     loaded = _load_for_signing(file)
+    _refuse_incomplete(file, loaded.result if isinstance(loaded, Submission) else loaded)
     try:
         contributor = Contributor(name=name, github=github) if (name or github) else None
     except ValueError:
