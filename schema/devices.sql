@@ -40,16 +40,23 @@ CREATE TABLE submissions (
     media          TEXT,
     method_id      TEXT NOT NULL,
     method_version INTEGER NOT NULL,
-    aggregated     INTEGER NOT NULL,    -- 1: counted in its device's figures (same method as the majority)
+    aggregated     INTEGER NOT NULL,    -- 1: counted in its device's figures (same method as the majority,
+                                        -- not an outlier, not a host's result among a drive's; see excluded)
     fio_version    TEXT,
     kernel         TEXT,
     diskq_version  TEXT,
     volatile_write_cache INTEGER,       -- 1/0: the drive reports a volatile write cache / none; NULL: unknown
-    signature      TEXT NOT NULL        -- 'verified': intact and the key is listed for signer in the
+    signature      TEXT NOT NULL,       -- 'verified': intact and the key is listed for signer in the
                                         --   allowed-signers file given to the build (meta.allowed_signers);
                                         -- 'intact': intact, signer not checked (the build had no such file);
                                         -- 'unlisted': intact, key not listed there for signer;
                                         -- 'unchecked': signed, the validator was not available; 'unsigned'
+    figures_digest TEXT NOT NULL,       -- sha256 of the measured figures of every run: a file with the digest
+                                        -- of an earlier one (in path order, any model) is a duplicate, skipped
+    not_drive      TEXT,                -- why the result measures a host (loop, zram, virtio, dm, md, RAID
+                                        -- volume, a file), not a drive model; NULL: a drive
+    excluded       TEXT                 -- why it is not aggregated (aggregated = 0): another method, far
+                                        -- outside the model's other submissions, a host's result
 );
 CREATE INDEX submissions_device ON submissions (device_id);
 
@@ -65,6 +72,9 @@ CREATE TABLE runs (
     max_iops        REAL,
     peak_jobs       INTEGER,
     p99_sync_us     REAL,               -- p99 fdatasync latency at numjobs=1
+    source_peak_final INTEGER NOT NULL, -- 1: the source (community table) measured beyond the highest point
+                                        --    and IOPS did not rise there ("peak #jobs" is the sweep's peak)
+    source_words    TEXT,               -- the contributor's own words about the curve, as published
     PRIMARY KEY (submission_id, run)
 ) WITHOUT ROWID;
 
@@ -81,14 +91,17 @@ CREATE TABLE points (
     sync_mean_us  REAL,
     sync_p99_us   REAL,
     interrupted   INTEGER NOT NULL,
+    questionable  TEXT,                 -- why the point is questionable (a per-job rate no drive gives):
+                                        -- kept here, left out of every curve and verdict; NULL: plausible
     PRIMARY KEY (submission_id, run, seq)
 ) WITHOUT ROWID;
 
 -- One row per device (model normalised for case and white space, plus firmware): the row of
--- the suitability table, at the device's best safe cache setting. rank orders the table.
+-- the suitability table, at the device's best safe cache setting. rank orders the table; hosts
+-- and virtual devices (not_drive) have no rank and are never in the drive table.
 CREATE TABLE devices (
     id              TEXT PRIMARY KEY,   -- URL slug
-    rank            INTEGER NOT NULL UNIQUE,
+    rank            INTEGER UNIQUE,     -- NULL for a host or virtual device (not_drive)
     model           TEXT NOT NULL,      -- the most common spelling
     model_key       TEXT NOT NULL,      -- case folded, white space collapsed
     vendor          TEXT,
@@ -104,8 +117,12 @@ CREATE TABLE devices (
     peak_jobs       INTEGER,
     scaling         TEXT,               -- linear | asymptotic | regressing
     p99_sync_us     REAL,
-    osds_per_device INTEGER,
+    osds_per_device INTEGER,            -- 0: not even one OSD gets its commit rate ("none")
     osds_limited_by_sweep INTEGER,      -- 1: the largest tested job count still passed: "at least osds_per_device"
+    osds_per_osd_iops REAL,             -- commits/s each of the osds_per_device OSDs gets (IOPS(n)/n)
+    osds_demand_iops REAL,              -- commits/s one OSD needs (criteria: demand_hdd_osd)
+    osds_order      REAL,               -- sorts by what a device carries: n + r/(r + demand), r the per-OSD
+                                        -- rate (the 1-job rate when n = 0); never lower for a faster device
     ceph_waldb      TEXT,
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
@@ -118,7 +135,8 @@ CREATE TABLE devices (
     method_id       TEXT NOT NULL,
     method_version  INTEGER NOT NULL,
     verdicts        TEXT,               -- JSON: the full verdicts for the row's curve
-    notes           TEXT NOT NULL       -- JSON list of sentences
+    notes           TEXT NOT NULL,      -- JSON list of sentences
+    not_drive       TEXT                -- why this measures a host, not a drive model: not ranked; NULL: a drive
 );
 CREATE INDEX devices_model_key ON devices (model_key);
 
@@ -144,6 +162,7 @@ CREATE TABLE device_cache (
     p99_sync_us_max REAL,
     scaling         TEXT,
     scaling_json    TEXT,               -- JSON: the analysis of the median curve
+    source_words    TEXT,               -- the contributor's words about this curve (one community-table row)
     PRIMARY KEY (device_id, write_cache, knob)
 ) WITHOUT ROWID;
 

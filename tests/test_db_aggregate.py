@@ -38,6 +38,9 @@ ON, OFF = ("on", "drive"), ("off", "drive")
 jobs = st.sampled_from([1, 2, 4, 8, 16, 32])
 curve = st.dictionaries(jobs, st.floats(min_value=1, max_value=1e6, allow_nan=False), min_size=1, max_size=6)
 curves = st.lists(curve, min_size=1, max_size=9)
+# submissions of one model that agree within the outlier limit (2x), so that none is left out
+tight_curves = st.lists(st.dictionaries(jobs, st.floats(min_value=1000, max_value=1900), min_size=1, max_size=6),
+                        min_size=1, max_size=9)
 
 
 @given(curves)
@@ -63,7 +66,7 @@ def test_device_aggregate_does_not_depend_on_submission_order(cs, rnd):
     assert a.caches == b.caches and a.best == b.best and a.notes == b.notes
 
 
-@given(curves)
+@given(tight_curves)
 def test_a_failed_flush_check_makes_a_setting_unsafe_and_never_chosen_while_another_is_safe(cs):
     recs = [record(f"s{i}", {"off": c, "on": {n: v * 10 for n, v in c.items()}}, flush={"on": i != 0})
             for i, c in enumerate(cs)]
@@ -86,7 +89,7 @@ def test_no_safe_setting_falls_back_with_a_note():
     assert best == ON and notes and "no safe cache setting" in notes[0]
 
 
-@given(curves, st.sampled_from([True, None]))
+@given(tight_curves, st.sampled_from([True, None]))
 def test_cache_off_by_the_kernel_knob_is_unsafe_and_never_mixed_with_the_drive_setting(cs, volatile):
     # loop/virtio sweeps set "off" with the kernel's queue/write_cache: the kernel then sends no
     # flushes, the drive's cache (if any) still holds the data

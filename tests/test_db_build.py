@@ -15,7 +15,7 @@ from diskq.cli import main
 from diskq.database import build as build_mod
 from diskq.database.build import build, check, content_digest, stored_digest
 from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
-from diskq.errors import DatabaseError
+from diskq.errors import DatabaseError, DatabasePathError
 
 
 def cli(*args: str) -> int:
@@ -424,7 +424,7 @@ def test_allowed_signers_that_does_not_exist_is_a_one_line_error(subs, tmp_path,
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default memo
     db = tmp_path / "devices.db"
     assert cli("db", "build", "--submissions", str(subs), "--db", str(db),
-               "--allowed-signers", str(tmp_path / "nonexistent")) == DatabaseError.exit_code
+               "--allowed-signers", str(tmp_path / "nonexistent")) == DatabasePathError.exit_code
     _one_line_error(capsys, "allowed signers file", "nonexistent", "No such file")
     assert not db.exists()
 
@@ -437,7 +437,7 @@ def test_allowed_signers_that_is_a_device_or_fifo_is_refused_without_reading_it(
     memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
     for signers, kind in (("/dev/zero", "character device"), (str(fifo), "FIFO"), (str(tmp_path), "directory")):
         assert cli("db", "build", "--submissions", str(subs), "--db", str(tmp_path / "devices.db"),
-                   "--allowed-signers", signers, *memo_args) == DatabaseError.exit_code
+                   "--allowed-signers", signers, *memo_args) == DatabasePathError.exit_code
         _one_line_error(capsys, "allowed signers file", kind)
 
 
@@ -447,7 +447,7 @@ def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, chec
     target = tmp_path / "dir.db"
     target.mkdir()
     assert cli("db", "build", *check_flag, "--no-memo", "--submissions", str(subs), "--db", str(target)) \
-        == DatabaseError.exit_code
+        == DatabasePathError.exit_code
     _one_line_error(capsys, "dir.db", "is a directory")
     assert target.is_dir() and not any(target.iterdir())
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
@@ -455,7 +455,7 @@ def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, chec
 
 def test_db_in_a_directory_that_cannot_be_written_is_a_one_line_error(subs, tmp_path, capsys):
     add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
-    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabaseError.exit_code
+    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabasePathError.exit_code
     _one_line_error(capsys, "cannot write /proc/x.db")
 
 
@@ -465,7 +465,7 @@ def test_memo_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys):
     memo.mkdir()
     db = tmp_path / "devices.db"
     assert cli("db", "build", "--memo", str(memo), "--submissions", str(subs), "--db", str(db)) \
-        == DatabaseError.exit_code
+        == DatabasePathError.exit_code
     _one_line_error(capsys, "validation memo", "is a directory")
     assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 

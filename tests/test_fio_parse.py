@@ -235,3 +235,49 @@ def test_iops_spread_from_recorded_outputs(fixtures):
                 {"jobs": [{"write": {"iops_mean": 5, "iops_stddev": 1, "iops_samples": 2}}]},
                 {"jobs": [{"write": {"iops_mean": "x", "iops_stddev": 1, "iops_samples": 9}}]}):
         assert iops_spread(bad) is None
+
+
+def test_a_step_terminated_from_outside_is_cut_short(fixtures):
+    # real fio 3.33 stopped by a SIGTERM 0.65 s into a 10 s step: it printed its JSON anyway
+    text = (fixtures / FIO / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()
+    point = fio.point_from_json(fio.extract_json(text), 4)
+    assert point.runtime_ms == 191 and point.iops > 0  # an ordinary-looking point
+    why = fio.cut_short(point, 10, returncode=128, output=text)
+    assert why == "fio was terminated by signal 15 (SIGTERM) and it ran 0.191 s of the 10 s asked"
+    # the JSON alone gives it away too (fio's note and status lost)
+    assert fio.cut_short(point, 10) == "it ran 0.191 s of the 10 s asked"
+    assert fio.cut_short(point, 0.19) is None
+
+
+def test_a_step_ended_by_the_steady_state_detector_is_complete(fixtures):
+    text = load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json")
+    point = fio.point_from_json(fio.extract_json(text), 4)
+    assert point.steady_state is True and point.runtime_ms == 7891
+    assert fio.cut_short(point, 20, returncode=0, output=text) is None
+    # the same step without the detector's verdict ran 7.9 s of 20: cut short
+    assert fio.cut_short(point.model_copy(update={"steady_state": False}), 20) == "it ran 7.891 s of the 20 s asked"
+    # a failure status after the JSON is fio saying the step did not end well
+    assert fio.cut_short(point, 20, returncode=1) == "fio exited with status 1"
+
+
+_SS_POINT = fio.point_from_json(fio.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
+
+
+@given(
+    runtime_ms=st.integers(min_value=0, max_value=10**8),
+    asked_s=st.integers(min_value=1, max_value=86400),
+    steady=st.sampled_from([None, False, True]),
+    returncode=st.sampled_from([0, 0, 1, 128]),
+    signum=st.sampled_from([None, 2, 9, 15, 99]),
+)
+def test_cut_short_invariants(runtime_ms, asked_s, steady, returncode, signum):
+    point = _SS_POINT.model_copy(update={"runtime_ms": runtime_ms, "steady_state": steady})
+    output = f"fio: terminating on signal {signum}\n{{}}" if signum is not None else "{}"
+    why = fio.cut_short(point, asked_s, returncode=returncode, output=output)
+    short = steady is not True and runtime_ms < asked_s * 1000 * fio.FULL_STEP_SHARE
+    # a clean exit of a step that ran its time (or that the steady-state detector ended) is whole
+    assert (why is None) == (not short and returncode == 0 and signum is None)
+    if short:
+        assert f"it ran {runtime_ms / 1000:g} s of the {asked_s:g} s asked" in why
+    if signum is not None:
+        assert why.startswith(f"fio was terminated by signal {signum}")

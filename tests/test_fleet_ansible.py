@@ -72,7 +72,8 @@ def test_every_device_of_every_reachable_host_is_benched_and_fetched(fleet, norm
             doc = json.loads((results / host.name / f"{name}.json").read_text())
             assert doc["device"]["path"] == dev and not doc["interrupted"]
             assert [p["numjobs"] for p in doc["runs"][0]["points"]] == [1, 2]
-            assert {"path": dev, "name": name, "rc": 0, "result": f"{name}.json", "error": ""} in status["benches"]
+            assert {"path": dev, "name": name, "rc": 0, "result": f"{name}.json", "error": "", "stderr_tail": []} \
+                in status["benches"]
     # no cache left switched: every loop device's kernel knob is as it was
     assert {d: write_cache(d) for d in caches} == caches
 

@@ -149,3 +149,35 @@ def test_lenient_fio_reading_still_refuses_what_is_not_json_numbers(tmp_path, ca
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"diskq: error: {bad}: ")
+
+
+@needs_fio
+def test_cli_import_fio_shows_the_table_and_verdicts_bench_shows(tmp_path, capsys, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from diskq.cli import main
+    from diskq.cli._render import result_table
+    from diskq.result import ResultDocument
+
+    monkeypatch.setenv("COLUMNS", "100")
+    files = []
+    for k, v in fio_runs().items():
+        files.append(tmp_path / f"nj{k}.json")
+        files[-1].write_text(json.dumps(v))
+    out = tmp_path / "result.json"
+    with pytest.raises(SystemExit) as done:
+        main(["import-fio", *map(str, files), "--model", "Test SSD", "-o", str(out)])
+    assert done.value.code == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(out)  # stdout: the path alone, for scripts
+    doc = ResultDocument.model_validate_json(out.read_text())
+    shown = io.StringIO()
+    result_table(doc, Console(file=shown, width=100, highlight=False))
+    expected = [line.rstrip() for line in shown.getvalue().splitlines() if line.strip()]
+    assert any(line.startswith("Ceph WAL/DB: ") for line in expected)
+    assert any("jobs" in line and "IOPS" in line for line in expected)
+    got = [line.rstrip() for line in captured.err.splitlines()]
+    assert [line for line in expected if line not in got] == []
+    assert "2 points, peak" in captured.err

@@ -14,7 +14,7 @@ from diskq.cli import main
 from diskq.database.build import build
 from diskq.database.lookup import MIN_SCORE, lookup, similarity
 from diskq.database.synthetic import result_document, submission, write_submission
-from diskq.errors import DatabaseError, InvalidInput
+from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
 
 MODELS = {
     "Samsung SSD 860 PRO 512GB": {"off": {1: 1033, 2: 2000, 4: 3800, 8: 5200, 16: 5915}},
@@ -124,7 +124,7 @@ def test_threshold_separates_typos_from_strangers():
 
 
 def test_db_that_is_a_directory_says_so(tmp_path, capsys):
-    assert cli("lookup", "860", "--db", str(tmp_path)) == DatabaseError.exit_code
+    assert cli("lookup", "860", "--db", str(tmp_path)) == DatabasePathError.exit_code
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == f"diskq: error: {tmp_path} is a directory, not a devices.db"
 
@@ -151,7 +151,7 @@ def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp
 def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
     # the Micron's three points all keep more than half the solo rate per job: "at least 4"
     assert cli("lookup", "micron 5300", "--db", str(db)) == 0
-    assert "OSDs per device: \u2265 4," in capsys.readouterr().out
+    assert "OSDs per device: \u2265 4 (" in capsys.readouterr().out
     assert cli("lookup", "micron 5300", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]
     assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) \
@@ -213,7 +213,7 @@ def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path
     build(subs, db)
     assert cli("lookup", "pm1643a", "--db", str(db)) == 0
     out = capsys.readouterr().out
-    assert "1 submission(s), 0 verified, 1 signature intact (signer not checked), 0 legacy" in out
+    assert "1 submission, 0 verified, 1 signature intact (signer not checked), 0 legacy" in out
     assert "torvalds" not in out
     assert cli("lookup", "pm1643a", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from diskq import proc
+from diskq import proc, watchdog
 from diskq.errors import CommandTimedOut, ToolMissing
 
 
@@ -36,34 +37,44 @@ def test_a_program_past_its_timeout_is_stopped_and_reported():
     assert not _running("sleep 41.37")
 
 
-@pytest.mark.skipif(proc._setpriv() is None, reason="util-linux setpriv with --pdeathsig is not installed")
-def test_children_die_with_a_killed_diskq():
-    # SIGKILL runs no handler in diskq: only the parent-death signal can stop fio then
+def test_children_and_what_they_start_die_with_a_killed_diskq():
+    # SIGKILL runs no handler in diskq. fio forks one process per job, each job calls setsid()
+    # (so it leaves the process group), and a parent-death signal is not inherited by forked
+    # processes: the grandchildren here stand for fio's jobs.
     code = textwrap.dedent(
         """
-        import sys
-        from diskq import proc
+        from diskq import proc, watchdog
         print("started", flush=True)
-        proc.run(["sleep", "53.71"])
+        proc.run(["sh", "-c", "setsid sleep 53.71 & sleep 53.72 & wait"])
         """
     )
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout.readline().strip() == "started"
         deadline = time.monotonic() + 20
-        while not _running("sleep 53.71") and time.monotonic() < deadline:
+        while not (_running("sleep 53.71") and _running("sleep 53.72")) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _running("sleep 53.71")
+        assert _running("sleep 53.71") and _running("sleep 53.72")
         parent.send_signal(signal.SIGKILL)
         parent.wait(timeout=20)
-        deadline = time.monotonic() + 20
-        while _running("sleep 53.71") and time.monotonic() < deadline:
+        deadline = time.monotonic() + 5
+        while (_running("sleep 53.71") or _running("sleep 53.72")) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _running("sleep 53.71"), "the child outlived its parent"
+        assert not _running("sleep 53.71"), "a grandchild outlived diskq"
+        assert not _running("sleep 53.72"), "a grandchild outlived diskq"
+        assert not _running("sleep 53.71 & sleep 53.72"), "the child outlived diskq"
     finally:
         if parent.poll() is None:
             parent.kill()
-        subprocess.run(["pkill", "-f", "--", "sleep 53.71"], capture_output=True)
+        subprocess.run(["pkill", "-f", "--", "sleep 53.7"], capture_output=True)
+
+
+def test_a_program_gets_signals_and_exits_as_it_would_alone():
+    # the keeper between diskq and the program is invisible: exit status, a death by signal
+    # (negative, as subprocess reports it), and SIGINT reaching the program as its default
+    assert proc.run(["sh", "-c", "exit 7"]).returncode == 7
+    assert proc.run(["sh", "-c", "kill -TERM $$"]).returncode == -signal.SIGTERM
+    assert proc.run(["sh", "-c", "echo in"], input="x").stdout == "in\n"
 
 
 def test_stopping_a_program_also_stops_what_it_started(monkeypatch):
@@ -76,11 +87,17 @@ def test_stopping_a_program_also_stops_what_it_started(monkeypatch):
     assert not _running("sleep 61.93"), "a process of the stopped program's group is still running"
 
 
-def test_group_members_reads_live_processes_of_a_group():
-    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+def test_descendants_finds_processes_that_left_the_group():
+    # fio's jobs call setsid(): only the process tree still leads to them
+    child = subprocess.Popen(["sh", "-c", "setsid sleep 30.41 & wait"])
     try:
-        assert proc._group_members(child.pid) == [child.pid]
+        deadline = time.monotonic() + 10
+        while not _running("sleep 30.41") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        below = watchdog.descendants(child.pid)
+        assert len(below) == 1 and os.getsid(below[0]) == below[0] != os.getsid(child.pid)
+        assert watchdog.descendants(below[0]) == []
     finally:
         child.kill()
         child.wait()
-    assert proc._group_members(child.pid) == []
+        subprocess.run(["pkill", "-f", "--", "sleep 30.41"], capture_output=True)

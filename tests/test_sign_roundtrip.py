@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.errors import SignatureError
+from diskq.errors import InvalidInput, SignatureError
 from diskq.submission import sshsig
 from diskq.submission.legacy import dump
 from diskq.submission.model import Contributor
@@ -138,10 +138,10 @@ def test_signing_through_ssh_agent_with_only_the_public_key(tmp_path):
 
 def test_sign_with_missing_key_or_bad_principal_is_a_clear_error(tmp_path):
     sub = make_submission(result_from(fio_runs()))
-    with pytest.raises(SignatureError, match="does not exist"):
+    with pytest.raises(InvalidInput, match="does not exist"):
         sign_submission(sub, tmp_path / "nope", principal="octocat")
     key = keygen(tmp_path)
-    with pytest.raises(SignatureError, match="principal"):
+    with pytest.raises(InvalidInput, match="principal"):
         sign_submission(sub, key, principal="two words")
 
 
@@ -347,6 +347,7 @@ def test_sign_refuses_a_principal_other_than_the_github_login(tmp_path, monkeypa
     result = tmp_path / "result.json"
     result.write_text(result_from(fio_runs(), method_id="diskq-fdatasync-sweep").to_json())
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
     with pytest.raises(SystemExit) as info:
         main(["sign", str(result), "-f", str(key), "--github", "octocat", "--principal", "alice"])
     assert info.value.code == 2
@@ -354,5 +355,5 @@ def test_sign_refuses_a_principal_other_than_the_github_login(tmp_path, monkeypa
     assert "--github 'octocat' and --principal 'alice' name different signers" in err and "Traceback" not in err
     assert not (tmp_path / "submissions").exists()
     with pytest.raises(SystemExit) as same:
-        main(["sign", str(result), "-f", str(key), "--github", "octocat", "--principal", "OctoCat", "-o", "s.json"])
-    assert same.value.code == 0 and (tmp_path / "s.json").exists()
+        main(["sign", str(result), "-f", str(key), "--github", "octocat", "--principal", "OctoCat", "-o", "out"])
+    assert same.value.code == 0 and len(list((tmp_path / "out").glob("*.json"))) == 1

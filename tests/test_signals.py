@@ -94,3 +94,20 @@ def test_a_new_scope_starts_clean_after_an_interrupted_one():
         with signals.interruptible():
             _send(signal.SIGTERM)
     assert info.value.signum == signal.SIGTERM
+
+
+def test_a_final_scope_keeps_ignoring_signals_once_a_stop_has_begun():
+    before = {s: signal.getsignal(s) for s in signals.WATCHED}
+    try:
+        with pytest.raises(Interrupted):
+            with signals.interruptible(final=True):
+                with signals.interruptible():  # nested scopes do not undo the outer's choice
+                    _send(signal.SIGINT)
+        assert all(signal.getsignal(s) == signal.SIG_IGN for s in signals.WATCHED)
+        _send(signal.SIGTERM)  # the exit that follows is not turned into a death by signal
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+    with signals.interruptible(final=True):  # no signal came: the handlers go back as they were
+        pass
+    assert {s: signal.getsignal(s) for s in signals.WATCHED} == before

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from diskq.analyse import annotate
@@ -44,7 +44,7 @@ def document(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
     assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet", "cache_knob",
-                             "power_loss_protection"}
+                             "power_loss_protection", "plausibility", "outliers", "contributor_words"}
     for name in sections:
         assert CRIT[name]["title"]
         assert len(CRIT[name]["justification"].split()) >= 30, name
@@ -187,7 +187,8 @@ curves = st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e6)), max_size=10,
 def test_osds_per_device_is_the_largest_measured_n_that_meets_the_demand(rest, solo):
     curve = [(1, solo), *sorted(rest)]
     o = evaluate(document(run("off", curve))).osds_per_device
-    measured = dict(curve)
+    # questionable points (a per-job rate above 1.5x the 1-job rate) are never evidence
+    measured = {n: x for n, x in curve if n == 1 or x / n <= RATIO * solo}
     if o.n == 0:
         assert all(measured[m] / m < DEMAND * (1 + 1e-9) for m in measured)
         return
@@ -195,6 +196,10 @@ def test_osds_per_device_is_the_largest_measured_n_that_meets_the_demand(rest, s
     assert measured[o.n] / o.n >= DEMAND * (1 - 1e-9)
     assert all(measured[m] / m < DEMAND * (1 + 1e-9) for m in measured if m > o.n)
     assert o.limited_by_sweep == (o.n == max(measured))
+    assert all(f"at {m} jobs" in " ".join(o.reasons) for m in set(dict(curve)) - set(measured))
+
+
+RATIO = CRIT["plausibility"]["max_per_job_ratio"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -202,6 +207,8 @@ def test_osds_per_device_is_the_largest_measured_n_that_meets_the_demand(rest, s
 def test_a_device_at_least_as_fast_at_every_n_never_gets_fewer_osds(rest, solo, factors):
     curve = [(1, solo), *sorted(rest)]
     faster = [(n, iops * f) for (n, iops), f in zip(curve, factors)]
+    # among plausible curves (a questionable point is no evidence, however fast)
+    assume(all(x / n <= RATIO * c[0][1] * 0.999999 for c in (curve, faster) for n, x in c[1:]))
     slow = evaluate(document(run("off", curve))).osds_per_device
     fast = evaluate(document(run("off", faster))).osds_per_device
     assert fast.n >= slow.n

@@ -72,6 +72,15 @@ class FioError(DiskqError):
     """fio failed, printed no usable JSON, or reported a job error."""
 
 
+class StepCutShort(FioError):
+    """fio ended a step before its time without diskq asking (a signal from elsewhere, say).
+    ``partial`` holds the step's point, marked interrupted, when fio printed one."""
+
+    def __init__(self, message: str, *, partial=None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.partial = partial
+
+
 class UnsupportedFio(FioError):
     """The installed fio is too old (or too new) for diskq's JSON parser."""
 
@@ -146,8 +155,21 @@ class DatabaseError(DiskqError):
     """devices.db cannot be built, read or is out of date."""
 
 
+class DatabasePathError(DatabaseError):
+    """A path given to a database command cannot be used: missing, a directory or another kind
+    of file than asked for, not a devices.db, or in a directory that cannot be written."""
+
+    exit_code = 2
+
+
 class SiteError(DiskqError):
     """The static site cannot be generated."""
+
+
+class SitePathError(SiteError):
+    """``--out`` cannot be used: not a directory, a directory diskq did not write, not writable."""
+
+    exit_code = 2
 
 
 class PlanRefused(DiskqError):

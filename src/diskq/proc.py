@@ -14,10 +14,14 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
 from diskq.errors import CommandFailed, CommandTimedOut, ToolMissing
+
+#: The keeper every program runs under (:mod:`diskq.watchdog`), started as a script.
+WATCHDOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "watchdog.py")
 
 #: Debian package that provides each program diskq may call.
 PACKAGES = {
@@ -76,47 +80,73 @@ def run(
     seconds to finish and print what it has, then killed; the interruption is re-raised after the
     child has exited with the child's output attached to the exception as ``exc.completed``.
 
-    Children also die with diskq: where util-linux's ``setpriv`` is installed, each runs with
-    the parent-death signal set to SIGKILL, so not even a SIGKILL of diskq leaves fio writing to
-    a device whose settings ``diskq restore`` is about to put back.
+    Children die with diskq, and so does every process they start: a program that may write to
+    a device (fio above all; everything not in :data:`READ_ONLY`) runs under a keeper
+    (:mod:`diskq.watchdog`) that kills every process below it with SIGKILL the moment diskq is
+    gone (the pipe it holds from diskq reads end-of-file), however diskq ended. So not even a
+    SIGKILL of diskq leaves one of fio's job processes writing to a device whose settings
+    ``diskq restore`` is about to put back. The keeper costs a Python start per run, so the
+    probes that only read start directly, with the parent-death signal set to SIGKILL where
+    util-linux's ``setpriv`` can set it.
     """
     exe = which(argv[0]) if "/" not in argv[0] else argv[0]
     if exe is None:
         raise ToolMissing(argv[0], PACKAGES.get(argv[0]))
-    command = [exe, *argv[1:]]
-    reaper = _setpriv()
-    if reaper is not None:
-        command = [reaper, "--pdeathsig", "KILL", "--", *command]
     full_env = None
     if env is not None:
         full_env = dict(os.environ)
         full_env.update(env)
+    held = None
+    pass_fds: tuple[int, ...] = ()
+    if os.path.basename(exe) in READ_ONLY:
+        reaper = _setpriv()
+        command = [reaper, "--pdeathsig", "KILL", "--", exe, *argv[1:]] if reaper else [exe, *argv[1:]]
+    else:
+        # The keeper's lifeline: diskq holds the only write end (not inherited by any program:
+        # it is close-on-exec); when diskq is gone, the keeper reads end-of-file and kills.
+        lifeline, write_end = os.pipe()
+        held = _Lifeline(write_end)
+        pass_fds = (lifeline,)
+        command = [sys.executable, "-I", "-S", WATCHDOG, str(lifeline), exe, *argv[1:]]
     try:
-        child = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=full_env,
-            start_new_session=True,  # our signals are ours to forward, not the terminal's
-        )
-    except FileNotFoundError as exc:
-        raise ToolMissing(argv[0], PACKAGES.get(argv[0])) from exc
-    try:
-        out, err = child.communicate(input=input, timeout=timeout)
-    except BaseException as exc:
-        out, err = _stop(child)
-        # what the program printed before it stopped (fio prints its JSON when interrupted)
-        exc.completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
-                                  out or "", err or "", interrupted=True)
-        if isinstance(exc, subprocess.TimeoutExpired):
-            raise CommandTimedOut(list(argv), timeout or 0.0) from None
-        raise
+        try:
+            child = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=full_env,
+                pass_fds=pass_fds,
+                start_new_session=True,  # our signals are ours to forward, not the terminal's
+            )
+        except FileNotFoundError as exc:
+            raise ToolMissing(argv[0], PACKAGES.get(argv[0])) from exc
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
+        try:
+            out, err = child.communicate(input=input, timeout=timeout)
+        except BaseException as exc:
+            out, err = _stop(child, held)
+            # what the program printed before it stopped (fio prints its JSON when interrupted)
+            exc.completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
+                                      out or "", err or "", interrupted=True)
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise CommandTimedOut(list(argv), timeout or 0.0) from None
+            raise
+    finally:
+        if held is not None:
+            held.cut()
     result = Completed(list(argv), child.returncode, out or "", err or "")
     if check and result.returncode != 0:
         raise CommandFailed(list(argv), result.returncode, result.stderr)
     return result
+
+
+#: Programs diskq runs only to read (identities, mounts, loop devices, signatures): they start
+#: directly, without the keeper. Every other program runs under it.
+READ_ONLY = frozenset({"smartctl", "findmnt", "losetup", "lsblk", "blkid", "ssh-keygen"})
 
 
 @functools.cache
@@ -132,73 +162,55 @@ def _setpriv() -> str | None:
     return exe if probe.returncode == 0 else None
 
 
+class _Lifeline:
+    """diskq's end of a keeper's pipe; :meth:`cut` closes it once (the keeper then kills)."""
+
+    def __init__(self, fd: int):
+        self.fd: int | None = fd
+
+    def cut(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 #: Seconds a stopped program (and every process it started) gets to finish before SIGKILL.
 STOP_GRACE_S = 10.0
 
 
-def _stop(child: subprocess.Popen, grace: float | None = None) -> tuple[str, str]:
-    """Stop a child and every process of its process group; return the child's output.
+def _stop(child: subprocess.Popen, lifeline: _Lifeline | None, grace: float | None = None) -> tuple[str, str]:
+    """Stop a child and every process it started; return the child's output.
 
-    The group gets SIGINT (fio then ends its jobs and prints its JSON), the child ``grace``
-    seconds to exit, and then SIGKILL. fio's workers are processes of their own: one still
-    starting up when the signal came can outlive fio's main process, and would go on writing
-    to the device after diskq has restored its settings. So the group is waited for too, and
-    whatever is left of it when the grace is over is killed.
+    The child's process group gets SIGINT (fio then ends its jobs and prints its JSON), again
+    every second, and ``grace`` seconds in all. fio's job processes are not in that group (each
+    calls ``setsid()``), and one still starting up when the signal came can outlive fio's main
+    process and go on writing to the device after diskq has restored its settings. So the
+    keeper (:mod:`diskq.watchdog`) only ends once every process it started has; when the grace
+    is over, ``lifeline`` (diskq's end of the keeper's pipe) is cut and the keeper kills every
+    one of them with SIGKILL (a program started without a keeper has its group killed).
     """
     grace = STOP_GRACE_S if grace is None else grace
     deadline = time.monotonic() + grace
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(child.pid, signal.SIGINT)
-    try:
-        out, err = child.communicate(timeout=grace)
-    except BaseException:
+    while True:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        out, err = child.communicate()
-    _reap_group(child.pid, deadline)
-    return out, err
-
-
-def _reap_group(pgid: int, deadline: float) -> None:
-    """Wait until no live process of group ``pgid`` is left: SIGINT again every second, SIGKILL
-    at ``deadline``. Gives up (they cannot write any more) once only unkillable ones remain."""
-    nudged = time.monotonic()
-    while _group_members(pgid):
-        now = time.monotonic()
-        if now >= deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pgid, signal.SIGKILL)
-            end = now + 5.0
-            while _group_members(pgid) and time.monotonic() < end:
-                time.sleep(0.05)
-            return
-        if now - nudged >= 1.0:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pgid, signal.SIGINT)
-            nudged = now
-        time.sleep(0.05)
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes of process group ``pgid``, read from /proc.
-
-    ``/proc/PID/stat`` reads ``PID (COMM) STATE PPID PGRP ...``; COMM may hold spaces and
-    parentheses, so fields are counted from the last ``)``.
-    """
-    members = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return members
-    for name in entries:
-        if not name.isdigit():
-            continue
+            os.killpg(child.pid, signal.SIGINT)
         try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 2 and fields[0] != b"Z" and fields[2] == str(pgid).encode():
-            members.append(int(name))
-    return members
+            out, err = child.communicate(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+            break
+        except subprocess.TimeoutExpired:
+            if time.monotonic() < deadline:
+                continue
+        except BaseException:
+            pass
+        try:
+            if lifeline is None:
+                raise subprocess.TimeoutExpired(child.args, 0)
+            lifeline.cut()  # the keeper kills everything it started, then ends
+            out, err = child.communicate(timeout=10)
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            out, err = child.communicate()
+        break
+    return out, err

@@ -6,7 +6,10 @@ Inside :func:`interruptible` the first of these signals raises
 :func:`critical` section (switching or restoring a write cache, removing a test file, writing the
 result) the signal is held and raised when the outermost critical section ends, so a setting is
 never left half changed and a restore is never cut short. Later signals are ignored: the cleanup
-that follows the first one cannot itself be interrupted.
+that follows the first one cannot itself be interrupted. A scope opened with ``final=True`` (the
+command that ends the process) keeps ignoring them after it ends, once a stop has begun: the
+document is written, the cache restored and the exit status (130) decided by then, and a second
+Ctrl-C or a ``kill`` during the exit must not turn that into a death by signal.
 
 Signal masks are not used for this: Python runs every handler in the main thread, whichever
 thread the kernel delivered the signal to, and other threads (the progress display's refresh
@@ -35,6 +38,7 @@ class _Gate:
         self.fired: int | None = None
         self.raised = False
         self.saved: dict[int, object] = {}
+        self.final = False
 
     def handler(self, signum: int, _frame) -> None:
         if self.fired is not None:
@@ -53,27 +57,30 @@ def _main_thread() -> bool:
 
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
+def interruptible(*, final: bool = False) -> Iterator[None]:
     """Turn SIGINT, SIGTERM and SIGHUP into :class:`Interrupted` for the duration of the block.
 
     Re-entrant: nested scopes share one set of handlers, installed by the outermost and put
-    back when it ends. Outside the main thread (where handlers cannot be installed) it does
-    nothing.
+    back when it ends. With ``final`` (for a command whose end is the end of the process), if a
+    signal stopped the scope, the signals stay ignored instead: the stop's outcome is settled.
+    Outside the main thread (where handlers cannot be installed) it does nothing.
     """
     if not _main_thread():
         yield
         return
     if _gate.scopes == 0:
-        _gate.fired, _gate.raised = None, False
+        _gate.fired, _gate.raised, _gate.final = None, False, False
         _gate.saved = {s: signal.signal(s, _gate.handler) for s in WATCHED}
+    _gate.final = _gate.final or final
     _gate.scopes += 1
     try:
         yield
     finally:
         _gate.scopes -= 1
         if _gate.scopes == 0:
+            settled = _gate.final and _gate.fired is not None
             for s, h in _gate.saved.items():
-                signal.signal(s, h)  # type: ignore[arg-type]
+                signal.signal(s, signal.SIG_IGN if settled else h)  # type: ignore[arg-type]
             _gate.saved = {}
 
 

@@ -68,9 +68,64 @@ def parse_int_list(text: str) -> list[int]:
         values = sorted({int(p) for p in text.replace(" ", "").split(",") if p})
     except ValueError:
         raise InvalidInput(f"not a list of whole numbers: {text!r}", hint="e.g. --jobs 1,2,4,8") from None
-    if not values or values[0] < 1:
+    if not values:
+        raise InvalidInput(f"no job counts in {text!r}", hint="e.g. --jobs 1,2,4,8, or leave --jobs out to let diskq search")
+    if values[0] < 1:
         raise InvalidInput(f"job counts must be whole numbers >= 1: {text!r}")
     return values
+
+
+def plural(n: int | float, one: str, many: str | None = None) -> str:
+    """``n`` and the word that goes with it: ``1 job``, ``2 jobs``, ``1 OSD``, ``3 OSDs``.
+
+    >>> plural(1, "job"), plural(4, "OSD"), plural(1, "submission"), plural(0, "file")
+    ('1 job', '4 OSDs', '1 submission', '0 files')
+    """
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def capacity(n: float | int | None) -> str:
+    """A drive's capacity as its label gives it: SI units, at most three significant digits, no
+    trailing zeros (``480 GB``, ``3.84 TB``, ``1.6 TB``); ``-`` when unknown. Every place that
+    shows a capacity (lookup, the site, the bench) uses this one form.
+
+    >>> capacity(480_103_981_056), capacity(3_840_755_982_336), capacity(1_600_321_314_816), capacity(None)
+    ('480 GB', '3.84 TB', '1.6 TB', '-')
+    """
+    if n is None:
+        return "-"
+    try:
+        value = float(n)
+    except OverflowError:
+        return human_bytes(n, si=True)
+    if not math.isfinite(value) or value < 0:
+        return "-"
+    units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"]
+    i = 0
+    while value >= 999.5 and i < len(units) - 1:
+        value /= 1000
+        i += 1
+    text = f"{value:.3g}" if value < 1000 else f"{value:.0f}"
+    if "e" in text:  # only for absurd sizes beyond the largest unit
+        text = f"{value:.0f}"
+    return f"{text} {units[i]}"
+
+
+def latency_ms(ms: float | None) -> str:
+    """A latency given in milliseconds, never rounded to nothing: ``12.4 ms``, ``3.84 ms``,
+    ``0.25 ms``, ``45 µs`` below 0.1 ms, ``< 1 µs`` below half a microsecond.
+
+    >>> latency_ms(12.44), latency_ms(3.844), latency_ms(0.25), latency_ms(0.0451), latency_ms(0.0001)
+    ('12.4 ms', '3.84 ms', '0.25 ms', '45 µs', '< 1 µs')
+    """
+    if ms is None or not math.isfinite(ms):
+        return "-"
+    if ms >= 10:
+        return f"{ms:,.1f} ms"
+    if ms >= 0.1:
+        return f"{ms:.2f} ms"
+    us = ms * 1000
+    return "< 1 µs" if us < 0.5 else f"{us:.0f} µs"
 
 
 #: Decimal units, as drive vendors print capacities (a 16 TB drive holds 16 * 10^12 bytes);

@@ -4,6 +4,10 @@
     classify.py   linear / asymptotic / regressing, knee, description in the community's words
     flush.py      flush honesty check: sync vs no-sync IOPS at 1 job
     verdicts.py   Ceph WAL/DB tier, OSDs per device, etcd, PostgreSQL WAL
+    osds.py       OSDs per device: the largest measured N at which each OSD gets its commit rate
+    plausibility.py  questionable points: per-job rates no drive can give
+    source.py     what a curve's source says beyond its points (community table peak, words)
+    hostdevice.py is a result a drive model's, or a host's (loop, zram, virtio, dm, md, RAID, file)?
     criteria.toml every threshold with its justification (read by criteria.py)
     model.py      the pydantic models all of the above return
 
@@ -13,30 +17,35 @@ This package never imports :mod:`diskq.result` at module level: ``result.py`` im
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from diskq.analyse.source import SourceSweep
     from diskq.result import ResultDocument, Run
 
 
-def annotate(doc: ResultDocument) -> ResultDocument:
+def annotate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = None) -> ResultDocument:
     """Fill ``scaling`` for every run with points, ``flush_check`` for every run with a
     no-fdatasync step (recomputed with the current criteria) and ``verdicts``; return ``doc``.
 
     The document is changed in place (and returned for convenience). Whatever was stored in
     these fields before is replaced, so imported results are judged by the current analysis.
     A run whose curve cannot be classified gets ``scaling = None`` and a note saying why.
+    ``sources`` gives, per run index, what the curve's source says beyond its points (the
+    community table's final peak and the contributor's words, :mod:`diskq.analyse.source`).
     """
     from diskq.analyse import verdicts
     from diskq.analyse.classify import classify
     from diskq.errors import InvalidInput
 
-    for run in doc.runs:
+    sources = sources or {}
+    for index, run in enumerate(doc.runs):
         points = [(p.numjobs, p.iops) for p in run.points if not p.interrupted]
         run.scaling = None
         if len(points) >= 2:
             try:
-                run.scaling = classify(points)
+                run.scaling = classify(points, sources.get(index))
             except InvalidInput as exc:
                 _note(run, f"scaling not classified: {exc.message}")
         elif run.points:
@@ -44,7 +53,7 @@ def annotate(doc: ResultDocument) -> ResultDocument:
         if run.peak is None and run.scaling is not None:
             run.peak = run.scaling.peak
         _flush_check(run, doc.device.volatile_write_cache)
-    doc.verdicts = verdicts.evaluate(doc)
+    doc.verdicts = verdicts.evaluate(doc, sources)
     return doc
 
 

@@ -26,8 +26,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from diskq.analyse import criteria, usl
+from diskq.analyse import criteria, plausibility, usl
 from diskq.analyse.model import Peak, Scaling, UslFit
+from diskq.analyse.source import SourceSweep, read_words
+from diskq.units import plural
 from diskq.errors import InvalidInput
 
 MAX_JOBS = 4096
@@ -63,14 +65,87 @@ def parse_points(args: list[str]) -> list[tuple[int, float]]:
     return out
 
 
-def classify(points: Sequence[tuple[int, float]]) -> Scaling:
+def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = None) -> Scaling:
     """Classify a curve of ``(numjobs, iops)`` points (any order; at least two job counts).
+
+    Questionable points (:mod:`diskq.analyse.plausibility`) are left out and listed in
+    ``questionable``; at least two plausible points must remain. ``source`` says what the
+    curve's source states beyond its points: its highest point was the peak of a wider sweep
+    (``peak_final``), and the contributor's words, which decide the class where two points
+    cannot (``method = "contributor"``).
 
     >>> s = classify([(1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784)])
     >>> s.scaling, s.peak.numjobs, s.description
     ('regressing', 1, 'more jobs slow down')
+    >>> s = classify([(1, 456), (2, 840)], SourceSweep(peak_final=True, words="2 jobs already saturate"))
+    >>> s.scaling, s.method, s.description
+    ('asymptotic', 'contributor', '2 jobs already saturate')
     """
     data = _validate(points)
+    left_out = plausibility.questionable(data)
+    if left_out:
+        gone = {q.numjobs for q in left_out}
+        data = [(n, x) for n, x in data if n not in gone]
+        if len(data) < 2:
+            raise InvalidInput("fewer than two plausible points to classify: "
+                               + "; ".join(f"questionable: {q.reason}" for q in left_out))
+    scaling = _classify_figures(data)
+    scaling.questionable = left_out
+    if any(q.numjobs > data[-1][0] for q in left_out):  # larger job counts were tested, not believed
+        scaling.notes = [n.replace("at the largest tested job count", "at the largest plausible job count")
+                         for n in scaling.notes]
+    for q in left_out:
+        scaling.notes.append(f"left out as questionable: {q.reason}")
+    if source is not None:
+        _apply_source(scaling, data, source)
+    return scaling
+
+
+def _apply_source(scaling: Scaling, data: list[tuple[int, float]], source: SourceSweep) -> None:
+    """What the source says beyond the points: a final peak, and the contributor's words where
+    the figures cannot decide (two points) and do not contradict them."""
+    last = data[-1][0]
+    if source.peak_final and scaling.peak.numjobs == last:
+        scaling.peak_final = True
+        scaling.notes = [n for n in scaling.notes if not n.startswith("the peak is at the largest tested job count")]
+        scaling.notes.append(f"the source measured beyond {last} jobs and IOPS did not rise: {last} jobs is the peak")
+        if scaling.scaling == "linear":
+            scaling.scaling, scaling.knee = "asymptotic", last
+            scaling.description = f"linear up to ~{last} jobs, then no higher (the source's peak)"
+    reading = read_words(source.words)
+    if source.words:
+        scaling.words = source.words
+    if reading is None:
+        return
+    if len(data) > 2:
+        if reading.scaling != scaling.scaling:
+            scaling.notes.append(f"the contributor's words ({reading.words!r}) say {reading.scaling}: "
+                                 "classified by the figures, which are enough to decide")
+        return
+    figures = scaling.scaling
+    if scaling.peak_final and figures == "asymptotic" and scaling.description.endswith("(the source's peak)"):
+        figures = "linear"  # linear up to its last point by the figures alone
+    crit = criteria.section("scaling")
+    consistent = {
+        "linear": figures == "linear" and not scaling.peak_final,
+        "asymptotic": figures in ("linear", "asymptotic"),
+        "regressing": figures == "regressing",
+    }[reading.scaling]
+    knee = reading.knee
+    if knee is not None and not data[0][0] < knee <= last:
+        consistent = False
+    if not consistent:
+        scaling.notes.append(
+            f"the contributor's words ({reading.words!r}) contradict the two points: classified by the figures "
+            f"(linear needs each job to keep {crit['linear_efficiency']:.0%}, regressing a drop of "
+            f"{crit['regress_drop']:.0%} from the peak)")
+        return
+    scaling.scaling, scaling.knee, scaling.description = reading.scaling, knee, reading.words
+    scaling.method = "contributor"
+    scaling.notes.append("two points cannot decide the shape between them: the contributor's words decide")
+
+
+def _classify_figures(data: list[tuple[int, float]]) -> Scaling:
     crit = criteria.section("scaling")
     ns = [n for n, _ in data]
     measured = [x for _, x in data]
@@ -114,12 +189,12 @@ def classify(points: Sequence[tuple[int, float]]) -> Scaling:
     if regressing:
         kind = "regressing"
         description = (
-            "more jobs slow down" if peak_i == 0 else f"peaks at {peak.numjobs} jobs, then more jobs slow down"
+            "more jobs slow down" if peak_i == 0 else f"peaks at {plural(peak.numjobs, 'job')}, then more jobs slow down"
         )
-        notes.append(f"at {ns[-1]} jobs throughput is {measured_drop:.0%} below the peak")
+        notes.append(f"at {plural(ns[-1], 'job')} throughput is {measured_drop:.0%} below the peak")
     elif all(near_linear):
         kind = "linear"
-        description = f"linear up to {ns[-1]} jobs, the most tested"
+        description = f"linear up to {plural(ns[-1], 'job')}, the most tested"
     else:
         kind = "asymptotic"
         description = _asymptotic_words(ns, measured, peak_i, knee_i, crit["capped_growth"])

@@ -73,6 +73,17 @@ class UslFit(_Strict):
         return self.lambda_ * n / (1.0 + self.sigma * (n - 1.0) + self.kappa * n * (n - 1.0))
 
 
+class QuestionablePoint(_Strict):
+    """A point no drive can give (see :mod:`diskq.analyse.plausibility`): shown, never judged on."""
+
+    numjobs: int = Field(ge=1)
+    iops: float = Field(ge=0)
+    ratio: float = Field(ge=0, description="its per-job rate over the 1-job rate")
+    reason: str
+
+    _json_ints = field_validator("numjobs", mode="before")(json_integer)
+
+
 class Scaling(_Strict):
     """How throughput changes with the number of parallel fdatasync writers."""
 
@@ -81,11 +92,19 @@ class Scaling(_Strict):
     knee: int | None = Field(
         default=None,
         description="last measured job count before per-job throughput falls below the linear threshold; "
-        "null when the whole tested range is linear",
+        "null when the whole tested range is linear; with method 'contributor' the knee the contributor's "
+        "words name (null when they name none)",
     )
     description: str = Field(description="one line in the community's words")
     usl: UslFit | None = None
-    method: Literal["usl", "shape"]
+    method: Literal["usl", "shape", "contributor"] = Field(
+        description="usl or shape: read off the figures; contributor: the figures could not decide and the "
+        "contributor's own words (``words``) did")
+    peak_final: bool = Field(
+        default=False, description="the source measured beyond the highest point and IOPS did not rise there")
+    words: str | None = Field(default=None, description="the contributor's own description of the curve, quoted")
+    questionable: list[QuestionablePoint] = Field(
+        default_factory=list, description="points left out of the class, the peak and every verdict, with why")
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("knee", mode="before")(json_integer)

@@ -50,9 +50,14 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def osds_per_device(curve: Iterable[tuple[int, float]], demand: float) -> OsdShare:
+def osds_per_device(curve: Iterable[tuple[int, float]], demand: float, *, peak_final: bool = False) -> OsdShare:
     """The OSDs-per-device answer for ``curve`` (``(numjobs, iops)`` pairs, any order, one per
     job count) at ``demand`` commits/s per OSD.
+
+    Questionable points (:mod:`diskq.analyse.plausibility`) are left out, with a reason.
+    ``peak_final``: the curve's source measured beyond its largest job count and IOPS did not
+    rise there (a community-table peak), so reaching the largest point is not "at least n":
+    nothing is claimed beyond what the source measured.
 
     >>> s = osds_per_device([(1, 600), (2, 700), (4, 800)], 315)
     >>> (s.n, round(s.per_osd_iops), s.limited_by_sweep)
@@ -62,7 +67,18 @@ def osds_per_device(curve: Iterable[tuple[int, float]], demand: float) -> OsdSha
     """
     if demand <= 0:
         raise ValueError("the per-OSD demand must be positive")
+    from diskq.analyse.plausibility import questionable
+
     rows = sorted((int(n), float(iops)) for n, iops in curve)
+    left_out = questionable(rows)
+    gone = {q.numjobs for q in left_out}
+    rows = [(n, x) for n, x in rows if n not in gone]
+    share = _share(rows, demand, peak_final)
+    share.reasons.extend(f"left out as questionable: {q.reason}" for q in left_out)
+    return share
+
+
+def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> OsdShare:
     if not rows:
         return OsdShare(0, demand, None, False, 0, ["no measured point"])
     largest = rows[-1][0]
@@ -77,18 +93,48 @@ def osds_per_device(curve: Iterable[tuple[int, float]], demand: float) -> OsdSha
              f"below the {demand:.0f} one OSD needs"],
         )
     n, per = max(passing)
-    reasons = [
-        f"{_plural(n, 'OSD', 'OSDs')} sharing the device each get {per:.0f} commits/s, "
-        f"{per / demand:.1f}x the {demand:.0f} one OSD needs"
-    ]
+    who = f"{n} OSDs sharing the device each get" if n != 1 else "1 OSD alone on the device gets"
+    reasons = [f"{who} {per:.0f} commits/s, {per / demand:.1f}x the {demand:.0f} one OSD needs"]
     beyond = next(((m, p) for m, p in per_job if m > n), None)
     if beyond is not None:
         m, p = beyond
-        reasons.append(f"{m} OSDs would each get {p:.0f} commits/s, below {demand:.0f}")
+        reasons.append(f"{_plural(m, 'OSD', 'OSDs')} would each get {p:.0f} commits/s, below {demand:.0f}")
+    elif peak_final:
+        reasons.append(f"{_plural(largest, 'job was', 'jobs were')} the peak of the source's sweep "
+                       "(more jobs did not raise IOPS): no more is claimed")
     else:
         reasons.append(f"{_plural(largest, 'job is', 'jobs are')} the most measured: "
                        "the device may carry more, not extrapolated")
     short = [m for m, p in per_job if m < n and round(p - demand, 9) < 0]
     if short:
-        reasons.append(f"the curve is uneven: at {', '.join(map(str, short))} jobs each got less than {demand:.0f}")
-    return OsdShare(n, demand, per, n == largest, largest, reasons)
+        reasons.append(f"the curve is uneven: at {', '.join(map(str, short))} {'job' if short == [1] else 'jobs'} "
+                       f"each got less than {demand:.0f}")
+    return OsdShare(n, demand, per, n == largest and not peak_final, largest, reasons)
+
+
+def carry_order(share: OsdShare | None, solo_iops: float | None = None) -> float | None:
+    """A number that sorts devices by what they can carry: the OSD count, then (within one
+    count) the commit rate each of those OSDs gets, as ``n + r / (r + demand)``, which stays
+    below ``n + 1``. For ``n == 0`` the rate is what one OSD alone would get (``solo_iops``).
+    A device at least as fast at every measured N never sorts lower: it has at least as many
+    OSDs and, at the same count, at least the same per-OSD rate.
+
+    >>> slow = osds_per_device([(1, 600), (8, 3640)], 315)
+    >>> fast = osds_per_device([(1, 64235), (8, 192440)], 315)
+    >>> (slow.n, fast.n), carry_order(fast) > carry_order(slow)
+    ((8, 8), True)
+    """
+    if share is None:
+        return None
+    return order_value(share.n, share.per_osd_iops, share.demand_iops, solo_iops)
+
+
+def order_value(n: int | None, per_osd_iops: float | None, demand_iops: float | None,
+                solo_iops: float | None = None) -> float | None:
+    """:func:`carry_order` from the stored figures of a verdict (None when there is no count)."""
+    if n is None:
+        return None
+    rate = per_osd_iops if n > 0 else solo_iops
+    if rate is None or rate <= 0 or not demand_iops:
+        return float(n)
+    return n + rate / (rate + demand_iops)

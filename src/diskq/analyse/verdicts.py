@@ -18,13 +18,17 @@ reason.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria, osds, plp
+from diskq.analyse import criteria, osds, plausibility, plp
 from diskq.analyse.knob import knob, unsafe_off
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts
+from diskq.analyse.noise import iops_spread, noisy_caveat
+from diskq.units import latency_ms, plural
 
 if TYPE_CHECKING:
+    from diskq.analyse.source import SourceSweep
     from diskq.result import Point, ResultDocument, Run
 
 
@@ -50,10 +54,17 @@ def load_criteria() -> dict:
 class _Candidate:
     """One run that measured 1 job: its usable points, 1-job point and flush-check status."""
 
-    def __init__(self, run: Run, points: list[Point], solo: Point, volatile_write_cache: bool | None):
+    def __init__(self, run: Run, points: list[Point], solo: Point, volatile_write_cache: bool | None,
+                 source: SourceSweep | None = None):
         self.run = run
-        self.points = points
+        # questionable points are left out of every verdict (the 1-job point is the reference)
+        left_out = {q.numjobs for q in plausibility.questionable((p.numjobs, p.iops) for p in points)}
+        self.all_points = points
+        self.points = [p for p in points if p.numjobs not in left_out]
+        self.left_out = len(points) - len(self.points)
         self.solo = solo
+        top = max(self.points, key=lambda p: (p.iops, -p.numjobs))
+        self.peak_final = bool(source and source.peak_final) and top.numjobs == self.points[-1].numjobs
         self.cache = run.write_cache
         self.unsafe_reason: str | None = None
         if run.flush_check is not None and run.flush_check.honest is False:
@@ -71,15 +82,19 @@ class _Candidate:
         return self.solo.sync_lat_us.p99 if self.solo.sync_lat_us is not None else None
 
 
-def evaluate(doc: ResultDocument) -> Verdicts:
-    """Ceph WAL/DB tier, OSDs per device, etcd pass/fail and PostgreSQL WAL figures for ``doc``."""
+def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = None) -> Verdicts:
+    """Ceph WAL/DB tier, OSDs per device, etcd pass/fail and PostgreSQL WAL figures for ``doc``.
+
+    ``sources`` gives, per run index, what the curve's source says beyond its points
+    (:class:`~diskq.analyse.source.SourceSweep`): a peak that the source measured beyond is not
+    "at least n" OSDs."""
     crit = criteria.load()
     in_memory = memory_backed(doc)
     if in_memory is not None:
         return _not_applicable(crit, in_memory)
     notes: list[str] = []
     candidates: list[_Candidate] = []
-    for run in doc.runs:
+    for index, run in enumerate(doc.runs):
         points = sorted((p for p in run.points if not p.interrupted), key=lambda p: p.numjobs)
         if len(points) < len(run.points):
             notes.append(f"cache {run.write_cache}: interrupted steps left out")
@@ -87,7 +102,13 @@ def evaluate(doc: ResultDocument) -> Verdicts:
         if solo is None:
             notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
             continue
-        candidates.append(_Candidate(run, points, solo, doc.device.volatile_write_cache))
+        candidate = _Candidate(run, points, solo, doc.device.volatile_write_cache, (sources or {}).get(index))
+        if candidate.left_out:
+            notes.append(f"cache {run.write_cache}: {candidate.left_out} questionable point(s) left out")
+        candidates.append(candidate)
+        caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
+        if caveat:
+            notes.append(caveat)
     if doc.interrupted:
         notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
 
@@ -157,7 +178,7 @@ def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> Osds
     demand = osds.demand_iops(crit, "hdd")
     if best is None:
         return OsdsPerDevice(demand_iops=demand, osd_kind="hdd", reasons=[_no_run_reason(unsafe)])
-    share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.points), demand)
+    share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.all_points), demand, peak_final=best.peak_final)
     return OsdsPerDevice(
         n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
         solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,
@@ -181,7 +202,7 @@ def _etcd(crit: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     verb = "is below" if passes else "is not below"
     return Etcd(
         passes=passes, p99_fdatasync_ms=p99_ms, limit_ms=limit, cache_state=best.cache,
-        reasons=[f"p99 fdatasync latency at 1 job {p99_ms:.2f} ms {verb} {limit:g} ms (cache {best.cache})"],
+        reasons=[f"p99 fdatasync latency at 1 job {latency_ms(p99_ms)} {verb} {limit:g} ms (cache {best.cache})"],
     )
 
 
@@ -195,7 +216,7 @@ def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     commit_max = None
     if sync_p99 is not None and write_p99 is not None:
         commit_max = (sync_p99 + write_p99) / 1000.0
-        reasons.append(f"p99 commit latency at most {commit_max:.2f} ms (p99 write + p99 fdatasync)")
+        reasons.append(f"p99 commit latency at most {latency_ms(commit_max)} (p99 write + p99 fdatasync)")
     else:
         reasons.append("fio reported no latency percentiles for the write or the fdatasync")
     return PostgresWal(

@@ -17,10 +17,12 @@ import json
 import math
 import os
 import re
+import signal
 from dataclasses import dataclass
 
 from diskq import proc
-from diskq.errors import FioError, InvalidInput, UnsupportedFio
+from diskq.analyse.noise import iops_spread  # noqa: F401  (read by the search and the tests from here)
+from diskq.errors import FioError, InvalidInput, StepCutShort, UnsupportedFio
 from diskq.result import Latency, Point
 
 BLOCK_SIZE = 4096
@@ -29,6 +31,10 @@ MIN_VERSION = (3, 0)
 TESTED_MAJOR = 3
 #: the longest step diskq runs (a day): beyond that a typo is more likely than a plan
 MAX_RUNTIME_S = 86400
+#: A time-based step reports at least the runtime asked for (fio 3.33 on a loop device: 1001 to
+#: 1005 ms for 1 s at 1 to 8 jobs); one that ran less than this share of it, and that fio's
+#: steady-state detector did not end, was cut short.
+FULL_STEP_SHARE = 0.98
 
 
 @dataclass(frozen=True)
@@ -302,26 +308,37 @@ def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrup
     )
 
 
-def iops_spread(data: dict | None) -> float | None:
-    """How much IOPS varied within a step: fio's standard deviation of its IOPS samples (one per
-    ``iops_avg_time``, 500 ms by default) over their mean, from the first job entry. With one job
-    that is the device's own steadiness; None when fio recorded too few samples to say.
 
-    From a 1-job step on a loop device over a busy disk (fio 3.33, trimmed)::
 
-        "write" : { "iops" : 2306.4, "iops_min" : 412, "iops_max" : 3930,
-                    "iops_mean" : 2297.1, "iops_stddev" : 804.6, "iops_samples" : 39, ... }
+_TERMINATED = re.compile(r"fio: terminating on signal (\d+)")
 
-    gives 0.35; a datacenter SATA SSD (Intel D3-S4610, fio 3.1) gives 127.1 / 13358.7 = 0.0095.
+
+def cut_short(point: Point, asked_s: float, *, returncode: int = 0, output: str = "") -> str | None:
+    """Why a step did not run as it was asked to, or None when it did.
+
+    A step was cut short when fio says it was terminated by a signal (``fio: terminating on
+    signal 15`` before its JSON, exit status 128), exited with another failure status after
+    printing its JSON, or ran less than :data:`FULL_STEP_SHARE` of ``asked_s`` seconds without
+    its steady-state detector having ended it (``steadystate.attained`` in the JSON: a
+    legitimate early end). fio 3.33 stopped by SIGTERM 0.65 s into a 10 s step prints::
+
+        fio: terminating on signal 15
+        {"fio version" : "fio-3.33", "jobs" : [{"write" : {"runtime" : 191, ...}, ...}]}
     """
-    try:
-        write = data["jobs"][0]["write"]  # type: ignore[index]
-        mean, sd, n = float(write["iops_mean"]), float(write["iops_stddev"]), int(write["iops_samples"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
-    if n < 3 or not (mean > 0 and sd >= 0) or not math.isfinite(mean + sd):
-        return None
-    return sd / mean
+    reasons = []
+    terminated = _TERMINATED.search(output)
+    if terminated:
+        number = int(terminated.group(1))
+        try:
+            name = f" ({signal.Signals(number).name})"
+        except ValueError:
+            name = ""
+        reasons.append(f"fio was terminated by signal {number}{name}")
+    elif returncode != 0:
+        reasons.append(f"fio exited with status {returncode}")
+    if point.steady_state is not True and point.runtime_ms < asked_s * 1000 * FULL_STEP_SHARE:
+        reasons.append(f"it ran {point.runtime_ms / 1000:g} s of the {asked_s:g} s asked")
+    return " and ".join(reasons) or None
 
 
 def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
@@ -329,7 +346,8 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
 
     If the step is interrupted (Ctrl-C, SIGTERM, SIGHUP), fio is told to stop, the partial
     point it printed (if any) is attached to the exception as ``exc.partial`` and the
-    interruption is re-raised.
+    interruption is re-raised. A step that fio ended early without diskq asking (see
+    :func:`cut_short`) raises :class:`StepCutShort` with the point, marked interrupted.
     """
     argv = command(filename, numjobs, options)
     try:
@@ -346,6 +364,15 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
         tail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
         raise FioError(f"fio failed: {tail}", hint=_hint_for(done.stderr))
     point = point_from_json(extract_json(done.stdout), numjobs)
+    why = cut_short(point, float(options["runtime"]), returncode=done.returncode, output=done.stdout + done.stderr)
+    if why:
+        jobs = f"{numjobs} job" + ("s" if numjobs != 1 else "")
+        raise StepCutShort(
+            f"the step at {jobs} was cut short, not by diskq: {why}",
+            partial=point.model_copy(update={"interrupted": True}),
+            hint="something else stopped fio (a kill, the OOM killer, a shutdown); "
+            "the steps that completed are kept: run the bench again for a complete result",
+        )
     return point
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
 from diskq.bench import fio, sweep
+from diskq.bench.progress import StepPlan
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
-from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput
+from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
 from diskq.result import Device, Method, Point, ResultDocument, Run
 
 if TYPE_CHECKING:
@@ -57,9 +57,15 @@ class BenchOptions:
 
 
 class Listener:
-    """Progress callbacks; the default does nothing. The CLI draws a rich display from them."""
+    """Progress callbacks; the default does nothing. The CLI draws a rich display from them.
+
+    Before each step, :meth:`step_planned` says what may still come (a
+    :class:`diskq.bench.progress.StepPlan`, this step included); ``eta_s`` of
+    :meth:`step_started` is the worst case of the fio time left, without overheads."""
 
     def note(self, text: str) -> None: ...
+
+    def step_planned(self, plan: StepPlan) -> None: ...
 
     def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None: ...
 
@@ -125,7 +131,8 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
             notes += cache_notes
             if cache_mode != "keep":
                 claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
-        claim = safety.claim_exclusive(claim_path, target=path)
+        also = safety.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
+        claim = safety.claim_exclusive(claim_path, target=path, also=also)
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:
@@ -162,21 +169,24 @@ def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) 
     return [current, other[current]] if current in other else ["off", "on"]
 
 
-class _Clock:
-    """Estimates the time left from the steps done so far (upper bound on steps left)."""
+@dataclass
+class _Steps:
+    """What the bench may still measure, for the progress display (:class:`StepPlan`)."""
 
-    def __init__(self, steps_max: int, runtime_s: float):
-        self.steps_left = steps_max
-        self.runtime_s = runtime_s
-        self.durations: list[float] = []
+    runs_left: int  # runs after the current one
+    per_run_max: int  # fdatasync steps one run can take at most
+    flush_check: bool
+    runtime_s: float
+    check_s: float
+    exact: bool  # an explicit --jobs list of fixed-length steps
+    this_run_left: int = 0  # fdatasync steps the current run may still take
+    check_pending: bool = False  # the current run's flush check is still to come
 
-    def eta(self) -> float:
-        per = sum(self.durations) / len(self.durations) if self.durations else self.runtime_s
-        return max(self.steps_left, 0) * per
-
-    def done(self, seconds: float) -> None:
-        self.durations.append(seconds)
-        self.steps_left -= 1
+    def plan(self, *, fdatasync: bool) -> StepPlan:
+        later = self.runs_left * self.per_run_max
+        checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
+        return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
+                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync)
 
 
 def _identify(target: Target, path: str) -> Device:
@@ -237,19 +247,22 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 doc.notes.append(control.note)
             if target.kind == "file" and not target.existed:
                 create_file(target)
-            per_run = (len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)) + (
-                1 if opts.flush_check else 0
-            )
-            clock = _Clock(per_run * len(states), opts.runtime_s)
+            per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
+            steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
+                           runtime_s=opts.runtime_s, check_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s),
+                           exact=bool(opts.jobs) and steady is None)
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
                 doc.runs.append(run)
+                steps.runs_left -= 1
+                steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal)
+                _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, listener, cache, journal)
         except Interrupted as exc:
             _stopped(doc, exc)
         except DiskqError as exc:
             failure = exc
+            doc.interrupted = True  # the sweep did not finish: the document must say so
             if doc.runs:
                 doc.runs[-1].interrupted = True
             doc.notes.append(f"stopped by an error: {exc.message}; partial results kept")
@@ -275,7 +288,7 @@ def _stopped(doc: ResultDocument, exc: Interrupted) -> None:
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, listener, cache, journal) -> None:
+def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, listener, cache, journal) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards."""
     opts = plan.options
     guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
@@ -286,19 +299,29 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
             run.cache_changed = True
             run.notes.append(f"write cache switched {original} -> {state} with {control.mechanism}; restored afterwards")
 
+        search = None
+
         def measure(numjobs: int, options=sync_opts) -> Point:
-            listener.step_started(numjobs, fdatasync=options is sync_opts, eta_s=clock.eta())
-            started = time.monotonic()
+            fdatasync = options is sync_opts
+            if fdatasync:
+                steps.this_run_left = search.steps_left_max() if search is not None else steps.this_run_left
+            step_plan = steps.plan(fdatasync=fdatasync)
+            listener.step_planned(step_plan)
+            listener.step_started(numjobs, fdatasync=fdatasync, eta_s=step_plan.sync_steps_left * step_plan.runtime_s
+                                  + step_plan.check_steps_left * step_plan.check_s)
             try:
                 point = fio.run_step(plan.path, numjobs, options)
-            except Interrupted as exc:
+            except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
-                if partial is not None and options is sync_opts:
+                if partial is not None and fdatasync:
                     run.points.append(partial)
                 raise
             finally:
-                clock.done(time.monotonic() - started)
-            if options is sync_opts:
+                if fdatasync:
+                    steps.this_run_left = max(steps.this_run_left - 1, 0)
+                else:
+                    steps.check_pending = False
+            if fdatasync:
                 run.points.append(point)
             listener.step_done(point)
             return point
@@ -309,6 +332,7 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, clock, li
             else:
                 search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget)
                 search.run()
+                steps.this_run_left = 0  # the search is over: what it did not take is dropped
                 run.notes.extend(search.notes)
                 if search.stop_reason:
                     run.notes.append(f"search stopped: {search.stop_reason}")

@@ -22,14 +22,14 @@ measures the same curve with fewer, shorter steps:
 
 Each step is further shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`).
 The search itself is pure: it calls ``measure(numjobs) -> Point`` and never runs fio; it only
-reads the spread of IOPS samples in the fio output a point carries (:func:`diskq.bench.fio.iops_spread`).
+reads the spread of IOPS samples in the fio output a point carries (:func:`diskq.analyse.noise.iops_spread`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from diskq.bench.fio import iops_spread
+from diskq.analyse.noise import NOISY_SPREAD, iops_spread
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
 
@@ -39,7 +39,7 @@ DEFAULT_REFINE_BUDGET = 3
 DEFAULT_PATIENCE = 1
 #: within-step spread of one job's IOPS (stddev / mean) above which the device is too noisy to
 #: stop early: a steady SSD shows about 1 %, a disk seeking some 15 %
-DEFAULT_NOISY_SPREAD = 0.20
+DEFAULT_NOISY_SPREAD = NOISY_SPREAD
 
 Measure = Callable[[int], Point]
 
@@ -67,8 +67,9 @@ def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET) -> int:
 
 
 def peak_of(points: list[Point]) -> Peak | None:
-    """The point with the highest IOPS (the fewest jobs among equals)."""
-    usable = [p for p in points if not p.interrupted] or points
+    """The point with the highest IOPS (the fewest jobs among equals); interrupted steps never
+    count, so a run with none completed has no peak."""
+    usable = [p for p in points if not p.interrupted]
     if not usable:
         return None
     best = max(usable, key=lambda p: (p.iops, -p.numjobs))
@@ -102,6 +103,16 @@ class Search:
         self.points: dict[int, Point] = {}
         self.stop_reason: str | None = None
         self.notes: list[str] = []
+        self._phase = "doubling"
+        self._refine_left = refine_budget
+
+    def steps_left_max(self) -> int:
+        """At most how many steps this search still measures, the one under way included: every
+        doubling not yet measured plus the refinement budget while doubling; the budget left while
+        refining; 0 once done. It only shrinks (for the progress display's time budget)."""
+        if self._phase == "doubling":
+            return sum(1 for n in doubling_sequence(self.max_jobs) if n not in self.points) + self.refine_budget
+        return self._refine_left if self._phase == "refining" else 0
 
     def _iops(self, n: int) -> float:
         if n not in self.points:
@@ -135,7 +146,9 @@ class Search:
                 break
         if misses:
             self.stop_reason = self._turn(best, misses, stopped_early)
+            self._phase = "refining"
             self._refine()  # the curve turned: the peak lies between the best and its neighbours
+        self._phase = "done"
         return self.ordered()
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
@@ -145,7 +158,7 @@ class Search:
         verb = "fell" if all(c < 0 for c in changes) else "flattened"
         where = " and ".join(str(n) for n in misses)
         limit = "" if stopped_early else f", then --max-jobs {self.max_jobs} was reached"
-        return f"IOPS {verb} at {where} jobs ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
+        return f"IOPS {verb} at {where} {'job' if misses == [1] else 'jobs'} ({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
 
     def _refine(self) -> None:
         budget = self.refine_budget
@@ -165,6 +178,7 @@ class Search:
             sides.sort(reverse=True)
             self._iops(sides[0][1])
             budget -= 1
+            self._refine_left = budget
 
     def ordered(self) -> list[Point]:
         return [self.points[n] for n in sorted(self.points)]

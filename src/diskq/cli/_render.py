@@ -3,65 +3,103 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn
 from rich.table import Table
+from rich.text import Text
 
+from diskq.analyse import plausibility
+from diskq.analyse.noise import CAVEAT
+from diskq.bench.progress import BenchClock, StepPlan, duration, left_text
 from diskq.bench.runner import Listener
 from diskq.result import Point, ResultDocument
 
 
-def _fmt_eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    seconds = int(seconds)
-    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+class _BudgetColumn(ProgressColumn):
+    """Bar and time left read from the :class:`BenchClock` at every refresh, so the bar moves with
+    time between steps, not only when one ends."""
+
+    def __init__(self, clock: BenchClock):
+        super().__init__()
+        self.clock = clock
+        self.bar = BarColumn(bar_width=24)
+
+    def render(self, task):
+        snap = self.clock.snapshot()
+        task.completed = round(snap.fraction * 1000)
+        row = Table.grid(padding=(0, 1))
+        row.add_row(self.bar.render(task), Text(f"{duration(snap.elapsed_s)}, {left_text(snap)}"))
+        return row
 
 
 class BenchProgress(Listener):
-    """A progress bar over all steps of all runs, with the overall ETA (an upper bound: the
-    search often stops sooner)."""
+    """Progress of a bench. On a terminal: the current step and a bar that fills against the time
+    budget (:mod:`diskq.bench.progress`), with the time left, cleared when the bench ends; a line
+    per finished step stays above it. Elsewhere (a log, a pipe): one plain line per step, never
+    wrapped or cut, and no bar."""
 
-    def __init__(self, console: Console, runtime_s: float):
+    def __init__(self, console: Console, runtime_s: float, *, clock=None, live: bool | None = None):
         self.console = console
         self.runtime_s = runtime_s
-        self.progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("eta ≤ {task.fields[eta]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
+        self.clock = BenchClock(clock) if clock is not None else BenchClock()
+        self.live = console.is_terminal if live is None else live
+        self.progress = None
+        if self.live:
+            self.progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                _BudgetColumn(self.clock),
+                console=console,
+                transient=True,  # the last frame is cleared when the bench ends
+            )
         self.task = None
         self.run_label = ""
+        self._fdatasync = True
+        self._numjobs = 0
 
     def __enter__(self):
-        self.progress.start()
-        self.task = self.progress.add_task("starting", total=None, eta="?")
+        if self.progress is not None:
+            self.progress.start()
+            self.task = self.progress.add_task("starting", total=1000)
         return self
 
     def __exit__(self, *exc):
-        self.progress.stop()
+        self.clock.finish()
+        if self.progress is not None:
+            self.progress.stop()
         return False
 
+    def _line(self, text: str, style: str | None = None) -> None:
+        if self.live:
+            self.progress.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+        else:  # plain text, whole: a log keeps every step on one line whatever its width
+            self.console.file.write(text + "\n")
+            self.console.file.flush()
+
     def note(self, text: str) -> None:
-        self.progress.console.print(f"[yellow]note[/]: {text}")
+        self._line(f"note: {text}", "yellow")
 
     def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None:
         how = f" via {mechanism}" if mechanism else ""
         self.run_label = f"cache {write_cache}{how}" + (f" (run {index + 1}/{total})" if total > 1 else "")
 
+    def step_planned(self, plan: StepPlan) -> None:
+        self.clock.step_started(plan)
+
     def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None:
-        self._fdatasync = fdatasync
+        self._fdatasync, self._numjobs = fdatasync, numjobs
         kind = "" if fdatasync else " without fdatasync (flush check)"
-        self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}", eta=_fmt_eta(eta_s))
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}")
 
     def step_done(self, point: Point) -> None:
-        what = "" if getattr(self, "_fdatasync", True) else "  (no fdatasync: flush check)"
-        self.progress.console.print(
+        self.clock.step_done()
+        snap = self.clock.snapshot()
+        what = "" if self._fdatasync else "  (no fdatasync: flush check)"
+        self._line(
             f"  {self.run_label}  numjobs={point.numjobs:<4} {point.iops:>10,.0f} IOPS"
             + (" (steady state)" if point.steady_state else "") + what
+            + f"  [{duration(snap.elapsed_s)} elapsed, {left_text(snap)}]"
         )
 
 
@@ -99,6 +137,8 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         table.add_column("", justify="left", no_wrap=True, min_width=bar_width)
         peak = run.peak.numjobs if run.peak else None
         top = max((p.iops for p in run.points), default=0) or 1
+        questionable = {q.numjobs: q for q in plausibility.questionable(
+            (p.numjobs, p.iops) for p in run.points if not p.interrupted)}
         for p in run.points:
             sync = p.sync_lat_us
             bar = "█" * max(1, round(bar_width * p.iops / top))
@@ -110,10 +150,14 @@ def result_table(doc: ResultDocument, console: Console) -> None:
                 _us(sync.mean if sync else None),
                 _us(sync.p99 if sync else None),
                 _us(sync.p999 if sync else None),
-                bar + (" (interrupted)" if p.interrupted else ""),
+                bar + (" (interrupted)" if p.interrupted else "")
+                + (" ? questionable" if p.numjobs in questionable and not p.interrupted else ""),
                 style="bold" if p.numjobs == peak else None,
             )
         console.print(table)
+        for q in questionable.values():
+            console.print(f"[bold yellow]? questionable[/], left out of the class and every verdict: {escape(q.reason)}",
+                          markup=True, highlight=False)
         scaling = run.scaling
         if scaling:
             cls = scaling.get("scaling") if isinstance(scaling, dict) else getattr(scaling, "scaling", None)
@@ -161,6 +205,10 @@ def verdict_lines(verdicts) -> list[str]:
     pg = v.get("postgres_wal") or {}
     if pg:
         lines.append(f"PostgreSQL WAL: {_first(pg)}")
+    caveats = [n[len(CAVEAT):] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
+    if caveats and lines:  # every verdict says it rests on noisy figures, and why follows
+        lines = [f"{line} [yellow](noisy run: see caveat)[/]" for line in lines]
+        lines += [f"[bold yellow]caveat[/]: {c}" for c in caveats]
     plp = v.get("power_loss_protection") or {}
     if plp:
         lines += plp_lines(plp)

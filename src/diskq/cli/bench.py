@@ -27,7 +27,7 @@ def bench_cmd(
     target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
-    runtime: float = typer.Option(20, "--runtime", help="whole seconds per step at most (steady state may end a step sooner)"),
+    runtime: float = typer.Option(20, "--runtime", metavar="<seconds>", help="whole seconds per step at most, 1 to 86400 (steady state may end a step sooner)"),
     max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
     jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
     size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
@@ -52,7 +52,7 @@ def bench_cmd(
     options = runner.BenchOptions(
         runtime_s=runtime,
         max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
-        jobs=parse_int_list(jobs) if jobs else None,
+        jobs=parse_int_list(jobs) if jobs is not None else None,  # "" is refused, never the search
         size_bytes=parse_size(size),
         cache=cache,
         yes=yes,
@@ -64,8 +64,9 @@ def bench_cmd(
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
     output_mod.check_output_path(output, target=target)  # before anything is written anywhere
     # From here on SIGINT, SIGTERM and SIGHUP stop diskq in order: the scratch device is detached,
-    # fio is stopped, settings are restored and what was measured is written.
-    with signals.interruptible():
+    # fio is stopped, settings are restored and what was measured is written. Once such a stop
+    # has begun, later signals are ignored until the process has exited with 130.
+    with signals.interruptible(final=True):
         if scratch:
             with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
                 err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
@@ -109,8 +110,12 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
             raise
         result_table(doc, err if as_json else _stdout())
         err.print(f"result written to [bold]{written}[/]")
-        err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
-        err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
+        if doc.interrupted:
+            err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
+                      "so run the bench again to its end to contribute a result")
+        else:
+            err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
+            err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
     if failure is not None:
         problem = DiskqError(
             f"cannot write the result document to {out}: {failure}",
@@ -136,7 +141,7 @@ def _save_partial(doc, output: Path | None, err) -> None:
         print_json(text)
         err.print("partial result printed on stdout (no file could be written)")
         return
-    err.print(f"partial result written to [bold]{written}[/]")
+    err.print(f"partial result written to [bold]{written}[/] (the database takes complete sweeps only)")
 
 
 def _stdout():

@@ -48,9 +48,13 @@ def _render(scaling) -> None:
             "-" if fit.n_max is None else f"{fit.n_max:.1f}", f"{fit.r2:.3f}", f"{fit.rmse:.0f}",
         )
         console.print(table)
-    console.print(f"classified by {scaling.method}")
+    by = "the contributor's words" if scaling.method == "contributor" else scaling.method
+    console.print(f"classified by {by}")
+    for q in scaling.questionable:
+        console.print(f"? questionable {q.numjobs}:{q.iops:.0f}, left out: {q.reason}", markup=False, highlight=False)
     for note in scaling.notes:
-        console.print(f"  - {note}", markup=False)
+        if not note.startswith("left out as questionable"):
+            console.print(f"  - {note}", markup=False)
 
 
 def _jobs(n: int) -> str:

@@ -147,7 +147,7 @@ def lookup_cmd(
     from diskq.database.aggregate import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
-    from diskq.units import human_bytes
+    from diskq.units import capacity, latency_ms, plural
 
     matches = lookup(db, query, limit=limit)
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
@@ -168,15 +168,24 @@ def lookup_cmd(
 
     best, others = matches[0], matches[1:]
     d = best.device
-    out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
-    out(f"  {human_bytes(d['capacity_bytes'], si=True)}, {d['protocol']}, {d['media']}; "
-              f"{d['submissions']} submission(s), {d['verified']} verified, "
+    if d.get("not_drive"):
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (not a drive: not ranked)")
+        out(f"  not a drive: {d['not_drive']}")
+    else:
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
+    out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
+              f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
               + f"{d['legacy']} legacy")
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
-              f"at {_fmt(d['peak_jobs'])} jobs, scaling {d['scaling'] or '-'}, p99 fdatasync {_fmt(d['p99_sync_us'], ' us')}")
-    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
+              f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 fdatasync {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
+    osds = d["osds_per_device_text"] or "-"
+    if d.get("osds_rate_text"):
+        osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
+    elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
+        osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
+    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds}, "
               f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
     plp = d.get("plp_evidence") or {}
     if plp:
@@ -189,10 +198,19 @@ def lookup_cmd(
             out(f"    {marks.get(e.get('points_to'), '?')} {e.get('kind')}: {e.get('text')}")
     for c in best.caches:
         unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
-        if c["scaling_json"] and c["scaling_json"].get("description"):
-            out(f"  cache {setting_label(c['write_cache'], c['knob'])}: {c['scaling_json']['description']}{unsafe}")
+        label = setting_label(c["write_cache"], c["knob"])
+        scaling = c["scaling_json"] or {}
+        if scaling.get("description"):
+            whose = " (the contributor's words)" if scaling.get("method") == "contributor" else ""
+            out(f"  cache {label}: {scaling['description']}{whose}{unsafe}")
         elif unsafe:
-            out(f"  cache {setting_label(c['write_cache'], c['knob'])}:{unsafe}")
+            out(f"  cache {label}:{unsafe}")
+        if c.get("source_words") and scaling.get("method") != "contributor":
+            out(f"  cache {label}, in the contributor's words: \"{c['source_words']}\"")
+    for q in best.questionable:
+        out(f"  questionable (left out): cache {q['write_cache']}, {q['reason']}")
+    for x in best.excluded:
+        out(f"  not aggregated: {x['path']}: {x['reason']}")
     for note in d["notes"]:
         out(f"  note: {note}")
     labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
@@ -214,17 +232,24 @@ def site_build(
     out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
     submissions: Path | None = typer.Option(
         Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
+    repository: str | None = typer.Option(
+        None, "--repository", metavar="URL",
+        help="source repository linked from every page (default: [project.urls] Repository in pyproject.toml)"),
 ) -> None:
     """Generate the static site: suitability table, device pages, methodology, exports.
 
-    Example: diskq site build --db devices.db --out _site
+    Example: diskq site build --db devices.db --out _site --repository https://github.com/OWNER/diskq
     """
     from rich.text import Text
 
+    from diskq.errors import InvalidInput
     from diskq.publish.site import build_site
 
+    if repository is not None and not repository.startswith("https://"):
+        raise InvalidInput(f"--repository must be an https:// address, got {repository!r}")
     err = stderr_console()
     with err.status(Text(f"writing the site to {out}/ ...")):
-        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None)
+        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
+                            repository=repository)
     err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
               f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)

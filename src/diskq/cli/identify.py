@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from diskq.cli.app import app, print_json, stderr_console, stdout_console
+from diskq.probe.journal import WRITERS_WAIT_S
 
 
 @app.command(
@@ -89,7 +90,7 @@ def _render(device, verdict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from diskq.units import human_bytes
+    from diskq.units import capacity, human_bytes
 
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -100,7 +101,7 @@ def _render(device, verdict) -> None:
         ("model", device.model),
         ("vendor", device.vendor),
         ("firmware", device.firmware),
-        ("capacity", f"{human_bytes(device.capacity_bytes, si=True)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
+        ("capacity", f"{capacity(device.capacity_bytes)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
         ("protocol", device.protocol),
         ("media", device.media + (f", {rpm} rpm" if rpm else "")),
         ("block size", f"{device.logical_block_size} logical" + (f" / {device.physical_block_size} physical" if device.physical_block_size else "") if device.logical_block_size else None),
@@ -134,13 +135,17 @@ def _render(device, verdict) -> None:
     help=(
         "Put back every write-cache setting that a killed diskq run (SIGKILL, power loss, crash) "
         "left changed, from the journal diskq writes before each change. Runs still going are "
-        "left alone. Exits non-zero if anything could not be restored.\n\n"
+        "left alone, and so is a device that a process still has open for writing after --wait "
+        "seconds (it is named). Exits non-zero if anything could not be restored.\n\n"
         "Example: diskq restore"
     )
 )
 def restore(
     list_only: bool = typer.Option(False, "--list", help="only show what is pending; change nothing"),
     as_json: bool = typer.Option(False, "--json", help="print the outcome as JSON on stdout"),
+    wait: float = typer.Option(
+        WRITERS_WAIT_S, "--wait", min=0, max=3600, help="seconds to wait for processes still writing to a device before refusing it"
+    ),
 ) -> None:
     import json
     from dataclasses import asdict
@@ -162,7 +167,7 @@ def restore(
                 out.print(f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}", markup=False)
         return
 
-    messages = journal.restore_all()
+    messages = journal.restore_all(wait_s=wait)
     left = journal.stale()
     if as_json:
         print_json(json.dumps({"messages": messages, "not_restored": [asdict(e) for e in left]}, indent=2))

@@ -17,6 +17,17 @@ signers_app = typer.Typer(
 app.add_typer(signers_app, name="signers")
 
 
+def _load(path: Path):
+    """A submission file, or a one-line error naming it (a file this command cannot read is bad input)."""
+    from diskq.errors import InvalidInput, SubmissionError
+    from diskq.submission.validate import load_submission
+
+    try:
+        return load_submission(path)
+    except SubmissionError as exc:
+        raise InvalidInput(f"not a submission file: {exc.message}") from None
+
+
 def _read_text(path: Path, what: str) -> str:
     from diskq import files
     from diskq.errors import InvalidInput
@@ -41,10 +52,9 @@ def line_cmd(submission: List[Path] = typer.Argument(..., help="signed submissio
     """
     from diskq.errors import InvalidInput
     from diskq.submission.signers import signer_line
-    from diskq.submission.validate import load_submission
 
     for path in submission:
-        line = signer_line(load_submission(path))
+        line = signer_line(_load(path))
         if line is None:
             raise InvalidInput(f"{path} is not signed")
         print(line)
@@ -66,9 +76,8 @@ def check_pr_cmd(
     Example: diskq signers check-pr --base base_signers --head allowed_signers --author octocat --keys keys.txt submissions/x/y/z.json
     """
     from diskq.submission.signers import pull_request_problems
-    from diskq.submission.validate import load_submission
 
-    subs = [(str(p), load_submission(p)) for p in (submission or [])]
+    subs = [(str(p), _load(p)) for p in (submission or [])]
     problems = pull_request_problems(_read_text(base, "base file"), _read_text(head, "head file"), author,
                                      _read_text(keys, "keys file"), subs)
     for p in problems:

@@ -19,7 +19,8 @@ held by ssh-agent (give its .pub file) or a hardware key all work. Use --github 
 GitHub login: pull-request checks verify the signature against the keys GitHub publishes for
 you. The file goes to submissions/<vendor>/<model>/<id>.json unless -o says otherwise; its
 path is printed. Given a directory (the results a fleet run fetched), every result document
-under it is signed the same way (status.json files are left out).
+under it is signed the same way (status.json files are left out). An interrupted result (a
+bench stopped before its end) is refused: the database takes complete sweeps only.
 
 Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
 Example: diskq sign fleet-results/ -f ~/.ssh/id_ed25519 --github octocat
@@ -74,7 +75,7 @@ def _load_for_signing(path: Path):
     """A result document or an existing submission (to be signed again)."""
     from pydantic import ValidationError
 
-    from diskq.errors import InvalidInput
+    from diskq.errors import InvalidInput, SubmissionError
     from diskq.result import ResultDocument
     from diskq.submission.model import Submission
     from diskq.submission.problems import field_path
@@ -88,16 +89,33 @@ def _load_for_signing(path: Path):
     try:
         data = parse_json(raw)
     except UnsafeInteger as exc:
-        raise InvalidInput(f"cannot sign {path}: {exc.field}: {describe(exc.text)}") from None
+        raise SubmissionError(f"cannot sign {path}: {exc.field}: {describe(exc.text)}") from None
+    except SubmissionError as exc:  # not JSON at all: a wrong file, not an invalid submission
+        raise InvalidInput(f"{path}: {exc.message}", hint="give the result document diskq bench or import-fio wrote") from None
     kind = data.get("format") if isinstance(data, dict) else None
     model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
     if model is None:
-        raise InvalidInput(f"{path} is neither a diskq result document nor a submission")
+        raise InvalidInput(f"{path} is neither a diskq result document nor a submission",
+                           hint="give the result document diskq bench or import-fio wrote")
     try:
         return model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
         e = exc.errors(include_url=False, include_input=False)[0]
-        raise InvalidInput(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+        raise SubmissionError(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+
+
+def _refuse_incomplete(path: Path, result) -> None:
+    """An interrupted result is never a submission (validation refuses it): do not sign one."""
+    from diskq.errors import SubmissionError
+    from diskq.submission.complete import incomplete_problems
+
+    problems = incomplete_problems(result)
+    if problems:
+        first = problems[0]
+        raise SubmissionError(
+            f"cannot sign {path}: {first.field}: {first.message}",
+            hint="validation refuses interrupted results, so the database would never take it",
+        )
 
 
 @app.command("sign", help=SIGN_HELP)
@@ -107,7 +125,7 @@ def sign_cmd(
     github: Optional[str] = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
     name: Optional[str] = typer.Option(None, "--name", help="your name as it should appear with the result"),
     principal: Optional[str] = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="where to write (default: submissions/<vendor>/<model>/<id>.json)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)"),
 ) -> None:
     from diskq.errors import DiskqError, InvalidInput
 
@@ -143,6 +161,7 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
 
     err = stderr_console()
     loaded = _load_for_signing(file)
+    _refuse_incomplete(file, loaded.result if isinstance(loaded, Submission) else loaded)
     try:
         contributor = Contributor(name=name, github=github) if (name or github) else None
     except ValueError:
@@ -161,12 +180,16 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
         if (loaded.method.id, loaded.method.version) == methods.COMMUNITY:
             provenance = Provenance(source="fio runs made by hand with the community command (diskq import-fio)")
         sub = make_submission(loaded, contributor=contributor, provenance=provenance)
-    who = github or principal or (contributor.github if contributor else None) or getpass.getuser()
+    who = github or principal or (sub.contributor.github if sub.contributor else None) or getpass.getuser()
+    out = submission_path(output, sub)  # before signing: a refused -o costs no signature
     signed = sign_submission(sub, (key or _default_key()).expanduser(), principal=who)
-    out = output or Path(paths.SUBMISSIONS_DIR) / paths.relative_path(signed.result.device, signed.id)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dump(signed), encoding="utf-8")
-    err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}")
+    from diskq.database.extract import contributor_text
+
+    shown = contributor_text(signed.contributor.name, signed.contributor.github) if signed.contributor else None
+    err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}"
+              + (f"; contributor shown as [bold]{shown}[/]" if shown else ""), highlight=False)
     root = paths.find_root(out)
     listing = repository_file(root) if root is not None else None
     if listing is not None and listing.is_file():  # a clone of the repository: list the key that signed
@@ -179,6 +202,31 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
               "and open a pull request")
     print(out)
     return out
+
+
+def submission_path(output: Path | None, sub) -> Path:
+    """Where ``diskq sign`` writes ``sub``: validation wants the file named ``<id>.json`` and,
+    inside a ``submissions/`` tree, at ``<vendor>/<model>/<id>.json`` below it. ``-o DIR``
+    writes ``DIR/<id>.json`` (the whole layout when DIR is a submissions directory); ``-o FILE``
+    must be the name validation expects, otherwise it is refused before anything is signed."""
+    from diskq.errors import InvalidInput
+    from diskq.submission import paths
+
+    expected = paths.relative_path(sub.result.device, sub.id)
+    if output is None:
+        return Path(paths.SUBMISSIONS_DIR) / expected
+    if output.is_dir():
+        return output / expected if output.name == paths.SUBMISSIONS_DIR else output / expected.name
+    root = paths.find_root(output)
+    if output.name != expected.name or (root is not None and output.absolute() != (root / expected).absolute()):
+        right = (root / expected) if root is not None else output.with_name(expected.name)
+        raise InvalidInput(
+            f"-o {output}: a submission's file must be named after its id"
+            + (" and sit at <vendor>/<model>/<id>.json in submissions/" if root is not None else "")
+            + f", here {right}",
+            hint="give a directory with -o (it gets <id>.json), or leave -o out for submissions/<vendor>/<model>/<id>.json",
+        )
+    return output
 
 
 def _expand(paths_in: list[Path]):
@@ -279,8 +327,13 @@ def import_fio_cmd(
     doc = import_fio(docs, device=device, write_cache=write_cache, cache_mechanism=cache_mechanism)
     out = output or Path(f"{slugify(device.model)}-import.json")
     out.write_text(doc.to_json() + "\n", encoding="utf-8")
+    from diskq.cli._render import result_table
+    from diskq.units import plural
+
+    result_table(doc, err)  # the table and verdicts diskq bench shows; stdout keeps the path alone
     peak = doc.runs[0].peak
-    err.print(f"{len(doc.runs[0].points)} point(s), peak {peak.iops:.0f} IOPS at {peak.numjobs} job(s)")
+    err.print(f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}")
+    err.print(f"result written to [bold]{out}[/]")
     err.print(f"next: diskq sign {out} --github YOUR_LOGIN")
     print(out)
 

@@ -20,6 +20,15 @@ Rules (the README states them too):
   volatile write cache (every counted submission says so), as in the bench's own verdicts.
 * The row uses the best safe cache state: the highest median 1-job IOPS (max IOPS when no
   1-job point exists); when no state is safe, the best unsafe one, with a note.
+* Questionable points (``[plausibility]`` in ``criteria.toml``) never enter a curve.
+* A submission whose 1-job or max IOPS at a setting is more than ``[outliers] max_ratio`` times
+  (or less than its inverse) the median of the other submissions at that setting (at least
+  ``min_others`` of them) is not aggregated; it stays listed with the reason.
+* A result that measures a host (loop, zram, virtio, device-mapper, md, RAID volume, a file:
+  :mod:`diskq.analyse.hostdevice`) is not aggregated into a model that has drive results; a
+  model whose every result measures a host is a host device, never ranked among drives.
+* A curve from one community-table row carries what the row says beyond its points (the peak
+  of the contributor's sweep, the contributor's words) to the analysis.
 """
 
 from __future__ import annotations
@@ -103,6 +112,8 @@ class CacheAggregate:
     nosync_iops: float | None = None
     scaling: dict | None = None
     unsafe_reason: str | None = None
+    peak_final: bool = False  # one source row's curve whose highest point the contributor measured beyond
+    source_words: str | None = None  # that contributor's words about the curve
 
     @property
     def key(self) -> tuple[str, str]:
@@ -134,6 +145,8 @@ class DeviceAggregate:
     volatile_write_cache: bool | None = None
     unchecked: int = 0  # signature intact, signer not checked (no allowed-signers file)
     plp_facts: list = field(default_factory=list)  # power-loss facts reported by its submissions (plain dicts)
+    excluded: dict[str, str] = field(default_factory=dict)  # submission id -> why it is not aggregated
+    not_drive: str | None = None  # why the device measures a host, not a drive model: never ranked
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -190,6 +203,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
     per_jobs: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # CURVE_FIELDS without numjobs
     ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
     counted = verified = legacy = 0
+    facts: list[tuple[bool, str | None]] = []
     unsafe_reason = None
     if knobs.unsafe_off(knob_, state, volatile_write_cache) is not None:
         unsafe_reason = KERNEL_OFF if knob_ == KERNEL else UNKNOWN_OFF
@@ -204,6 +218,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
         if not pts:
             continue
         counted += 1
+        facts.append((run.peak_final, run.source_words))
         if run.nosync_iops is not None:
             nosyncs.append(run.nosync_iops)
         verified += rec.verified
@@ -236,12 +251,58 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             sync_p99_us=_median_or_none([v[3] for v in vals]),
             lat_p99_us=_median_or_none([v[4] for v in vals]),
         ))
+    # what a source row says applies to its own curve only, not to a median of several
+    peak_final, words = facts[0] if len(facts) == 1 else (False, None)
     return CacheAggregate(
         write_cache=state, knob=knob_, submissions=counted, verified=verified, legacy=legacy,
         safe=unsafe_reason is None, iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
         peak_jobs=statistics.median_low(peaks) if peaks else None,
         p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs), unsafe_reason=unsafe_reason,
+        peak_final=peak_final, source_words=words,
     )
+
+
+def _key_figures(rec: SubmissionRecord) -> dict[tuple[str, str], tuple[float | None, float | None]]:
+    """(1-job IOPS, max IOPS) per setting of one submission, as aggregation counts them."""
+    out = {}
+    for run in sorted(rec.runs, key=lambda r: (-len(r.curve), r.index)):
+        key = (run.write_cache, knob(run.cache_mechanism))
+        pts = run.points()
+        if key in out or not pts:
+            continue
+        ones = [p[1] for p in pts if int(p[0]) == 1]
+        out[key] = (max(ones) if ones else None, max(p[1] for p in pts))
+    return out
+
+
+def outliers(records: list[SubmissionRecord], crit: dict | None = None) -> dict[str, str]:
+    """Submission id -> why it lies far outside the other submissions of its model and firmware
+    (``[outliers]`` in ``criteria.toml``): its 1-job or max IOPS at a setting is more than
+    ``max_ratio`` times, or less than its inverse, the median of the others at that setting."""
+    if crit is None:
+        try:
+            from diskq.analyse import criteria
+        except ImportError:
+            return {}
+        crit = criteria.section("outliers")
+    limit, min_others = float(crit["max_ratio"]), int(crit["min_others"])
+    figures = {r.id: _key_figures(r) for r in records}
+    out: dict[str, str] = {}
+    for rec in records:
+        for key, mine in sorted(figures[rec.id].items()):
+            others = [figures[o.id][key] for o in records if o.id != rec.id and key in figures[o.id]]
+            for i, what in ((0, "1-job IOPS"), (1, "max IOPS")):
+                theirs = [f[i] for f in others if f[i] is not None and f[i] > 0]
+                if mine[i] is None or len(theirs) < min_others:
+                    continue
+                median = statistics.median(theirs)
+                ratio = mine[i] / median
+                if ratio > limit * (1 + 1e-9) or ratio < 1 / limit * (1 - 1e-9):
+                    out.setdefault(rec.id, (
+                        f"{what} {mine[i]:,.0f} at cache {setting_label(*key)} is {ratio:.2g}x the median "
+                        f"{median:,.0f} of the {len(theirs)} other submissions of this model and firmware "
+                        f"(more than {limit:g}x apart): not aggregated"))
+    return out
 
 
 def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str, str] | None, list[str]]:
@@ -262,15 +323,51 @@ def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str
     return pick.key, [f"no safe cache setting ({why}); the row shows cache {pick.label}"]
 
 
+def noise_caveat(records: list[SubmissionRecord]) -> str | None:
+    """A caveat when some submissions were measured on a noisy host or device (a 1-job step
+    whose IOPS varied by more than :data:`diskq.analyse.noise.NOISY_SPREAD` within the step)."""
+    from diskq.analyse.noise import CAVEAT, NOISY_SPREAD
+    from diskq.units import plural
+
+    noisy = [max(s for run in r.runs if (s := run.solo_spread) is not None) for r in records
+             if any(run.solo_spread is not None and run.solo_spread > NOISY_SPREAD for run in r.runs)]
+    if not noisy:
+        return None
+    return (f"{CAVEAT}{plural(len(noisy), 'submission')} of {len(records)} measured while one job's IOPS varied by "
+            f"more than {NOISY_SPREAD:.0%} within a step (up to {max(noisy):.0%}): a noisy host or device, so the "
+            "figures and verdicts may not hold on a quiet one")
+
+
 def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggregate:
     """All figures of one device (records must share ``device_id``; order does not matter)."""
     records = sorted(records, key=lambda r: r.id)
-    method = primary_method(records)
-    counted = [r for r in records if r.method == method]
+    drives = [r for r in records if r.not_drive is None]
+    excluded: dict[str, str] = {}
+    not_drive = None
+    if drives and len(drives) < len(records):  # a drive model also measured through a host's stack
+        for r in records:
+            if r.not_drive is not None:
+                excluded[r.id] = f"{r.not_drive}: not aggregated into a drive's figures"
+    elif not drives:
+        not_drive = most_common([r.not_drive for r in records], skip=(None,))
+    usable = [r for r in records if r.id not in excluded]
+    method = primary_method(usable)
+    counted = [r for r in usable if r.method == method]
     notes = []
-    others = len(records) - len(counted)
+    others = len(usable) - len(counted)
     if others:
         notes.append(f"{others} submission(s) measured with another method are listed but not aggregated")
+    far = outliers(counted)
+    if far and 2 * len(far) >= len(counted):  # no majority to stand apart from: none is singled out
+        notes.append(f"the submissions of this model disagree widely ({len(far)} of {len(counted)} lie far "
+                     "from the others): none is singled out")
+        far = {}
+    if far:
+        excluded.update(far)
+        counted = [r for r in counted if r.id not in far]
+        notes.append(f"{len(far)} submission(s) far outside the others of this model are listed but not aggregated")
+    if len(excluded) > len(far):
+        notes.append(f"{len(excluded) - len(far)} submission(s) measuring a host are listed but not aggregated")
     volatile = volatile_cache(counted)
     settings = sorted({(run.write_cache, knob(run.cache_mechanism, run.write_cache)) for r in counted for run in r.runs})
     caches = {}
@@ -280,6 +377,9 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
             caches[agg.key] = agg
     best, why = best_cache(caches)
     notes.extend(why)
+    caveat = noise_caveat(counted)
+    if caveat:
+        notes.append(caveat)
     return DeviceAggregate(
         id=dev_id,
         model=most_common([r.model for r in records], skip=()),
@@ -299,6 +399,8 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         volatile_write_cache=volatile,
         unchecked=sum(r.signature == "intact" for r in counted),
         plp_facts=plp_facts(counted),
+        excluded=excluded,
+        not_drive=not_drive,
     )
 
 

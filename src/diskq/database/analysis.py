@@ -68,12 +68,26 @@ def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
     )
 
 
-def _analyse(doc, safe_before: list[int]) -> dict:
+def source_sweeps(dev: DeviceAggregate, settings: list[tuple[str, str]]) -> dict:
+    """Per run index of the median document: what the source of that setting's curve says
+    beyond its points (one community-table row's final peak and its contributor's words)."""
+    from diskq.analyse.source import SourceSweep
+
+    out = {}
+    for i, s in enumerate(settings):
+        c = dev.caches[s]
+        if c.peak_final or c.source_words:
+            out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words)
+    return out
+
+
+def _analyse(doc, safe_before: list[int], sources: dict | None = None) -> dict:
     """Run the analysis on a median document: scaling per run (in the document's order), runs
     whose flush check on the medians fails, and the verdicts over the runs that remain safe."""
     from diskq.analyse import annotate, plp, verdicts
 
-    doc = annotate(doc)
+    sources = sources or {}
+    doc = annotate(doc, sources)
     # power-loss protection weighs every setting (a failed flush check is evidence too), per model
     protection = plp.evaluate(doc, per_model=True)
     scaling = [_plain(r.scaling) for r in doc.runs]
@@ -81,7 +95,7 @@ def _analyse(doc, safe_before: list[int]) -> dict:
     safe = [i for i in safe_before if i not in unsafe]
     if safe and len(safe) != len(doc.runs):
         doc = doc.model_copy(update={"runs": [doc.runs[i] for i in safe]})
-        doc.verdicts = verdicts.evaluate(doc)
+        doc.verdicts = verdicts.evaluate(doc, {j: sources[i] for j, i in enumerate(safe) if i in sources})
     doc.verdicts.power_loss_protection = protection
     return {"scaling": scaling, "unsafe": unsafe, "verdicts": _plain(doc.verdicts)}
 
@@ -102,15 +116,17 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     settings = sorted(dev.caches)
     safe_before = [i for i, s in enumerate(settings) if dev.caches[s].safe]
     doc = median_document(dev, settings)
+    sources = source_sweeps(dev, settings)
     key = known = new = None
     if memo is not None:
-        inputs = json.dumps([doc.model_dump(mode="json"), safe_before], sort_keys=True)
+        facts = {i: [s.peak_final, s.words] for i, s in sources.items()}
+        inputs = json.dumps([doc.model_dump(mode="json"), safe_before, facts], sort_keys=True)
         key = memo.key(hashlib.sha256(inputs.encode()).hexdigest(), "analysis")
         known = memo.get(key)
     if known is not None:
         answer = json.loads(known)
     else:
-        answer = _analyse(doc, safe_before)
+        answer = _analyse(doc, safe_before, sources)
         new = json.dumps(answer, sort_keys=True) if key else None
     for setting, scaling in zip(settings, answer["scaling"]):
         dev.caches[setting].scaling = scaling
@@ -129,9 +145,12 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
 
 
 def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
-    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (and
-    whether the sweep limited it: the answer is then "at least N"), etcd pass/fail, commits per
-    second of one PostgreSQL session, power-loss protection."""
+    """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (whether
+    the sweep limited it: the answer is then "at least N"; the commit rate each of them gets and
+    the demand it meets; a value that sorts devices by what they carry), etcd pass/fail, commits
+    per second of one PostgreSQL session, power-loss protection."""
+    from diskq.analyse.osds import order_value
+
     v = verdicts or {}
     ceph = v.get("ceph_waldb") or {}
     osds = v.get("osds_per_device") or {}
@@ -145,6 +164,10 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
         "ceph_waldb": ceph.get("tier"),
         "osds_per_device": osds.get("n"),
         "osds_limited_by_sweep": None if osds.get("n") is None else int(bool(osds.get("limited_by_sweep"))),
+        "osds_per_osd_iops": osds.get("per_osd_iops"),
+        "osds_demand_iops": osds.get("demand_iops"),
+        "osds_order": order_value(osds.get("n"), osds.get("per_osd_iops"), osds.get("demand_iops"),
+                                  osds.get("solo_iops")),
         "etcd": None if passes is None else ("pass" if passes else "fail"),
         "postgres_wal": commits,
     }

@@ -33,11 +33,12 @@ from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, re
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
-from diskq.errors import DatabaseError
+from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "3"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
-#                      3: devices.power_loss_protection and devices.plp_evidence
+SCHEMA_VERSION = "4"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+#                      3: devices.power_loss_protection and devices.plp_evidence;
+#                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -112,7 +113,7 @@ def find_submission_files(root: Path) -> list[Path]:
     """Every ``*.json`` under ``root`` as :func:`diskq.submission.paths.find_files` lists them
     (sorted, hidden entries left out, links to directories not followed)."""
     if not root.is_dir():
-        raise DatabaseError(f"submissions directory not found: {root}")
+        raise DatabasePathError(f"submissions directory not found: {root}")
     return paths.find_files(root)[0]
 
 
@@ -208,15 +209,16 @@ def _insert(table: str, columns: int) -> str:
     return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
 
 
-SUBMISSION_INSERT = _insert("submissions", 24)
-RUN_INSERT = _insert("runs", 10)
-POINT_INSERT = _insert("points", 11)
+SUBMISSION_INSERT = _insert("submissions", 27)
+RUN_INSERT = _insert("runs", 12)
+POINT_INSERT = _insert("points", 12)
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
 INSERT_BATCH = 500
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
 #: measured with another method than the device's (known only once the device is complete).
-NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0 "
-                  "WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)")
+NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0, excluded = 'measured with another method than most "
+                  "of this device''s submissions' WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)")
+EXCLUDED = "UPDATE submissions SET aggregated = 0, excluded = ? WHERE id = ?"
 
 
 def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Memo | None):
@@ -246,7 +248,7 @@ class _Rows:
 
     def add(self, record: SubmissionRecord) -> None:
         row = record.row
-        self.submissions.append((*row[:18], 1, *row[18:]))
+        self.submissions.append((*row[:18], 1, *row[18:], None))
         self.runs += record.run_rows
         self.points += record.point_rows
         if len(self.submissions) >= INSERT_BATCH:
@@ -265,6 +267,7 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
+    figures: dict[str, str] = {}  # figures digest -> the first path (whatever model it names)
     rows = _Rows(con)
     with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
         for record, problems, key, answer in workers.map(reader, files):
@@ -279,6 +282,13 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
                 first = seen[record.id]
                 report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
                 continue
+            same = figures.get(record.figures_digest)
+            if same is not None:
+                report.skipped.append(Skipped(path, "result.runs", (
+                    f"duplicate of {same}: the same measured figures (the same fio output, signed again or with "
+                    "another date) count once")))
+                continue
+            figures[record.figures_digest] = path
             seen[record.id] = path
             rows.add(record)
             record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
@@ -302,7 +312,8 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     for dev in devices:
         if any(rec.method != dev.method for rec in by_device[dev.id]):
             con.execute(NOT_AGGREGATED, (dev.id, *dev.method))
-    devices.sort(key=rank_key)
+        con.executemany(EXCLUDED, [(why, sid) for sid, why in sorted(dev.excluded.items())])
+    devices.sort(key=lambda d: (d.not_drive is not None, rank_key(d)))  # hosts after drives, unranked
     _write_devices(con, devices, fts)
 
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
@@ -336,7 +347,9 @@ def _spread(s):
 def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
     from diskq.database.analysis import verdict_columns
 
-    for rank, dev in enumerate(devices, start=1):
+    ranks = iter(range(1, len(devices) + 1))
+    for dev in devices:
+        rank = next(ranks) if dev.not_drive is None else None
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
         values = {
@@ -357,17 +370,18 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
             "plp_evidence": _plp_json(dev.verdicts),
             "notes": json.dumps(dev.notes),
+            "not_drive": dev.not_drive,
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
                     tuple(values.values()))
         for key in sorted(dev.caches):
             c = dev.caches[key]
             con.execute(
-                _insert("device_cache", 20),
+                _insert("device_cache", 21),
                 (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
                  *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
                  (c.scaling or {}).get("scaling"),
-                 json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None),
+                 json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None, c.source_words),
             )
             con.executemany(
                 _insert("curve", 12),
@@ -405,7 +419,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
         fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(db), suffix=TMP_SUFFIX, dir=db.parent)
         os.close(fd)
     except OSError as exc:
-        raise DatabaseError(f"cannot write {db}: {exc.strerror or exc}",
+        raise DatabasePathError(f"cannot write {db}: {exc.strerror or exc}",
                             hint="the database is written next to its final name: the directory must be writable") from None
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
@@ -448,11 +462,11 @@ def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
-        raise DatabaseError(f"{db} does not exist", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db} does not exist", hint="run `diskq db build`") from None
     except OSError as exc:
-        raise DatabaseError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
     if not stat.S_ISREG(mode):
-        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db")
+        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db")
     try:
         con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:
@@ -461,7 +475,7 @@ def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
         finally:
             con.close()
     except sqlite3.Error as exc:
-        raise DatabaseError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
+        raise DatabasePathError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
 
 
 def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq import files
+from diskq.analyse.noise import iops_spread
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
 
@@ -55,6 +56,9 @@ class RunSummary:
     curve: array
     cache_mechanism: str | None = None
     cache_changed: bool = False
+    peak_final: bool = False  # the source (community table) measured beyond the highest point
+    source_words: str | None = None  # the contributor's own words about this curve
+    solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
@@ -86,6 +90,8 @@ class SubmissionRecord:
     volatile_write_cache: bool | None = None  # what the drive reports: does it have a volatile cache?
     signature: str = "unsigned"  # one of SIGNATURE_STATUSES
     plp_facts: list = field(default_factory=list)  # the power-loss facts the drive reported, as plain dicts
+    figures_digest: str = ""  # of the measured figures: the same fio output signed again has the same
+    not_drive: str | None = None  # why the result measures a host, not a drive model (None: a drive)
 
 
 def all_finite(values: tuple[float | None, ...]) -> bool:
@@ -121,6 +127,69 @@ def _flush():
     except ImportError:
         return None
     return flush
+
+
+@functools.cache
+def _analysis():
+    """(plausibility, source, hostdevice) modules of the analysis package, or None."""
+    try:
+        from diskq.analyse import hostdevice, plausibility, source
+    except ImportError:
+        return None
+    return plausibility, source, hostdevice
+
+
+def questionable_points(run) -> dict[int, str]:
+    """numjobs -> why, for the run's questionable points (:mod:`diskq.analyse.plausibility`)."""
+    mods = _analysis()
+    if mods is None:
+        return {}
+    pts = [(p.numjobs, p.iops) for p in run.points if not p.interrupted and math.isfinite(p.iops)]
+    return {q.numjobs: q.reason for q in mods[0].questionable(pts)}
+
+
+def legacy_sources(sub) -> dict[int, tuple[bool, str | None]]:
+    """run index -> (peak_final, contributor's words) of a legacy submission, read from the row
+    as published that its provenance quotes (the community table's "peak #jobs" is the peak of
+    the contributor's sweep, which went further). Empty for anything else."""
+    mods = _analysis()
+    if mods is None or not sub.legacy or sub.provenance is None:
+        return {}
+    from diskq.submission.legacy import parse_table
+
+    prefix = "row as published: "
+    rows = [parse_table(n[len(prefix):]) for n in sub.provenance.notes if n.startswith(prefix)]
+    rows = [r[0] for r in rows if r]
+    if len(rows) != 1 or not sub.result.runs:
+        return {}
+    row = rows[0]
+    run = sub.result.runs[0]
+    top = max((p for p in run.points if not p.interrupted), key=lambda p: (p.iops, -p.numjobs), default=None)
+    # a final peak only where the peak is a point the analysis keeps (not a questionable figure)
+    final = (top is not None and top.numjobs == row.peak_jobs == max(p.numjobs for p in run.points)
+             and row.peak_jobs not in questionable_points(run))
+    return {0: (final, mods[1].shape_words(row.notes))}
+
+
+def figures_digest(doc) -> str:
+    """SHA-256 over every run's cache state and measured figures (job count, IOPS, bandwidth, I/Os,
+    runtime, latencies) and the no-fdatasync step: a result signed again with another ``created``
+    time has the same digest. Figures are checked against their raw fio output by validation, so
+    the same output gives the same figures."""
+    h = hashlib.sha256(b"diskq-figures 1\n")
+    for run in doc.runs:
+        h.update(f"run {run.write_cache} {run.cache_mechanism}\n".encode())
+        for p in [*run.points, *([run.nosync] if run.nosync is not None else [])]:
+            sync = p.sync_lat_us
+            h.update(repr((p.numjobs, p.iops, p.bw_bytes, p.total_ios, p.runtime_ms, p.lat_us.mean, p.lat_us.p99,
+                           sync.mean if sync else None, sync.p99 if sync else None)).encode() + b"\n")
+    return h.hexdigest()
+
+
+def not_a_drive(doc) -> str | None:
+    """Why ``doc`` measures a host, not a drive model (:mod:`diskq.analyse.hostdevice`)."""
+    mods = _analysis()
+    return mods[2].not_a_drive(doc) if mods is not None else None
 
 
 @functools.cache
@@ -241,8 +310,11 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     did = device_id(mkey, fkey)
 
     run_rows, point_rows, runs = [], [], []
+    sources = legacy_sources(sub)
     for r_index, run in enumerate(doc.runs):
         curve = array("d")
+        left_out = questionable_points(run)
+        peak_final, words = sources.get(r_index, (False, None))
         best_1, best_max, best_jobs, p99_1 = None, None, None, None
         for seq, pt in enumerate(run.points):
             sync = pt.sync_lat_us
@@ -250,8 +322,9 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
                       sync.mean if sync else None, sync.p99 if sync else None)
             if not all_finite(values):
                 return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
-            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted)))
-            if pt.interrupted:
+            why = None if pt.interrupted else left_out.get(pt.numjobs)
+            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted), why))
+            if pt.interrupted or why is not None:
                 continue
             lat_mean, lat_p99, sync_mean, sync_p99 = values[2:]
             curve.extend((pt.numjobs, pt.iops, NAN if lat_mean is None else lat_mean,
@@ -263,15 +336,18 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
                 best_max, best_jobs = pt.iops, pt.numjobs
         ok = flush_ok(run, dev.volatile_write_cache)
         run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
-                         None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1))
+                         None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1, int(peak_final), words))
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
-        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed))
+        solo = next((pt for pt in run.points if pt.numjobs == 1 and not pt.interrupted), None)
+        spread = iops_spread(solo.fio) if solo is not None else None
+        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
+                               peak_final=peak_final, source_words=words, solo_spread=spread))
 
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
     if sub.contributor:
-        contributor = sub.contributor.github or sub.contributor.name
+        contributor = contributor_text(sub.contributor.name, sub.contributor.github)
     row = (
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
         sub.signature.principal if sub.signature else None, contributor,
@@ -280,6 +356,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         doc.method.id, doc.method.version,
         doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
         None if dev.volatile_write_cache is None else int(dev.volatile_write_cache), status,
+        figures_digest(doc), not_a_drive(doc),
     )
     return SubmissionRecord(
         id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
@@ -287,6 +364,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
         signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
+        figures_digest=row[23], not_drive=row[24],
     ), []
 
 
@@ -296,10 +374,10 @@ def _nan(x: float | None) -> float:
 
 def _curve(point_rows: list[tuple]) -> array:
     """The packed curve (:data:`CURVE_FIELDS`) of one run from its ``points`` rows, interrupted
-    steps left out: what :func:`read_submission` packs while it reads the points."""
+    steps and questionable points left out: what :func:`read_submission` packs while it reads the points."""
     curve = array("d")
-    for _, _, _, numjobs, iops, _, lat_mean, lat_p99, sync_mean, sync_p99, interrupted in point_rows:
-        if not interrupted:
+    for _, _, _, numjobs, iops, _, lat_mean, lat_p99, sync_mean, sync_p99, interrupted, why in point_rows:
+        if not interrupted and why is None:
             curve.extend((numjobs, iops, _nan(lat_mean), _nan(sync_mean), _nan(sync_p99), _nan(lat_p99)))
     return curve
 
@@ -318,6 +396,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "points": [p[1:] for p in record.point_rows],
         "nosync": [r.nosync_iops for r in record.runs],
         "plp": record.plp_facts,
+        "spread": [r.solo_spread for r in record.runs],
     })
 
 
@@ -331,10 +410,12 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     run_rows = [(sid, *r) for r in d["runs"]]
     point_rows = [(sid, *p) for p in d["points"]]
     runs = []
-    for r, nosync in zip(run_rows, d["nosync"]):
+    spreads = d.get("spread") or [None] * len(run_rows)
+    for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
-                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed)))
+                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed),
+                               peak_final=bool(r[10]), source_words=r[11], solo_spread=spread))
     return SubmissionRecord(
         id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
         run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
@@ -342,4 +423,17 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         method=(row[16], row[17]), created=row[4],
         volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
         plp_facts=d.get("plp") or [],
+        figures_digest=row[23], not_drive=row[24],
     ), []
+
+
+def contributor_text(name: str | None, github: str | None) -> str | None:
+    """How a submission's contributor is shown: ``Jane Doe (@octocat)`` when the file gives both
+    a name and a GitHub login, else whichever it gives.
+
+    >>> contributor_text("Jane Doe", "octocat"), contributor_text(None, "octocat"), contributor_text("Jane", None)
+    ('Jane Doe (@octocat)', 'octocat', 'Jane')
+    """
+    if name and github:
+        return f"{name} (@{github})"
+    return github or name or None

@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 from diskq import files
-from diskq.errors import DatabaseError
+from diskq.errors import DatabaseError, DatabasePathError
 from diskq.files import kind
 
 __all__ = ["TMP_SUFFIX", "check_writable_target", "kind", "read_regular", "remove_stale_temporaries",
@@ -34,9 +34,9 @@ def check_writable_target(path, what: str) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise DatabaseError(f"{what} {path}: {exc.strerror or exc}") from None
+        raise DatabasePathError(f"{what} {path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise DatabaseError(f"{what} {path} is {kind(st.st_mode)}, not a regular file")
+        raise DatabasePathError(f"{what} {path} is {kind(st.st_mode)}, not a regular file")
 
 
 #: Temporary files of a build (the database, new memo entries) and temporary directories of a

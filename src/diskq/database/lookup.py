@@ -40,7 +40,7 @@ from pathlib import Path
 from diskq.database.aggregate import setting_slug
 from diskq.database.files import kind
 from diskq.database.keys import compact
-from diskq.errors import DatabaseError, InvalidInput
+from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
 
 MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
@@ -50,12 +50,38 @@ SHARED_WEIGHT, EDIT_WEIGHT = 0.3, 0.7
 
 
 def osds_text(n: int | None, limited_by_sweep) -> str | None:
-    """OSDs per device as shown: ``'4'``, or ``'≥ 16'`` when the sweep's largest job count still
-    passed (the device may carry more; never extrapolated)."""
+    """OSDs per device as shown: ``'4'``, ``'≥ 16'`` when the sweep's largest job count still
+    passed (the device may carry more; never extrapolated), ``'none'`` when not even one OSD
+    gets the commit rate it needs."""
     if n is None:
         return None
+    if n == 0:
+        return "none"
     return f"\u2265 {n}" if limited_by_sweep else str(n)
 
+
+def osds_rate_text(per_osd_iops: float | None, demand_iops: float | None) -> str | None:
+    """The commit rate beside the count: ``'24,055/s each'`` (None when there is no count)."""
+    if per_osd_iops is None:
+        return None
+    return f"{per_osd_iops:,.0f}/s each"
+
+
+def questionable_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
+    """The device's questionable points, as submitted, with why each was left out."""
+    rows = con.execute(
+        "SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.questionable FROM points p "
+        "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
+        "JOIN submissions s ON s.id = p.submission_id "
+        "WHERE s.device_id = ? AND p.questionable IS NOT NULL ORDER BY p.submission_id, p.run, p.seq", (device_id,))
+    return [{"submission_id": r[0], "write_cache": r[1], "numjobs": r[2], "iops": r[3], "reason": r[4]} for r in rows]
+
+
+def excluded_submissions(con: sqlite3.Connection, device_id: str) -> list[dict]:
+    """The device's submissions that are listed but not aggregated, with why."""
+    rows = con.execute("SELECT id, path, excluded FROM submissions WHERE device_id = ? AND aggregated = 0 "
+                       "ORDER BY id", (device_id,))
+    return [{"submission_id": r[0], "path": r[1], "reason": r[2]} for r in rows]
 
 #: The kinds of candidate, best first (see the module docstring).
 EXACT, TYPO, CLOSEST = "exact", "typo", "closest"
@@ -69,6 +95,8 @@ class Match:
     device: dict
     caches: list[dict] = field(default_factory=list)
     curves: dict[str, list[dict]] = field(default_factory=dict)
+    questionable: list[dict] = field(default_factory=list)
+    excluded: list[dict] = field(default_factory=list)
     kind: str = EXACT
 
     @property
@@ -78,7 +106,7 @@ class Match:
 
     def to_dict(self) -> dict:
         return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
-                "curves": self.curves}
+                "curves": self.curves, "questionable": self.questionable, "excluded": self.excluded}
 
 
 def words(text: str) -> list[str]:
@@ -151,17 +179,17 @@ def open_db(db: Path) -> sqlite3.Connection:
     try:
         mode = os.stat(db).st_mode
     except FileNotFoundError:
-        raise DatabaseError(f"{db} does not exist", hint="build it with `diskq db build`") from None
+        raise DatabasePathError(f"{db} does not exist", hint="build it with `diskq db build`") from None
     except OSError as exc:
-        raise DatabaseError(f"{db}: {exc.strerror or exc}") from None
+        raise DatabasePathError(f"{db}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
-        raise DatabaseError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
+        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
     try:
         con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         con.row_factory = sqlite3.Row
         con.execute("SELECT 1 FROM devices LIMIT 1")
     except sqlite3.Error as exc:
-        raise DatabaseError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
+        raise DatabasePathError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
     return con
 
 
@@ -245,8 +273,10 @@ def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float
                 continue
             if (sc := _score(query, row)) >= MIN_SCORE:
                 scored.append((sc, row))
+    # matches first, then by score; hosts and virtual devices have no rank: after the drives
     kinds = {row["id"]: _kind(query, row) for _, row in scored}
-    scored.sort(key=lambda sr: (_KIND_ORDER[kinds[sr[1]["id"]]], -sr[0], len(sr[1]["model"]), sr[1]["rank"]))
+    scored.sort(key=lambda sr: (_KIND_ORDER[kinds[sr[1]["id"]]], -sr[0], len(sr[1]["model"]),
+                                sr[1]["rank"] is None, sr[1]["rank"] or 0))
     return [(sc, row, kinds[row["id"]]) for sc, row in scored]
 
 
@@ -272,6 +302,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             device["plp_evidence"] = json.loads(device["plp_evidence"]) if device.get("plp_evidence") else None
             device["osds_limited_by_sweep"] = _flag(device["osds_limited_by_sweep"])
             device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
+            device["osds_rate_text"] = osds_rate_text(device["osds_per_osd_iops"], device["osds_demand_iops"])
             caches = [dict(r) for r in con.execute(
                 "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (row["id"],))]
             for c in caches:
@@ -281,7 +312,8 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                                  (row["id"],)):
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
-            out.append(Match(score, device, caches, curves, kind))
+            out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
+                             excluded_submissions(con, row["id"]), kind))
         return out
     finally:
         con.close()

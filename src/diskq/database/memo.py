@@ -32,7 +32,7 @@ from pathlib import Path
 
 from diskq.database.files import (TMP_SUFFIX, check_writable_target, read_regular, remove_stale_temporaries,
                                   temporary_prefix)
-from diskq.errors import DatabaseError
+from diskq.errors import DatabaseError, DatabasePathError
 
 #: An allowed-signers file holds one line per key; a few thousand keys fit well below this.
 MAX_SIGNERS_BYTES = 4 * 1024 * 1024
@@ -136,7 +136,7 @@ def read_signers(path: Path) -> bytes:
     try:
         return read_regular(path, MAX_SIGNERS_BYTES, follow_symlinks=True)
     except DatabaseError as exc:
-        raise DatabaseError(f"allowed signers file {path}: {exc.message}",
+        raise DatabasePathError(f"allowed signers file {path}: {exc.message}",
                             hint="give an ssh allowed_signers file (see ssh-keygen(1), ALLOWED SIGNERS)") from None
 
 
@@ -201,7 +201,7 @@ class Memo:
             self._fresh.execute("BEGIN")
         except (OSError, sqlite3.Error) as exc:
             self.abandon()
-            raise DatabaseError(f"cannot open the validation memo {self.path}: {_reason(exc)}",
+            raise DatabasePathError(f"cannot open the validation memo {self.path}: {_reason(exc)}",
                                 hint="give another --memo FILE, or --no-memo") from None
 
     def put(self, key: str, answer: str | None) -> None:

@@ -34,6 +34,7 @@ def from_document_file(path: Path) -> WalDbDevice:
     from diskq.result import ResultDocument
     from diskq.submission.model import Submission
     from diskq.submission.problems import field_path
+    from diskq.errors import SubmissionError
     from diskq.submission.validate import UnsafeInteger, parse_json
 
     try:
@@ -49,6 +50,8 @@ def from_document_file(path: Path) -> WalDbDevice:
         data = parse_json(raw)
     except UnsafeInteger as exc:
         raise InvalidInput(f"{path}: {exc.field}: integer out of range") from None
+    except SubmissionError as exc:  # not JSON, not UTF-8, nested too deeply: a wrong file (exit 2, not 5)
+        raise InvalidInput(f"{path}: {exc.message}") from None
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"{path} is not JSON: {str(exc)[:200]}") from None
     kind = data.get("format") if isinstance(data, dict) else None

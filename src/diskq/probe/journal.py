@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ENV_DIR = "DISKQ_JOURNAL_DIR"
+#: Seconds ``diskq restore`` waits for processes still writing to a device before it refuses.
+WRITERS_WAIT_S = 10.0
 DEFAULT_DIRS = ("/run/diskq", "/var/lib/diskq")
 
 
@@ -187,15 +189,20 @@ class Journal:
         """Entries whose run is gone: changes that nobody will put back but ``diskq restore``."""
         return [e for e in self.pending() if not e.running]
 
-    def restore_all(self) -> list[str]:
+    def restore_all(self, wait_s: float = WRITERS_WAIT_S) -> list[str]:
         """Put back every change left by a run that is gone; one message per entry.
 
         An entry whose run is still alive is left alone. An entry whose device is gone or was
         replaced (different ``diskseq``) is dropped, since there is nothing left to restore.
-        A failed restore keeps its entry; check :meth:`stale` afterwards.
+        A device that some process still has open for writing (a fio job that outlived its
+        diskq, say) is waited for up to ``wait_s`` seconds, then left as it is, with a message
+        naming those processes: restoring the setting under a running writer would mix two
+        settings into what it measures. A failed or refused restore keeps its entry; check
+        :meth:`stale` afterwards.
         """
         from diskq.errors import DiskqError
         from diskq.probe.cache import CacheControl, set_state
+        from diskq.probe.writers import wait_for_no_writers
 
         messages = []
         for entry in self.pending():
@@ -208,6 +215,14 @@ class Journal:
             if not Path(entry.device).exists() or (entry.diskseq and seq != entry.diskseq):
                 Path(entry.file).unlink(missing_ok=True)
                 messages.append(f"{what}: device is gone or was replaced since; entry dropped, nothing to restore")
+                continue
+            writers = wait_for_no_writers(entry.device, wait_s, sysfs_root=entry.sysfs_root)
+            if writers:
+                names = ", ".join(str(w) for w in writers)
+                messages.append(
+                    f"{what}: NOT restored to {entry.original}: still open for writing by {names} "
+                    f"after {wait_s:g} s; stop {'it' if len(writers) == 1 else 'them'} and run `diskq restore` again"
+                )
                 continue
             control = CacheControl(entry.device, entry.mechanism, "unknown", True, sysfs_root=entry.sysfs_root)
             try:

@@ -5,7 +5,9 @@ is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened w
 or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
 libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
 label, swap) refuses unless ``force``; the refusal names each one. In file mode the backing
-file of an attached loop device is refused like a device in use.
+file of an attached loop device is refused like a device in use. Other names for the same
+storage (:mod:`diskq.probe.aliases`: loop devices over one file, a loop device and the device
+under it, multipath paths) are judged with the target: if any is in use, the target is refused.
 
 A partition's write cache is its whole disk's: while the rest of the disk is in use it is not
 switched (:func:`partition_cache_mode`). Once the checks pass, :func:`claim_exclusive` keeps
@@ -253,8 +255,11 @@ def partition_cache_mode(path: str, mode: str, *, sysfs_root: str = "/sys") -> t
     )
 
 
-def _family_reasons(family: list[str], who, sysfs_root: str, mountinfo: str | None, swaps: str | None) -> list[str]:
-    """Mounts, swap areas, ``/``, ``/boot`` and holders on any device named in ``family``."""
+def _family_reasons(
+    family: list[str], who, sysfs_root: str, mountinfo: str | None, swaps: str | None, *, ignore_holders=frozenset()
+) -> list[str]:
+    """Mounts, swap areas, ``/``, ``/boot`` and holders (but those in ``ignore_holders``) on any
+    device named in ``family``."""
     reasons: list[str] = []
     mounts = parse_mountinfo(mountinfo if mountinfo is not None else _read("/proc/self/mountinfo"))
     for m in mounts:
@@ -273,10 +278,60 @@ def _family_reasons(family: list[str], who, sysfs_root: str, mountinfo: str | No
             if area.startswith("/dev/") and _names_of_source(area, sysfs_root) == {dev}:
                 reasons.append(f"{who(dev)} is active swap")
     for dev in family:
-        held = sysfs.holders(dev, sysfs_root=sysfs_root)
+        held = [h for h in sysfs.holders(dev, sysfs_root=sysfs_root) if h.split(" ")[0] not in ignore_holders]
         if held:
             reasons.append(f"{who(dev)} is held by {', '.join(held)} (device-mapper, LVM, md or bcache)")
     return list(dict.fromkeys(reasons))
+
+
+def alias_reasons(
+    name: str, *, sysfs_root: str = "/sys", mountinfo: str | None = None, swaps: str | None = None,
+    probe_exclusive: bool = True,
+) -> list[str]:
+    """Why the storage behind block device ``name`` is in use under another name.
+
+    Every alias (:func:`diskq.probe.aliases.aliases`: loop devices over the same file, a loop
+    device and the device under it, paths of one multipath LUN) is judged like the target: its
+    mounts, swap, holders (other than the target and its aliases, as a multipath map holds its
+    paths) and, when nothing holds it, whether it can be opened with ``O_EXCL``. Each reason
+    says how the alias and the target are one storage.
+    """
+    from diskq.probe.aliases import aliases
+
+    found = aliases(name, sysfs_root=sysfs_root)
+    group = {name, *(a.name for a in found)}
+    reasons: list[str] = []
+    for alias in found:
+        family = [alias.name, *sysfs.partitions(alias.name, sysfs_root=sysfs_root)]
+
+        def who(dev: str, alias=alias) -> str:
+            return f"/dev/{dev}" if dev == alias.name else f"/dev/{dev} (a partition of /dev/{alias.name})"
+
+        mine = _family_reasons(family, who, sysfs_root, mountinfo, swaps, ignore_holders=group)
+        node = f"/dev/{alias.name}"
+        if (
+            not mine
+            and probe_exclusive
+            and not sysfs.holders(alias.name, sysfs_root=sysfs_root)
+            and os.path.exists(node)
+        ):
+            busy = _exclusive_open_error(node)
+            if busy:
+                mine.append(busy)
+        reasons += [f"{why}; {alias.why}, one storage under two names" for why in mine]
+    return reasons
+
+
+def exclusive_aliases(name: str, *, sysfs_root: str = "/sys") -> list[str]:
+    """Device nodes of the aliases of ``name`` that a bench can claim with ``O_EXCL`` alongside
+    the target (those nothing holds), so that none of them is mounted while it runs."""
+    from diskq.probe.aliases import aliases
+
+    return [
+        f"/dev/{a.name}"
+        for a in aliases(name, sysfs_root=sysfs_root)
+        if not sysfs.holders(a.name, sysfs_root=sysfs_root) and os.path.exists(f"/dev/{a.name}")
+    ]
 
 
 def _open_exclusive(path: str) -> tuple[int | None, str | None]:
@@ -308,19 +363,22 @@ class ExclusiveClaim:
             run_the_bench()
     """
 
-    def __init__(self, path: str, fd: int):
+    def __init__(self, path: str, fd: int, others: list[int] | None = None):
         self.path = path
         self._fd: int | None = fd
+        self._others = list(others or [])
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     def release(self) -> None:
-        """Close the descriptor; idempotent."""
+        """Close the descriptors; idempotent."""
         fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
+        others, self._others = self._others, []
+        for each in [fd, *others]:
+            if each is not None:
+                os.close(each)
 
     def __enter__(self) -> "ExclusiveClaim":
         return self
@@ -330,14 +388,29 @@ class ExclusiveClaim:
         return False
 
 
-def claim_exclusive(path: str, *, target: str | None = None) -> ExclusiveClaim:
+def claim_exclusive(path: str, *, target: str | None = None, also: list[str] | None = None) -> ExclusiveClaim:
     """Open ``path`` with ``O_EXCL`` and keep it open; :class:`UnsafeTarget` when it is in use.
 
     ``target`` is the partition being benched when ``path`` is its whole disk (claimed because
     the disk's write cache will be switched): a refusal then names the partition the user asked
-    for, says that its disk is the one in use, and points at ``--cache keep``.
+    for, says that its disk is the one in use, and points at ``--cache keep``. ``also`` names
+    other devices (the target's aliases, see :func:`exclusive_aliases`) claimed with it.
     """
     fd, why = _open_exclusive(path)
+    if fd is not None and also:
+        others: list[int] = []
+        for node in also:
+            other, busy = _open_exclusive(node)
+            if other is None:
+                for each in [fd, *others]:
+                    os.close(each)
+                raise UnsafeTarget(
+                    f"refusing to write to {target or path}: the same storage is in use under another name",
+                    [busy or f"{node} is busy"],
+                    hint=IN_USE_HINT,
+                )
+            others.append(other)
+        return ExclusiveClaim(path, fd, others)
     if fd is None:
         if target is not None and target != path:
             raise UnsafeTarget(
@@ -386,6 +459,7 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
         busy = _exclusive_open_error(path)
         if busy:
             reasons.append(busy)
+    reasons += alias_reasons(name, sysfs_root=sysfs_root)
     if reasons:
         raise UnsafeTarget(f"refusing to write to {path}: it is in use", reasons, hint=IN_USE_HINT)
     if sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro") == "1":
@@ -426,22 +500,18 @@ def parse_loop_backing_file(text: str) -> str | None:
 
 
 def loop_devices_backed_by(path: str, *, sysfs_root: str = "/sys") -> list[str]:
-    """The attached loop devices whose backing file is ``path`` (compared by inode, so links
-    and bind mounts of the same file count)."""
+    """The attached loop devices whose backing file is ``path``, compared by device and inode
+    (as ``LOOP_GET_STATUS64`` gives them), so links, bind mounts and a renamed file count."""
+    from diskq.probe.aliases import loop_backing
+
     try:
         st = os.stat(path)
     except OSError:
         return []
     found = []
     for entry in sorted(Path(sysfs_root, "block").glob("loop*")):
-        backing = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{entry.name}/loop/backing_file") or "")
-        if backing is None:
-            continue
-        try:
-            other = os.stat(backing)
-        except OSError:
-            continue
-        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+        backing = loop_backing(entry.name, sysfs_root=sysfs_root)
+        if backing is not None and backing[1] == ("file", (st.st_dev, st.st_ino)):
             found.append(f"/dev/{entry.name}")
     return found
 

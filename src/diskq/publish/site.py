@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from diskq.database.files import TMP_SUFFIX, remove_stale_temporaries, temporary_prefix
-from diskq.errors import SiteError
+from diskq.errors import SiteError, SitePathError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
@@ -65,13 +65,22 @@ def fmt_us(value) -> str:
     """Microseconds, readable: ``85.2`` -> ``85 µs``, ``12400`` -> ``12.4 ms``."""
     if value is None:
         return "\u2013"
+    if value < 0.5:
+        return "< 1 µs"  # never "0 µs": a latency below display precision is not zero
     return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
 
 
-def fmt_bytes(value) -> str:
-    from diskq.units import human_bytes
+def fmt_ms(value) -> str:
+    """Milliseconds as :func:`diskq.units.latency_ms` writes them (never "0.00 ms")."""
+    from diskq.units import latency_ms
 
-    return "\u2013" if value is None else human_bytes(value, si=True).replace(".0 ", " ")
+    return "\u2013" if value is None else latency_ms(value)
+
+
+def fmt_bytes(value) -> str:
+    from diskq.units import capacity
+
+    return "\u2013" if value is None else capacity(value)
 
 
 def environment():
@@ -85,7 +94,7 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms)
     return env
 
 
@@ -132,16 +141,16 @@ def _prepare_out(out: Path) -> Path:
     out = Path(out)
     if out.exists():
         if not out.is_dir():
-            raise SiteError(f"{out} exists and is not a directory")
+            raise SitePathError(f"{out} exists and is not a directory")
         if any(out.iterdir()) and not (out / MARKER).exists():
-            raise SiteError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
+            raise SitePathError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
                             hint="choose another --out or empty the directory")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(out, directories=True)
         return _temporary_dir(out)
     except OSError as exc:
-        raise SiteError(f"cannot write {out}: {exc.strerror or exc}",
+        raise SitePathError(f"cannot write {out}: {exc.strerror or exc}",
                         hint="the site is built next to its final place: that directory must be writable") from None
 
 
@@ -164,10 +173,37 @@ def _rows(cursor) -> list[SimpleNamespace]:
     return [SimpleNamespace(**dict(r)) for r in cursor]
 
 
-def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None) -> SiteReport:
-    """Write the whole site for ``db`` into ``out`` (replaced as a whole)."""
+def source_url() -> str | None:
+    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) in the
+    checkout's pyproject.toml; None when it names none."""
+    import tomllib
+
+    from diskq.database.build import repo_root
+
+    try:
+        with open(repo_root() / "pyproject.toml", "rb") as f:
+            urls = tomllib.load(f).get("project", {}).get("urls", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    url = urls.get("Repository") or urls.get("Source")
+    return url if isinstance(url, str) and url.startswith("https://") else None
+
+
+def several_firmwares(devices: list[dict]) -> set[str]:
+    """The model keys that have rows for more than one firmware: those rows show their firmware
+    beside the name, or they would read as one device listed twice."""
+    from collections import Counter
+
+    counts = Counter(d["model_key"] for d in devices)
+    return {key for key, n in counts.items() if n > 1}
+
+
+def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None,
+               repository: str | None = None) -> SiteReport:
+    """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
+    source repository's address linked from every page (default: :func:`source_url`)."""
     from diskq.database.aggregate import setting_label, setting_slug
-    from diskq.database.lookup import open_db, osds_text
+    from diskq.database.lookup import excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points
     from diskq.publish.chart import scaling_chart
 
     db, out = Path(db), Path(out)
@@ -181,8 +217,13 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     report = SiteReport(out=out)
     try:
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
-        devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank")]
-        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url}
+        # drives in rank order, then hosts and virtual devices (no rank: never in the drive table)
+        devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank IS NULL, rank, model_key, id")]
+        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url,
+                  "repository": repository or source_url()}
+        firmware_shown = several_firmwares(devices)
+        for dev in devices:
+            dev["show_firmware"] = dev["model_key"] in firmware_shown
 
         (tmp / "devices").mkdir()
         export = []
@@ -192,6 +233,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
+            dev["osds_rate_text"] = osds_rate_text(dev["osds_per_osd_iops"], dev["osds_demand_iops"])
+            dev["questionable"] = questionable_points(con, dev["id"])
+            dev["excluded"] = excluded_submissions(con, dev["id"])
             dev["notes"] = _loads(dev["notes"]) or []
             dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
             caches = [dict(r) for r in con.execute(
@@ -206,26 +250,29 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["slug"] = setting_slug(c["write_cache"], c["knob"])
                 c["label"] = setting_label(c["write_cache"], c["knob"])
                 c["curve"] = curves.get(c["slug"], [])
-                c["chart"] = scaling_chart(c["curve"], top=top)
+                c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
+                c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
             html = device_page.render(dev=dev, caches=caches, submissions=subs,
                                       raw=submissions is not None, root="../", **common)
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
-                **dev,
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label")} for c in caches],
+                **{k: v for k, v in dev.items() if k != "show_firmware"},
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
             })
 
+        drives = [d for d in devices if d["not_drive"] is None]
+        hosts = [d for d in devices if d["not_drive"] is not None]
         facets = {
-            "protocols": sorted({d["protocol"] for d in devices}),
-            "media": sorted({d["media"] for d in devices}),
-            "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in devices)],
-            "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in devices)],
+            "protocols": sorted({d["protocol"] for d in drives}),
+            "media": sorted({d["media"] for d in drives}),
+            "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in drives)],
+            "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in drives)],
         }
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
-            devices=devices, facets=facets, root="", **common))
+            devices=drives, hosts=hosts, facets=facets, root="", **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
             criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="", **common))
 

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from diskq import proc
-from diskq.errors import SignatureError
+from diskq.errors import InvalidInput, SignatureError
 from diskq.result import ResultDocument
 from diskq.submission import integers, sshsig
 from diskq.submission.canonical import CanonicalError, canonicalize
@@ -99,14 +99,14 @@ def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission
     GitHub publishes for the pull request's author).
     """
     if not _PRINCIPAL.match(principal or ""):
-        raise SignatureError(f"principal {principal!r} must be 1-100 of A-Z a-z 0-9 . _ @ + -")
+        raise InvalidInput(f"principal {principal!r} must be 1-100 of A-Z a-z 0-9 . _ @ + -")
     mismatch = attribution_problem(sub, principal)
     if mismatch:
         raise SignatureError(f"contributor.github {mismatch}",
                              hint="sign with --github set to the contributor's login, or change the contributor")
     key = Path(key).expanduser()
     if not key.exists():
-        raise SignatureError(f"key {key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
+        raise InvalidInput(f"key {key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
     unsigned = Submission.model_validate(sub.model_dump(mode="json", exclude={"signature"}))
     unsafe = integers.find(_json(unsigned), integers.unsafe_int)
     if unsafe is not None:

@@ -23,6 +23,7 @@ from diskq.result import ResultDocument
 from diskq.submission import integers, methods, paths
 from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
+from diskq.submission.complete import incomplete_problems
 from diskq.submission.figures import check_figures
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
@@ -396,6 +397,7 @@ def _check(
         out += _raw_data_problems(sub.result)
         out += analysis_problems(sub.result)
         out += _memory_backed_problems(sub.result)
+        out += incomplete_problems(sub.result)
 
     if sub.signature is None:
         if require_signature and not sub.legacy:

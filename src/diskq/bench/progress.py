@@ -1,0 +1,152 @@
+"""How far a bench has got and how long it may still take: the time budget behind the progress
+display, computed from the runner's events and a clock, apart from any drawing.
+
+The **budget** is the worst case still possible: every step the search may yet take (its bound
+shrinks as the search learns the curve, see :meth:`diskq.bench.sweep.Search.steps_left_max`)
+runs for its full ``--runtime`` (the flush check for its shorter time), plus a per-step
+overhead for fio's start and end: 1 s, or the most a step has shown beyond its cap so far. The bar fills with the
+time spent against time spent + that budget, so it reaches the end when the last step does,
+even when the search stops early.
+
+The time **left** is that budget. It can be told closely only for an explicit ``--jobs`` list
+of fixed-length steps (no steady-state detection): "about 2m05s left". Otherwise it cannot be a
+bound nor a forecast (steps may end early, the search may stop sooner, fio's overhead varies)
+and reads "up to ~2m05s left (estimate)". Each step recomputes it from what the runner knows
+then, so it follows the search as it adds or drops steps.
+
+    >>> clock = FakeClock()
+    >>> p = BenchClock(clock)
+    >>> p.step_started(StepPlan(sync_steps_left=3, check_steps_left=0, runtime_s=10, check_s=5, exact=True))
+    >>> clock.now = 11.0
+    >>> p.step_done()
+    >>> round(p.snapshot().left_s), p.snapshot().exact
+    (22, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: overhead assumed per step (fio's start-up and end); a larger one seen replaces it
+DEFAULT_OVERHEAD_S = 1.0
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """What is left when a step starts, as the runner knows it then (this step included)."""
+
+    sync_steps_left: int  # fdatasync steps that may still run, across all runs
+    check_steps_left: int  # flush-check steps still to run, across all runs
+    runtime_s: float  # cap of one fdatasync step
+    check_s: float  # cap of one flush-check step
+    exact: bool  # a fixed list of fixed-length steps: the count and each length are known
+    fdatasync: bool = True  # the step that starts is an fdatasync step (else the flush check)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    elapsed_s: float  # since the first step started
+    left_s: float  # the budget: the worst case still possible, with overheads as seen so far
+    exact: bool  # a known count of fixed-length steps: "about"; else "up to ~ (estimate)"
+    fraction: float  # elapsed / (elapsed + left), 0..1
+    steps_done: int
+    steps_left: int  # this step included while one runs
+
+
+class FakeClock:
+    """A clock for tests and doctests: set ``now`` by hand."""
+
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class BenchClock:
+    """Fed with :meth:`step_started` / :meth:`step_done`; :meth:`snapshot` at any time."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
+        self._start: float | None = None
+        self._step_start: float | None = None
+        self._plan: StepPlan | None = None
+        self._overhead = DEFAULT_OVERHEAD_S
+        self.steps_done = 0
+        self._finished_at: float | None = None
+
+    def step_started(self, plan: StepPlan) -> None:
+        now = self._clock()
+        if self._start is None:
+            self._start = now
+        self._step_start = now
+        self._plan = plan
+
+    def step_done(self) -> None:
+        now = self._clock()
+        plan, started = self._plan, self._step_start
+        if plan is not None and started is not None:
+            cap = plan.runtime_s if plan.fdatasync else plan.check_s
+            over = (now - started) - cap
+            if over > self._overhead:  # the largest overhead seen, never below the assumption
+                self._overhead = over
+            self._plan = StepPlan(
+                sync_steps_left=plan.sync_steps_left - (1 if plan.fdatasync else 0),
+                check_steps_left=plan.check_steps_left - (0 if plan.fdatasync else 1),
+                runtime_s=plan.runtime_s, check_s=plan.check_s, exact=plan.exact, fdatasync=plan.fdatasync,
+            )
+        self._step_start = None
+        self.steps_done += 1
+
+    def finish(self) -> None:
+        """No step is left: the budget is 0 and the bar full."""
+        self._finished_at = self._clock()
+        self._plan = None
+
+    def snapshot(self) -> Snapshot:
+        now = self._clock() if self._finished_at is None else self._finished_at
+        elapsed = 0.0 if self._start is None else max(0.0, now - self._start)
+        plan = self._plan
+        if plan is None:
+            return Snapshot(elapsed, 0.0, True, 1.0 if self._start is not None else 0.0, self.steps_done, 0)
+        sync_left = max(plan.sync_steps_left, 0)
+        check_left = max(plan.check_steps_left, 0)
+        left = sync_left * (plan.runtime_s + self._overhead) + check_left * (plan.check_s + self._overhead)
+        if self._step_start is not None:  # the running step has used part of its own time already
+            left -= min(now - self._step_start, (plan.runtime_s if plan.fdatasync else plan.check_s) + self._overhead)
+        left = max(left, 0.0)
+        total = elapsed + left
+        fraction = elapsed / total if total > 0 else 0.0
+        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left)
+
+
+def duration(seconds: float | None) -> str:
+    """``7s``, ``2m05s``, ``1h02m``.
+
+    >>> duration(7.4), duration(125), duration(3725), duration(None)
+    ('7s', '2m05s', '1h02m', '?')
+    """
+    if seconds is None:
+        return "?"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def left_text(snap: Snapshot) -> str:
+    """``about 2m05s left`` for a known count of fixed-length steps, ``up to ~2m05s left
+    (estimate)`` when steps may end early or the search may stop sooner; ``done`` at the end.
+
+    >>> left_text(Snapshot(10, 125, True, 0.1, 1, 5)), left_text(Snapshot(10, 125, False, 0.1, 1, 5))
+    ('about 2m05s left', 'up to ~2m05s left (estimate)')
+    """
+    if snap.steps_left == 0:
+        return "done" if snap.steps_done else "time left not known yet"
+    if snap.exact:
+        return f"about {duration(snap.left_s)} left"
+    return f"up to ~{duration(snap.left_s)} left (estimate)"

@@ -1,0 +1,88 @@
+"""A submission is a complete sweep: an interrupted result is refused, never aggregated.
+
+``diskq bench`` keeps what it measured when it is stopped (Ctrl-C, SIGTERM, SIGHUP, an error,
+a step that something else cut short) and marks the document: ``interrupted`` on the result,
+on the run that was going, and on the step that was cut. Such a curve lacks its later steps,
+so its peak, its "max IOPS", its scaling class and the OSDs it allows are not what the device
+would give, and nothing in the database's medians could show that. The public database
+therefore takes complete sweeps only: validation reports every interrupted mark as a problem
+(so ``db build`` skips the file and lists why in ``skipped``), and ``diskq sign`` refuses to
+sign such a document. The contributor runs the bench again to its end.
+
+A mark can be removed by editing the file before signing it; the raw fio output of each step
+still says how long the step ran. A step of a time-based sweep (``diskq bench`` and the
+community command both pass ``--time_based``) that ran less than :data:`FULL_STEP_SHARE` of the runtime fio was given,
+without fio's steady-state detector having ended it, was cut short, marked or not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diskq.result import Point, ResultDocument
+from diskq.submission.problems import Problem
+
+#: The same share as ``diskq.bench.fio.FULL_STEP_SHARE``: a complete time-based step reports at
+#: least the runtime asked for.
+FULL_STEP_SHARE = 0.98
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*$")
+_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+RERUN = "a partial sweep is not a submission: run the bench again to its end"
+
+
+def asked_runtime_s(fio: dict) -> float | None:
+    """The runtime fio was given, from its own JSON (``job options`` of the first job, else
+    ``global options``), in seconds; None when absent or unreadable.
+
+    >>> asked_runtime_s({"jobs": [{"job options": {"runtime": "10"}}]}), asked_runtime_s({"global options": {"runtime": "1m"}})
+    (10.0, 60.0)
+    """
+    sources = []
+    jobs = fio.get("jobs")
+    if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
+        sources.append(jobs[0].get("job options"))
+    sources.append(fio.get("global options"))
+    for options in sources:
+        value = options.get("runtime") if isinstance(options, dict) else None
+        match = _DURATION.match(value) if isinstance(value, str) else None
+        if match:
+            return float(match.group(1)) * _UNIT_S[match.group(2)]
+    return None
+
+
+def _steady_state_attained(fio: dict) -> bool:
+    jobs = fio.get("jobs")
+    return isinstance(jobs, list) and any(
+        isinstance(j, dict) and isinstance(j.get("steadystate"), dict) and bool(j["steadystate"].get("attained"))
+        for j in jobs
+    )
+
+
+def _cut_short(point: Point) -> str | None:
+    if point.interrupted or not isinstance(point.fio, dict) or _steady_state_attained(point.fio):
+        return None
+    asked = asked_runtime_s(point.fio)
+    if asked is None or point.runtime_ms >= asked * 1000 * FULL_STEP_SHARE:
+        return None
+    return f"fio ran this step {point.runtime_ms / 1000:g} s of the {asked:g} s it was given (its own output says so): a step cut short"
+
+
+def incomplete_problems(result: ResultDocument) -> list[Problem]:
+    """One problem per interrupted mark, and per time-based step that ran short unmarked."""
+    out = []
+    if result.interrupted:
+        out.append(Problem("", "result.interrupted", f"the bench was stopped before the end; {RERUN}"))
+    time_based = result.method.fio_params.get("time_based") == "1"  # both methods: --time_based
+    for r, run in enumerate(result.runs):
+        if run.interrupted:
+            out.append(Problem("", f"result.runs[{r}].interrupted", f"this sweep was stopped before the end; {RERUN}"))
+        steps = [(f"points[{i}]", p) for i, p in enumerate(run.points)]
+        steps += [("nosync", run.nosync)] if run.nosync is not None else []
+        for where, point in steps:
+            if point.interrupted:
+                out.append(Problem("", f"result.runs[{r}].{where}.interrupted", f"this step was cut short; {RERUN}"))
+            elif time_based:
+                why = _cut_short(point)
+                if why:
+                    out.append(Problem("", f"result.runs[{r}].{where}.runtime_ms", f"{why}; {RERUN}"))
+    return out

@@ -1,0 +1,303 @@
+"""The table must mean what it says: OSDs per device ranked by what a device carries, the
+community table's curves read as their contributors wrote them, questionable points, outliers
+and duplicates kept out of the figures, and hosts never ranked among drives; through the
+database, `diskq lookup` and the site."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from datetime import datetime, timezone
+
+import pytest
+
+from diskq.analyse.source import read_words
+from diskq.cli import main
+from diskq.database.build import build, repo_root
+from diskq.database.synthetic import result_document, submission, write_submission
+from diskq.publish.site import build_site
+
+
+def cli(*args: str) -> int:
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return exc.code or 0
+    return 0
+
+
+@pytest.fixture(scope="module")
+def legacy(tmp_path_factory):
+    """devices.db and the site built from the committed community-table submissions."""
+    root = tmp_path_factory.mktemp("legacy")
+    db = root / "devices.db"
+    report = build(repo_root() / "submissions", db)
+    assert report.skipped == []
+    build_site(db, root / "_site")
+    return db, root / "_site"
+
+
+def _rows(db, sql, *args):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute(sql, args)]
+    finally:
+        con.close()
+
+
+def _device(db, model):
+    (row,) = _rows(db, "SELECT * FROM devices WHERE model = ?", model)
+    return row
+
+
+def _osds_cell(html: str, device_id: str) -> tuple[float, str]:
+    """(data-n, text) of the OSDs per device cell in the row linking to ``device_id``."""
+    row = re.search(rf'<tr[^>]*>\s*<td[^>]*>\d+</td>\s*<td[^>]*><a href="devices/{device_id}.html">.*?</tr>', html,
+                    re.S).group(0)
+    cells = re.findall(r"<td([^>]*)>(.*?)</td>", row, re.S)
+    attrs, text = cells[10]
+    return float(re.search(r'data-n="([^"]*)"', attrs).group(1)), re.sub(r"<[^>]+>", "", text)
+
+
+# --- 15.1: OSDs per device sorts by what a device can carry -----------------------------------
+
+
+def test_the_ssd_750_sorts_above_the_ultra_ii_in_the_osds_column(legacy):
+    db, site = legacy
+    fast, slow = _device(db, "Intel SSD 750 PCIe"), _device(db, "Sandisk Ultra II")
+    assert fast["osds_per_device"] == slow["osds_per_device"] == 8
+    assert round(fast["osds_per_osd_iops"]) == 24055 and round(slow["osds_per_osd_iops"]) == 455
+    assert fast["osds_demand_iops"] == 315
+    assert fast["osds_order"] > slow["osds_order"]
+    html = (site / "index.html").read_text()
+    n_fast, text_fast = _osds_cell(html, fast["id"])
+    n_slow, text_slow = _osds_cell(html, slow["id"])
+    assert n_fast > n_slow  # what table.js sorts by
+    assert text_fast == "8 24,055/s each" and text_slow == "8 455/s each"
+
+
+def test_the_osds_column_never_ranks_a_device_below_one_that_carries_less(legacy):
+    db, _ = legacy
+    rows = _rows(db, "SELECT model, osds_per_device AS n, osds_per_osd_iops AS r, osds_order FROM devices "
+                     "WHERE osds_per_device > 0")
+    for a in rows:
+        for b in rows:
+            if a["n"] >= b["n"] and a["r"] >= b["r"]:
+                assert a["osds_order"] >= b["osds_order"], (a, b)
+
+
+def test_lookup_shows_the_per_osd_rate_beside_the_count(legacy, capsys):
+    db, _ = legacy
+    assert cli("lookup", "ssd 750", "--db", str(db)) == 0
+    assert "OSDs per device: 8 (24,055/s each; one HDD OSD needs 315)" in capsys.readouterr().out
+    assert cli("lookup", "ssd 750", "--db", str(db), "--json") == 0
+    device = json.loads(capsys.readouterr().out)[0]["device"]
+    assert (device["osds_per_device_text"], device["osds_rate_text"], device["osds_demand_iops"]) == \
+        ("8", "24,055/s each", 315)
+
+
+def test_a_device_too_slow_for_one_osd_reads_none(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    write_submission(subs, submission(result_document("Slow SATA SSD X1", {"off": {1: 250, 2: 300}})))
+    build(subs, tmp_path / "devices.db")
+    assert cli("lookup", "slow sata", "--db", str(tmp_path / "devices.db")) == 0
+    assert "OSDs per device: none (one HDD OSD needs 315 commits/s)" in capsys.readouterr().out
+    build_site(tmp_path / "devices.db", tmp_path / "_site")
+    html = (tmp_path / "_site" / "index.html").read_text()
+    (dev,) = _rows(tmp_path / "devices.db", "SELECT id, osds_order FROM devices")
+    n, text = _osds_cell(html, dev["id"])
+    assert text == "none" and 0 < n < 1
+
+
+# --- 15.2: the community table's curves, as their contributors wrote them ----------------------
+
+
+def test_no_legacy_row_claims_more_osds_than_its_source_measured(legacy):
+    db, _ = legacy
+    limited = _rows(db, "SELECT model FROM devices WHERE legacy > 0 AND osds_limited_by_sweep = 1")
+    # only the S4510, whose 15-job figure is questionable: nothing is known beyond 1 job
+    assert [r["model"] for r in limited] == ["Intel SSD S4510"]
+
+
+def test_every_legacy_class_agrees_with_its_contributors_words(legacy):
+    db, site = legacy
+    rows = _rows(db, "SELECT d.model, d.id, c.scaling_json, c.source_words FROM devices d JOIN device_cache c "
+                     "ON c.device_id = d.id AND c.write_cache = d.cache AND c.knob = d.cache_knob")
+    checked = 0
+    for r in rows:
+        scaling = json.loads(r["scaling_json"]) if r["scaling_json"] else None
+        words = read_words(r["source_words"])
+        if scaling is None or words is None:
+            continue
+        assert scaling["scaling"] == words.scaling, r["model"]
+        if scaling["method"] == "contributor":
+            assert scaling["description"] == r["source_words"], r["model"]
+            page = (site / "devices" / f"{r['id']}.html").read_text()
+            assert f"In the contributor's words (two points cannot decide the shape, so these words do): " \
+                   f"<q>{r['source_words']}</q>" in page
+        checked += 1
+    assert checked == 18  # every row but the S4510, which has one plausible point left
+
+
+def test_the_970_pro_and_the_mzqlw_read_as_their_contributors_wrote(legacy, capsys):
+    db, _ = legacy
+    assert _device(db, "Samsung SSD 970 PRO")["scaling"] == "asymptotic"  # was "linear, up to 2 jobs"
+    assert cli("lookup", "970 pro", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "cache unknown: 2 jobs already saturate (the contributor's words)" in out
+    assert "OSDs per device: 2 (420/s each" in out and "\u2265" not in out
+    (cache,) = _rows(db, "SELECT scaling_json FROM device_cache WHERE device_id = ?",
+                     _device(db, "Samsung MZQLW960HMJP-00003")["id"])
+    assert json.loads(cache["scaling_json"])["knee"] == 8
+
+
+# --- 15.3: questionable points, outliers, duplicates --------------------------------------------
+
+
+def test_the_s4510_typo_is_marked_and_left_out(legacy, capsys):
+    db, site = legacy
+    dev = _device(db, "Intel SSD S4510")
+    assert (dev["max_iops"], dev["peak_jobs"], dev["scaling"], dev["osds_per_device"]) == (1600, 1, None, 1)
+    (point,) = _rows(db, "SELECT numjobs, iops, questionable FROM points WHERE questionable IS NOT NULL")
+    assert (point["numjobs"], point["iops"]) == (15, 48409)
+    assert "3,227 per job, 2.0x the 1-job rate of 1,600" in point["questionable"]
+    assert cli("lookup", "s4510", "--db", str(db)) == 0
+    assert "questionable (left out): cache off, 48,409 IOPS at 15 jobs" in capsys.readouterr().out
+    assert cli("lookup", "s4510", "--db", str(db), "--json") == 0
+    assert json.loads(capsys.readouterr().out)[0]["questionable"][0]["numjobs"] == 15
+    page = (site / "devices" / f"{dev['id']}.html").read_text()
+    assert 'id="questionable"' in page and "48,409 IOPS at 15 jobs is 3,227 per job" in page
+    html = (site / "index.html").read_text()
+    assert re.search(rf'href="devices/{dev["id"]}.html"[^\n]*\n(?:<td[^\n]*\n)*?<td[^>]*>[^\n]*<span class="questionable"', html)
+
+
+def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    for i, one in enumerate((1000, 1100, 950)):
+        write_submission(subs, submission(result_document("Example SSD Z9", {"off": {1: one, 2: one * 1.8}},
+                                                          created=datetime(2025, 1, 1 + i, tzinfo=timezone.utc))))
+    forged = write_submission(subs, submission(result_document(
+        "Example SSD Z9", {"off": {1: 9800, 2: 17000}}, created=datetime(2025, 2, 1, tzinfo=timezone.utc))))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    dev = _device(db, "Example SSD Z9")
+    assert dev["submissions"] == 3 and dev["iops_1job"] == 1000
+    (row,) = _rows(db, "SELECT path, aggregated, excluded FROM submissions WHERE aggregated = 0")
+    assert row["path"].endswith(forged.name)
+    assert "1-job IOPS 9,800 at cache off is 9.8x the median 1,000 of the 3 other submissions" in row["excluded"]
+    assert cli("lookup", "example ssd z9", "--db", str(db)) == 0
+    assert "not aggregated: " in capsys.readouterr().out
+
+
+def test_the_same_figures_signed_again_count_once(tmp_path):
+    subs = tmp_path / "submissions"
+    curve = {"off": {1: 5000, 2: 9000, 4: 15000}}
+    first = write_submission(subs, submission(result_document(
+        "Example SSD D1", curve, created=datetime(2025, 3, 1, tzinfo=timezone.utc))))
+    again = write_submission(subs, submission(result_document(
+        "Example SSD D1", curve, created=datetime(2025, 6, 1, tzinfo=timezone.utc))))
+    assert first != again
+    db = tmp_path / "devices.db"
+    report = build(subs, db)
+    assert report.submissions == 1 and _device(db, "Example SSD D1")["submissions"] == 1
+    (skip,) = report.skipped
+    later, earlier = sorted([first, again], reverse=True)
+    assert skip.path.endswith(later.name) and f"duplicate of {earlier.relative_to(subs).as_posix()}" in skip.message
+    assert _rows(db, "SELECT path FROM skipped") == [{"path": skip.path}]
+
+
+# --- 15.6: hosts are never ranked among drives --------------------------------------------------
+
+
+def test_a_loop_device_is_stored_and_looked_up_but_never_ranked(tmp_path, capsys):
+    subs = tmp_path / "submissions"
+    loop = result_document("Linux loop device", {"on": {1: 30000, 2: 52000}}, protocol="unknown",
+                           cache_mechanism="sysfs", volatile_write_cache=None)
+    loop["device"]["path"] = "/dev/loop7"
+    write_submission(subs, submission(loop))
+    write_submission(subs, submission(result_document("Samsung PM883", {"off": {1: 12680, 16: 59338}})))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    host = _device(db, "Linux loop device")
+    assert host["rank"] is None and "a Linux loop device (/dev/loop7)" in host["not_drive"]
+    assert _device(db, "Samsung PM883")["rank"] == 1
+    assert cli("lookup", "loop device", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "(not a drive: not ranked)" in out and "#" not in out.splitlines()[0]
+    build_site(db, tmp_path / "_site")
+    html = (tmp_path / "_site" / "index.html").read_text()
+    table, _, rest = html.partition("</table>")
+    assert "Linux loop device" not in table and "Samsung PM883" in table
+    assert 'id="hosts"' in rest and f'href="devices/{host["id"]}.html"' in rest
+    page = (tmp_path / "_site" / "devices" / f"{host['id']}.html").read_text()
+    assert "not ranked" in page and "Not a drive, not ranked: a Linux loop device" in page
+    doc = json.loads((tmp_path / "_site" / "devices.json").read_text())
+    assert [d["rank"] for d in doc["devices"]] == [1, None]
+
+
+@pytest.mark.parametrize("device, why", [
+    ({"path": "/dev/zram0"}, "zram"),
+    ({"path": "/dev/vdb"}, "virtual machine"),
+    ({"path": "/dev/dm-3"}, "device-mapper"),
+    ({"path": "/dev/mapper/vg-lv"}, "device-mapper"),
+    ({"path": "/dev/md127"}, "md RAID"),
+    ({"model": "PERC H730P Mini"}, "RAID controller"),
+    ({"model": "QEMU HARDDISK"}, "hypervisor"),
+    ({"kind": "file", "filesystem": "ext4", "path": "/var/tmp/t.img"}, "file on a filesystem on ext4"),
+])
+def test_hosts_are_recognised_from_the_result(device, why):
+    from diskq.analyse.hostdevice import not_a_drive
+    from diskq.result import Device, Method, ResultDocument
+
+    doc = ResultDocument(created="2026-01-01T00:00:00Z", device=Device(**{"model": "X", **device}), method=Method())
+    assert why in not_a_drive(doc)
+    drive = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(),
+                           device=Device(path="/dev/sdb", model="Samsung SSD 860 PRO 512GB"))
+    assert not_a_drive(drive) is None
+
+
+def test_readme_methodology_and_criteria_say_the_same(legacy):
+    from diskq.analyse.verdicts import load_criteria
+
+    crit = load_criteria()
+    readme = (repo_root() / "README.md").read_text()
+    ratio, outlier = crit["plausibility"]["max_per_job_ratio"], crit["outliers"]["max_ratio"]
+    assert f"more than {ratio:g}× the curve's own 1-job rate" in readme
+    assert f"more than {outlier:g}× or less than half the median" in readme
+    assert f"{crit['osds_per_device']['demand_hdd_osd']} commits/s (Ceph's `osd_mclock_max_capacity_iops_hdd`)" in readme
+    _, site = legacy
+    page = " ".join((site / "methodology.html").read_text().split())
+    assert f"more than {ratio} times the curve's own 1-job rate is <em>questionable</em>" in page
+    assert f"more than {outlier} times away from the median of at least {crit['outliers']['min_others']}" in page
+    for key in ("plausibility", "outliers", "contributor_words", "osds_per_device"):
+        assert f'id="crit-{key}"' in page
+    assert f"Criteria version {crit['version']}." in page
+
+
+def test_a_drives_result_measured_through_device_mapper_is_not_aggregated(tmp_path):
+    subs = tmp_path / "submissions"
+    direct = result_document("Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    direct["device"]["path"] = "/dev/sdb"
+    stacked = result_document("Samsung PM883", {"off": {1: 9000, 16: 40000}})
+    stacked["device"]["path"] = "/dev/mapper/vg0-wal"
+    write_submission(subs, submission(direct))
+    write_submission(subs, submission(stacked))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    dev = _device(db, "Samsung PM883")
+    assert (dev["rank"], dev["submissions"], dev["iops_1job"], dev["not_drive"]) == (1, 1, 12680, None)
+    (row,) = _rows(db, "SELECT not_drive, excluded FROM submissions WHERE aggregated = 0")
+    assert "device-mapper" in row["not_drive"] and row["excluded"].endswith("not aggregated into a drive's figures")
+
+
+def test_the_same_figures_under_another_model_name_count_once(tmp_path):
+    subs = tmp_path / "submissions"
+    curve = {"off": {1: 5000, 2: 9000, 4: 15000}}
+    write_submission(subs, submission(result_document("Example SSD D1", curve)))
+    write_submission(subs, submission(result_document("Example SSD D2", curve)))
+    report = build(subs, tmp_path / "devices.db")
+    assert report.submissions == 1 and report.devices == 1
+    (skip,) = report.skipped
+    assert "duplicate of" in skip.message and "the same measured figures" in skip.message
