@@ -403,7 +403,7 @@ def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_g
     # a rebuilt devices.db (`diskq db build`); the Pages workflow relies on the same check
     root = build_mod.repo_root()
     assert cli("db", "build", "--check", "--no-memo", "--submissions", str(root / "submissions"),
-               "--db", str(root / "devices.db")) == 0
+               "--db", str(root / "devices.db"), "--allowed-signers", str(root / "allowed_signers")) == 0
 
 
 # --- hostile paths: one-line errors, never a traceback or a hang -----------------------------

@@ -59,6 +59,16 @@ CASES = [
     (["lookup", "pm883", "--db", "{w}/missing.db"], 2, "--db names nothing"),
     (["lookup", "qqqqzzzzxxxx", "--db", str(REPO / "devices.db")], 1, "no match"),
     (["lookup", "pm883", "--db", str(REPO / "devices.db")], 0, "a match"),
+    (["lookup", "samsung 980 pro", "--db", str(REPO / "devices.db")], 1, "only other models come close"),
+    # signers
+    (["signers", "line", str(LEGACY)], 2, "an unsigned file"),
+    (["signers", "line", "{w}/corrupt.json"], 2, "not JSON"),
+    (["signers", "check-pr", "--base", str(REPO / "allowed_signers"), "--head", str(REPO / "allowed_signers"),
+      "--author", "octocat", "--keys", "{w}/empty.json"], 0, "nothing added"),
+    (["signers", "check-pr", "--base", "{w}/empty.json", "--head", str(REPO / "allowed_signers"),
+      "--author", "octocat", "--keys", "{w}/empty.json"], 1, "a line removed"),
+    (["signers", "check-pr", "--base", "{w}/missing", "--head", str(REPO / "allowed_signers"),
+      "--author", "octocat", "--keys", "{w}/empty.json"], 2, "--base names nothing"),
     # db build
     (["db", "build", "--db", "{w}/dir", "--submissions", "{w}/subs", "--no-memo"], 2, "--db names a directory"),
     (["db", "build", "--submissions", "{w}/missing", "--db", "{w}/x.db", "--no-memo"], 2, "no submissions directory"),
@@ -101,7 +111,7 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets") else argv[0] for argv, _, _ in CASES}
+    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers") else argv[0] for argv, _, _ in CASES}
     assert _commands() <= covered, _commands() - covered
 
 

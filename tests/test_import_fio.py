@@ -19,7 +19,7 @@ needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
 @needs_fio
 def test_import_real_runs_keeps_every_figure_and_the_raw_data():
     runs = fio_runs()
-    doc = import_fio([(f"nj{k}.json", v) for k, v in runs.items()], write_cache="off")
+    doc = import_fio([(f"nj{k}.json", v) for k, v in runs.items()], write_cache="off", cache_mechanism="drive")
     assert doc.method.id == "community-fio-ceph-iops" and doc.method.version == 1
     assert doc.method.fio_version == runs[1]["fio version"]
     assert doc.method.fio_params["rw"] == "write" and "numjobs" not in doc.method.fio_params

@@ -218,3 +218,49 @@ def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path
     assert cli("lookup", "pm1643a", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]
     assert (device["verified"], device["unchecked"]) == (0, 1)
+
+
+def test_the_committed_database_never_answers_a_different_model(capsys):
+    # "samsung 860" named Samsung PM883 as the answer, "samsung 980 pro" the 983DCT (both exit 0)
+    from diskq.database.build import repo_root
+
+    committed = repo_root() / "devices.db"
+    assert cli("lookup", "samsung 860", "--db", str(committed)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Samsung SSD 860 ") and "other matches: Samsung SSD 860 " in out
+    assert "similar models (not matches): " in out and "Samsung PM883" in out.split("not matches")[1]
+
+    assert cli("lookup", "samsung 980 pro", "--db", str(committed)) == DatabaseError.exit_code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    first = captured.err.strip().splitlines()[0]
+    assert first.startswith("diskq: error: no exact match for 'samsung 980 pro'; closest: Samsung 983DCT")
+
+    assert cli("lookup", "samsung 980 pro", "--db", str(committed), "--json") == DatabaseError.exit_code
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data and {m["match"] for m in data} == {"closest"}
+    assert "no exact match for 'samsung 980 pro'; closest: " in captured.err
+
+
+@pytest.mark.parametrize("query, model, kind", [
+    ("samsung 860", "Samsung SSD 860 PRO", "exact"),
+    ("860pro", "Samsung SSD 860 PRO", "exact"),
+    ("micron 5300", "Micron_5300_MTFDDAK3T8TDS", "exact"),
+    ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8", "typo"),
+    ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB", "typo"),
+    ("samsung 860", "Samsung PM883", "closest"),
+    ("samsung 980 pro", "Samsung 983DCT", "closest"),
+    ("970 evo", "Samsung SSD 970 PRO", "closest"),
+])
+def test_match_kind_tells_a_name_from_a_similar_one(query, model, kind):
+    from diskq.database.lookup import match_kind
+
+    assert match_kind(query, model) == kind
+
+
+def test_matches_rank_before_closer_scoring_strangers(db):
+    matches = lookup(db, "samsung 860")
+    assert [m.kind for m in matches][:2] == ["exact", "exact"]
+    assert {m.device["model"] for m in matches[:2]} == {"Samsung SSD 860 PRO 512GB", "Samsung SSD 860 EVO 1TB"}
+    assert all(m.to_dict()["match"] == m.kind for m in matches)

@@ -43,7 +43,7 @@ def document(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 
 def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
-    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet",
+    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet", "cache_knob",
                              "power_loss_protection", "plausibility", "outliers", "contributor_words"}
     for name in sections:
         assert CRIT[name]["title"]

@@ -60,7 +60,9 @@ class Run(_Strict):
 
     write_cache: CacheState
     cache_mechanism: str | None = Field(
-        default=None, description="how the state was read/set: hdparm, sdparm, nvme, sysfs, or null"
+        default=None,
+        description="how the state was read/set: hdparm, sdparm, nvme, sysfs (the kernel's knob); for imports "
+                    "drive, sysfs or unknown as declared; or null (not recorded: the drive's own setting)"
     )
     cache_changed: bool = Field(default=False, description="diskq switched the cache for this run")
     points: list[Point] = Field(default_factory=list)

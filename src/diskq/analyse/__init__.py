@@ -73,6 +73,11 @@ def _flush_check(run: Run, volatile_write_cache: bool | None) -> None:
         run.flush_check.notes.append(
             "the cache was turned off with the kernel's write_cache knob: the kernel sent no flushes in this run"
         )
+    elif run.cache_mechanism == "unknown" and run.write_cache == "off":
+        run.flush_check.notes.append(
+            "how the cache was turned off is not known: if it was the kernel's write_cache knob, the kernel sent "
+            "no flushes in this run"
+        )
 
 
 def _note(run: Run, text: str) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria, datasheets
+from diskq.analyse.knob import DRIVE, knob
 from diskq.analyse.model import PlpEvidence, PowerLossProtection
 
 if TYPE_CHECKING:
@@ -144,8 +145,9 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
     ratio_min = float(crit["cache_ab_ratio"])
     strong = weak = against = False
     on = [(r, _solo(r)) for r in runs if r.write_cache == "on" and _solo(r) is not None]
-    # "off" by the kernel's knob stops flushes; the drive's cache is untouched: not a cache-off run.
-    off = [(r, _solo(r)) for r in runs if r.write_cache == "off" and r.cache_mechanism != "sysfs"
+    # "off" by the kernel's knob stops flushes; the drive's cache is untouched: not a cache-off run,
+    # nor one whose knob is not known (an import that did not say how: :mod:`diskq.analyse.knob`).
+    off = [(r, _solo(r)) for r in runs if r.write_cache == "off" and knob(r.cache_mechanism, "off") == DRIVE
            and _solo(r) is not None]
     for run, iops in on:
         fc = run.flush_check
@@ -195,7 +197,7 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
                 "this slow with their cache off, so this says nothing either way")))
     if volatile_write_cache is False and not off:
         quick = [i for r, i in ((r, _solo(r)) for r in runs) if i is not None and i >= fast
-                 and not (r.write_cache == "off" and r.cache_mechanism == "sysfs")]
+                 and not (r.write_cache == "off" and knob(r.cache_mechanism, "off") != DRIVE)]
         if quick:
             strong = True
             evidence.append(PlpEvidence(kind="measured", points_to="plp", source="1-job IOPS", text=(

@@ -4,7 +4,9 @@ All verdicts look at the runs (one per write-cache state) and use the *best safe
 is unsafe, and never the basis of a positive verdict, when its flush check warned
 (``flush_check.honest is False``), or when its cache was turned "off" with the kernel's sysfs
 knob on a device that may have a volatile cache: in "write through" the kernel stops sending
-flushes, so fdatasync returns while the data may still sit in the drive's RAM. Among the safe runs, Ceph, OSDs per device and
+flushes, so fdatasync returns while the data may still sit in the drive's RAM. A state whose
+knob is not known (declared by an import without saying how) counts as that knob does
+(:mod:`diskq.analyse.knob`). Among the safe runs, Ceph, OSDs per device and
 PostgreSQL use the one with the highest 1-job IOPS, etcd the one with the lowest 1-job p99
 fdatasync latency. Each verdict names the cache state it used and carries its reasons.
 
@@ -20,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria, osds, plausibility, plp
+from diskq.analyse.knob import knob, unsafe_off
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts
 from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import latency_ms, plural
@@ -66,8 +69,9 @@ class _Candidate:
         self.unsafe_reason: str | None = None
         if run.flush_check is not None and run.flush_check.honest is False:
             self.unsafe_reason = "failed the flush check"
-        elif run.cache_mechanism == "sysfs" and run.write_cache == "off" and volatile_write_cache is not False:
-            self.unsafe_reason = "was set with the kernel's write_cache knob, which stops flushes reaching the device"
+        else:
+            self.unsafe_reason = unsafe_off(knob(run.cache_mechanism, run.write_cache), run.write_cache,
+                                            volatile_write_cache)
 
     @property
     def safe(self) -> bool:

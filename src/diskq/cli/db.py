@@ -32,7 +32,10 @@ def db_build(
     allowed_signers: Path | None = typer.Option(
         None, "--allowed-signers",
         help="ssh allowed_signers file: only keys listed there count as verified (others: signature intact, "
-             "signer not checked; unlisted keys are kept, not verified)"),
+             "signer not checked; unlisted keys are kept, not verified) [default: the repository's "
+             "allowed_signers beside the submissions directory, when there is one]"),
+    no_allowed_signers: bool = typer.Option(
+        False, "--no-allowed-signers", help="check no signer, not even against the repository's allowed_signers"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
@@ -45,6 +48,9 @@ def db_build(
     answers are remembered per file content and code version (--memo), so rebuilds only
     validate new or changed files; --no-memo validates everything again.
 
+    Signatures are verified against the repository's allowed_signers (beside the submissions
+    directory) when there is one, or the file given with --allowed-signers.
+
     Example: diskq db build --check
     """
     from rich.text import Text
@@ -53,11 +59,22 @@ def db_build(
     from diskq.database.memo import default_path
     from diskq.errors import DatabaseError
 
+    from diskq.errors import InvalidInput
+    from diskq.submission.signers import repository_file
+
     memo = None if no_memo else (memo or default_path())
     console = stderr_console()
 
     def err(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    if no_allowed_signers and allowed_signers is not None:
+        raise InvalidInput("--allowed-signers and --no-allowed-signers contradict each other")
+    if allowed_signers is None and not no_allowed_signers:
+        beside = repository_file(submissions)
+        if beside.is_file():  # the file merged contributions extend: signatures are checked against it
+            allowed_signers = beside
+            err(f"signers checked against {beside}")
 
     if check:
         report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
@@ -118,6 +135,11 @@ def lookup_cmd(
     """Find a device in devices.db by model name: its row, verdicts (power-loss protection with its
     evidence too) and scaling curve.
 
+    Every word of the query must be part of the model's name (a swapped pair of neighbouring
+    characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
+    other models come close: "no exact match; closest: ..." (with --json, the list has
+    "match": "closest" on each entry).
+
     Example: diskq lookup "pm883"
     """
     import json
@@ -134,6 +156,11 @@ def lookup_cmd(
         raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
     if as_json:
         print_json(json.dumps([m.to_dict() for m in matches], indent=2))
+    if not matches[0].is_match:  # similar models only: never shown as the answer
+        closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
+        raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
+                            hint="a different model number is a different model; query by the words of its name")
+    if as_json:
         return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
@@ -190,8 +217,13 @@ def lookup_cmd(
               for c in best.caches}
     for line in _chart(best.curves, labels):
         out(line)
-    if others:
-        out("other matches: " + "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in others))
+    def names(ms) -> str:
+        return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)
+
+    if any(m.is_match for m in others):
+        out("other matches: " + names(m for m in others if m.is_match))
+    if any(not m.is_match for m in others):
+        out("similar models (not matches): " + names(m for m in others if not m.is_match))
 
 
 @site_app.command("build")

@@ -30,10 +30,12 @@ VALIDATE_HELP = """Check submission files (or directories of them) before they e
 
 Prints one line per problem, `PATH: FIELD: message`, and exits 1 if there is any: not JSON,
 integers beyond 2^53-1, schema errors, unknown method, missing/invalid signature or one not
-matching --allowed-signers, a contributor other than the signer, edits after signing, figures
-that disagree with their raw fio data or with physics (Little's law, IOPS x 4 KiB, interface
-limits), a stored analysis better than its figures give, duplicates, wrong path or file name,
-oversize files. Directories are searched for *.json without following symbolic links; only
+matching --allowed-signers (logins compare without case), a contributor other than the signer,
+edits after signing, a signed legacy file, figures that disagree with their raw fio data, fio's
+own counters that contradict its figures (disk_util, latency histogram, context switches), or
+figures against physics (Little's law, IOPS x 4 KiB, interface limits), a stored analysis
+better than its figures give, duplicates, wrong path or file name, markup or bidirectional and
+invisible controls in names, oversize files. Directories are searched for *.json without following symbolic links; only
 regular files are read, and a directory without submission files is a problem too.
 
 Example: diskq validate submissions/ --allowed-signers allowed_signers
@@ -44,9 +46,11 @@ IMPORT_HELP = """Turn fio runs made by hand with the community command into a re
 Give one fio JSON output (--output-format=json) per numjobs step of
 `fio --filename /dev/X --direct=1 --fdatasync=1 --iodepth=1 --runtime=20 --time_based
 --rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=N`, and ideally the drive's
-`smartctl --json -x` output. Then sign the result with `diskq sign`.
+`smartctl --json -x` output. Say how the write cache was set with --cache-mechanism: a cache
+"off" whose knob is not known (the default) may be the kernel's, which stops flushes, and
+counts as unsafe. Then sign the result with `diskq sign`.
 
-Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json -o sda-result.json
+Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json --write-cache off --cache-mechanism drive -o sda-result.json
 """
 
 SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models.
@@ -153,6 +157,7 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     from diskq.submission.legacy import dump
     from diskq.submission.model import Contributor, Provenance, Submission
     from diskq.submission.sign import make_submission, sign_submission
+    from diskq.submission.signers import append_line, repository_file
 
     err = stderr_console()
     loaded = _load_for_signing(file)
@@ -185,9 +190,16 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     shown = contributor_text(signed.contributor.name, signed.contributor.github) if signed.contributor else None
     err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}"
               + (f"; contributor shown as [bold]{shown}[/]" if shown else ""), highlight=False)
+    root = paths.find_root(out)
+    listing = repository_file(root) if root is not None else None
+    if listing is not None and listing.is_file():  # a clone of the repository: list the key that signed
+        if append_line(listing, signed):
+            err.print(f"added the line of this key to {listing} (the pull request must add it)", markup=False)
     if not github:
         err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
-    err.print(f"next: git add {out} && git commit -m 'Add {signed.result.device.model or 'device'}' and open a pull request")
+    more = f" {listing}" if listing is not None and listing.is_file() else ""
+    err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
+              "and open a pull request")
     print(out)
     return out
 
@@ -288,6 +300,11 @@ def import_fio_cmd(
     fio_json: List[Path] = typer.Argument(..., metavar="FIO_JSON...", help="fio JSON outputs, one per numjobs"),
     smartctl_json: Optional[Path] = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
     write_cache: str = typer.Option("unknown", "--write-cache", help="write cache during the runs: on, off or unknown"),
+    cache_mechanism: str = typer.Option(
+        "unknown", "--cache-mechanism",
+        help="how that state was set: drive (hdparm -W, sdparm WCE, nvme feature 6), kernel "
+             "(/sys/block/X/queue/write_cache, the only knob of loop and virtio devices) or unknown; "
+             "'off' by the kernel or an unknown knob counts as unsafe, as diskq bench judges it"),
     model: Optional[str] = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
 ) -> None:
@@ -299,13 +316,15 @@ def import_fio_cmd(
     err = stderr_console()
     if write_cache not in ("on", "off", "unknown"):
         raise InvalidInput(f"--write-cache must be on, off or unknown, not {write_cache!r}")
+    if cache_mechanism not in ("drive", "kernel", "unknown"):
+        raise InvalidInput(f"--cache-mechanism must be drive, kernel or unknown, not {cache_mechanism!r}")
     docs = [(str(p), read_json_file(p, what="fio JSON", lenient=True)) for p in fio_json]
     device = device_from_smartctl(smartctl_json) if smartctl_json else Device()
     if model:
         device = device.model_copy(update={"model": model})
     if device.model is None:
         err.print("[yellow]note[/]: no device model: give --smartctl-json or --model")
-    doc = import_fio(docs, device=device, write_cache=write_cache)
+    doc = import_fio(docs, device=device, write_cache=write_cache, cache_mechanism=cache_mechanism)
     out = output or Path(f"{slugify(device.model)}-import.json")
     out.write_text(doc.to_json() + "\n", encoding="utf-8")
     from diskq.cli._render import result_table

@@ -8,15 +8,16 @@ Rules (the README states them too):
 * Only submissions measured with the device's majority method (``Method.id``, ``version``) are
   aggregated; documents of different methods are never compared. The others stay listed.
 * A cache setting is a state (on, off, unknown) and the knob that set it: ``drive`` (hdparm,
-  sdparm, NVMe feature 6, or not recorded) or ``kernel`` (the kernel's queue/write_cache, the
-  only knob on loop, zram and virtio devices). Runs of the two knobs are never aggregated
-  together: "off" with the kernel knob means the kernel sends no flushes, not that the drive
-  has no cache.
+  sdparm, NVMe feature 6, declared by an import, or not recorded), ``kernel`` (the kernel's
+  queue/write_cache, the only knob on loop, zram and virtio devices) or ``unknown`` (an import
+  that did not say how, or an "off" whose mechanism was not recorded:
+  :mod:`diskq.analyse.knob`). Runs of different knobs are never aggregated together: "off"
+  with the kernel knob means the kernel sends no flushes, not that the drive has no cache.
 * Per submission and cache setting the run with the most points counts (a repeated sweep does
   not weigh twice). Per point count, medians are over submissions.
 * A cache setting is unsafe when any counted run at that setting failed its flush check, and
-  "off" with the kernel knob is unsafe unless the drive reports no volatile write cache (every
-  counted submission says so), as in the bench's own verdicts.
+  "off" with the kernel knob, or a knob not known, is unsafe unless the drive reports no
+  volatile write cache (every counted submission says so), as in the bench's own verdicts.
 * The row uses the best safe cache state: the highest median 1-job IOPS (max IOPS when no
   1-job point exists); when no state is safe, the best unsafe one, with a note.
 * Questionable points (``[plausibility]`` in ``criteria.toml``) never enter a curve.
@@ -37,30 +38,37 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from diskq.analyse import knob as knobs
 from diskq.database.extract import CURVE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 1)
-#: The two knobs a cache state can have been set with (see the module docstring).
-DRIVE, KERNEL = "drive", "kernel"
+#: The knobs a cache state can have been set with (see the module docstring).
+DRIVE, KERNEL, UNKNOWN = knobs.DRIVE, knobs.KERNEL, knobs.UNKNOWN
 FLUSH_FAILED = "failed the flush check"
-KERNEL_OFF = ("was set with the kernel's write_cache knob, which stops flushes reaching the device "
-              "(the drive may have a volatile cache)")
+KERNEL_OFF = knobs.KERNEL_OFF + " (the drive may have a volatile cache)"
+UNKNOWN_OFF = knobs.UNKNOWN_OFF + " (the drive may have a volatile cache)"
 
 
-def knob(cache_mechanism: str | None) -> str:
-    """``'kernel'`` for the kernel's queue/write_cache knob (mechanism ``sysfs``), else ``'drive'``."""
-    return KERNEL if cache_mechanism == "sysfs" else DRIVE
+def knob(cache_mechanism: str | None, state: str | None = None) -> str:
+    """``'kernel'`` for the kernel's queue/write_cache knob (mechanism ``sysfs``), ``'unknown'``
+    for a state declared without its knob (:func:`diskq.analyse.knob.knob`), else ``'drive'``."""
+    return knobs.knob(cache_mechanism, state)
+
+
+_LABEL = {KERNEL: "kernel knob", UNKNOWN: "knob not known"}
+_SLUG = {KERNEL: "kernel", UNKNOWN: "knob-unknown"}
 
 
 def setting_label(write_cache: str, knob_: str) -> str:
-    """``'off'`` for the drive's own setting, ``'off (kernel knob)'`` for the kernel's."""
-    return write_cache if knob_ != KERNEL else f"{write_cache} (kernel knob)"
+    """``'off'`` for the drive's own setting, ``'off (kernel knob)'`` for the kernel's,
+    ``'off (knob not known)'`` for a state declared without how it was set."""
+    return write_cache if knob_ not in _LABEL else f"{write_cache} ({_LABEL[knob_]})"
 
 
 def setting_slug(write_cache: str, knob_: str) -> str:
-    """``'off'`` / ``'off-kernel'``: a key for JSON exports and HTML ids."""
-    return write_cache if knob_ != KERNEL else f"{write_cache}-kernel"
+    """``'off'`` / ``'off-kernel'`` / ``'off-knob-unknown'``: a key for JSON exports and HTML ids."""
+    return write_cache if knob_ not in _SLUG else f"{write_cache}-{_SLUG[knob_]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,10 +205,10 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
     counted = verified = legacy = 0
     facts: list[tuple[bool, str | None]] = []
     unsafe_reason = None
-    if knob_ == KERNEL and state == "off" and volatile_write_cache is not False:
-        unsafe_reason = KERNEL_OFF
+    if knobs.unsafe_off(knob_, state, volatile_write_cache) is not None:
+        unsafe_reason = KERNEL_OFF if knob_ == KERNEL else UNKNOWN_OFF
     for rec in records:
-        runs = [r for r in rec.runs if r.write_cache == state and knob(r.cache_mechanism) == knob_]
+        runs = [r for r in rec.runs if r.write_cache == state and knob(r.cache_mechanism, state) == knob_]
         if not runs:
             continue
         if any(r.flush_ok is False for r in runs) and unsafe_reason is None:
@@ -361,7 +369,7 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
     if len(excluded) > len(far):
         notes.append(f"{len(excluded) - len(far)} submission(s) measuring a host are listed but not aggregated")
     volatile = volatile_cache(counted)
-    settings = sorted({(run.write_cache, knob(run.cache_mechanism)) for r in counted for run in r.runs})
+    settings = sorted({(run.write_cache, knob(run.cache_mechanism, run.write_cache)) for r in counted for run in r.runs})
     caches = {}
     for state, knob_ in settings:
         agg = aggregate_cache(state, counted, knob_, volatile)

@@ -18,7 +18,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from diskq.database.aggregate import KERNEL, CacheAggregate, DeviceAggregate, best_cache
+from diskq.analyse.knob import DECLARED, DRIVE
+from diskq.database.aggregate import CacheAggregate, DeviceAggregate, best_cache
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
 EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -42,7 +43,7 @@ def _median_run(cache: CacheAggregate):
             sync = Latency(mean=c.sync_mean_us, p99=c.sync_p99_us)
         points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us, p99=c.lat_p99_us), sync))
     nosync = _point(1, cache.nosync_iops, Latency()) if cache.nosync_iops is not None else None
-    return Run(write_cache=cache.write_cache, cache_mechanism="sysfs" if cache.knob == KERNEL else None,
+    return Run(write_cache=cache.write_cache, cache_mechanism=DECLARED.get(cache.knob) if cache.knob != DRIVE else None,
                points=points, nosync=nosync)
 
 

@@ -11,13 +11,24 @@ by how well the query matches the model:
    edit-distance ratio of the query against any same-length window of the model (so ``S4150`` finds
    ``INTEL SSD S4510``).
 
-Matches under :data:`MIN_SCORE` are dropped.
+Matches under :data:`MIN_SCORE` are dropped. Above the score, a candidate is one of three kinds
+(:func:`match_kind`), and kinds rank before scores:
+
+* ``exact``: every word of the query (a run of letters or digits) is part of a word of the
+  model, or the query without separators is part of the model without them (``samsung 860``
+  and ``860pro`` are exact for ``Samsung SSD 860 PRO``);
+* ``typo``: the same, once two neighbouring characters of a query word of four or more are
+  swapped (``s4150`` for ``S4510``, ``samsnug`` for ``Samsung``);
+* ``closest``: anything else, however similar: ``samsung 980 pro`` is not ``Samsung 983 DCT``,
+  a different digit is a different model. The command line says "no exact match; closest: ..."
+  and exits 1 then.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import stat
 import unicodedata
@@ -72,6 +83,11 @@ def excluded_submissions(con: sqlite3.Connection, device_id: str) -> list[dict]:
                        "ORDER BY id", (device_id,))
     return [{"submission_id": r[0], "path": r[1], "reason": r[2]} for r in rows]
 
+#: The kinds of candidate, best first (see the module docstring).
+EXACT, TYPO, CLOSEST = "exact", "typo", "closest"
+_KIND_ORDER = {EXACT: 0, TYPO: 1, CLOSEST: 2}
+_WORD = re.compile(r"[^\W_]+")
+
 
 @dataclass
 class Match:
@@ -81,10 +97,51 @@ class Match:
     curves: dict[str, list[dict]] = field(default_factory=dict)
     questionable: list[dict] = field(default_factory=list)
     excluded: list[dict] = field(default_factory=list)
+    kind: str = EXACT
+
+    @property
+    def is_match(self) -> bool:
+        """Does the device answer the query (an exact or a typo match), rather than come closest?"""
+        return self.kind != CLOSEST
 
     def to_dict(self) -> dict:
-        return {"score": round(self.score, 3), "device": self.device, "caches": self.caches, "curves": self.curves,
-                "questionable": self.questionable, "excluded": self.excluded}
+        return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
+                "curves": self.curves, "questionable": self.questionable, "excluded": self.excluded}
+
+
+def words(text: str) -> list[str]:
+    """Runs of letters and digits, NFKC-normalised and case folded: ``'Micron_5300_MTFDDAK'`` ->
+    ``['micron', '5300', 'mtfddak']``."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _swaps(word: str):
+    for i in range(len(word) - 1):
+        if word[i] != word[i + 1]:
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2:]
+
+
+def match_kind(query: str, model: str) -> str:
+    """``exact``, ``typo`` or ``closest``: how ``query`` names ``model`` (module docstring).
+
+    >>> match_kind("samsung 860", "Samsung SSD 860 PRO"), match_kind("samsung 860", "Samsung PM883")
+    ('exact', 'closest')
+    >>> match_kind("s4150", "INTEL SSD S4510"), match_kind("samsung 980 pro", "Samsung 983DCT")
+    ('typo', 'closest')
+    """
+    q, m = compact(query), compact(model)
+    if q and q in m:
+        return EXACT
+    mine = words(model)
+    kind = EXACT
+    for w in words(query):
+        if any(w in x for x in mine):
+            continue
+        if len(w) >= 4 and any(s in x for s in _swaps(w) for x in mine):
+            kind = TYPO
+            continue
+        return CLOSEST
+    return kind
 
 
 def trigrams(text: str) -> set[str]:
@@ -183,8 +240,14 @@ def _score(query: str, row: sqlite3.Row) -> float:
     return max(similarity(query, row["model"]), similarity(query, f"{row['model']} {row['firmware']}"))
 
 
-def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float, sqlite3.Row]]:
-    """(score, light row) of the matches at or above :data:`MIN_SCORE`, best first.
+def _kind(query: str, row: sqlite3.Row) -> str:
+    kinds = (match_kind(query, row["model"]), match_kind(query, f"{row['model']} {row['firmware']}"))
+    return min(kinds, key=_KIND_ORDER.__getitem__)
+
+
+def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float, sqlite3.Row, str]]:
+    """(score, light row, kind) of the matches at or above :data:`MIN_SCORE`, best first: exact
+    matches, then typos, then the closest others (:func:`match_kind`), each by score.
 
     The trigram index proposes candidates. A model it does not propose shares no trigram with
     the query (a typo such as ``s4150`` for ``S4510``) and can score up to :data:`EDIT_WEIGHT`:
@@ -193,7 +256,13 @@ def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float
     scanned = candidates is None
     if scanned:
         candidates = con.execute(_LIGHT).fetchall()
-    scored = [(sc, row) for row in candidates if (sc := _score(query, row)) >= MIN_SCORE]
+    qwords = [compact(w) for w in words(query)]
+
+    def kept(row) -> bool:  # under the threshold, a model holding every word of the query still answers it
+        m = compact(f"{row['model']} {row['firmware']}")
+        return all(w in m for w in qwords) and _kind(query, row) == EXACT
+
+    scored = [(sc, row) for row in candidates if (sc := _score(query, row)) >= MIN_SCORE or kept(row)]
     if not scanned and sum(sc > EDIT_WEIGHT for sc, _ in scored) < limit:
         seen = {row["id"] for row in candidates}
         for row in con.execute(_LIGHT):
@@ -204,13 +273,16 @@ def _ranked(con: sqlite3.Connection, query: str, limit: int) -> list[tuple[float
                 continue
             if (sc := _score(query, row)) >= MIN_SCORE:
                 scored.append((sc, row))
-    # hosts and virtual devices have no rank: after the drives
-    scored.sort(key=lambda sr: (-sr[0], len(sr[1]["model"]), sr[1]["rank"] is None, sr[1]["rank"] or 0))
-    return scored
+    # matches first, then by score; hosts and virtual devices have no rank: after the drives
+    kinds = {row["id"]: _kind(query, row) for _, row in scored}
+    scored.sort(key=lambda sr: (_KIND_ORDER[kinds[sr[1]["id"]]], -sr[0], len(sr[1]["model"]),
+                                sr[1]["rank"] is None, sr[1]["rank"] or 0))
+    return [(sc, row, kinds[row["id"]]) for sc, row in scored]
 
 
 def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
-    """The best matches for ``query``, best first, each with its cache states and curves.
+    """The best matches for ``query``, best first, each with its cache states, curves and kind
+    (:attr:`Match.kind`: when the first is ``closest``, no device answers the query).
 
     The query is NFKC-normalised first: full-width letters and digits (``ｐｍ８８３``) are the
     ASCII ones."""
@@ -220,10 +292,10 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
     con = open_db(db)
     try:
         scored = []
-        for score, light in _ranked(con, query, limit)[:limit]:
-            scored.append((score, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
+        for score, light, kind in _ranked(con, query, limit)[:limit]:
+            scored.append((score, kind, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
         out = []
-        for score, row in scored:
+        for score, kind, row in scored:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
@@ -241,7 +313,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
-                             excluded_submissions(con, row["id"])))
+                             excluded_submissions(con, row["id"]), kind))
         return out
     finally:
         con.close()

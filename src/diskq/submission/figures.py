@@ -12,6 +12,10 @@ Every point, raw data or not, must also obey:
 * the interface: no link carries more 4 KiB writes per second than its bandwidth allows
   (SATA 6 Gb/s with 8b/10b coding moves 600 MB/s, so at most ~146 000 IOPS).
 
+fio's headline figures are in turn checked against the counters it reports beside them (the
+kernel's ``disk_util``, the latency histogram, context switches, job time:
+:mod:`diskq.submission.counters`), which a forger who scales IOPS and latencies leaves as measured.
+
 The fio JSON is untrusted input: every lookup here is defensive and problems come back as
 :class:`Problem` lines, never as exceptions.
 """
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 
 from diskq.result import Device, Point, ResultDocument
 from diskq.submission import methods
+from diskq.submission.counters import counter_problems
 from diskq.submission.problems import Problem
 
 BLOCK = methods.BLOCK_SIZE
@@ -299,6 +304,9 @@ def _point_problems(
                 _latency_problems("sync_lat_us", p.sync_lat_us, fig.sync_mean_us, fig.sync_pct_us, bad)
             elif fig.sync_mean_us is not None:
                 bad("sync_lat_us", f"is null but fio reports fdatasync latencies (mean {fig.sync_mean_us:g} us)")
+            # fio's headline figures against the counters it reports beside them
+            for field, message in counter_problems(p.fio, sync=sync):
+                bad(field, f"fio's own counters contradict its figures: {message}")
 
     # --- physics, for every point
     if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, 2e-3, BLOCK):

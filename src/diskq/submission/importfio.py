@@ -24,6 +24,7 @@ from pathlib import Path
 
 from diskq import __version__
 from diskq.analyse import annotate
+from diskq.analyse.knob import DECLARED
 from diskq.errors import InvalidInput
 from diskq.result import CacheState, Device, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods
@@ -66,10 +67,17 @@ def import_fio(
     *,
     device: Device | None = None,
     write_cache: CacheState = "unknown",
+    cache_mechanism: str = "unknown",
 ) -> ResultDocument:
-    """A result document from ``(name, fio_json)`` pairs, one per numjobs step."""
+    """A result document from ``(name, fio_json)`` pairs, one per numjobs step.
+
+    ``cache_mechanism`` is the knob the importer says set ``write_cache``: ``drive``, ``kernel``
+    or ``unknown`` (recorded as ``drive``, ``sysfs``, ``unknown``: :mod:`diskq.analyse.knob`).
+    An "off" by the kernel's knob or an unknown one counts as unsafe, as in ``diskq bench``."""
     if not fio_docs:
         raise InvalidInput("no fio JSON files given")
+    if cache_mechanism not in DECLARED:
+        raise InvalidInput(f"cache mechanism must be drive, kernel or unknown, not {cache_mechanism!r}")
     points: dict[int, Point] = {}
     versions = set()
     params: dict[str, str] = {}
@@ -102,6 +110,7 @@ def import_fio(
         runs=[
             Run(
                 write_cache=write_cache,
+                cache_mechanism=DECLARED[cache_mechanism],
                 points=ordered,
                 peak=Peak(numjobs=best.numjobs, iops=best.iops),
                 notes=["imported from fio runs made by hand with the community command"],

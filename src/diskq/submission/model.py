@@ -17,8 +17,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-#: Free text shown on the site: printable, and without characters that mean markup.
-SAFE_TEXT = r"^[^<>&\"\\\x00-\x1f\x7f]*$"
+#: Characters that change how text around them is displayed without being seen: the Unicode
+#: bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069, which can
+#: make "NVMe 970" read as something else) and the zero-width and invisible ones (U+00AD,
+#: U+180E, U+200B to U+200D, U+2060 to U+2064, U+FEFF). Written as ``\uXXXX`` escapes, which
+#: Python, pydantic and ECMA-262 (JSON Schema validators) all read alike.
+INVISIBLE = r"\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+#: Free text shown on the site: printable, without characters that mean markup (< > & " \\),
+#: control characters (C0, DEL, C1), bidirectional or invisible ones. A valid ECMA-262 pattern
+#: in Unicode mode too: no escape of a character that needs none (``\\"`` is refused there).
+SAFE_TEXT = r'^[^<>&"\\\x00-\x1f\x7f-\x9f' + INVISIBLE + r"]*$"
 
 
 class Contributor(_Strict):
@@ -46,7 +54,8 @@ class Signature(_Strict):
 
 
 class Submission(_Strict):
-    format: Literal["diskq-submission"] = "diskq-submission"
+    # Required, as ``diskq validate`` requires it: the schema must not accept what validation refuses.
+    format: Literal["diskq-submission"]
     format_version: Literal[1] = 1
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{7,80}$")
     legacy: bool = False

@@ -48,6 +48,7 @@ def make_submission(
     """An unsigned submission around ``result``, every field explicit."""
     result = ResultDocument.model_validate(result.model_dump(mode="json"))
     sub = Submission(
+        format="diskq-submission",
         id=submission_id(result),
         legacy=legacy,
         contributor=contributor,
@@ -187,7 +188,11 @@ def verify_payload(sub: Submission, payload: bytes | None, *, allowed_signers: P
             if not any(s.allows_namespace(NAMESPACE) for s in exact):
                 raise SignatureError(f"key of {block.principal!r} is not allowed for namespace {NAMESPACE}")
         elif any(not s.simple for s in for_principal):
-            _ssh_keygen_verify(block.signature, payload, block.principal, allowed_signers)
+            # certificates and validity windows only ssh-keygen can judge; it matches principals
+            # with case, so it is given the spelling of the line that matched without case
+            spelled = next((p for s in for_principal if not s.simple for p in s.principals.split(",")
+                            if p.strip().casefold() == block.principal.casefold()), block.principal)
+            _ssh_keygen_verify(block.signature, payload, spelled.strip(), allowed_signers)
             return
         else:
             raise SignatureError(
@@ -196,7 +201,8 @@ def verify_payload(sub: Submission, payload: bytes | None, *, allowed_signers: P
     try:
         sshsig.verify(sig, payload)
     except NotImplementedError:
-        _ssh_keygen_verify(block.signature, payload, block.principal, allowed_signers)
+        # the listing was checked above (principals without case): ssh-keygen checks the signature
+        _ssh_keygen_verify(block.signature, payload, block.principal, None)
 
 
 def _ssh_keygen_verify(armored: str, payload: bytes, principal: str, allowed_signers: Path | None) -> None:
@@ -212,4 +218,8 @@ def _ssh_keygen_verify(armored: str, payload: bytes, principal: str, allowed_sig
         done = proc.run(argv, input=payload.decode("utf-8"))
     if not done.ok:
         tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        if allowed_signers is not None:  # ssh-keygen matched the principal as spelled, with case
+            raise SignatureError(f"signature does not verify for principal {principal[:100]!r}: {tail} "
+                                 "(ssh-keygen compares principals with case: a certificate must spell the login "
+                                 "as the allowed-signers line does)")
         raise SignatureError(f"signature does not verify: {tail}")

@@ -233,7 +233,9 @@ class AllowedSigner:
     options: dict[str, str | None]
 
     def matches_principal(self, principal: str) -> bool:
-        return _match_pattern_list(principal, self.principals)
+        """Principals are GitHub logins, which GitHub compares without case (``OctoCat`` is
+        ``octocat``): so does this match, unlike ssh-keygen's."""
+        return _match_pattern_list(principal.casefold(), self.principals.casefold())
 
     def allows_namespace(self, namespace: str) -> bool:
         spec = self.options.get("namespaces")

@@ -257,7 +257,8 @@ def _text_problems(sub: Submission) -> list[Problem]:
         if len(value) > _MAX_NAME:
             out.append(Problem("", f"result.device.{name}", f"longer than {_MAX_NAME} characters"))
         elif not _SAFE.match(value):
-            out.append(Problem("", f"result.device.{name}", "holds markup or control characters (< > & \" \\)"))
+            out.append(Problem("", f"result.device.{name}", "holds markup, control, bidirectional or invisible characters "
+                                                               "(< > & \" \\, U+202E and the like)"))
     out += _plp_fact_problems(dev)
     return out
 
@@ -387,6 +388,11 @@ def _check(
             out.append(Problem("", "provenance", "legacy submissions must name their source"))
         if (method.id, method.version) != methods.COMMUNITY:
             out.append(Problem("", "result.method", "legacy submissions use the community method"))
+        if sub.signature is not None:
+            # Legacy rows are unsigned by definition: a signature would make a re-signed copy of
+            # the published table look like a contributor's verified measurement.
+            out.append(Problem("", "signature", "a legacy submission is unsigned by definition: "
+                                                "remove the signature, or submit a measurement that is not legacy"))
     else:
         out += _raw_data_problems(sub.result)
         out += analysis_problems(sub.result)

@@ -1,0 +1,365 @@
+"""Figures fio reports twice, checked against each other: what a forger who edits the headline
+figures of fio's JSON (IOPS, I/O count, latencies) leaves behind.
+
+fio counts the same step in several independent ways. Validation compares the figures a point
+claims with fio's headline figures (:mod:`diskq.submission.figures`); this module compares
+those headline figures with the counters fio reports beside them, per job entry:
+
+* ``io_bytes`` is ``total_ios`` x 4 KiB, and ``clat_ns.N`` / ``lat_ns.N`` (and the fdatasync's
+  ``lat_ns.N``, up to one missing sync per job) count the same I/Os as ``total_ios``;
+* the latency histogram fio keeps apart from its percentiles (``latency_ns`` / ``latency_us`` /
+  ``latency_ms``: the share of writes per latency range, the range ``[previous key, key)``)
+  must put each write percentile where the percentile says (``p`` % of the writes below its
+  value), within :data:`HISTOGRAM_SLACK` percentage points and :data:`EDGE_SLACK` of the value;
+  with ``--output-format=json+`` the bins (``clat_ns.bins``, ``lat_ns.bins`` of the write and
+  of the fdatasync) must hold ``N`` I/Os and agree with the percentiles the same way;
+* the kernel's own count of the target device (``disk_util``: ``write_ios`` + ``write_merges``)
+  must have seen at least :data:`DISK_MIN` of the writes fio claims (a flush may add to it,
+  never take away), less the end of the step fio's last sample may miss
+  (:data:`DISK_LAG_MS`), when it names the device fio wrote to. Flushes are not counted apart:
+  the kernel counts them as writes on some devices and separately (or not at all) on others;
+* each job sleeps at least once per write it waits for (a block device completes I/O by
+  interrupt), so ``ctx`` is at least :data:`CTX_MIN` per write, on a block device that is not a
+  RAM disk or persistent memory (those complete in the caller's context);
+* the jobs' time (``job_runtime``) is about ``runtime`` times the jobs in the entry, it holds
+  every I/O's write and fdatasync latency, and fio's wall clock (``elapsed``) covers the step.
+
+Tolerances accept every real fio output the tests hold (the recorded ones, runs made on loop
+devices and on files); an output scaled tenfold is far outside every one. Counters that are
+absent are not checked (fio 2.x and hand-made outputs lack some; a file target's ``disk_util``
+describes another device): each check only raises what a forger must fake.
+
+Cheap by design (validation runs it on every point of every file): each check first looks for
+its counter and does nothing when it is missing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from bisect import bisect_left, bisect_right
+from collections import Counter
+
+BLOCK = 4096
+#: The device must have seen at least this share of the writes fio counted (0.9976 and 0.9994
+#: are seen on real drives over long steps)...
+DISK_MIN = 0.9
+#: ... less what fio's last sample of the device's counters may miss at the end of the step:
+#: it samples them every 250 ms, and a 1-second step on a loop device in "write through" shows
+#: 0.855 of its writes counted.
+DISK_LAG_MS = 500.0
+#: Context switches per write at least (a write + fdatasync pair sleeps about twice; a write
+#: alone, or a flush the kernel skips, once; real async runs at iodepth 8 show 0.89).
+CTX_MIN = 0.5
+#: Percentage points a histogram may differ from a percentile (its shares are rounded, and it
+#: counts from submission while the percentiles count completion latency).
+HISTOGRAM_SLACK = 1.5
+#: Relative distance of a percentile from a histogram edge that still counts as on the edge
+#: (fio's percentiles are the midpoints of its own log-linear bins, within about 1.6 %).
+EDGE_SLACK = 0.04
+#: Devices that complete I/O synchronously, in the caller's context: no context switch per write.
+_SYNCHRONOUS_DEVICES = ("ram", "zram", "pmem", "nullb", "dax", "brd")
+
+_NS_KEYS = (("latency_ns", 1), ("latency_us", 1_000), ("latency_ms", 1_000_000))
+
+
+def _n(d, key) -> float | None:
+    if not isinstance(d, dict):
+        return None
+    v = d.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        v = float(v)
+    except OverflowError:
+        return None
+    return v if math.isfinite(v) and v >= 0 else None
+
+
+def _buckets(job: dict) -> list[tuple[float, float, float]] | None:
+    """fio's latency histogram of one job entry as ``(low_ns, high_ns, percent)``, or None."""
+    out: list[tuple[float, float, float]] = []
+    low = 0.0
+    for section, unit in _NS_KEYS:
+        table = job.get(section)
+        if not isinstance(table, dict):
+            return None
+        for key, share in table.items():
+            pct = share if isinstance(share, (int, float)) and not isinstance(share, bool) else None
+            if pct is None or not math.isfinite(pct) or pct < 0:
+                return None
+            if isinstance(key, str) and key.startswith(">="):
+                high = math.inf
+            else:
+                try:
+                    high = float(key) * unit
+                except (TypeError, ValueError):
+                    return None
+                if not math.isfinite(high):
+                    return None
+            out.append((low, high, float(pct)))
+            low = high if high != math.inf else low
+    return out
+
+
+def _percentiles(section) -> list[tuple[float, float]]:
+    table = section.get("percentile") if isinstance(section, dict) else None
+    if not isinstance(table, dict):
+        return []
+    out = []
+    for key, value in table.items():
+        try:
+            p = float(key)
+        except (TypeError, ValueError):
+            continue
+        v = _n(table, key)
+        if v is not None and 0 < p < 100 and v > 0:
+            out.append((p, v))
+    return out
+
+
+def _against_shares(points: list[tuple[float, float]], shares) -> str | None:
+    """The first percentile ``(p, value_ns)`` that ``shares(limit, inclusive)`` (the percentage of
+    I/Os below ``limit``) contradicts, described, or None."""
+    for p, v in points:
+        below = shares(v * (1 - EDGE_SLACK), False)  # surely faster than v
+        upto = shares(v * (1 + EDGE_SLACK), True)  # possibly at most v
+        if below > p + HISTOGRAM_SLACK or upto < p - HISTOGRAM_SLACK:
+            return (f"its {p:g}th percentile {v / 1000:g} us puts {p:g} % of the I/Os below it, "
+                    f"but its histogram has {below:.1f} % below and {upto:.1f} % up to it")
+    return None
+
+
+def _cumulative(values: list[float]) -> list[float]:
+    out = [0.0]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
+def _histogram_problem(job: dict, clat) -> str | None:
+    buckets = _buckets(job)
+    if not buckets:
+        return None
+    buckets.sort()
+    cum = _cumulative([b[2] for b in buckets])
+    total = cum[-1]
+    if total <= 0:
+        return None  # no I/O in this entry
+    lows = [b[0] for b in buckets]
+    highs = sorted(b[1] for b in buckets)  # ascending with the lows: the ranges do not overlap
+
+    def shares(limit: float, inclusive: bool) -> float:
+        # inclusive: every bucket that may hold an I/O of at most `limit` (its low end is below);
+        # else: the buckets that lie wholly below `limit`
+        n = bisect_right(lows, limit) if inclusive else bisect_right(highs, limit)
+        return cum[n] * 100 / total
+
+    return _against_shares(_percentiles(clat), shares)
+
+
+def _bins_problem(section, ios: float, what: str, slack_ios: float) -> str | None:
+    bins = section.get("bins") if isinstance(section, dict) else None
+    if not isinstance(bins, dict) or not bins:
+        return None
+    pairs = []
+    for key, count in bins.items():
+        try:
+            value = float(key)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
+            return f"{what} histogram bin {str(key)[:20]!r} is not a latency"
+        if isinstance(count, bool) or not isinstance(count, (int, float)) or not 0 <= count < 1e18:
+            return f"{what} histogram bin {str(key)[:20]!r} holds no count"
+        pairs.append((value, float(count)))
+    pairs.sort()
+    cum = _cumulative([c for _, c in pairs])
+    total = cum[-1]
+    if abs(total - ios) > slack_ios:
+        return f"{what} histogram bins hold {total:.0f} I/Os, fio counted {ios:.0f}"
+    values = [v for v, _ in pairs]
+
+    def shares(limit: float, inclusive: bool) -> float:
+        n = bisect_right(values, limit) if inclusive else bisect_left(values, limit)
+        return cum[n] * 100 / total if total else 0.0
+
+    why = _against_shares(_percentiles(section), shares)
+    return f"{what} {why}" if why else None
+
+
+#: Counters of a job entry (any one present means there is something to check).
+_JOB_COUNTERS = frozenset({"ctx", "latency_ns", "latency_us", "latency_ms", "job_runtime", "elapsed"})
+
+
+def _has_counters(data: dict, jobs: list) -> bool:
+    """Is any counter this module checks present? (Hand-made and synthetic outputs hold none: the
+    usual case in a large database, so it is answered without the full walk.)"""
+    if "disk_util" in data:
+        return True
+    for job in jobs:
+        if not isinstance(job, dict):
+            return False
+        if not _JOB_COUNTERS.isdisjoint(job):
+            return True
+        write = job.get("write")
+        if isinstance(write, dict):
+            if "io_bytes" in write:
+                return True
+            for name in ("clat_ns", "lat_ns"):
+                section = write.get(name)
+                if isinstance(section, dict) and ("N" in section or "bins" in section):
+                    return True
+        sync = job.get("sync")
+        section = sync.get("lat_ns") if isinstance(sync, dict) else None
+        if isinstance(section, dict) and ("N" in section or "bins" in section):
+            return True
+    return False
+
+
+def _device_name(options: dict) -> str | None:
+    """The block device fio wrote to (``sdb`` for ``--filename=/dev/sdb``), None for a file."""
+    name = options.get("filename") if isinstance(options, dict) else None
+    if not isinstance(name, str) or not name.startswith("/dev/") or ":" in name:
+        return None
+    base = os.path.basename(name)
+    return base if base and "/" not in name[5:] else None
+
+
+def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
+    """``(field under fio, message)`` for every counter of fio's JSON that contradicts its own
+    headline figures; ``sync`` is whether the step ran fdatasync after each write.
+
+    ``data`` is untrusted and read defensively; absent counters are not checked.
+    """
+    out: list[tuple[str, str]] = []
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        return out
+    if not _has_counters(data, jobs):
+        return out
+    version = data.get("fio version")
+    if isinstance(version, str) and version.startswith("fio-2"):
+        return out  # fio 2.x counts bytes in KiB and lacks most of these counters
+    common = data.get("global options") if isinstance(data.get("global options"), dict) else {}
+    device = None
+    total = 0.0
+    ctx = 0.0
+    have_ctx = True
+    numjobs_all = 0
+    runtime_ms = 0.0
+    names = Counter(_jobname(job) for job in jobs)
+    for i, job in enumerate(jobs):
+        if not isinstance(job, dict):
+            return out
+        where = f"fio.jobs[{i}]"
+        own = job.get("job options") if isinstance(job.get("job options"), dict) else {}
+        options = {**common, **own}
+        if i == 0:
+            device = _device_name(options)
+        numjobs = _int_option(options, "numjobs", 1)
+        numjobs_all += numjobs
+        # with group_reporting one entry sums every job of its section; without, one job each
+        # (fio's JSON does not always list group_reporting among the options: count the entries)
+        per_entry = numjobs if names[_jobname(job)] < numjobs else 1
+        depth = _int_option(options, "iodepth", 1)
+        in_flight = depth * per_entry
+        write = job.get("write")
+        ios = _n(write, "total_ios")
+        if ios is None:
+            return out  # figures.read_fio reports the missing headline figure
+        total += ios
+        runtime_ms = max(runtime_ms, _n(write, "runtime") or 0.0)
+        c = _n(job, "ctx")
+        if c is None:
+            have_ctx = False
+        else:
+            ctx += c
+        io_bytes = _n(write, "io_bytes")
+        if io_bytes is not None and _bs(options) == BLOCK and abs(io_bytes - ios * BLOCK) > BLOCK * in_flight:
+            out.append((f"{where}.write.io_bytes", f"{io_bytes:.0f} bytes are not {ios:.0f} I/Os of 4 KiB"))
+        clat, lat = write.get("clat_ns"), write.get("lat_ns")
+        for name, section in (("clat_ns", clat), ("lat_ns", lat)):
+            count = _n(section, "N")
+            if count is not None and abs(count - ios) > in_flight - 1:
+                out.append((f"{where}.write.{name}.N", f"counts {count:.0f} writes, total_ios says {ios:.0f}"))
+        slat = job.get("sync", {}).get("lat_ns") if isinstance(job.get("sync"), dict) else None
+        syncs = _n(slat, "N")
+        if sync and syncs is not None and syncs > 0 and not (ios - per_entry - 1 <= syncs <= ios + 1):
+            out.append((f"{where}.sync.lat_ns.N", f"counts {syncs:.0f} fdatasyncs after {ios:.0f} writes"))
+        why = _histogram_problem(job, clat)
+        if why:
+            out.append((f"{where}.latency_us", f"the write latency {why}"))
+        for name, section in (("write.clat_ns", clat), ("write.lat_ns", lat)):
+            why = _bins_problem(section, ios, "the write latency", in_flight - 1)
+            if why:
+                out.append((f"{where}.{name}.bins", why))
+        if sync and syncs:
+            why = _bins_problem(slat, syncs, "the fdatasync latency", 0)
+            if why:
+                out.append((f"{where}.sync.lat_ns.bins", why))
+        out += _time_problems(job, write, ios, clat, slat if sync else None, per_entry, where, depth)
+    if device is not None and have_ctx and total > 0 and not device.startswith(_SYNCHRONOUS_DEVICES):
+        if ctx < CTX_MIN * total:
+            out.append(("fio.jobs[].ctx", f"{ctx:.0f} context switches for {total:.0f} writes on {device}: "
+                                          f"each write the job waits for costs at least {CTX_MIN:g}"))
+    if device is not None and total > 0:
+        seen = _disk_writes(data.get("disk_util"), device)
+        counted = DISK_MIN * max(0.0, 1 - DISK_LAG_MS / runtime_ms) if runtime_ms else 0.0
+        if seen is not None and seen < counted * total - 2 * numjobs_all:
+            out.append(("fio.disk_util", f"the kernel counted {seen:.0f} writes to {device}, "
+                                         f"fio claims {total:.0f}"))
+    return out
+
+
+def _disk_writes(disk_util, device: str) -> float | None:
+    """Writes (requests + merges) the kernel counted on ``device`` or the disk it is part of."""
+    if not isinstance(disk_util, list):
+        return None
+    for entry in disk_util:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name:
+            continue
+        if name == device or (device.startswith(name) and device[len(name):].lstrip("p").isdigit()):
+            ios, merges = _n(entry, "write_ios"), _n(entry, "write_merges")
+            if ios is not None:
+                return ios + (merges or 0.0)
+    return None
+
+
+def _int_option(options: dict, name: str, default: int) -> int:
+    v = options.get(name)
+    return int(v) if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) < 6 and int(v) > 0 else default
+
+
+def _jobname(job) -> str | None:
+    name = job.get("jobname") if isinstance(job, dict) else None
+    return name if isinstance(name, str) else None
+
+
+_SIZES = {"4k": 4096, "4K": 4096, "4096": 4096, "4ki": 4096, "4KiB": 4096, "4kib": 4096}
+
+
+def _bs(options: dict) -> int | None:
+    v = options.get("bs")
+    return _SIZES.get(v) if isinstance(v, str) else None
+
+
+def _time_problems(job: dict, write, ios: float, clat, slat, per_entry: int, where: str,
+                   depth: int) -> list[tuple[str, str]]:
+    out = []
+    runtime = _n(write, "runtime")
+    job_runtime = _n(job, "job_runtime")
+    if runtime and job_runtime is not None and not (0.5 * per_entry * runtime - 10 <= job_runtime
+                                                    <= 1.05 * per_entry * runtime + 10):
+        out.append((f"{where}.job_runtime", f"{job_runtime:.0f} ms of job time is not {per_entry} job(s) "
+                                            f"running {runtime:.0f} ms"))
+    elapsed = _n(job, "elapsed")
+    if runtime and elapsed is not None and elapsed > 0 and elapsed * 1000 + 1000 < runtime:
+        out.append((f"{where}.elapsed", f"{elapsed:.0f} s of wall clock cannot hold a {runtime:.0f} ms step"))
+    busy_ns = (_n(clat, "mean") or 0.0) + (_n(slat, "mean") or 0.0)
+    time_ms = job_runtime if job_runtime else (runtime * per_entry if runtime else None)
+    if depth == 1 and time_ms and busy_ns and ios * busy_ns / 1e6 > 1.1 * time_ms + 10:
+        out.append((f"{where}.write.total_ios", f"{ios:.0f} I/Os of {busy_ns / 1000:g} us each need "
+                                                f"{ios * busy_ns / 1e9:.1f} s, the jobs ran {time_ms / 1000:.1f} s"))
+    return out
