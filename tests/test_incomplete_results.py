@@ -97,9 +97,16 @@ def test_validate_and_db_build_refuse_an_interrupted_result(interrupted, tmp_pat
 
     built = diskq("db", "build", "--submissions", "submissions", "--db", "devices.db", "--no-memo", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
-    assert f"skipped {path.relative_to(tmp_path / 'submissions')}: 3 problems" in built.stderr
+    # the three marks at least; a step cut short may also disagree with fio's own counters or peak
+    import re
+
+    problems = re.search(rf"skipped {re.escape(str(path.relative_to(tmp_path / 'submissions')))}: (\d+) problems",
+                         built.stderr)
+    assert problems and int(problems.group(1)) >= 3, built.stderr
     with sqlite3.connect(tmp_path / "devices.db") as db:
         skipped = db.execute("SELECT field, message FROM skipped").fetchall()
+        assert {"result.interrupted", "result.runs[0].interrupted", "result.runs[0].points[1].interrupted"} \
+            <= {field for field, _ in skipped}
         assert ("result.interrupted", "the bench was stopped before the end; a partial sweep is not a submission: "
                 "run the bench again to its end") in skipped
         assert db.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0
