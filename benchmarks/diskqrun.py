@@ -71,13 +71,18 @@ def notes_of(doc: dict) -> list[str]:
     return list(doc.get("notes") or []) + list(runs[0].get("notes") or [])
 
 
-def bench(device: str, *args: str) -> tuple[BenchRun, dict]:
-    """``diskq bench DEVICE --yes --json --cache keep ARGS...``; the result file goes to a temp dir."""
+def bench(device: str, *args: str, source: str | None = None) -> tuple[BenchRun, dict]:
+    """``diskq bench DEVICE --yes --json --cache keep ARGS...``; the result file goes to a temp dir.
+    ``source``: a checkout of another diskq version (its ``src`` directory goes first on the
+    module path), to run an earlier method beside the current one."""
+    env = None
+    if source is not None:
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.abspath(source), "src"))
     with tempfile.TemporaryDirectory(prefix="diskq-benchmark-out-") as out:
         argv = DISKQ + ["bench", device, "--yes", "--json", "--cache", "keep",
                         "-o", os.path.join(out, "result.json"), *args]
         started = time.monotonic()
-        done = child.run(argv)
+        done = child.run(argv, env=env)
         wall = time.monotonic() - started
     if done.returncode != 0:
         raise RuntimeError(f"diskq bench exited with {done.returncode}: {done.stderr.strip()[-500:]}")
