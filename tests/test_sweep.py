@@ -313,7 +313,7 @@ def test_an_interrupted_confirmation_keeps_the_early_point():
     sigma=st.floats(0, 1),
     kappa=st.floats(0, 0.5),
     max_jobs=st.integers(1, 64),
-    budget=st.integers(0, 3),
+    budget=st.one_of(st.none(), st.integers(0, 3)),
     error=st.lists(st.floats(0.7, 1.3), min_size=70, max_size=70),
 )
 def test_confirmation_invariants(lam, sigma, kappa, max_jobs, budget, error):
@@ -325,12 +325,29 @@ def test_confirmation_invariants(lam, sigma, kappa, max_jobs, budget, error):
     navigated = [n for kind, n in log if kind == "measure"]
     confirmed = [n for kind, n in log if kind == "confirm"]
     assert len(navigated) == len(set(navigated)) and len(confirmed) == len(set(confirmed))
-    assert confirmed[0] == 1 and 1 not in navigated and len(confirmed) <= budget + 1
+    assert confirmed[0] == 1 and 1 not in navigated
+    assert budget is None or len(confirmed) <= budget + 1
     assert len(log) <= sweep.max_steps(max_jobs, sweep.DEFAULT_REFINE_BUDGET, budget)
     peak = sweep.peak_of(points)
     assert peak.iops == max(p.iops for p in points)
     # the reported peak is a confirmed figure, unless the budget ran out (and the notes say so)
     if peak.numjobs not in s.confirmed:
-        assert any("was not confirmed" in n for n in s.notes)
+        assert budget is not None and any("was not confirmed" in n for n in s.notes)
     else:
         assert peak.iops == pytest.approx(fn(peak.numjobs))
+
+
+def test_by_default_the_confirmations_go_on_until_the_highest_figure_is_a_confirmed_one():
+    """The run of benchmarks/results.md: 16 and 32 jobs read 46 600 and 46 100 after early ends,
+    38 000 and 33 500 confirmed; 18 jobs (41 100, early) then led and is confirmed too."""
+    nav = {1: 5165.0, 2: 17768.0, 4: 26046.0, 8: 31579.0, 16: 46613.0, 18: 41094.0, 20: 36682.0, 24: 32672.0,
+           32: 46117.0}
+    full = {**nav, 16: 38008.0, 32: 33473.0, 18: 37000.0}
+    measure, confirm, log = _device(nav, full)
+    s = sweep.Search(measure, 32, confirm=confirm, gain=0.0)
+    points = s.run()
+    assert [n for kind, n in log if kind == "confirm"][:1] == [1]
+    assert {16, 32, 18} <= s.confirmed
+    peak = sweep.peak_of(points)
+    assert peak.numjobs in s.confirmed or not points[[p.numjobs for p in points].index(peak.numjobs)].steady_state
+    assert not any("was not confirmed" in n for n in s.notes)

@@ -27,8 +27,11 @@ measures the same curve with fewer, shorter steps:
    1-job point (every verdict rests on it) and the best point are measured with a longer one
    (``confirm``): the 1-job step from the start, the best point again once the search is done,
    when its step ended early. The confirmed figure replaces the early one; if the best point
-   then lies elsewhere and that step too ended early, it is confirmed in turn, up to
-   ``confirm_budget`` steps.
+   then lies elsewhere and that step too ended early, it is confirmed in turn, until the best
+   point is a confirmed or full-length step (each step is confirmed at most once, so this ends;
+   ``confirm_budget`` can cap it, and a peak left unconfirmed is then said in ``notes``). The
+   highest figure of the curve, the table's "max IOPS", is thus never an early-ended step: an
+   early step that read high would otherwise win the maximum because it read high.
 
 Each step is shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`). The search
 itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never runs fio; it
@@ -51,8 +54,8 @@ DEFAULT_PATIENCE = 1
 #: within-step spread of one job's IOPS (stddev / mean) above which the device is too noisy to
 #: stop early: a steady SSD shows about 1 %, a disk seeking some 15 %
 DEFAULT_NOISY_SPREAD = 0.20
-#: re-measurements of the best point with the confirmation detector
-DEFAULT_CONFIRM_BUDGET = 2
+#: re-measurements of the best point with the confirmation detector (None: until it is settled)
+DEFAULT_CONFIRM_BUDGET: int | None = None
 
 Measure = Callable[[int], Point]
 
@@ -74,10 +77,13 @@ def doubling_sequence(max_jobs: int) -> list[int]:
 
 
 def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET,
-              confirm_budget: int = DEFAULT_CONFIRM_BUDGET) -> int:
+              confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET) -> int:
     """Upper bound on the number of steps the adaptive search can take (for the ETA): every
-    doubling step plus the refinement and confirmation budgets, whatever the patience."""
-    return len(doubling_sequence(max_jobs)) + refine_budget + confirm_budget
+    doubling step plus the refinement budget, whatever the patience, plus the confirmations
+    (at most one for each step after the first, which is measured confirmed)."""
+    steps = len(doubling_sequence(max_jobs)) + refine_budget
+    confirmations = steps - 1 if confirm_budget is None else min(confirm_budget, steps - 1)
+    return steps + confirmations
 
 
 def ended_early(point: Point) -> bool:
@@ -108,13 +114,13 @@ class Search:
         patience: int = DEFAULT_PATIENCE,
         noisy_spread: float = DEFAULT_NOISY_SPREAD,
         confirm: Measure | None = None,
-        confirm_budget: int = DEFAULT_CONFIRM_BUDGET,
+        confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET,
     ):
         if max_jobs < 1:
             raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
         if patience < 0:
             raise InvalidInput(f"patience must be at least 0, got {patience}")
-        if confirm_budget < 0:
+        if confirm_budget is not None and confirm_budget < 0:
             raise InvalidInput(f"confirm_budget must be at least 0, got {confirm_budget}")
         self._measure = measure
         self._confirm = confirm
@@ -178,7 +184,8 @@ class Search:
         ended its step early; repeat while the best moves to another early-ended step."""
         if self._confirm is None:
             return
-        for _ in range(self.confirm_budget):
+        spent = 0
+        while self.confirm_budget is None or spent < self.confirm_budget:
             best = self._best()
             early = self.points[best]
             if best in self.confirmed or not ended_early(early):
@@ -186,6 +193,7 @@ class Search:
             self.points[best] = self._confirm(best)  # raises on interruption: the early point stays
             self.replaced[best] = early
             self.confirmed.add(best)
+            spent += 1
             late = self.points[best]
             self.notes.append(
                 f"peak confirmed at {best} jobs with the longer steady-state window: {early.iops:,.0f} IOPS "
