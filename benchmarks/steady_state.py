@@ -2,7 +2,8 @@
 """Steady-state tuning: how early could fio's detector end a step, and at what cost in accuracy?
 
 diskq ends a step once fio's steady-state detector (``--ss=iops:T% --ss_dur=Ws --ss_ramp=Rs``)
-sees every one-second IOPS sample of the last W seconds within T % of their mean. This script
+sees every one-second IOPS sample of the last W seconds within T % of their mean (``iops_slope``:
+their least-squares slope below T % of the mean per second; :mod:`diskq.bench.steady`). This script
 records one-second IOPS traces of full-length steps with diskq's own fio options (plus
 ``--write_iops_log``), then replays the detector offline for a grid of (T, W, R): for each
 setting, the share of steps it would end early, the mean step length, and how far the early
