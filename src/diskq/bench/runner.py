@@ -335,8 +335,10 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, clo
             else:
                 search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget,
                                       confirm=confirm if confirm_opts is not None else None)
-                search.run()
-                run.notes.extend(search.notes)
+                try:
+                    search.run()
+                finally:  # an interrupted search still names the early steps its confirmations replaced
+                    run.notes.extend(search.notes)
                 if search.stop_reason:
                     run.notes.append(f"search stopped: {search.stop_reason}")
             if opts.flush_check:
