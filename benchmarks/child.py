@@ -6,11 +6,11 @@ import signal
 import subprocess
 
 
-def run(argv: list[str], *, grace_s: float = 30.0) -> subprocess.CompletedProcess:
+def run(argv: list[str], *, grace_s: float = 30.0, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``argv`` capturing its output as text. If the benchmark is interrupted (Ctrl-C,
     SIGTERM) while it runs, the child gets SIGINT, which both fio and diskq answer by stopping
     their writes (diskq also restores what it changed); it is killed only after ``grace_s``."""
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         out, err = child.communicate()
     except BaseException:

@@ -2,7 +2,8 @@
 """Steady-state tuning: how early could fio's detector end a step, and at what cost in accuracy?
 
 diskq ends a step once fio's steady-state detector (``--ss=iops:T% --ss_dur=Ws --ss_ramp=Rs``)
-sees every one-second IOPS sample of the last W seconds within T % of their mean. This script
+sees every one-second IOPS sample of the last W seconds within T % of their mean (``iops_slope``:
+their least-squares slope below T % of the mean per second; :mod:`diskq.bench.steady`). This script
 records one-second IOPS traces of full-length steps with diskq's own fio options (plus
 ``--write_iops_log``), then replays the detector offline for a grid of (T, W, R): for each
 setting, the share of steps it would end early, the mean step length, and how far the early
@@ -27,69 +28,73 @@ if __package__ in (None, ""):
 from benchmarks import child, rawfio, stats
 from benchmarks.scratchdev import MiB, loop_device, require_root
 
-GRID_TOLERANCE = (5.0, 10.0, 15.0, 20.0)
-GRID_WINDOW = (3, 5)
-GRID_RAMP = (1, 2)
+from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second
+
+#: the detector diskq used up to method version 1, and the candidates replayed beside it
+GRID = (
+    Detector("iops", 5, 3, 1),
+    Detector("iops", 5, 5, 1),
+    Detector("iops", 10, 3, 1),
+    Detector("iops", 3, 3, 1),
+    Detector("iops", 5, 3, 2),
+    Detector("iops", 5, 5, 2),
+    Detector("iops", 5, 6, 2),
+    Detector("iops", 3, 5, 2),
+    Detector("iops", 5, 8, 2),
+    Detector("iops_slope", 1, 3, 1),
+    Detector("iops_slope", 2, 3, 1),
+    Detector("iops_slope", 2, 4, 1),
+    Detector("iops_slope", 2, 4, 2),
+    Detector("iops_slope", 1, 5, 1),
+    Detector("iops_slope", 2, 5, 1),
+    Detector("iops_slope", 3, 5, 1),
+)
+#: seconds left out of the reported figure (fio's --ramp_time): 0 is fio's plain mean
+GRID_SKIP = (0, 1, 2)
 
 
 def detector_stop(samples: list[float], tolerance_pct: float, window: int, ramp: int) -> int | None:
     """Seconds after which fio's ``iops:T%`` detector would end the step, or None.
-
-    ``samples[i]`` is the IOPS of second i+1. After ``ramp`` seconds, once ``window`` samples are
-    in, the step ends at the first second whose last ``window`` samples all lie within
-    ``tolerance_pct`` % of their mean.
 
     >>> detector_stop([100, 50, 100, 101, 99, 100], 5, 3, 1)
     5
     >>> detector_stop([100, 50, 100, 60, 99, 100], 5, 3, 1) is None
     True
     """
-    for end in range(ramp + window, len(samples) + 1):
-        win = samples[end - window:end]
-        mean = sum(win) / window
-        if mean > 0 and max(abs(x - mean) for x in win) / mean * 100 <= tolerance_pct:
-            return end
-    return None
+    return stop_second(samples, Detector("iops", tolerance_pct, window, ramp))
 
 
 def early_estimate(samples: list[float], stop: int | None) -> float:
     """The IOPS fio reports for a step ended after ``stop`` seconds (all seconds, or None: all)."""
-    used = samples[: stop or len(samples)]
-    return sum(used) / len(used)
+    return step_iops(samples, stop)
 
 
-def replay(traces: list[list[float]], tolerance_pct: float, window: int, ramp: int) -> dict:
-    """The detector over many recorded steps: share stopped early, mean length, estimate errors."""
-    lengths, errors, stopped = [], [], 0
+def replay(traces: list[list[float]], tolerance_pct: float, window: int, ramp: int,
+           kind: str = "iops", skip: int = 0) -> dict:
+    """The detector over many recorded steps: share stopped early, mean length, estimate errors.
+
+    With ``skip`` seconds (fio's ``--ramp_time``), those seconds count neither for the figure
+    nor for the detector, but they are spent: the step length includes them. The reference is
+    always the full step's plain mean, as the community protocol reports it.
+    """
+    det = Detector(kind, tolerance_pct, window, ramp)
+    lengths, errors, signed, stopped = [], [], [], 0
     for samples in traces:
-        stop = detector_stop(samples, tolerance_pct, window, ramp)
+        rest = samples[skip:]
+        stop = stop_second(rest, det)
         stopped += stop is not None
-        lengths.append(stop or len(samples))
-        errors.append(abs(stats.ratio(early_estimate(samples, stop), early_estimate(samples, None)) - 1) * 100)
+        lengths.append(skip + (stop or len(rest)))
+        e = (stats.ratio(step_iops(rest, stop), step_iops(samples, None)) - 1) * 100
+        errors.append(abs(e))
+        signed.append(e)
     return {
         "stopped": stopped / len(traces),
         "mean_length_s": sum(lengths) / len(lengths),
         "median_error_pct": stats.median(errors),
+        "median_signed_pct": stats.median(signed),
+        "p90_error_pct": sorted(errors)[int(0.9 * (len(errors) - 1))],
         "max_error_pct": max(errors),
     }
-
-
-def parse_iops_logs(texts: list[str], seconds: int) -> list[float]:
-    """Per-second IOPS of a step from fio's per-job ``--write_iops_log`` files written with
-    ``--log_avg_msec=1000`` (lines ``time_ms, iops, direction, bs, offset``): summed over jobs,
-    by the second each sample closes."""
-    total = [0.0] * seconds
-    last = 0
-    for text in texts:
-        for line in text.splitlines():
-            parts = [p.strip() for p in line.split(",")]
-            if len(parts) < 2 or not parts[0].isdigit():
-                continue
-            second = round(int(parts[0]) / 1000)
-            if 1 <= second <= seconds:
-                total[second - 1] += float(parts[1])
-                last = max(last, second)
-    return total[:last]  # a last second that never closed has no sample: it is not a zero
 
 
 def traces_from_output(text: str) -> list[list[float]]:
@@ -102,7 +107,8 @@ def traces_from_output(text: str) -> list[list[float]]:
     return traces
 
 
-def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: str) -> list[float]:
+def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: str,
+           keep: Path | None = None, tag: str = "") -> list[float]:
     """One full-length step with diskq's fio options and a one-second IOPS log."""
     from diskq.bench import fio
 
@@ -114,6 +120,10 @@ def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: s
         raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
     logs = sorted(glob.glob(prefix + "_iops.*.log"))
     texts = [Path(p).read_text() for p in logs]
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for p in logs:
+            (keep / (tag + os.path.basename(p))).write_text(Path(p).read_text())
     for p in logs:
         os.unlink(p)
     return parse_iops_logs(texts, runtime_s)
@@ -125,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2, help="recordings per numjobs (default 2)")
     ap.add_argument("--runtime", type=int, default=20, help="seconds per recorded step (default 20)")
     ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
+    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
+                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
     ap.add_argument("--quick", action="store_true", help="numjobs 1 and 4, one round, 512 MiB device")
+    ap.add_argument("--keep-logs", type=Path, help="copy fio's per-job one-second IOPS logs into this directory")
     ap.add_argument("--replay", type=Path, help="replay the traces printed by an earlier run instead of recording")
     args = ap.parse_args(argv)
     if args.quick:
@@ -140,32 +153,45 @@ def main(argv: list[str] | None = None) -> int:
     from diskq.bench.target import region_bytes
 
     traces = []
-    with loop_device(args.size_mib * MiB) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
+    directory = "/dev/shm" if args.backing == "memory" else None
+    with loop_device(args.size_mib * MiB, directory) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
         region = region_bytes(args.size_mib * MiB, max(jobs))
-        print(f"# steady state: {dev}, numjobs {jobs}, {args.rounds} rounds of {args.runtime} s steps", flush=True)
-        for _ in range(args.rounds):
+        print(f"# steady state: {dev} over a file on {args.backing}, numjobs {jobs}, {args.rounds} rounds of "
+              f"{args.runtime} s steps; load average {loadavg()}", flush=True)
+        for rnd in range(args.rounds):
             for n in jobs:
-                samples = record(dev, n, args.runtime, region, workdir)
+                samples = record(dev, n, args.runtime, region, workdir, args.keep_logs,
+                                 f"{args.backing}-r{rnd + 1}-")
                 traces.append(samples)
                 mean = early_estimate(samples, None)
                 spread = (max(samples) - min(samples)) / mean * 100 if mean else 0.0
                 print(f"{n:>3} jobs: mean {mean:,.0f} IOPS, 1-s samples span {spread:.0f} % of the mean | "
                       + " ".join(f"{x:.0f}" for x in samples), flush=True)
+    print(f"# load average at the end: {loadavg()}")
     print_grid(traces)
     return 0
 
 
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages, as /proc/loadavg gives them."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def print_grid(traces: list[list[float]]) -> None:
     rows = []
-    for t in GRID_TOLERANCE:
-        for w in GRID_WINDOW:
-            for r in GRID_RAMP:
-                s = replay(traces, t, w, r)
-                rows.append((f"iops:{t:g}%", w, r, f"{s['stopped'] * 100:.0f} %", f"{s['mean_length_s']:.1f}",
-                             f"{s['median_error_pct']:.1f}", f"{s['max_error_pct']:.1f}"))
+    for det in GRID:
+        for skip in GRID_SKIP:
+            r = replay(traces, det.limit_pct, det.window_s, det.ramp_s, det.kind, skip)
+            rows.append((f"{det.kind}:{det.limit_pct:g}%", det.window_s, det.ramp_s, skip,
+                         f"{r['stopped'] * 100:.0f} %", f"{r['mean_length_s']:.1f}",
+                         f"{r['median_signed_pct']:+.1f}", f"{r['median_error_pct']:.1f}",
+                         f"{r['p90_error_pct']:.1f}", f"{r['max_error_pct']:.1f}"))
     print()
-    print(stats.table(["criterion", "window s", "ramp s", "steps ended early", "mean step s",
-                       "median error %", "max error %"], rows))
+    print(stats.table(["criterion", "window s", "ramp s", "left out s", "steps ended early", "mean step s",
+                       "median error % (signed)", "median error %", "90th pct error %", "max error %"], rows))
 
 
 if __name__ == "__main__":

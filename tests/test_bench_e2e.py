@@ -88,6 +88,41 @@ def test_bench_explicit_jobs_and_keep(make_loop, tmp_path, journal_env):
 
 
 @needs_loop
+def test_the_answer_points_are_measured_with_the_longer_steady_state_window(make_loop, tmp_path, journal_env):
+    """8 s steps (the shortest that take a detector): the navigation steps end on the 3 s window,
+    the 1-job point and the peak on the 5 s one or after their full runtime."""
+    from diskq.submission.figures import check_figures
+
+    dev = make_loop(128 * 1024 * 1024)
+    r = diskq("bench", dev, "--yes", "--json", "--runtime", "8", "--max-jobs", "2", "--cache", "keep",
+              "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    assert doc.method.fio_params["ss"] == "iops:5%" and doc.method.fio_params["ss_dur"] == "3s"
+    assert any("steady-state detectors" in n and "iops:5% over 5 s after a 2 s ramp" in n for n in doc.notes)
+    run = doc.runs[0]
+    points = {p.numjobs: p for p in run.points}
+    assert sorted(points) == [1, 2]
+
+    def window(p):
+        opts = p.fio["jobs"][0]["job options"]  # fio names them by their long names here
+        return opts.get("steadystate_duration"), opts.get("steadystate_ramp_time")
+
+    assert window(points[1]) == ("5s", "2s")
+    for p in run.points:
+        assert p.runtime_ms <= 8500 and p.steady_state is not None
+    peak = points[run.peak.numjobs]
+    confirmed = [n for n in run.notes if n.startswith("peak confirmed at")]
+    if peak.numjobs != 1:
+        # the peak is confirmed, or its navigation step ran its full length
+        assert window(peak) == ("5s", "2s") or peak.steady_state is False
+        assert bool(confirmed) == (window(peak) == ("5s", "2s"))
+    if not confirmed and 2 in points:
+        assert window(points[2]) == ("3s", "1s")
+    assert check_figures(doc) == []
+
+
+@needs_loop
 def test_refuses_without_confirmation_and_writes_nothing(make_loop, tmp_path, journal_env):
     dev = make_loop()
     marker = b"precious data\n" * 100

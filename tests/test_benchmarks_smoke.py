@@ -126,3 +126,31 @@ def test_fidelity_reads_the_raw_fio_json_kept_in_the_document():
     assert fidelity.embedded_ratio(doc) == pytest.approx(1.0, abs=1e-6)
     doc["runs"][0]["points"][0]["iops"] = 1300.0
     assert fidelity.embedded_ratio(doc) > 1.05
+
+
+def test_qualification_peak_iops_tolerance_is_the_protocols_own_spread_when_wider():
+    Q = qualification_time.Qualification
+    wide = [Q("community", [], 120.0, 121.0, (32, v)) for v in (1500.0, 2000.0, 2500.0)]
+    close = [Q("community", [], 120.0, 121.0, (32, v)) for v in (1990.0, 2000.0, 2010.0)]
+    diskq = [Q("diskq", [], 35.0, 37.0, (32, v)) for v in (1650.0, 1700.0, 1750.0)]
+    assert qualification_time.own_spread(wide) == pytest.approx(0.25)
+    s = qualification_time.summary(wide, diskq)
+    # 0.85 of the protocol's median: outside 5 %, inside the protocol's own +-25 %
+    assert s["peak_ratio"] == pytest.approx(0.85) and s["iops_tolerance"] == pytest.approx(0.25)
+    assert s["peak_iops_ok"] and s["goal_met"]
+    s = qualification_time.summary(close, diskq)
+    assert s["iops_tolerance"] == pytest.approx(0.05) and not s["peak_iops_ok"] and not s["goal_met"]
+    # accurate but not 3x faster: not met either
+    slow = [Q("diskq", [], 45.0, 47.0, (32, 2000.0))] * 3
+    s = qualification_time.summary(close, slow)
+    assert s["peak_iops_ok"] and s["device_speedup"] < 3 and not s["goal_met"]
+
+
+def test_replaced_early_steps_count_as_device_time():
+    doc = {"runs": [{"notes": ["peak confirmed at 32 jobs with the longer steady-state window: 16,262 IOPS "
+                               "after 7.9 s, then 20,011 IOPS after 20.0 s"],
+                     "points": [{"numjobs": 1, "iops": 500.0, "runtime_ms": 8000},
+                                {"numjobs": 32, "iops": 20011.0, "runtime_ms": 20000}]}]}
+    run = diskqrun.BenchRun(points=diskqrun.points_of(doc), wall_s=40.0, notes=diskqrun.notes_of(doc))
+    assert run.device_s == pytest.approx(35.9)
+    assert run.peak == (32, 20011.0)

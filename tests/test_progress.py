@@ -88,7 +88,8 @@ def test_time_left_follows_the_search_and_is_never_below_what_is_left(bench_file
     # the budget follows the search: it shrinks when the doubling stops (16 and 32 never run)
     budgets = [p.sync_steps_left for p in rec.plans]
     assert budgets == sorted(budgets, reverse=True)
-    assert budgets[0] == len(sweep.doubling_sequence(32)) + sweep.DEFAULT_REFINE_BUDGET
+    # every doubling, the refinement budget and one confirmation for each step after the first
+    assert budgets[0] == sweep.max_steps(32)
     assert not any(p.exact for p in rec.plans)  # a search: an estimate, and said so
     assert left_text(rec.starts[0]).endswith("(estimate)")
     # the bar fills against the budget and is full at the end

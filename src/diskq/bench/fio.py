@@ -40,18 +40,37 @@ FULL_STEP_SHARE = 0.98
 @dataclass(frozen=True)
 class SteadyState:
     """fio's steady-state detector: stop a step once IOPS stay within ``tolerance_pct`` of
-    their mean over ``window_s`` seconds, measured after ``ramp_s`` seconds."""
+    their mean over ``window_s`` seconds, measured after ``ramp_s`` seconds (``criterion``
+    ``iops``), or once their least-squares slope over the window is below ``tolerance_pct`` of
+    the mean per second (``iops_slope``). :mod:`diskq.bench.steady` replays both offline."""
 
     tolerance_pct: float = 5.0
     window_s: int = 3
     ramp_s: int = 1
+    criterion: str = "iops"
 
     def options(self) -> dict[str, str]:
         return {
-            "ss": f"iops:{self.tolerance_pct:g}%",
+            "ss": f"{self.criterion}:{self.tolerance_pct:g}%",
             "ss_dur": f"{self.window_s}s",
             "ss_ramp": f"{self.ramp_s}s",
         }
+
+    def describe(self) -> str:
+        """``iops:5% over 3 s after a 1 s ramp``."""
+        return f"{self.criterion}:{self.tolerance_pct:g}% over {self.window_s} s after a {self.ramp_s} s ramp"
+
+    @property
+    def shortest_s(self) -> int:
+        """The shortest step this detector can end: the ramp and one full window."""
+        return self.ramp_s + self.window_s
+
+
+#: the detector of the steps that only steer the search (which numjobs to measure next)
+NAVIGATION = SteadyState()
+#: the detector of the steps whose figures the document reports as its answer (the 1-job point and
+#: the peak): a window long enough that a slow ramp or a drift shows up in it (benchmarks/results.md)
+CONFIRMATION = SteadyState(tolerance_pct=5.0, window_s=5, ramp_s=2)
 
 
 def check_runtime(runtime_s: float) -> None:

@@ -217,8 +217,13 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
 
     listener = listener or Listener()
     opts, target = plan.options, plan.target
-    steady = fio.SteadyState() if opts.steady_state and opts.runtime_s >= STEADY_STATE_MIN_RUNTIME else None
+    steady = fio.NAVIGATION if opts.steady_state and opts.runtime_s >= STEADY_STATE_MIN_RUNTIME else None
     sync_opts = fio.base_options(runtime_s=opts.runtime_s, region_bytes=plan.region_bytes, steady=steady)
+    confirm_opts = None
+    if steady is not None:
+        # the figures' steps: the longer window, or the full runtime where that window does not fit
+        strict = fio.CONFIRMATION if opts.runtime_s > fio.CONFIRMATION.shortest_s else None
+        confirm_opts = fio.base_options(runtime_s=opts.runtime_s, region_bytes=plan.region_bytes, steady=strict)
     check_opts = fio.base_options(
         runtime_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s), region_bytes=plan.region_bytes, steady=None, fdatasync=False
     )
@@ -226,7 +231,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
         device=Device(path=plan.path, kind=target.kind),
         method=Method(
             fio_version=fio.installed_version(),
-            fio_params=sync_opts,
+            fio_params=confirm_opts if (opts.jobs and confirm_opts is not None) else sync_opts,
             search="explicit" if opts.jobs else "adaptive",
             runtime_s=opts.runtime_s,
             max_jobs=opts.highest_jobs,
@@ -251,13 +256,15 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
                            runtime_s=opts.runtime_s, check_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s),
                            exact=bool(opts.jobs) and steady is None)
+            if confirm_opts is not None:
+                doc.notes.append(_detector_note(confirm_opts, bool(opts.jobs)))
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
                 doc.runs.append(run)
                 steps.runs_left -= 1
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, listener, cache, journal)
+                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal)
         except Interrupted as exc:
             _stopped(doc, exc)
         except DiskqError as exc:
@@ -288,7 +295,20 @@ def _stopped(doc: ResultDocument, exc: Interrupted) -> None:
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, listener, cache, journal) -> None:
+def _detector_note(confirm_opts: dict[str, str], explicit: bool) -> str:
+    """Which steps ended on which steady-state detector, in the document's notes."""
+    nav = fio.NAVIGATION.describe()
+    if "ss" in confirm_opts:
+        strict = f"{confirm_opts['ss']} over {confirm_opts['ss_dur'][:-1]} s after a {confirm_opts['ss_ramp'][:-1]} s ramp"
+    else:
+        strict = "no detector (the full runtime: the longer window does not fit in it)"
+    if explicit:
+        return f"every step measured with the confirmation detector: {strict}"
+    return (f"steady-state detectors: the steps that steer the search end on {nav} (method.fio_params); "
+            f"the 1-job point and the peak are measured with {strict}")
+
+
+def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards."""
     opts = plan.options
     guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
@@ -302,7 +322,7 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, li
         search = None
 
         def measure(numjobs: int, options=sync_opts) -> Point:
-            fdatasync = options is sync_opts
+            fdatasync = options is not check_opts
             if fdatasync:
                 steps.this_run_left = search.steps_left_max() if search is not None else steps.this_run_left
             step_plan = steps.plan(fdatasync=fdatasync)
@@ -313,8 +333,8 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, li
                 point = fio.run_step(plan.path, numjobs, options)
             except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
-                if partial is not None and fdatasync:
-                    run.points.append(partial)
+                if partial is not None and fdatasync and all(p.numjobs != numjobs for p in run.points):
+                    run.points.append(partial)  # an interrupted confirmation keeps the step it confirmed
                 raise
             finally:
                 if fdatasync:
@@ -322,18 +342,26 @@ def _one_run(run, control, state, plan, sync_opts, check_opts, steady, steps, li
                 else:
                     steps.check_pending = False
             if fdatasync:
+                # a confirmation replaces the early-ended step of the same numjobs
+                run.points[:] = [p for p in run.points if p.numjobs != numjobs]
                 run.points.append(point)
             listener.step_done(point)
             return point
 
+        def confirm(numjobs: int) -> Point:
+            return measure(numjobs, confirm_opts)
+
         try:
             if opts.jobs:
-                sweep.explicit(measure, opts.jobs)
+                sweep.explicit(confirm if confirm_opts is not None else measure, opts.jobs)
             else:
-                search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget)
-                search.run()
+                search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget,
+                                      confirm=confirm if confirm_opts is not None else None)
+                try:
+                    search.run()
+                finally:  # an interrupted search still names the early steps its confirmations replaced
+                    run.notes.extend(search.notes)
                 steps.this_run_left = 0  # the search is over: what it did not take is dropped
-                run.notes.extend(search.notes)
                 if search.stop_reason:
                     run.notes.append(f"search stopped: {search.stop_reason}")
             if opts.flush_check:
