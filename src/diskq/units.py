@@ -32,10 +32,15 @@ def parse_size(text: str | int) -> int:
         if text > MAX_SIZE:
             raise InvalidInput(f"size is too large: {text}")
         return text
+    return _bytes(text, _UNITS, "a size", "use e.g. 1G, 512M, 4GiB or a byte count")
+
+
+def _bytes(text: str, units: dict[str, int], what: str, hint: str) -> int:
+    """``text`` as a whole positive number of bytes, its unit read from ``units``."""
     m = _SIZE.match(text)
-    if not m or m.group(2).lower() not in _UNITS:
-        raise InvalidInput(f"not a size: {text!r}", hint="use e.g. 1G, 512M, 4GiB or a byte count")
-    number = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if not m or m.group(2).lower() not in units:
+        raise InvalidInput(f"not {what}: {text!r}", hint=hint)
+    number = float(m.group(1)) * units[m.group(2).lower()]
     if not math.isfinite(number) or number > MAX_SIZE:
         raise InvalidInput(f"size is too large: {text.strip()[:40]!r}")
     value = int(number)
@@ -147,13 +152,4 @@ def parse_drive_size(text: str) -> int:
     >>> parse_drive_size("16T"), parse_drive_size("960GB"), parse_drive_size("1TiB")
     (16000000000000, 960000000000, 1099511627776)
     """
-    m = _SIZE.match(text)
-    if not m or m.group(2).lower() not in _DRIVE_UNITS:
-        raise InvalidInput(f"not a drive size: {text!r}", hint="use e.g. 16T, 8TB, 960G (decimal, as on the label) or 7TiB")
-    number = float(m.group(1)) * _DRIVE_UNITS[m.group(2).lower()]
-    if not math.isfinite(number) or number > MAX_SIZE:
-        raise InvalidInput(f"size is too large: {text.strip()[:40]!r}")
-    value = int(number)
-    if value <= 0:
-        raise InvalidInput(f"size must be positive, got {text!r}")
-    return value
+    return _bytes(text, _DRIVE_UNITS, "a drive size", "use e.g. 16T, 8TB, 960G (decimal, as on the label) or 7TiB")
