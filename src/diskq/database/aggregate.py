@@ -3,7 +3,7 @@ the median curve, and the one row of the suitability table.
 
 Pure functions over :class:`~diskq.database.extract.SubmissionRecord`; no I/O.
 
-Rules (the README states them too):
+Rules (docs/database-and-site.md states them too):
 
 * Only submissions measured with the device's majority method (``Method.id``, ``version``) are
   aggregated; documents of different methods are never compared. The others stay listed.
