@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from diskq import proc
 from diskq.errors import DiskqError, IdentityError, TargetError
 from diskq.probe import plp, sysfs
+from diskq.probe.jsonvalues import json_int as _int
 from diskq.result import Device
 
 #: Public, fixed salt: hashes must be comparable across submissions, so it cannot be secret.
@@ -136,16 +136,6 @@ def _dict(value: Any) -> dict:
 
 def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    return None
 
 
 def _str(value: Any) -> str | None:

@@ -25,11 +25,11 @@ What is read, and why:
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from diskq.analyse.model import PlpFact
+from diskq.probe.jsonvalues import json_int as _int
 
 #: smartctl attribute names that drivedb.h gives a capacitor self-test or capacitor health
 #: (Intel DC SATA families: 175 and 235 "Power_Loss_Cap_Test"; SanDisk CloudSpeed: 235
@@ -40,16 +40,6 @@ _CAPACITOR_NAME = re.compile(r"^(Power_Loss_Cap_Test|Capacitor_Health)$")
 _POWER_LOSS_COUNTER = re.compile(r"^(Unsafe_Shutdown_Count|Unexpect_Power_Loss(_Ct)?|Unclean_Shutdown_Ct)$", re.I)
 #: NVMe SMART / Health critical warning bit 4: volatile memory backup device failed.
 NVME_BACKUP_FAILED = 0x10
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    return None
 
 
 def _dict(value: Any) -> dict:
