@@ -203,3 +203,25 @@ def test_the_selector_applies_every_criterion():
     assert sel.matches(ssd) == [] and sel.matches(hdd) != []
     assert Selector(max_bytes=10**12).matches(hdd) == ["larger than 1000000000000 bytes"]
     assert Selector(rotational=True).matches(ssd) == ["not rotational"]
+
+
+def test_physical_disks_leave_out_virtual_and_empty_devices(tmp_path):
+    from diskq.fleet.select import physical_disks
+
+    def disk(name, sectors, rotational=None, model=None):
+        d = tmp_path / "block" / name
+        (d / "queue").mkdir(parents=True)
+        (d / "size").write_text(f"{sectors}\n")
+        if rotational is not None:
+            (d / "queue" / "rotational").write_text(f"{rotational}\n")
+        if model is not None:
+            (d / "device").mkdir()
+            (d / "device" / "model").write_text(f"{model}\n")
+
+    disk("sda", 937703088, 0, "SAMSUNG MZ7L3480HCHQ-00A07")
+    disk("sdb", 0, 1, "Card Reader")  # no medium
+    disk("loop0", 131072, 1)
+    disk("dm-0", 131072, 0)
+    (found,) = physical_disks(sysfs_root=str(tmp_path), dev_root="/dev")
+    assert (found.path, found.model, found.size_bytes, found.rotational) == \
+        ("/dev/sda", "SAMSUNG MZ7L3480HCHQ-00A07", 937703088 * 512, False)

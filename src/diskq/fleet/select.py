@@ -74,9 +74,9 @@ class Candidate:
         return asdict(self)
 
 
-def describe(path: str, *, sysfs_root: str = "/sys") -> Disk:
-    """A block device's kernel name, model, size and rotational flag (best effort)."""
-    name = sysfs.block_name(path, sysfs_root=sysfs_root)
+def _disk(path: str, name: str, sysfs_root: str) -> Disk:
+    """``name`` as sysfs describes it: a partition's size is its own, its model and rotational
+    flag are its disk's."""
     base = sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)
     disk = sysfs.disk_name(name, sysfs_root=sysfs_root)
     size = sysfs.read_int(sysfs_root, f"{base}/size")
@@ -86,20 +86,17 @@ def describe(path: str, *, sysfs_root: str = "/sys") -> Disk:
                 rotational=None if rot is None else rot == 1)
 
 
+def describe(path: str, *, sysfs_root: str = "/sys") -> Disk:
+    """A block device's kernel name, model, size and rotational flag (best effort)."""
+    return _disk(path, sysfs.block_name(path, sysfs_root=sysfs_root), sysfs_root)
+
+
 def physical_disks(*, sysfs_root: str = "/sys", dev_root: str = "/dev") -> list[Disk]:
-    """The host's whole physical disks, in name order."""
-    out = []
-    for entry in sorted(Path(sysfs_root, "block").iterdir()) if Path(sysfs_root, "block").is_dir() else []:
-        if sysfs.is_virtual(entry.name):
-            continue
-        size = sysfs.read_int(sysfs_root, f"block/{entry.name}/size")
-        if not size:  # an empty card reader or a removed drive
-            continue
-        rot = sysfs.read_int(sysfs_root, f"block/{entry.name}/queue/rotational")
-        out.append(Disk(path=os.path.join(dev_root, entry.name), name=entry.name,
-                        model=sysfs.read_attr(sysfs_root, f"block/{entry.name}/device/model") or None,
-                        size_bytes=size * 512, rotational=None if rot is None else rot == 1))
-    return out
+    """The host's whole physical disks, in name order (empty ones, e.g. a card reader, left out)."""
+    root = Path(sysfs_root, "block")
+    names = sorted(e.name for e in root.iterdir()) if root.is_dir() else []
+    disks = [_disk(os.path.join(dev_root, n), n, sysfs_root) for n in names if not sysfs.is_virtual(n)]
+    return [d for d in disks if d.size_bytes]
 
 
 def select(selector: Selector, *, sysfs_root: str = "/sys") -> tuple[list[Disk], list[Candidate]]:
