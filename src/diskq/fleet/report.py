@@ -23,8 +23,11 @@ from pathlib import Path
 
 from diskq.analyse import criteria
 from diskq.errors import InvalidInput
+from diskq.files import UnreadableFile, read_regular
 
 STATUS = "status.json"
+#: A result document carries every step's raw fio output; the database reads at most this much.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 #: The figures compared within a group: (key, label, True when higher is better).
 FIGURES = (("one_job_iops", "1-job IOPS", True), ("max_iops", "max IOPS", True),
            ("p99_sync_ms", "p99 fdatasync at 1 job", False))
@@ -216,8 +219,8 @@ def build(results: Path, thresholds: dict | None = None) -> FleetReport:
         status_file = host_dir / STATUS
         if status_file.is_file():
             try:
-                problems += _status_problems(host, json.loads(status_file.read_text()))
-            except (OSError, ValueError, AttributeError) as exc:
+                problems += _status_problems(host, json.loads(read_regular(status_file, MAX_FILE_BYTES)))
+            except (UnreadableFile, ValueError, AttributeError) as exc:
                 problems.append(Problem(host, None, "unreadable", f"{STATUS}: {exc}"))
         else:
             problems.append(Problem(host, None, "host failed", f"no {STATUS}: the play did not finish on this host"))
@@ -225,8 +228,8 @@ def build(results: Path, thresholds: dict | None = None) -> FleetReport:
             if file.name == STATUS or not file.is_file() or file.is_symlink():
                 continue
             try:
-                drives.append(drive_from(host, file, json.loads(file.read_text())))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                drives.append(drive_from(host, file, json.loads(read_regular(file, MAX_FILE_BYTES))))
+            except (UnreadableFile, ValueError, KeyError, TypeError, AttributeError) as exc:
                 problems.append(Problem(host, file.name, "unreadable", f"{file.name}: {exc}"))
     if not hosts:
         raise InvalidInput(f"no host directories under {results}", hint="run the playbook first (see README: Qualifying a fleet)")
