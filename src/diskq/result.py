@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from diskq.analyse.model import FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
+from diskq.analyse.model import Cliff, FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
 from diskq.analyse.model import json_integer, json_one
 
 CacheState = Literal["on", "off", "unknown"]
@@ -55,6 +55,83 @@ class Point(_Strict):
     _json_ints = field_validator("numjobs", "total_ios", "runtime_ms", mode="before")(json_integer)
 
 
+class ProfileMethod(_Strict):
+    """How a workload profile's figures were produced. Like :class:`Method`, profiles with a
+    different (id, version) are never compared; a document without profiles stays valid."""
+
+    id: Literal["diskq-size-profile", "diskq-sustained-write"]
+    version: int = 1
+    fio_params: dict[str, str] = Field(
+        default_factory=dict, description="fio options common to every step, except filename (and bs for sizes)"
+    )
+    runtime_s: float | None = Field(default=None, description="the longest a step may run (sizes)")
+
+    _json_ints = field_validator("version", mode="before")(json_integer)
+
+
+class SizePoint(_Strict):
+    """One step of the block-size profile: 1 job writing ``block_size`` bytes, each write
+    followed by fdatasync, at iodepth 1, ended by fio's steady-state detector or its runtime."""
+
+    block_size: int = Field(ge=512, le=64 * 1024 * 1024, description="bytes per write")
+    iops: float = Field(ge=0)
+    bw_bytes: float = Field(ge=0, description="bytes per second")
+    total_ios: int = Field(ge=0)
+    runtime_ms: int = Field(ge=0)
+    lat_us: Latency
+    sync_lat_us: Latency | None = None
+    steady_state: bool | None = Field(default=None, description="fio's steady-state detector ended the step early")
+    interrupted: bool = False
+    fio: dict[str, Any] | None = Field(default=None, description="fio's JSON output for this step, as printed")
+
+    _json_ints = field_validator("block_size", "total_ios", "runtime_ms", mode="before")(json_integer)
+
+
+class SizeProfile(_Strict):
+    """The block-size profile of one write-cache state: one :class:`SizePoint` per size,
+    smallest first."""
+
+    method: ProfileMethod
+    points: list[SizePoint] = Field(default_factory=list)
+    interrupted: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+class Sustained(_Strict):
+    """One long write that looks for the sustained-write cliff (an SLC cache filling up, a
+    garbage-collection stall): fio's throughput per ``sample_interval_ms`` from its bandwidth log,
+    until ``budget_bytes`` were written or ``budget_s`` passed."""
+
+    method: ProfileMethod
+    variant: Literal["fdatasync", "sequential"] = Field(
+        description="fdatasync: 1 job, every write followed by fdatasync; sequential: plain direct "
+                    "sequential writes at a high queue depth, which fill a cache sooner"
+    )
+    write_cache: CacheState
+    cache_mechanism: str | None = None
+    block_size: int = Field(ge=512, le=64 * 1024 * 1024)
+    iodepth: int = Field(ge=1, le=4096)
+    budget_bytes: int | None = Field(default=None, ge=0)
+    budget_s: int | None = Field(default=None, ge=0)
+    written_bytes: int = Field(ge=0)
+    runtime_ms: int = Field(ge=0)
+    iops: float = Field(ge=0)
+    bw_bytes: float = Field(ge=0, description="bytes per second over the whole write")
+    sample_interval_ms: int = Field(default=1000, ge=1)
+    bw_samples: list[float] = Field(
+        default_factory=list, description="bytes per second in each sample interval, in order, from fio's log"
+    )
+    cliff: Cliff | None = None
+    interrupted: bool = False
+    fio: dict[str, Any] | None = Field(default=None, description="fio's JSON output, as printed")
+    notes: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator(
+        "block_size", "iodepth", "budget_bytes", "budget_s", "written_bytes", "runtime_ms", "sample_interval_ms",
+        mode="before",
+    )(json_integer)
+
+
 class Run(_Strict):
     """One numjobs sweep at one write-cache state."""
 
@@ -71,6 +148,9 @@ class Run(_Strict):
     flush_check: FlushCheck | None = None
     nosync: Point | None = Field(
         default=None, description="the flush-honesty step: same pattern without fdatasync, 1 job"
+    )
+    sizes: SizeProfile | None = Field(
+        default=None, description="the block-size profile at this cache state (diskq bench --profile sizes)"
     )
     interrupted: bool = False
     notes: list[str] = Field(default_factory=list)
@@ -136,6 +216,9 @@ class ResultDocument(_Strict):
     device: Device
     method: Method
     runs: list[Run] = Field(default_factory=list)
+    sustained: list[Sustained] = Field(
+        default_factory=list, description="sustained-write cliff measurements (diskq bench --profile sustained)"
+    )
     verdicts: Verdicts | None = None
     interrupted: bool = False
     notes: list[str] = Field(default_factory=list)

@@ -184,6 +184,26 @@ class PostgresWal(_Strict):
     reasons: list[str] = Field(default_factory=list)
 
 
+class Cliff(_Strict):
+    """Where the throughput of a sustained write fell, and how far, from its per-interval samples.
+
+    ``found`` is False when the throughput never dropped by the criteria's share for long enough;
+    then the position fields are null and ``reasons`` say what was looked for. ``before_bw_bytes``
+    and ``after_bw_bytes`` are typical (median) throughputs in bytes per second before and after
+    the drop; ``drop_pct`` is how far the second lies below the first.
+    """
+
+    found: bool
+    at_s: float | None = Field(default=None, ge=0, description="seconds into the write where the drop starts")
+    at_bytes: int | None = Field(default=None, ge=0, description="bytes written when the drop starts")
+    before_bw_bytes: float | None = Field(default=None, ge=0)
+    after_bw_bytes: float | None = Field(default=None, ge=0)
+    drop_pct: float | None = Field(default=None, ge=0, le=100)
+    reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("at_bytes", mode="before")(json_integer)
+
+
 class Verdicts(_Strict):
     ceph_waldb: CephWalDb
     osds_per_device: OsdsPerDevice
