@@ -212,8 +212,10 @@ def test_command_line_is_the_community_method():
     argv = fio.command("/dev/sdx", 8, opts)
     for expected in ("--direct=1", "--fdatasync=1", "--iodepth=1", "--rw=write", "--bs=4k", "--time_based",
                      "--runtime=20", "--group_reporting=1", "--name=ceph-iops", "--numjobs=8",
-                     "--offset_increment=67108864", "--size=67108864", "--output-format=json", "--ioengine=psync"):
+                     "--size=67108864", "--output-format=json", "--ioengine=psync"):
         assert expected in argv
+    # every job writes the same region from its start, as the community command's jobs do (method 2)
+    assert not any(a.startswith(("--offset", "--offset_increment")) for a in argv)
     steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=fio.SteadyState())
     assert steady["ss"] == "iops:5%" and steady["ss_dur"] == "3s"
     assert fio.base_options(runtime_s=5, region_bytes=1 << 20, steady=None, fdatasync=False)["fdatasync"] == "0"

@@ -151,8 +151,10 @@ def _size_or_zero(path: str) -> int:
 
 
 def region_bytes(capacity_bytes: int, max_jobs: int) -> int:
-    """The share of the target each job writes to: capacity / max_jobs, at most 1 GiB, aligned to
-    1 MiB (4 KiB on tiny targets). Jobs never overlap, so no job overwrites another's blocks."""
+    """The region every job writes, from the target's start (``--size``): capacity / max_jobs, at
+    most 1 GiB, aligned to 1 MiB (4 KiB on tiny targets). All jobs write it from its first block,
+    as the community command's jobs write the device from offset 0; the bound keeps what a step
+    touches close to what those jobs reach in a 20 s step (a few hundred MB at most)."""
     share = min(capacity_bytes // max(max_jobs, 1), 1024 * MiB)
     align = MiB if share >= 4 * MiB else 4096
     share -= share % align

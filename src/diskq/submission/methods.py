@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-BENCH = ("diskq-fdatasync-sweep", 1)
+#: what ``diskq bench`` writes today: every job writes one shared region from its start
+BENCH = ("diskq-fdatasync-sweep", 2)
+#: earlier ``diskq bench`` documents: each job wrote its own region (``--offset_increment``)
+BENCH_V1 = ("diskq-fdatasync-sweep", 1)
 COMMUNITY = ("community-fio-ceph-iops", 1)
 
 #: The community command the legacy table and ``diskq import-fio`` runs were made with.
@@ -41,18 +44,25 @@ class MethodSpec:
     required: dict[str, frozenset[str | None]] = field(default_factory=dict)
 
 
-def _required(*, sync: bool = True) -> dict[str, frozenset[str | None]]:
-    return {
+def _required(*, sync: bool = True, shared_region: bool = False) -> dict[str, frozenset[str | None]]:
+    required = {
         "rw": frozenset({"write"}),
         "bs": frozenset(_FOUR_K),
         "iodepth": frozenset({"1", None}),
         "direct": frozenset({"1"}),
         "fdatasync": frozenset({"1"}) if sync else frozenset({"0", None}),
     }
+    if shared_region:
+        # all jobs write from the region's start, as the community command's jobs do
+        required["offset_increment"] = frozenset({None, "0"})
+    return required
 
 
 KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
-    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs", _required()),
+    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region",
+                      _required(shared_region=True)),
+    BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
+                         _required()),
     COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
 }
 
@@ -63,7 +73,7 @@ def lookup(method_id: str, version: int) -> MethodSpec | None:
 
 def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
     """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
-    required = spec.required if sync else _required(sync=False)
+    required = spec.required if sync else {**spec.required, **_required(sync=False)}
     out = []
     for name, accepted in required.items():
         value = options.get(name)
