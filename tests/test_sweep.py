@@ -248,24 +248,65 @@ def test_the_one_job_step_is_measured_with_the_confirmation_detector_only():
 
 
 def test_an_early_ended_peak_is_measured_again_and_replaced():
+    nav = {**{n: 1000.0 * n for n in RISING}, 32: 15000.0}
+    full = {**nav, 16: 18000.0}  # the early step read 16 000, the longer one 18 000
+    measure, confirm, log = _device(nav, full)
+    s = sweep.Search(measure, 32, confirm=confirm, refine_budget=0)
+    points = s.run()
+    assert log[-1] == ("confirm", 16) and log.count(("confirm", 16)) == 1
+    assert sweep.peak_of(points).iops == 18000.0
+    assert s.replaced[16].iops == 16000.0 and s.replaced[16].steady_state is True
+    assert [p.numjobs for p in points] == RISING  # replaced, not added
+    assert any(n.startswith("peak confirmed at 16 jobs") and "16,000 IOPS after 5.0 s" in n for n in s.notes)
+
+
+def test_a_curve_still_rising_at_the_last_doubling_measures_it_once_with_the_longer_window():
     nav = {n: 1000.0 * n for n in RISING}
-    full = {**nav, 32: 36000.0}  # the early step read 32 000, the longer one 36 000
+    full = {**nav, 32: 36000.0}
     measure, confirm, log = _device(nav, full)
     s = sweep.Search(measure, 32, confirm=confirm)
     points = s.run()
-    assert log[-1] == ("confirm", 32) and log.count(("confirm", 32)) == 1
-    assert sweep.peak_of(points).iops == 36000.0
-    assert s.replaced[32].iops == 32000.0 and s.replaced[32].steady_state is True
-    assert [p.numjobs for p in points] == RISING  # replaced, not added
-    assert any(n.startswith("peak confirmed at 32 jobs") and "32,000 IOPS after 5.0 s" in n for n in s.notes)
+    assert ("measure", 32) not in log and log.count(("confirm", 32)) == 1 and log[-1] == ("confirm", 32)
+    assert sweep.peak_of(points).iops == 36000.0 and s.replaced == {}
+    assert [c for c in log if c[0] == "confirm"] == [("confirm", 1), ("confirm", 32)]
+
+
+def test_a_curve_that_fell_before_the_last_doubling_measures_it_as_a_short_step():
+    nav = {1: 1000.0, 2: 2000.0, 4: 4000.0, 8: 3000.0, 16: 2500.0, 32: 2000.0}
+    measure, confirm, log = _device(nav, dict(nav))
+    sweep.Search(measure, 32, confirm=confirm, refine_budget=0, patience=5).run()
+    assert ("measure", 32) in log and ("confirm", 32) not in log
+
+
+def test_the_points_the_osd_count_turns_on_are_confirmed_like_the_peak():
+    from diskq.analyse import osds
+
+    nav = {1: 600.0, 2: 700.0, 4: 800.0, 8: 900.0, 16: 950.0, 32: 1000.0}
+    full = {**nav, 2: 640.0, 4: 1400.0}  # confirmed: 2 jobs get 320 each, 4 jobs 350 each
+    measure, confirm, log = _device(nav, full)
+    s = sweep.Search(measure, 32, confirm=confirm, decisive=lambda curve: osds.deciding(curve, 315))
+    points = s.run()
+    assert {2, 4, 8} <= s.confirmed  # 2 and 4 first; then 4 passes, so 8 decides and is confirmed
+    share = osds.osds_per_device([(p.numjobs, p.iops) for p in points], 315)
+    assert share.n == 4
+    assert any(n.startswith("point deciding the OSD count confirmed at 2 jobs") for n in s.notes)
+
+
+def test_without_a_verdict_boundary_only_the_peak_is_confirmed():
+    nav = {1: 600.0, 2: 700.0, 4: 800.0, 8: 900.0, 16: 950.0, 32: 1000.0}
+    measure, confirm, log = _device(nav, dict(nav))
+    s = sweep.Search(measure, 32, confirm=confirm)
+    s.run()
+    assert s.confirmed == {1, 32}
 
 
 def test_a_peak_that_ran_its_full_length_is_not_measured_again():
-    nav = {n: 1000.0 * n for n in RISING}
-    measure, confirm, log = _device(nav, dict(nav), early={2, 4, 8, 16})
-    s = sweep.Search(measure, 32, confirm=confirm)
+    nav = {**{n: 1000.0 * n for n in RISING}, 32: 12000.0}
+    measure, confirm, log = _device(nav, dict(nav), early={2, 4, 8, 32})
+    s = sweep.Search(measure, 32, confirm=confirm, refine_budget=0)
     s.run()
-    assert [c for c in log if c[0] == "confirm"] == [("confirm", 1)]
+    # 32 jobs: measured with the longer window at once (every step before it rose); 16 ran full length
+    assert [c for c in log if c[0] == "confirm"] == [("confirm", 1), ("confirm", 32)]
     assert s.replaced == {}
 
 
@@ -283,8 +324,9 @@ def test_the_confirmation_budget_is_respected_and_an_unconfirmed_peak_is_said():
     nav = {1: 1000.0, 2: 2000.0, 4: 3000.0, 8: 8800.0, 16: 9000.0, 32: 9200.0}
     full = {1: 1000.0, 2: 2000.0, 4: 3000.0, 8: 8800.0, 16: 7000.0, 32: 7000.0}
     measure, confirm, log = _device(nav, full)
-    s = sweep.Search(measure, 32, confirm=confirm, refine_budget=0, confirm_budget=2, gain=0.0)
+    s = sweep.Search(measure, 32, confirm=confirm, refine_budget=0, confirm_budget=1, gain=0.0)
     s.run()
+    # 32 jobs is measured with the longer window at once; the budget covers re-measurements (16)
     assert [c for c in log if c[0] == "confirm"] == [("confirm", 1), ("confirm", 32), ("confirm", 16)]
     assert any("8 jobs, ended early and was not confirmed" in n for n in s.notes)
 
@@ -293,18 +335,18 @@ def test_an_interrupted_confirmation_keeps_the_early_point():
     class Stop(Exception):
         pass
 
-    nav = {n: 1000.0 * n for n in RISING}
+    nav = {**{n: 1000.0 * n for n in RISING}, 32: 15000.0}
     measure, confirm, _ = _device(nav, dict(nav))
 
     def interrupted(n):
-        if n == 32:
+        if n == 16:
             raise Stop
         return confirm(n)
 
-    s = sweep.Search(measure, 32, confirm=interrupted)
+    s = sweep.Search(measure, 32, confirm=interrupted, refine_budget=0)
     with pytest.raises(Stop):
         s.run()
-    assert s.points[32].iops == 32000.0 and s.points[32].steady_state is True
+    assert s.points[16].iops == 16000.0 and s.points[16].steady_state is True
 
 
 @settings(max_examples=200, deadline=None)
@@ -326,7 +368,7 @@ def test_confirmation_invariants(lam, sigma, kappa, max_jobs, budget, error):
     confirmed = [n for kind, n in log if kind == "confirm"]
     assert len(navigated) == len(set(navigated)) and len(confirmed) == len(set(confirmed))
     assert confirmed[0] == 1 and 1 not in navigated
-    assert budget is None or len(confirmed) <= budget + 1
+    assert budget is None or len(s.replaced) <= budget
     assert len(log) <= sweep.max_steps(max_jobs, sweep.DEFAULT_REFINE_BUDGET, budget)
     peak = sweep.peak_of(points)
     assert peak.iops == max(p.iops for p in points)

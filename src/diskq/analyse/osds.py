@@ -112,6 +112,21 @@ def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> Os
     return OsdShare(n, demand, per, n == largest and not peak_final, largest, reasons)
 
 
+def deciding(curve: dict[int, float], demand: float) -> set[int]:
+    """The job counts the OSD count turns on: ``n`` itself and the next measured count above it
+    (whose shortfall makes ``n`` the largest). A measurement error at either moves the answer;
+    elsewhere it does not.
+
+    >>> sorted(deciding({1: 600, 2: 700, 4: 800, 8: 900}, 315))
+    [2, 4]
+    >>> sorted(deciding({1: 200, 2: 300}, 315))
+    [1]
+    """
+    share = osds_per_device(curve.items(), demand)
+    above = [m for m in sorted(curve) if m > share.n]
+    return ({share.n} if share.n else set()) | set(above[:1])
+
+
 def carry_order(share: OsdShare | None, solo_iops: float | None = None) -> float | None:
     """A number that sorts devices by what they can carry: the OSD count, then (within one
     count) the commit rate each of those OSDs gets, as ``n + r / (r + demand)``, which stays

@@ -356,7 +356,8 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
                 sweep.explicit(confirm if confirm_opts is not None else measure, opts.jobs)
             else:
                 search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget,
-                                      confirm=confirm if confirm_opts is not None else None)
+                                      confirm=confirm if confirm_opts is not None else None,
+                                      decisive=_osd_boundary())
                 try:
                     search.run()
                 finally:  # an interrupted search still names the early steps its confirmations replaced
@@ -369,6 +370,14 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
         finally:
             run.points.sort(key=lambda p: p.numjobs)
             run.peak = sweep.peak_of(run.points)
+
+
+def _osd_boundary():
+    """The points the OSDs-per-device verdict turns on, for the search to confirm like the peak."""
+    from diskq.analyse import criteria, osds
+
+    demand = osds.demand_iops(criteria.load()["osds_per_device"])
+    return lambda curve: osds.deciding(curve, demand)
 
 
 def _annotate(doc: ResultDocument) -> None:

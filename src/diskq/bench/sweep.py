@@ -41,7 +41,7 @@ only reads the spread of IOPS samples in the fio output a point carries
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from diskq.analyse.noise import NOISY_SPREAD, iops_spread
 from diskq.errors import InvalidInput
@@ -58,6 +58,8 @@ DEFAULT_NOISY_SPREAD = NOISY_SPREAD
 DEFAULT_CONFIRM_BUDGET: int | None = None
 
 Measure = Callable[[int], Point]
+#: the job counts a verdict turns on, from the curve measured so far (``{numjobs: iops}``)
+Decisive = Callable[[dict[int, float]], Iterable[int]]
 
 
 def doubling_sequence(max_jobs: int) -> list[int]:
@@ -116,6 +118,7 @@ class Search:
         noisy_spread: float = DEFAULT_NOISY_SPREAD,
         confirm: Measure | None = None,
         confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET,
+        decisive: Decisive | None = None,
     ):
         if max_jobs < 1:
             raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
@@ -125,6 +128,7 @@ class Search:
             raise InvalidInput(f"confirm_budget must be at least 0, got {confirm_budget}")
         self._measure = measure
         self._confirm = confirm
+        self._decisive = decisive
         self.confirm_budget = confirm_budget
         #: numjobs -> the early-ended point a confirmation replaced
         self.replaced: dict[int, Point] = {}
@@ -190,6 +194,11 @@ class Search:
         misses: list[int] = []  # consecutive doubling steps that did not beat the best
         stopped_early = False
         for n in seq[1:]:
+            if n == seq[-1] and len(seq) > 2 and best == seq[-2] and self._confirm is not None and not exhaustive:
+                # every step so far rose: the last is likely the peak, so it gets the longer window at
+                # once instead of a short step now and a confirmation of it later
+                self.points[n] = self._confirm(n)
+                self.confirmed.add(n)
             if self._iops(n) > self.points[best].iops * (1 + self.gain):
                 best, misses = n, []
                 continue
@@ -206,30 +215,47 @@ class Search:
         self._phase = "done"
         return self.ordered()
 
+    def _unconfirmed(self) -> tuple[int, str] | None:
+        """The next point to confirm and what it decides: the best point first, then the points
+        ``decisive`` names (a verdict's boundary), each only while its step ended early."""
+        best = self._best()
+        wanted = [(best, "peak")]
+        if self._decisive is not None:
+            curve = {n: p.iops for n, p in self.points.items()}
+            wanted += [(n, "the OSD count") for n in sorted(self._decisive(curve)) if n in self.points]
+        for n, what in wanted:
+            if n not in self.confirmed and ended_early(self.points[n]):
+                return n, what
+        return None
+
     def _confirm_peak(self) -> None:
         """Measure the best point again with the confirmation detector when fio's detector
-        ended its step early; repeat while the best moves to another early-ended step."""
+        ended its step early, and likewise the points a verdict turns on (``decisive``); repeat
+        while the best or those points move to other early-ended steps."""
         if self._confirm is None:
             return
         spent = 0
         while self.confirm_budget is None or spent < self.confirm_budget:
-            best = self._best()
-            early = self.points[best]
-            if best in self.confirmed or not ended_early(early):
+            todo = self._unconfirmed()
+            if todo is None:
                 return
-            self.points[best] = self._confirm(best)  # raises on interruption: the early point stays
-            self.replaced[best] = early
-            self.confirmed.add(best)
+            n, what = todo
+            early = self.points[n]
+            self.points[n] = self._confirm(n)  # raises on interruption: the early point stays
+            self.replaced[n] = early
+            self.confirmed.add(n)
             spent += 1
-            late = self.points[best]
+            late = self.points[n]
+            label = "peak confirmed" if what == "peak" else f"point deciding {what} confirmed"
             self.notes.append(
-                f"peak confirmed at {best} jobs with the longer steady-state window: {early.iops:,.0f} IOPS "
+                f"{label} at {n} jobs with the longer steady-state window: {early.iops:,.0f} IOPS "
                 f"after {early.runtime_ms / 1000:.1f} s, then {late.iops:,.0f} IOPS after {late.runtime_ms / 1000:.1f} s"
             )
-        best = self._best()
-        if best not in self.confirmed and ended_early(self.points[best]):
-            self.notes.append(f"the best point, {best} jobs, ended early and was not confirmed: "
-                              f"{self.confirm_budget} confirmations spent")
+        todo = self._unconfirmed()
+        if todo is not None:
+            n, what = todo
+            self.notes.append(f"the {'best point' if what == 'peak' else 'point deciding ' + what}, {n} jobs, ended "
+                              f"early and was not confirmed: {self.confirm_budget} confirmations spent")
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
         """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``."""
