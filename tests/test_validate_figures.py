@@ -274,3 +274,17 @@ def test_latency_figures_are_compared_as_plainly_defined(mine, theirs):
     out = []
     _latency_problems("lat_us", lat, theirs[0], tail, lambda field, message: out.append((field, message)))
     assert out == _latency_problems_plainly("lat_us", lat, theirs[0], tail)
+
+
+@needs_fio
+def test_method_2_needs_every_job_in_one_shared_region():
+    """Version 2 of diskq's method writes the community layout: a step whose fio options give each
+    job its own region (``offset_increment``) is another workload. Version 1 documents had it."""
+    doc = result_from(fio_runs(), method_id="diskq-fdatasync-sweep")
+    doc.method.version = 2
+    assert check_figures(doc) == []
+    doc.runs[0].points[0].fio["global options"]["offset_increment"] = "64M"
+    messages = [p.message for p in check_figures(doc) if p.field == "result.runs[0].points[0].fio"]
+    assert any("offset_increment=64M (needs 0)" in m for m in messages), messages
+    doc.method.version = 1
+    assert check_figures(doc) == []
