@@ -31,7 +31,10 @@ measures the same curve with fewer, shorter steps:
    point is a confirmed or full-length step (each step is confirmed at most once, so this ends;
    ``confirm_budget`` can cap it, and a peak left unconfirmed is then said in ``notes``). The
    highest figure of the curve, the table's "max IOPS", is thus never an early-ended step: an
-   early step that read high would otherwise win the maximum because it read high.
+   early step that read high would otherwise win the maximum because it read high. The points a
+   verdict turns on (``decisive``: for the OSD count, the largest job count that meets one OSD's
+   demand and the next one measured) are confirmed the same way. When every doubling step rose,
+   the last one is likely the peak and is measured with the longer window at once.
 
 Each step is shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`). The search
 itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never runs fio; it
