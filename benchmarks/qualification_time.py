@@ -244,6 +244,10 @@ def report(community: list[Qualification], diskq: list[Qualification], label: st
           + ", ".join(f"{r:.3f}" for r in s["pair_ratios"])
           + f"; protocol's own spread +-{s['community_spread'] * 100:.1f} %, {label}'s +-{s['diskq_spread'] * 100:.1f} %; "
           f"accepted +-{s['iops_tolerance'] * 100:.1f} %: {'within' if s['peak_iops_ok'] else 'OUTSIDE'}")
+    points = per_point(community, diskq)
+    if points:
+        print("every job count both measured in every run (median IOPS ratio; each one's own spread): "
+              + ", ".join(f"{n}: {r:.3f} (+-{cs * 100:.0f} %, +-{ds * 100:.0f} %)" for n, r, cs, ds in points))
     same_jobs, same_iops, n = s["community_self"]
     print(f"community against its own next run: same peak jobs {same_jobs}/{n}, "
           f"peak IOPS within {IOPS_PCT:g} % {same_iops}/{n}")
@@ -255,6 +259,31 @@ def report(community: list[Qualification], diskq: list[Qualification], label: st
           f"{'yes' if s['device_speedup'] >= GOAL_SPEEDUP else 'no'}; same peak jobs: "
           f"{'yes' if s['median_same_jobs'] else 'no'}; median peak IOPS within the accepted spread: "
           f"{'yes' if s['peak_iops_ok'] else 'no'})")
+
+
+def _spread(values: list[float]) -> float:
+    """The largest distance of one value from their median, as a fraction."""
+    med = stats.median(values)
+    return max(abs(stats.ratio(v, med) - 1) for v in values)
+
+
+def per_point(community: list[Qualification], diskq: list[Qualification]) -> list[tuple[int, float, float, float]]:
+    """For every job count both measured in every run: (numjobs, median diskq IOPS / median
+    community IOPS, the protocol's own spread there, diskq's own spread there). Verdicts and the
+    table use more points than the peak (the 1-job point, the OSD count's), so each is compared.
+
+    >>> c = [Qualification("c", [(1, 100), (2, 200)], 0, 0, (2, 200)), Qualification("c", [(1, 110), (2, 180)], 0, 0, (2, 180))]
+    >>> d = [Qualification("d", [(1, 105), (2, 190)], 0, 0, (2, 190)), Qualification("d", [(1, 105), (4, 300)], 0, 0, (4, 300))]
+    >>> [(n, round(r, 3)) for n, r, _, _ in per_point(c, d)]
+    [(1, 1.0)]
+    """
+    rows = []
+    common = set.intersection(*(set(n for n, _ in q.curve) for q in community + diskq))
+    for n in sorted(common):
+        c = [dict(q.curve)[n] for q in community]
+        d = [dict(q.curve)[n] for q in diskq]
+        rows.append((n, stats.ratio(stats.median(d), stats.median(c)), _spread(c), _spread(d)))
+    return rows
 
 
 def loadavg() -> str:
