@@ -73,35 +73,11 @@ def _default_key() -> Path:
 
 def _load_for_signing(path: Path):
     """A result document or an existing submission (to be signed again)."""
-    from pydantic import ValidationError
+    from diskq.errors import SubmissionError
+    from diskq.submission.documents import read_document
 
-    from diskq.errors import InvalidInput, SubmissionError
-    from diskq.result import ResultDocument
-    from diskq.submission.model import Submission
-    from diskq.submission.problems import field_path
-    from diskq.submission.integers import describe
-    from diskq.submission.validate import UnsafeInteger, parse_json
-
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        data = parse_json(raw)
-    except UnsafeInteger as exc:
-        raise SubmissionError(f"cannot sign {path}: {exc.field}: {describe(exc.text)}") from None
-    except SubmissionError as exc:  # not JSON at all: a wrong file, not an invalid submission
-        raise InvalidInput(f"{path}: {exc.message}", hint="give the result document diskq bench or import-fio wrote") from None
-    kind = data.get("format") if isinstance(data, dict) else None
-    model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
-    if model is None:
-        raise InvalidInput(f"{path} is neither a diskq result document nor a submission",
-                           hint="give the result document diskq bench or import-fio wrote")
-    try:
-        return model.model_validate_json(raw, strict=True)
-    except ValidationError as exc:
-        e = exc.errors(include_url=False, include_input=False)[0]
-        raise SubmissionError(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+    return read_document(path, invalid=SubmissionError, verb="sign",
+                         hint="give the result document diskq bench or import-fio wrote")
 
 
 def _refuse_incomplete(path: Path, result) -> None:

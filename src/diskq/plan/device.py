@@ -19,7 +19,6 @@ from diskq.plan.layout import WalDbDevice
 
 #: Cache mechanisms that switch the drive's own cache (the others: sysfs, the kernel's knob).
 DRIVE_KNOBS = ("hdparm", "sdparm", "nvme")
-MAX_BYTES = 64 * 2**20
 
 
 def looks_like_file(arg: str) -> bool:
@@ -29,40 +28,10 @@ def looks_like_file(arg: str) -> bool:
 
 def from_document_file(path: Path) -> WalDbDevice:
     """Read a result document or a submission file and take its best safe run."""
-    from pydantic import ValidationError
-
-    from diskq.result import ResultDocument
+    from diskq.submission.documents import read_document
     from diskq.submission.model import Submission
-    from diskq.submission.problems import field_path
-    from diskq.errors import SubmissionError
-    from diskq.submission.validate import UnsafeInteger, parse_json
 
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise InvalidInput(f"{path} is larger than {MAX_BYTES // 2**20} MiB")
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInput(f"{path} does not exist",
-                           hint="give a result document from `diskq bench`, or a model name from devices.db") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = parse_json(raw)
-    except UnsafeInteger as exc:
-        raise InvalidInput(f"{path}: {exc.field}: integer out of range") from None
-    except SubmissionError as exc:  # not JSON, not UTF-8, nested too deeply: a wrong file (exit 2, not 5)
-        raise InvalidInput(f"{path}: {exc.message}") from None
-    except (ValueError, RecursionError) as exc:
-        raise InvalidInput(f"{path} is not JSON: {str(exc)[:200]}") from None
-    kind = data.get("format") if isinstance(data, dict) else None
-    model = {"diskq-result": ResultDocument, "diskq-submission": Submission}.get(kind)
-    if model is None:
-        raise InvalidInput(f"{path} is neither a diskq result document nor a submission")
-    try:
-        loaded = model.model_validate_json(raw, strict=True)
-    except ValidationError as exc:
-        e = exc.errors(include_url=False, include_input=False)[0]
-        raise InvalidInput(f"{path}: {field_path(e['loc'])}: {e['msg']}") from None
+    loaded = read_document(path, hint="give a result document from `diskq bench`, or a model name from devices.db")
     doc = loaded.result if isinstance(loaded, Submission) else loaded
     legacy = bool(getattr(loaded, "legacy", False))
     return from_document(doc, basis=f"result document {path.name}", legacy=legacy)
