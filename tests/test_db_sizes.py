@@ -146,3 +146,29 @@ def test_lookup_json_and_text_show_the_profile_and_the_slog_verdict(db, capsys):
     assert cli("lookup", "sweeponly", "--db", str(db)) == 0
     text = capsys.readouterr().out
     assert "etcd: estimated from 4 KiB" in text and "block-size profile, write cache" not in text
+
+
+# --- the site ------------------------------------------------------------------------------------
+
+
+def test_the_device_page_has_a_block_size_chart_table_and_the_slog_verdict(db, tmp_path):
+    from diskq.publish.site import build_site
+
+    build_site(db, tmp_path / "site")
+    (profiled,) = rows(db, "SELECT id FROM devices WHERE model LIKE '%PROFILED%'")
+    (sweep,) = rows(db, "SELECT id FROM devices WHERE model LIKE '%SWEEPONLY%'")
+    page = (tmp_path / "site" / "devices" / f"{profiled['id']}.html").read_text()
+    chart = page[page.index('id="size-chart-on"'):]
+    chart = chart[:chart.index("</svg>")]
+    assert chart.count('class="dot"') == 5 and chart.count('class="dot dot2"') == 5
+    assert "128K: 131.1 MB/s" in chart and "MB/s" in chart and "IOPS (dashed)" in chart
+    assert "<td>128 KiB</td><td>1,000</td><td>900</td><td>1,100</td><td>131.1</td>" in page
+    slog = page[page.index('<th scope="row">ZFS SLOG</th>'):]
+    assert slog.startswith('<th scope="row">ZFS SLOG</th><td class="t-marginal">marginal (131 MB/s)')
+    other = (tmp_path / "site" / "devices" / f"{sweep['id']}.html").read_text()
+    assert "size-chart-" not in other and 'id="sizes"' not in other
+    assert "estimated from 4 KiB" in other[other.index('<th scope="row">ZFS SLOG</th>'):]
+    export = json.loads((tmp_path / "site" / "devices.json").read_text())
+    by_id = {d["id"]: d for d in export["devices"]}
+    assert [z["block_size"] for z in by_id[profiled["id"]]["sizes"]["on"]] == sorted(A)
+    assert by_id[sweep["id"]]["sizes"] == {} and by_id[profiled["id"]]["zfs_slog"] == "marginal"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from diskq.analyse.model import Etcd, PostgresWal, ZfsSlog
-from diskq.units import latency_ms
+from diskq.units import block_label, latency_ms
 
 if TYPE_CHECKING:
     from diskq.result import Point, SizePoint, SizeProfile
@@ -35,18 +35,6 @@ class Run(Protocol):
     cache: str
     solo: Point
     sizes: list[SizePoint]
-
-
-def block_label(size: int) -> str:
-    """``8192`` -> ``8 KiB``, ``1048576`` -> ``1 MiB``, ``512`` -> ``512 B``, ``2300`` -> ``2300 B``.
-
-    >>> [block_label(n) for n in (512, 4096, 131072, 1048576, 2300)]
-    ['512 B', '4 KiB', '128 KiB', '1 MiB', '2300 B']
-    """
-    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
 
 
 def usable_points(profile: SizeProfile | None) -> list[SizePoint]:
