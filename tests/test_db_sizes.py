@@ -16,7 +16,8 @@ from diskq.database.build import build
 from diskq.database.lookup import lookup
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.result import ResultDocument
-from size_profiles import recorded, recorded_profile
+from tests.conftest import needs_fio
+from tests.size_profiles import measure_profile, recorded, recorded_profile
 
 CURVE = {1: 3000.0, 2: 5200.0, 4: 8000.0, 8: 9000.0}
 NOSYNC = {"on": 60000.0}
@@ -172,3 +173,25 @@ def test_the_device_page_has_a_block_size_chart_table_and_the_slog_verdict(db, t
     by_id = {d["id"]: d for d in export["devices"]}
     assert [z["block_size"] for z in by_id[profiled["id"]]["sizes"]["on"]] == sorted(A)
     assert by_id[sweep["id"]]["sizes"] == {} and by_id[profiled["id"]]["zfs_slog"] == "marginal"
+
+
+@needs_fio
+def test_a_profile_measured_now_on_a_loop_device_reaches_lookup(make_loop, tmp_path, capsys):
+    dev = make_loop(64 * 1024 * 1024)
+    profile = measure_profile(dev, sizes=(4096, 8192, 131072), runtime_s=1)
+    root = tmp_path / "subs"
+    result = result_document("Vendor LOOPNOW 5", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm")
+    result["runs"][0]["sizes"] = profile.model_dump(mode="json")
+    add(root, "", result=result)
+    db = tmp_path / "devices.db"
+    assert build(root, db, jobs=1).skipped == []
+    med = {r["block_size"]: r for r in rows(db, "SELECT * FROM device_sizes")}
+    assert sorted(med) == [4096, 8192, 131072]
+    for p in profile.points:
+        assert med[p.block_size]["iops"] == pytest.approx(p.iops)
+        assert med[p.block_size]["sync_p99_us"] == pytest.approx(p.sync_lat_us.p99)
+    (row,) = rows(db, "SELECT verdicts FROM devices")
+    etcd = json.loads(row["verdicts"])["etcd"]
+    assert etcd["basis"] == "measured" and etcd["p99_fdatasync_ms"] == pytest.approx(med[8192]["sync_p99_us"] / 1000)
+    assert cli("lookup", "loopnow", "--db", str(db)) == 0
+    assert "etcd: read at 8 KiB from the block-size profile" in capsys.readouterr().out

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import needs_fio
 from diskq.analyse import annotate, sizes
 from diskq.analyse.verdicts import evaluate, load_criteria
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run, SizePoint
-from size_profiles import SIZES, measure_profile, recorded, recorded_profile, size_point
+from tests.conftest import needs_fio
+from tests.size_profiles import SIZES, measure_profile, recorded, recorded_profile, size_point
 
 CRIT = load_criteria()
 RATIO = CRIT["size_profile"]["nearest_max_ratio"]
