@@ -26,10 +26,15 @@ def size_point(data: dict, block_size: int, *, interrupted: bool = False) -> Siz
     return SizePoint(block_size=block_size, **p.model_dump(exclude={"numjobs"}))
 
 
-def method(runtime_s: float = 3, version: int = 1) -> ProfileMethod:
-    opts = fio.base_options(runtime_s=runtime_s, region_bytes=128 * 1024 * 1024, steady=fio.NAVIGATION)
-    opts.pop("bs")
-    return ProfileMethod(id="diskq-size-profile", version=version, fio_params=opts, runtime_s=runtime_s)
+def method(opts: dict[str, str], version: int = 1) -> ProfileMethod:
+    """The profile's method: the fio options of its steps, but the block size."""
+    params = {k: v for k, v in opts.items() if k != "bs"}
+    return ProfileMethod(id="diskq-size-profile", version=version, fio_params=params,
+                         runtime_s=float(opts["runtime"]))
+
+
+#: the options the recorded steps ran with (SOURCES.md), but the block size
+RECORDED_OPTIONS = fio.base_options(runtime_s=3, region_bytes=128 * 1024 * 1024, steady=fio.NAVIGATION)
 
 
 def recorded(cache: str, block_size: int) -> dict:
@@ -38,16 +43,16 @@ def recorded(cache: str, block_size: int) -> dict:
 
 def recorded_profile(cache: str = "on", sizes=SIZES, *, version: int = 1) -> SizeProfile:
     """The recorded loop-device profile at ``cache`` ("on" or "off"), the given sizes only."""
-    return SizeProfile(method=method(version=version), points=[size_point(recorded(cache, bs), bs) for bs in sizes])
+    return SizeProfile(method=method(RECORDED_OPTIONS, version=version),
+                       points=[size_point(recorded(cache, bs), bs) for bs in sizes])
 
 
 def measure_profile(target: str, sizes=(4096, 8192, 131072), *, runtime_s: int = 1) -> SizeProfile:
     """Run fio now on ``target`` (a loop device or file the test made): one step per size."""
+    opts = fio.base_options(runtime_s=runtime_s, region_bytes=16 * 1024 * 1024, steady=None)
     points = []
     for bs in sizes:
-        opts = fio.base_options(runtime_s=runtime_s, region_bytes=16 * 1024 * 1024, steady=None)
-        opts["bs"] = str(bs)
-        done = proc.run(fio.command(target, 1, opts), timeout=60)
+        done = proc.run(fio.command(target, 1, {**opts, "bs": str(bs)}), timeout=60)
         assert done.returncode == 0, done.stderr
         points.append(size_point(fio.extract_json(done.stdout), bs))
-    return SizeProfile(method=method(runtime_s), points=points)
+    return SizeProfile(method=method(opts), points=points)
