@@ -173,14 +173,14 @@ def zfs_slog(crit: dict, crit_sizes: dict, best: Run) -> ZfsSlog:
                      f"with the write cache {best.cache}, {why} ({tier}; measured by the size profile)", context],
         )
     # a write of `target` bytes and its flush never complete sooner than a 4 KiB one
-    at_most = solo.iops * target
+    at_most = iops_4k * target
     low = float(crit["marginal_mb_s"])
     if at_most / 1e6 < low:
         return ZfsSlog(
             tier="unsuitable", block_size=target, bw_bytes_at_most=at_most, iops_4k=iops_4k, p99_4k_ms=p99_4k,
             cache_state=best.cache, safe=True, basis=ESTIMATED,
             reasons=[f"synchronous {block_label(target)} writes could give at most {at_most / 1e6:.0f} MB/s "
-                     f"({solo.iops:.0f} 4 KiB writes+flushes per second, cache {best.cache}), below {low:g} MB/s "
+                     f"({iops_4k:.0f} 4 KiB writes+flushes per second, cache {best.cache}), below {low:g} MB/s "
                      "(unsuitable; estimated from 4 KiB)", context],
         )
     return ZfsSlog(
