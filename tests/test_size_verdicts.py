@@ -217,3 +217,11 @@ def test_the_terminal_lines_name_the_slog_tier_and_mark_estimates():
     marked = [line.split(":")[0] for line in estimated if "estimated from 4 KiB" in line]
     assert marked == ["etcd", "PostgreSQL WAL", "ZFS SLOG"]
     assert next(line for line in estimated if line.startswith("ZFS SLOG:")).startswith("ZFS SLOG: no verdict (")
+
+
+def test_the_slog_bound_uses_the_profiles_own_4_kib_rate_when_it_has_no_step_near_128_kib():
+    r = Run(write_cache="on", points=[solo(3000.0)], sizes=recorded_profile("on", sizes=(4096,)))
+    r.sizes.points = sized({4096: 600.0})  # the profile's 4 KiB step: 600 x 128 KiB = 79 MB/s at most
+    z = evaluate(doc(r)).zfs_slog
+    assert z.basis == "estimated from 4 KiB" and z.tier == "unsuitable" and z.iops_4k == 600.0
+    assert z.bw_bytes_at_most == pytest.approx(600.0 * 131072)
