@@ -96,6 +96,25 @@ CREATE TABLE points (
     PRIMARY KEY (submission_id, run, seq)
 ) WITHOUT ROWID;
 
+-- Every step of each run's block-size profile (diskq bench --profile sizes), as submitted: 1 job,
+-- each write of block_size bytes followed by fdatasync. IOPS here are write+fdatasync pairs of that size.
+CREATE TABLE size_points (
+    submission_id  TEXT NOT NULL,
+    run            INTEGER NOT NULL,    -- index in the document's runs list
+    seq            INTEGER NOT NULL,    -- index in the profile's points list
+    block_size     INTEGER NOT NULL,    -- bytes per write
+    iops           REAL NOT NULL,
+    bw_bytes       REAL NOT NULL,       -- bytes per second
+    lat_p50_us     REAL,                -- write latency (median, p99) ...
+    lat_p99_us     REAL,
+    sync_p50_us    REAL,                -- ... and fdatasync latency (median, p99)
+    sync_p99_us    REAL,
+    interrupted    INTEGER NOT NULL,
+    method_id      TEXT NOT NULL,       -- the profile's method; only diskq-size-profile version 1 is aggregated
+    method_version INTEGER NOT NULL,
+    PRIMARY KEY (submission_id, run, seq)
+) WITHOUT ROWID;
+
 -- One row per device (model normalised for case and white space, plus firmware): the row of
 -- the suitability table, at the device's best safe cache setting. rank orders the table; hosts
 -- and virtual devices (not_drive) have no rank and are never in the drive table.
@@ -126,6 +145,9 @@ CREATE TABLE devices (
     ceph_waldb      TEXT,
     etcd            TEXT,
     postgres_wal    REAL,               -- commits/s one PostgreSQL session can make (WAL fdatasync)
+    zfs_slog        TEXT,               -- ZFS SLOG tier (excellent | good | marginal | unsuitable) from the 128 KiB
+                                        -- step of the block-size profile; verdicts.zfs_slog.basis says whether it
+                                        -- was measured or estimated from 4 KiB (NULL: no tier can be told)
     power_loss_protection TEXT,         -- confirmed | likely | unlikely | unknown | degraded (evidence, not a promise)
     plp_evidence    TEXT,               -- JSON: that verdict's rule, reasons, conflicts and every piece of evidence
     submissions     INTEGER NOT NULL,
@@ -181,6 +203,25 @@ CREATE TABLE curve (
     sync_mean_us REAL,                  -- ... and of the fdatasync latency (mean, p99)
     sync_p99_us  REAL,
     PRIMARY KEY (device_id, write_cache, knob, numjobs)
+) WITHOUT ROWID;
+
+-- The median block-size profile per device and cache setting: one row per block size, over the
+-- counted submissions whose run at that setting measured it (interrupted steps left out).
+CREATE TABLE device_sizes (
+    device_id   TEXT NOT NULL,
+    write_cache TEXT NOT NULL,
+    knob        TEXT NOT NULL,
+    block_size  INTEGER NOT NULL,
+    iops        REAL NOT NULL,          -- median over submissions
+    iops_min    REAL NOT NULL,
+    iops_max    REAL NOT NULL,
+    bw_bytes    REAL NOT NULL,          -- median bytes per second
+    lat_p50_us  REAL,                   -- medians of the write latency (median, p99) ...
+    lat_p99_us  REAL,
+    sync_p50_us REAL,                   -- ... and of the fdatasync latency (median, p99)
+    sync_p99_us REAL,
+    n           INTEGER NOT NULL,
+    PRIMARY KEY (device_id, write_cache, knob, block_size)
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

@@ -64,6 +64,11 @@ def site(tmp_path_factory):
                                    ("Intel SSD S4510", {1: 1600, 15: 48409}, "ata")):
         write_submission(subs, submission(result_document(
             model, {"unknown": curve}, legacy=True, protocol=protocol), legacy=True))
+    # a model with a block-size profile (the second chart of a device page)
+    write_submission(subs, submission(result_document(
+        "Intel Optane SSD 900P", {"on": {1: 30000, 2: 52000, 4: 80000}}, protocol="nvme", volatile_write_cache=False,
+        sizes={"on": {512: 31000, 4096: 30000, 8192: 27000, 16384: 22000, 65536: 12000, 131072: 8000,
+                      1048576: 1300}})))
     db = root / "devices.db"
     build(subs, db)
     out = root / "_site"
@@ -496,3 +501,33 @@ def test_no_width_scrolls_sideways_and_a_wide_screen_shows_every_column(page, si
     assert page.is_hidden(".more-columns")
     page.set_viewport_size({"width": DESKTOP, "height": 900})
     assert page.is_visible(".more-columns")
+
+
+@WIDTHS
+def test_the_block_size_chart_is_readable_and_fits_the_page(page, site):
+    base, devices = site
+    dev = next(d for d in devices if d["model"] == "Intel Optane SSD 900P")
+    page.goto(base + f"devices/{dev['id']}.html")
+    _no_sideways_scroll(page)
+    facts = page.evaluate("""() => {
+        const svg = document.querySelector("#size-chart-on"), scale = svg.getScreenCTM().a;
+        const texts = [...svg.querySelectorAll(".grid text")];
+        return {
+            ticks: [...svg.querySelectorAll("text.xtick")].map(t => t.textContent),
+            axis: [...svg.querySelectorAll("text.axis")].map(t => t.textContent),
+            smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale)),
+            dots: svg.querySelectorAll("circle.dot:not(.dot2)").length,
+            dots2: svg.querySelectorAll("circle.dot2").length,
+            inside: texts.every(t => { const b = t.getBoundingClientRect(), s = svg.getBoundingClientRect();
+                                      return b.left >= s.left - 1 && b.right <= s.right + 1 && b.bottom <= s.bottom + 1; }),
+        };
+    }""")
+    assert facts["dots"] == facts["dots2"] == 7
+    assert facts["ticks"][0] == "512" and facts["ticks"][-1] == "1M"
+    assert any(a == "MB/s" for a in facts["axis"]) and any(a.startswith("IOPS") for a in facts["axis"])
+    assert facts["smallest"] >= 11, f"axis labels drawn {facts['smallest']:.1f} px tall"
+    assert facts["inside"], "a label of the block-size chart is drawn outside it"
+    _inside(page, "#size-chart-on")
+    row = page.locator("table.verdicts tr", has_text="ZFS SLOG")
+    assert row.count() == 1 and "excellent" in row.inner_text()
+    page.locator("#size-chart-on").screenshot(path=str(ARTIFACTS / f"site-size-chart-{page.viewport_size['width']}.png"))

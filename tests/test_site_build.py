@@ -580,3 +580,24 @@ def test_chart_invariants(jobs, sweep):
     assert c.xticks[-1]["label"] == str(numjobs[-1])  # the last measured job count has its tick
     assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:])) or len(numjobs) == 1
     assert all(t["measured"] == (int(t["label"]) in jobs) for t in c.xticks)
+
+
+@given(st.dictionaries(st.sampled_from([512, 4096, 8192, 16384, 65536, 131072, 1048576]),
+                       st.floats(1, 1e6), min_size=1))
+def test_size_chart_invariants(curve):
+    from diskq.publish.chart import TICK_GAP, size_chart
+
+    pts = [{"block_size": bs, "iops": x, "bw_bytes": x * bs} for bs, x in curve.items()]
+    c = size_chart(pts)
+    p = c.plot
+    for d in c.dots + c.dots2:
+        assert p["x0"] <= d["x"] <= p["x1"] and p["y1"] <= d["y"] <= p["y0"]
+    order = sorted(curve)
+    assert [d["x"] for d in c.dots] == sorted(d["x"] for d in c.dots)  # smallest size at the left
+    # the higher MB/s is drawn higher, and the higher IOPS on their own axis
+    for (a, da, ia), (b, db, ib) in zip(zip(order, c.dots, c.dots2), list(zip(order, c.dots, c.dots2))[1:]):
+        assert (curve[a] * a < curve[b] * b) <= (da["y"] >= db["y"])
+        assert (curve[a] < curve[b]) <= (ia["y"] >= ib["y"])
+    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:]))
+    assert bool(c.lines) == bool(c.lines2) == (len(curve) > 1)
+    assert size_chart([]) is None

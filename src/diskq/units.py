@@ -67,6 +67,19 @@ def human_bytes(n: float | int | None, *, si: bool = False) -> str:
     return f"{value:.1f} {units[-1]}"  # pragma: no cover
 
 
+def block_label(size: int) -> str:
+    """Bytes per write as a block size reads: ``8192`` -> ``8 KiB``, ``1048576`` -> ``1 MiB``,
+    ``512`` -> ``512 B``, a size that is no whole KiB in bytes.
+
+    >>> [block_label(n) for n in (512, 4096, 131072, 1048576, 2300)]
+    ['512 B', '4 KiB', '128 KiB', '1 MiB', '2300 B']
+    """
+    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
 def parse_int_list(text: str) -> list[int]:
     """``"1,2,4"`` -> ``[1, 2, 4]``; every value a positive integer, sorted, no duplicates."""
     try:

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 ScalingClass = Literal["linear", "asymptotic", "regressing"]
+#: Where a workload verdict's figures come from: the block-size profile's step at the workload's
+#: write size, or the 4 KiB sweep's 1-job step standing in for it (:mod:`diskq.analyse.sizes`).
+Basis = Literal["measured", "estimated from 4 KiB"]
 Tier = Literal["excellent", "good", "marginal", "unsuitable"]
 CacheState = Literal["on", "off", "unknown"]
 
@@ -169,7 +172,13 @@ class Etcd(_Strict):
     p99_fdatasync_ms: float | None = Field(default=None, ge=0)
     limit_ms: float = Field(gt=0)
     cache_state: CacheState | None = None
+    block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step judged")
+    basis: Basis | None = Field(
+        default=None, description="measured: the size profile's step nearest etcd's write size; estimated from "
+                                  "4 KiB: no such step, the sweep's 1-job step stands in (null: no figures at all)")
     reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("block_size", mode="before")(json_integer)
 
 
 class PostgresWal(_Strict):
@@ -181,7 +190,40 @@ class PostgresWal(_Strict):
         default=None, ge=0, description="p99 of the write plus p99 of the fdatasync: an upper bound of the commit p99"
     )
     cache_state: CacheState | None = None
+    block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step used")
+    basis: Basis | None = Field(
+        default=None, description="measured: the size profile's 8 KiB step (a WAL page); estimated from 4 KiB: "
+                                  "no such step, the sweep's 1-job step stands in (null: no figures at all)")
     reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("block_size", mode="before")(json_integer)
+
+
+class ZfsSlog(_Strict):
+    """ZFS separate intent log (SLOG): how much synchronous data the device takes per second in
+    the ZIL's largest log blocks (1 writer, each block followed by a cache flush).
+
+    With a size profile the tier comes from the step nearest :data:`block_size` (128 KiB by the
+    criteria); ``curve`` lists the throughput at every measured size up to it. Without one,
+    ``bw_bytes_at_most`` bounds it from the 4 KiB step (a larger write never completes sooner), which
+    decides only when even the bound is below the lowest tier.
+    """
+
+    tier: Tier | None = None
+    block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step judged")
+    bw_bytes: float | None = Field(default=None, ge=0, description="bytes per second measured at block_size")
+    bw_bytes_at_most: float | None = Field(
+        default=None, ge=0, description="estimated from 4 KiB: the most block_size writes could give")
+    iops_4k: float | None = Field(default=None, ge=0, description="1-job write+flush pairs per second at 4 KiB")
+    p99_4k_ms: float | None = Field(default=None, ge=0, description="p99 fdatasync latency at 4 KiB")
+    curve: dict[str, float] = Field(
+        default_factory=dict, description="block size in bytes (as a string) -> bytes per second, measured sizes only")
+    cache_state: CacheState | None = None
+    safe: bool | None = None
+    basis: Basis | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("block_size", mode="before")(json_integer)
 
 
 class Cliff(_Strict):
@@ -210,6 +252,7 @@ class Verdicts(_Strict):
     etcd: Etcd
     postgres_wal: PostgresWal
     power_loss_protection: PowerLossProtection | None = None
+    zfs_slog: ZfsSlog | None = Field(default=None, description="from criteria version 4")
     criteria_version: int
     notes: list[str] = Field(default_factory=list)
 

@@ -10,6 +10,10 @@ knob is not known (declared by an import without saying how) counts as that knob
 PostgreSQL use the one with the highest 1-job IOPS, etcd the one with the lowest 1-job p99
 fdatasync latency. Each verdict names the cache state it used and carries its reasons.
 
+etcd, PostgreSQL and the ZFS SLOG verdict read the run's block-size profile at their workload's
+write size when it has one (:mod:`diskq.analyse.sizes`); without one they say they were
+estimated from 4 KiB.
+
 A result measured on RAM (a file on tmpfs or ramfs, a zram or brd RAM disk, a loop device over
 a file in RAM) carries a note starting with :data:`MEMORY_BACKED`; its figures say nothing
 about a drive, so every verdict is "not applicable": no tier, no pass or fail, the note as the
@@ -21,11 +25,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria, osds, plausibility, plp
+from diskq.analyse import criteria, osds, plausibility, plp, sizes
 from diskq.analyse.knob import knob, unsafe_off
-from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts
+from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts, ZfsSlog
 from diskq.analyse.noise import iops_spread, noisy_caveat
-from diskq.units import latency_ms, plural
+from diskq.units import plural
 
 if TYPE_CHECKING:
     from diskq.analyse.source import SourceSweep
@@ -63,6 +67,7 @@ class _Candidate:
         self.points = [p for p in points if p.numjobs not in left_out]
         self.left_out = len(points) - len(self.points)
         self.solo = solo
+        self.sizes = sizes.usable_points(run.sizes)  # the size profile's completed steps, smallest first
         top = max(self.points, key=lambda p: (p.iops, -p.numjobs))
         self.peak_final = bool(source and source.peak_final) and top.numjobs == self.points[-1].numjobs
         self.cache = run.write_cache
@@ -109,6 +114,7 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
         if caveat:
             notes.append(caveat)
+        notes.extend(_size_notes(run))
     if doc.interrupted:
         notes.append("the benchmark was interrupted: verdicts rest on the steps that completed")
 
@@ -120,9 +126,10 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     return Verdicts(
         ceph_waldb=_ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe),
         osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
-        etcd=_etcd(crit["etcd"], safe, unsafe),
-        postgres_wal=_postgres(best, unsafe),
+        etcd=_etcd(crit["etcd"], crit["size_profile"], safe, unsafe),
+        postgres_wal=_postgres(crit["postgres_wal"], crit["size_profile"], best, unsafe),
         power_loss_protection=plp.evaluate(doc),
+        zfs_slog=_zfs_slog(crit["zfs_slog"], crit["size_profile"], best, unsafe),
         criteria_version=int(crit["version"]),
         notes=notes,
     )
@@ -138,6 +145,7 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
         power_loss_protection=PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=list(reasons)),
+        zfs_slog=ZfsSlog(reasons=list(reasons)),
         criteria_version=int(crit["version"]),
         notes=["measured on a memory-backed target: verdicts not applicable"],
     )
@@ -186,46 +194,41 @@ def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> Osds
     )
 
 
-def _etcd(crit: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
+def _size_notes(run: Run) -> list[str]:
+    """What of the run's size profile the verdicts cannot read, and why."""
+    profile = run.sizes
+    if profile is None:
+        return []
+    if (profile.method.id, profile.method.version) != sizes.METHOD:
+        return [f"cache {run.write_cache}: size profile of method {profile.method.id} version "
+                f"{profile.method.version} not read (this diskq reads version {sizes.METHOD[1]})"]
+    cut = sum(p.interrupted for p in profile.points)
+    return [f"cache {run.write_cache}: {plural(cut, 'interrupted size-profile step')} left out"] if cut else []
+
+
+def _etcd(crit: dict, crit_sizes: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     limit = float(crit["p99_fdatasync_ms"])
     if not safe:
         if unsafe:
             return Etcd(passes=False, limit_ms=limit,
                         reasons=[_no_run_reason(unsafe), "etcd's log must not lose acknowledged writes"])
         return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)])
-    measured = [c for c in safe if c.p99_sync_us is not None]
-    if not measured:
-        return Etcd(limit_ms=limit, reasons=["fio reported no fdatasync latency percentiles for the 1-job step"])
-    best = min(measured, key=lambda c: c.p99_sync_us)
-    p99_ms = best.p99_sync_us / 1000.0
-    passes = p99_ms < limit
-    verb = "is below" if passes else "is not below"
-    return Etcd(
-        passes=passes, p99_fdatasync_ms=p99_ms, limit_ms=limit, cache_state=best.cache,
-        reasons=[f"p99 fdatasync latency at 1 job {latency_ms(p99_ms)} {verb} {limit:g} ms (cache {best.cache})"],
-    )
+    return sizes.etcd(crit, crit_sizes, safe)
 
 
-def _postgres(best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
+def _postgres(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     if best is None:
         return PostgresWal(reasons=[_no_run_reason(unsafe)])
-    solo = best.solo
-    sync_p99 = solo.sync_lat_us.p99 if solo.sync_lat_us is not None else None
-    write_p99 = solo.lat_us.p99
-    reasons = [f"one session commits about {solo.iops:.0f} times per second (1-job IOPS, cache {best.cache})"]
-    commit_max = None
-    if sync_p99 is not None and write_p99 is not None:
-        commit_max = (sync_p99 + write_p99) / 1000.0
-        reasons.append(f"p99 commit latency at most {latency_ms(commit_max)} (p99 write + p99 fdatasync)")
-    else:
-        reasons.append("fio reported no latency percentiles for the write or the fdatasync")
-    return PostgresWal(
-        commits_per_s=solo.iops,
-        p99_fdatasync_ms=None if sync_p99 is None else sync_p99 / 1000.0,
-        p99_commit_ms_max=commit_max,
-        cache_state=best.cache,
-        reasons=reasons,
-    )
+    return sizes.postgres(crit, crit_sizes, best)
+
+
+def _zfs_slog(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> ZfsSlog:
+    if best is None:
+        if unsafe:
+            return ZfsSlog(tier="unsuitable", safe=False,
+                           reasons=[_no_run_reason(unsafe), "a SLOG must not lose the writes it acknowledged"])
+        return ZfsSlog(reasons=[_no_run_reason(unsafe)])
+    return sizes.zfs_slog(crit, crit_sizes, best)
 
 
 def best_safe_run(doc: ResultDocument) -> tuple[Run | None, list[Point], list[str]]:

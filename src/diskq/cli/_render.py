@@ -201,10 +201,15 @@ def verdict_lines(verdicts) -> list[str]:
         if passes is None:
             lines.append(f"etcd: {_unjudged(etcd)}")
         else:
-            lines.append(f"etcd: [bold]{'passes' if passes else 'fails'}[/] ({_first(etcd)})")
+            lines.append(f"etcd: [bold]{'passes' if passes else 'fails'}[/] ({_first(etcd)}){_estimated(etcd)}")
     pg = v.get("postgres_wal") or {}
     if pg:
-        lines.append(f"PostgreSQL WAL: {_first(pg)}")
+        lines.append(f"PostgreSQL WAL: {_first(pg)}{_estimated(pg)}")
+    slog = v.get("zfs_slog") or {}
+    if slog:
+        tier = slog.get("tier")
+        lines.append(f"ZFS SLOG: [bold]{tier}[/] ({_first(slog)}){_estimated(slog)}" if tier
+                     else f"ZFS SLOG: {_unjudged(slog)}{_estimated(slog)}")
     caveats = [n[len(CAVEAT):] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
     if caveats and lines:  # every verdict says it rests on noisy figures, and why follows
         lines = [f"{line} [yellow](noisy run: see caveat)[/]" for line in lines]
@@ -240,6 +245,11 @@ def plp_lines(plp) -> list[str]:
             line = f"  [bold red]{mark} {e.get('kind')}[/]: {escape(e.get('text') or '')}"
         lines.append(line)
     return lines
+
+
+def _estimated(verdict: dict) -> str:
+    """A mark on a verdict read off the 4 KiB sweep for a workload that writes another size."""
+    return " [yellow](estimated from 4 KiB: no size profile)[/]" if verdict.get("basis") == "estimated from 4 KiB" else ""
 
 
 def _unjudged(verdict: dict) -> str:

@@ -125,6 +125,43 @@ def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 4
     return lines
 
 
+def _size_lines(sizes: dict[str, list[dict]], labels: dict[str, str], width: int = 30) -> list[str]:
+    """The median block-size profile per setting: IOPS, MB/s and p99 fdatasync per size, with
+    a bar of the MB/s (what grows with the size)."""
+    from diskq.units import block_label
+    from diskq.units import latency_ms
+
+    top = max((z["bw_bytes"] for zs in sizes.values() for z in zs), default=0) or 1
+    lines = []
+    for setting, zs in sizes.items():
+        lines.append(f"  block-size profile, write cache {labels.get(setting, setting)} (1 job, write + fdatasync):")
+        for z in zs:
+            bar = "#" * max(1, round(z["bw_bytes"] / top * width))
+            p99 = latency_ms(z["sync_p99_us"] / 1000) if z["sync_p99_us"] is not None else "-"
+            n = f", n={z['n']}" if z["n"] > 1 else ""
+            lines.append(f"  {block_label(z['block_size']):>8} |{bar:<{width}}| {z['iops']:>9,.0f} IOPS "
+                         f"{z['bw_bytes'] / 1e6:>8,.1f} MB/s  p99 fdatasync {p99}{n}")
+    return lines
+
+
+def _size_verdict_lines(verdicts: dict) -> list[str]:
+    """Which size each size-dependent verdict was read at, or that it was estimated from 4 KiB."""
+    from diskq.units import block_label
+
+    names = (("etcd", "etcd"), ("postgres_wal", "PostgreSQL WAL"), ("zfs_slog", "ZFS SLOG"))
+    lines = []
+    for key, name in names:
+        v = verdicts.get(key) or {}
+        if v.get("basis") == "measured" and v.get("block_size"):
+            lines.append(f"  {name}: read at {block_label(v['block_size'])} from the block-size profile")
+        elif v.get("basis"):
+            lines.append(f"  {name}: {v['basis']} (no block-size profile near its write size)")
+    slog = verdicts.get("zfs_slog") or {}
+    if slog.get("reasons"):
+        lines.append(f"  ZFS SLOG: {slog['reasons'][0]}")
+    return lines
+
+
 @app.command("lookup")
 def lookup_cmd(
     query: str = typer.Argument(..., help="part of the model name; small typos are fine"),
@@ -186,7 +223,10 @@ def lookup_cmd(
     elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
         osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
     out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds}, "
-              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}")
+              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}, "
+              f"ZFS SLOG: {d.get('zfs_slog') or '-'}")
+    for line in _size_verdict_lines(d.get("verdicts") or {}):
+        out(line)
     plp = d.get("plp_evidence") or {}
     if plp:
         reasons = plp.get("reasons") or ["no reason given"]
@@ -216,6 +256,8 @@ def lookup_cmd(
     labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
               for c in best.caches}
     for line in _chart(best.curves, labels):
+        out(line)
+    for line in _size_lines(best.sizes, labels):
         out(line)
     def names(ms) -> str:
         return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)

@@ -27,6 +27,10 @@ Rules (docs/database-and-site.md states them too):
 * A result that measures a host (loop, zram, virtio, device-mapper, md, RAID volume, a file:
   :mod:`diskq.analyse.hostdevice`) is not aggregated into a model that has drive results; a
   model whose every result measures a host is a host device, never ranked among drives.
+* The block-size profile of a setting (``device_sizes``) is, per block size, the median over the
+  counted submissions whose run at that setting measured that size (the same run as the curve's),
+  interrupted steps and profiles of another method left out. The verdicts read it like a bench
+  document's profile (:mod:`diskq.analyse.sizes`).
 * A curve from one community-table row carries what the row says beyond its points (the peak
   of the contributor's sweep, the contributor's words) to the analysis.
 """
@@ -39,7 +43,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from diskq.analyse import knob as knobs
-from diskq.database.extract import CURVE_FIELDS, SubmissionRecord
+from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 2)
@@ -96,6 +100,20 @@ class CurvePoint:
     lat_p99_us: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SizeAggregate:
+    """One block size of a setting's median profile (medians over submissions)."""
+
+    block_size: int
+    iops: Spread
+    bw_bytes: float
+    n: int
+    lat_p50_us: float | None = None
+    lat_p99_us: float | None = None
+    sync_p50_us: float | None = None
+    sync_p99_us: float | None = None
+
+
 @dataclass(slots=True)
 class CacheAggregate:
     write_cache: str
@@ -114,6 +132,7 @@ class CacheAggregate:
     unsafe_reason: str | None = None
     peak_final: bool = False  # one source row's curve whose highest point the contributor measured beyond
     source_words: str | None = None  # that contributor's words about the curve
+    sizes: list[SizeAggregate] = field(default_factory=list)  # the median block-size profile, smallest first
 
     @property
     def key(self) -> tuple[str, str]:
@@ -204,6 +223,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
     ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
     counted = verified = legacy = 0
     facts: list[tuple[bool, str | None]] = []
+    per_size: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # SIZE_FIELDS without block_size
     unsafe_reason = None
     if knobs.unsafe_off(knob_, state, volatile_write_cache) is not None:
         unsafe_reason = KERNEL_OFF if knob_ == KERNEL else UNKNOWN_OFF
@@ -219,6 +239,12 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             continue
         counted += 1
         facts.append((run.peak_final, run.source_words))
+        by_size: dict[int, list[tuple]] = defaultdict(list)
+        for step in run.size_points():
+            by_size[int(step[0])].append(step[1:])
+        for size, steps in by_size.items():  # a size measured twice in one profile counts once
+            per_size[size].append(tuple(_nan_if_none(_median_or_none([x[i] for x in steps]))
+                                        for i in range(len(SIZE_FIELDS) - 1)))
         if run.nosync_iops is not None:
             nosyncs.append(run.nosync_iops)
         verified += rec.verified
@@ -258,8 +284,21 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
         safe=unsafe_reason is None, iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
         peak_jobs=statistics.median_low(peaks) if peaks else None,
         p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs), unsafe_reason=unsafe_reason,
-        peak_final=peak_final, source_words=words,
+        peak_final=peak_final, source_words=words, sizes=_size_medians(per_size),
     )
+
+
+def _size_medians(per_size: dict[int, list[tuple[float, ...]]]) -> list[SizeAggregate]:
+    out = []
+    for size in sorted(per_size):
+        vals = per_size[size]
+        out.append(SizeAggregate(
+            block_size=size, iops=Spread.of([v[0] for v in vals]), bw_bytes=_median_or_none([v[1] for v in vals]),
+            n=len(vals), lat_p50_us=_median_or_none([v[2] for v in vals]),
+            lat_p99_us=_median_or_none([v[3] for v in vals]), sync_p50_us=_median_or_none([v[4] for v in vals]),
+            sync_p99_us=_median_or_none([v[5] for v in vals]),
+        ))
+    return out
 
 
 def _key_figures(rec: SubmissionRecord) -> dict[tuple[str, str], tuple[float | None, float | None]]:

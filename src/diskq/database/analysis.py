@@ -20,6 +20,7 @@ from typing import Any
 
 from diskq.analyse.knob import DECLARED, DRIVE
 from diskq.database.aggregate import CacheAggregate, DeviceAggregate, best_cache
+from diskq.database.extract import SIZE_METHOD
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
 EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -44,7 +45,21 @@ def _median_run(cache: CacheAggregate):
         points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us, p99=c.lat_p99_us), sync))
     nosync = _point(1, cache.nosync_iops, Latency()) if cache.nosync_iops is not None else None
     return Run(write_cache=cache.write_cache, cache_mechanism=DECLARED.get(cache.knob) if cache.knob != DRIVE else None,
-               points=points, nosync=nosync)
+               points=points, nosync=nosync, sizes=_median_sizes(cache))
+
+
+def _median_sizes(cache: CacheAggregate):
+    """The setting's median block-size profile as a document's profile, for the verdicts."""
+    from diskq.result import Latency, ProfileMethod, SizePoint, SizeProfile
+
+    if not cache.sizes:
+        return None
+    id_, version = SIZE_METHOD
+    return SizeProfile(method=ProfileMethod(id=id_, version=version), points=[
+        SizePoint(block_size=z.block_size, iops=z.iops.median, bw_bytes=z.bw_bytes, total_ios=0, runtime_ms=0,
+                  lat_us=Latency(p50=z.lat_p50_us, p99=z.lat_p99_us),
+                  sync_lat_us=Latency(p50=z.sync_p50_us, p99=z.sync_p99_us))
+        for z in cache.sizes])
 
 
 def _point(numjobs: int, iops: float, lat, sync=None):
@@ -148,7 +163,7 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
     """The table's verdict columns from the full verdicts: Ceph tier, OSDs per device (whether
     the sweep limited it: the answer is then "at least N"; the commit rate each of them gets and
     the demand it meets; a value that sorts devices by what they carry), etcd pass/fail, commits
-    per second of one PostgreSQL session, power-loss protection."""
+    per second of one PostgreSQL session, power-loss protection, the ZFS SLOG tier."""
     from diskq.analyse.osds import order_value
 
     v = verdicts or {}
@@ -157,6 +172,7 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
     etcd = v.get("etcd") or {}
     pg = v.get("postgres_wal") or {}
     protection = v.get("power_loss_protection") or {}
+    slog = v.get("zfs_slog") or {}
     passes = etcd.get("passes")
     commits = pg.get("commits_per_s")
     return {
@@ -170,4 +186,5 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
                                   osds.get("solo_iops")),
         "etcd": None if passes is None else ("pass" if passes else "fail"),
         "postgres_wal": commits,
+        "zfs_slog": slog.get("tier"),
     }

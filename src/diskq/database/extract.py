@@ -30,6 +30,12 @@ MAX_MODEL_CHARS = 200
 #: Fields of one packed curve entry in :attr:`RunSummary.curve`.
 CURVE_FIELDS = ("numjobs", "iops", "lat_mean_us", "sync_mean_us", "sync_p99_us", "lat_p99_us")
 _WIDTH = len(CURVE_FIELDS)
+#: Fields of one packed size-profile step in :attr:`RunSummary.sizes`.
+SIZE_FIELDS = ("block_size", "iops", "bw_bytes", "lat_p50_us", "lat_p99_us", "sync_p50_us", "sync_p99_us")
+_SIZE_WIDTH = len(SIZE_FIELDS)
+#: The size-profile method the database aggregates (``diskq.analyse.sizes.METHOD``): steps of
+#: another method or version are stored as submitted but never enter a median.
+SIZE_METHOD = ("diskq-size-profile", 1)
 NAN = float("nan")
 
 
@@ -59,10 +65,17 @@ class RunSummary:
     peak_final: bool = False  # the source (community table) measured beyond the highest point
     source_words: str | None = None  # the contributor's own words about this curve
     solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
+    sizes: array = field(default_factory=lambda: array("d"))  # SIZE_FIELDS per completed profile step
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
         return [tuple(c[i : i + _WIDTH]) for i in range(0, len(c), _WIDTH)]
+
+    def size_points(self) -> list[tuple[float, ...]]:
+        """The completed steps of the run's block-size profile (:data:`SIZE_FIELDS`, NaN where
+        fio reported nothing), smallest size first; empty without a profile of :data:`SIZE_METHOD`."""
+        c = self.sizes
+        return [tuple(c[i : i + _SIZE_WIDTH]) for i in range(0, len(c), _SIZE_WIDTH)]
 
 
 @dataclass(slots=True)
@@ -92,6 +105,7 @@ class SubmissionRecord:
     plp_facts: list = field(default_factory=list)  # the power-loss facts the drive reported, as plain dicts
     figures_digest: str = ""  # of the measured figures: the same fio output signed again has the same
     not_drive: str | None = None  # why the result measures a host, not a drive model (None: a drive)
+    size_rows: list[tuple] = field(default_factory=list)  # the ``size_points`` rows, every step as submitted
 
 
 def all_finite(values: tuple[float | None, ...]) -> bool:
@@ -309,7 +323,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     mkey, fkey = model_key(model), firmware_key(dev.firmware)
     did = device_id(mkey, fkey)
 
-    run_rows, point_rows, runs = [], [], []
+    run_rows, point_rows, runs, size_rows = [], [], [], []
     sources = legacy_sources(sub)
     for r_index, run in enumerate(doc.runs):
         curve = array("d")
@@ -334,6 +348,10 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
                 best_1, p99_1 = pt.iops, values[5]
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
                 best_max, best_jobs = pt.iops, pt.numjobs
+        sized, why = _size_rows(sub.id, r_index, run.sizes)
+        if why is not None:
+            return skip(f"result.runs.{r_index}.sizes.points.{why}", "a figure is not a finite number")
+        size_rows += sized
         ok = flush_ok(run, dev.volatile_write_cache)
         run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
                          None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1, int(peak_final), words))
@@ -341,7 +359,8 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         solo = next((pt for pt in run.points if pt.numjobs == 1 and not pt.interrupted), None)
         spread = iops_spread(solo.fio) if solo is not None else None
         runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
-                               peak_final=peak_final, source_words=words, solo_spread=spread))
+                               peak_final=peak_final, source_words=words, solo_spread=spread,
+                               sizes=_sizes([r for r in sized if r[1] == r_index])))
 
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
@@ -364,8 +383,36 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
         signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
-        figures_digest=row[23], not_drive=row[24],
+        figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
     ), []
+
+
+def _size_rows(sid: str, r_index: int, profile) -> tuple[list[tuple], int | None]:
+    """The ``size_points`` rows of one run's block-size profile, and the index of the first step
+    with a figure that is not a finite number (None when every figure is)."""
+    if profile is None:
+        return [], None
+    rows = []
+    for seq, p in enumerate(profile.points):
+        lat, sync = p.lat_us, p.sync_lat_us
+        values = (p.iops, p.bw_bytes, lat.p50, lat.p99, sync.p50 if sync else None, sync.p99 if sync else None)
+        if not all_finite(values):
+            return [], seq
+        rows.append((sid, r_index, seq, p.block_size, *values, int(p.interrupted), profile.method.id,
+                     profile.method.version))
+    return rows, None
+
+
+def _sizes(size_rows: list[tuple]) -> array:
+    """The packed completed steps (:data:`SIZE_FIELDS`) of one run from its ``size_points`` rows:
+    interrupted steps and steps of another method than :data:`SIZE_METHOD` left out."""
+    packed = array("d")
+    for row in sorted(size_rows, key=lambda r: (r[3], r[2])):
+        _, _, _, block_size, iops, bw, lat_p50, lat_p99, sync_p50, sync_p99, interrupted, mid, mver = row
+        if interrupted or (mid, mver) != SIZE_METHOD:
+            continue
+        packed.extend((block_size, iops, bw, _nan(lat_p50), _nan(lat_p99), _nan(sync_p50), _nan(sync_p99)))
+    return packed
 
 
 def _nan(x: float | None) -> float:
@@ -397,6 +444,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "nosync": [r.nosync_iops for r in record.runs],
         "plp": record.plp_facts,
         "spread": [r.solo_spread for r in record.runs],
+        "sizes": [r[1:] for r in record.size_rows],
     })
 
 
@@ -410,12 +458,14 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     run_rows = [(sid, *r) for r in d["runs"]]
     point_rows = [(sid, *p) for p in d["points"]]
     runs = []
+    size_rows = [(sid, *r) for r in d.get("sizes") or []]
     spreads = d.get("spread") or [None] * len(run_rows)
     for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
                                _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed),
-                               peak_final=bool(r[10]), source_words=r[11], solo_spread=spread))
+                               peak_final=bool(r[10]), source_words=r[11], solo_spread=spread,
+                               sizes=_sizes([s for s in size_rows if s[1] == index])))
     return SubmissionRecord(
         id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
         run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
@@ -423,7 +473,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         method=(row[16], row[17]), created=row[4],
         volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
         plp_facts=d.get("plp") or [],
-        figures_digest=row[23], not_drive=row[24],
+        figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
     ), []
 
 

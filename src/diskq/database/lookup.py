@@ -77,6 +77,24 @@ def questionable_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
     return [{"submission_id": r[0], "write_cache": r[1], "numjobs": r[2], "iops": r[3], "reason": r[4]} for r in rows]
 
 
+SIZE_COLUMNS = ("block_size", "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us", "sync_p50_us",
+                "sync_p99_us", "n")
+
+
+def size_profiles(con: sqlite3.Connection, device_id: str) -> dict[str, list[dict]]:
+    """The device's median block-size profile per setting ('on', 'off-kernel', ...), smallest
+    size first; empty when no submission measured one (or a database from before schema 5)."""
+    try:
+        rows = con.execute("SELECT * FROM device_sizes WHERE device_id = ? ORDER BY write_cache, knob, block_size",
+                           (device_id,)).fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append({k: r[k] for k in SIZE_COLUMNS})
+    return out
+
+
 def excluded_submissions(con: sqlite3.Connection, device_id: str) -> list[dict]:
     """The device's submissions that are listed but not aggregated, with why."""
     rows = con.execute("SELECT id, path, excluded FROM submissions WHERE device_id = ? AND aggregated = 0 "
@@ -98,6 +116,7 @@ class Match:
     questionable: list[dict] = field(default_factory=list)
     excluded: list[dict] = field(default_factory=list)
     kind: str = EXACT
+    sizes: dict[str, list[dict]] = field(default_factory=dict)  # the median block-size profile by setting
 
     @property
     def is_match(self) -> bool:
@@ -106,7 +125,8 @@ class Match:
 
     def to_dict(self) -> dict:
         return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
-                "curves": self.curves, "questionable": self.questionable, "excluded": self.excluded}
+                "curves": self.curves, "sizes": self.sizes, "questionable": self.questionable,
+                "excluded": self.excluded}
 
 
 def words(text: str) -> list[str]:
@@ -313,7 +333,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
-                             excluded_submissions(con, row["id"]), kind))
+                             excluded_submissions(con, row["id"]), kind, size_profiles(con, row["id"])))
         return out
     finally:
         con.close()

@@ -94,6 +94,40 @@ def _nosync_point(iops: float) -> dict:
     }
 
 
+SIZE_RUNTIME_MS = 5_000
+SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime")} | {"runtime": "5"}
+
+
+def _size_point(block_size: int, iops: float) -> dict:
+    """One block-size profile step (1 job, ``block_size`` bytes per write + fdatasync), its
+    figures read back from its fio JSON by diskq's own parser, so the two always agree."""
+    from diskq.bench.fio import point_from_json
+
+    commit_ns = 1e9 / iops
+    lat_ns, sync_ns = round(commit_ns * 0.3, 1), round(commit_ns * 0.7, 1)
+    ios = round(iops * SIZE_RUNTIME_MS / 1000)
+    data = {
+        "fio version": "fio-3.33",
+        "global options": {},
+        "jobs": [{
+            "jobname": "diskq", "error": 0, "job options": {**SIZE_OPTIONS, "bs": str(block_size), "numjobs": "1"},
+            "write": {"iops": iops, "bw_bytes": iops * block_size, "total_ios": ios, "runtime": SIZE_RUNTIME_MS,
+                      "clat_ns": {"mean": lat_ns, "percentile": {"50.000000": int(lat_ns * 0.9),
+                                                                 "99.000000": int(lat_ns * 2.1)}}},
+            "sync": {"total_ios": ios, "lat_ns": {"mean": sync_ns, "percentile": {"50.000000": int(sync_ns * 0.9),
+                                                                                  "99.000000": int(sync_ns * 1.9)}}},
+        }],
+    }
+    point = point_from_json(data, 1).model_dump(mode="json", exclude={"numjobs"})
+    return {"block_size": block_size, **point}
+
+
+def size_profile(curve: dict[int, float]) -> dict:
+    """A block-size profile (JSON-ready) with exactly the given ``{block size: IOPS}``."""
+    return {"method": {"id": "diskq-size-profile", "version": 1, "fio_params": SIZE_OPTIONS, "runtime_s": 5},
+            "points": [_size_point(bs, float(iops)) for bs, iops in sorted(curve.items())]}
+
+
 def _run(rng: random.Random, dev: dict, state: str, legacy: bool, multi: bool) -> dict:
     factor = dev["cache_on_factor"] if state == "on" else 1.0
     points = [_point(n, _iops(dev, factor, n, rng), raw=not legacy) for n in JOBS]
@@ -146,12 +180,14 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
 def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware: str | None = "FW1",
                     vendor: str | None = None, protocol: str = "ata", media: str = "ssd", legacy: bool = False,
                     nosync: dict[str, float] | None = None, created: datetime | None = None,
-                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True) -> dict:
+                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True,
+                    sizes: dict[str, dict[int, float]] | None = None) -> dict:
     """One result document (JSON-ready dict) with exactly the given curves: ``{cache state:
     {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check.
     ``cache_mechanism`` is recorded on every run (``"sysfs"``: the kernel's write_cache knob, as
     ``diskq bench`` does on loop and virtio devices); ``volatile_write_cache`` is what the drive
-    reports (legacy documents never say)."""
+    reports (legacy documents never say); ``sizes`` adds a block-size profile per state:
+    ``{cache state: {block size: IOPS}}``."""
     runs = []
     for state, curve in curves.items():
         points = [_point(n, float(iops), raw=not legacy) for n, iops in sorted(curve.items())]
@@ -166,6 +202,8 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
                 run["nosync"]["lat_us"] = {"mean": round(1e6 / nosync[state], 3)}
             else:
                 run["nosync"] = _nosync_point(float(nosync[state]))
+        if sizes and state in sizes:
+            run["sizes"] = size_profile(sizes[state])
         runs.append(run)
     return {
         "created": (created or datetime(2025, 1, 1, tzinfo=timezone.utc)).isoformat(),

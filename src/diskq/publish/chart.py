@@ -12,6 +12,11 @@ Ticks on x are the powers of two in range and every measured job count (a sweep 
 jobs has a tick at 15); a power of two too close to a measured count to be read beside it is
 left out. Margins leave room for the labels at the larger type size the stylesheet uses on
 narrow screens, where the chart is drawn at about half its width.
+
+The block-size chart (:func:`size_chart`) has the size of each write on a log2 x axis and two
+series over it, each on its own axis from zero: MB/s on the left (what a larger write gains)
+and IOPS on the right (what it costs per write). A line joins consecutive sizes of the
+profile (they are its steps); every measured size is a dot and a tick.
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ class Chart:
     yticks: list[dict] = field(default_factory=list)  # y, label
     plot: dict = field(default_factory=dict)  # x0, x1, y0, y1 of the plotting area
     x_title: str = X_TITLE
+    y_title: str = "IOPS"
+    # a second series on its own axis at the right (the block-size chart's IOPS); empty otherwise
+    lines2: list[str] = field(default_factory=list)
+    dots2: list[dict] = field(default_factory=list)  # x, y, title
+    yticks2: list[dict] = field(default_factory=list)  # y, label
+    y2_title: str | None = None
 
 
 def nice_step(top: float, ticks: int = 5) -> float:
@@ -140,4 +151,69 @@ def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool =
         dots=[{"x": sx(p["numjobs"]), "y": sy(p["iops"]), "numjobs": p["numjobs"], "iops": p["iops"]} for p in pts],
         xticks=x_ticks([p["numjobs"] for p in pts], sx), yticks=yt,
         plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
+    )
+
+
+SIZE_X_TITLE = "bytes per write (then fdatasync), log\u2082 scale"
+#: room at the right of the block-size chart for its second axis' labels
+SIZE_RIGHT = 84
+
+
+def _size_label(size: int) -> str:
+    """``4096`` -> ``4K``, ``1048576`` -> ``1M``, ``512`` -> ``512``: short tick labels.
+
+    >>> [_size_label(n) for n in (512, 4096, 131072, 1048576)]
+    ['512', '4K', '128K', '1M']
+    """
+    for unit, scale in (("M", 1024 * 1024), ("K", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale}{unit}"
+    return str(size)
+
+
+def _axis(top: float):
+    """(max of the axis, its ticks' values) from zero to a nice step above ``top``."""
+    step = nice_step(top)
+    ymax = math.ceil(top * 1.05 / step) * step or step
+    return ymax, [i * step for i in range(int(round(ymax / step)) + 1)]
+
+
+def size_chart(points: list[dict]) -> Chart | None:
+    """Chart geometry for a median block-size profile (rows with ``block_size``, ``iops``,
+    ``bw_bytes``): MB/s on the left axis, IOPS on the right; None without a point."""
+    pts = sorted((p for p in points if p.get("iops") is not None and p.get("bw_bytes") is not None),
+                 key=lambda p: p["block_size"])
+    if not pts:
+        return None
+    x0, x1, y0, y1 = LEFT, WIDTH - SIZE_RIGHT, HEIGHT - BOTTOM, TOP
+    lo, hi = math.log2(pts[0]["block_size"]), math.log2(pts[-1]["block_size"])
+    mb = [p["bw_bytes"] / 1e6 for p in pts]
+    mb_max, mb_ticks = _axis(max(mb) or 1.0)
+    io_max, io_ticks = _axis(max(p["iops"] for p in pts) or 1.0)
+
+    def sx(n: float) -> float:
+        return round((x0 + x1) / 2 if hi == lo else x0 + (math.log2(n) - lo) / (hi - lo) * (x1 - x0), 1)
+
+    def sy(v: float, top: float) -> float:
+        return round(y0 - v / top * (y0 - y1), 1)
+
+    ticks: list[dict] = []
+    for p in pts:  # every measured size; of two too close to be read side by side, the later one
+        t = {"x": sx(p["block_size"]), "label": _size_label(p["block_size"]), "measured": True}
+        if ticks and t["x"] - ticks[-1]["x"] < TICK_GAP:
+            ticks.pop()
+        ticks.append(t)
+    dots = [{"x": sx(p["block_size"]), "y": sy(m, mb_max), "title": f"{_size_label(p['block_size'])}: {m:,.1f} MB/s"}
+            for p, m in zip(pts, mb)]
+    dots2 = [{"x": sx(p["block_size"]), "y": sy(p["iops"], io_max),
+              "title": f"{_size_label(p['block_size'])}: {p['iops']:,.0f} IOPS"} for p in pts]
+    return Chart(
+        width=WIDTH, height=HEIGHT,
+        lines=[" ".join(f"{d['x']},{d['y']}" for d in dots)] if len(dots) > 1 else [],
+        bands=[], dots=dots, xticks=ticks,
+        yticks=[{"y": sy(v, mb_max), "label": _label(v)} for v in mb_ticks],
+        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
+        x_title=SIZE_X_TITLE, y_title="MB/s",
+        lines2=[" ".join(f"{d['x']},{d['y']}" for d in dots2)] if len(dots2) > 1 else [],
+        dots2=dots2, yticks2=[{"y": sy(v, io_max), "label": _label(v)} for v in io_ticks], y2_title="IOPS",
     )

@@ -94,7 +94,9 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms)
+    from diskq.units import block_label
+
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, block=block_label)
     return env
 
 
@@ -203,8 +205,15 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
     source repository's address linked from every page (default: :func:`source_url`)."""
     from diskq.database.aggregate import setting_label, setting_slug
-    from diskq.database.lookup import excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points
-    from diskq.publish.chart import scaling_chart
+    from diskq.database.lookup import (
+        excluded_submissions,
+        open_db,
+        osds_rate_text,
+        osds_text,
+        questionable_points,
+        size_profiles,
+    )
+    from diskq.publish.chart import scaling_chart, size_chart
 
     db, out = Path(db), Path(out)
     con = open_db(db)
@@ -245,6 +254,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                                  (dev["id"],)):
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(dict(r))
             top = max((p["iops_max"] for pts in curves.values() for p in pts), default=None)
+            sizes = size_profiles(con, dev["id"])
             for c in caches:
                 c["scaling_json"] = _loads(c["scaling_json"])
                 c["slug"] = setting_slug(c["write_cache"], c["knob"])
@@ -252,6 +262,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["curve"] = curves.get(c["slug"], [])
                 c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
                 c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
+                c["sizes"] = sizes.get(c["slug"], [])
+                c["size_chart"] = size_chart(c["sizes"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
             html = device_page.render(dev=dev, caches=caches, submissions=subs,
@@ -259,8 +271,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
                 **{k: v for k, v in dev.items() if k != "show_firmware"},
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep")} for c in caches],
+                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep", "sizes", "size_chart")}
+                           for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
+                "sizes": sizes,
             })
 
         drives = [d for d in devices if d["not_drive"] is None]

@@ -14,7 +14,8 @@ outcome the stored copy states more favourably:
   (a warning left out);
 * verdicts: a better Ceph WAL/DB tier, ``safe`` where the run used is not, more OSDs per
   device, etcd passing where it does not (or null where it fails), a lower fdatasync p99, more
-  PostgreSQL commits per second or a lower commit p99.
+  PostgreSQL commits per second or a lower commit p99, a better ZFS SLOG tier or more MB/s, a
+  verdict "measured" by the size profile where the recomputation can only estimate it from 4 KiB.
 
 A stored outcome that is worse, absent, or only worded differently is left alone. Verdicts
 record the criteria version they were made with; an analysis made with an earlier version of
@@ -117,6 +118,20 @@ def _verdict_claims(stored, fresh) -> list[str]:
         claim("postgres_wal.p99_fdatasync_ms", s.p99_fdatasync_ms, f.p99_fdatasync_ms)
     if _lower(s.p99_commit_ms_max, f.p99_commit_ms_max):
         claim("postgres_wal.p99_commit_ms_max", s.p99_commit_ms_max, f.p99_commit_ms_max)
+    s, f = stored.zfs_slog, fresh.zfs_slog
+    if s is not None and f is not None:
+        if _TIER_RANK[s.tier] > _TIER_RANK[f.tier]:
+            claim("zfs_slog.tier", s.tier, f.tier)
+        if s.safe is True and f.safe is not True:
+            claim("zfs_slog.safe", s.safe, f.safe)
+        if _higher(s.bw_bytes, f.bw_bytes):
+            claim("zfs_slog.bw_bytes", s.bw_bytes, f.bw_bytes)
+        if s.basis == "measured" and f.basis != "measured":
+            claim("zfs_slog.basis", s.basis, f.basis)
+    for name in ("etcd", "postgres_wal"):
+        mine, theirs = getattr(stored, name).basis, getattr(fresh, name).basis
+        if mine == "measured" and theirs != "measured":
+            claim(f"{name}.basis", mine, theirs)
     return out
 
 
