@@ -112,6 +112,27 @@ def _fmt(x, unit: str = "") -> str:
     return f"{x:,.0f}{unit}" if isinstance(x, float) else f"{x}{unit}"
 
 
+def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
+    """The sustained-write cliff of a device: one line per variant and cache setting, and the
+    throughput of each counted write over the bytes it wrote, as a line of blocks."""
+    from diskq.database.aggregate import setting_label
+    from diskq.database.sustained import gigabytes, megabytes_per_s, sparkline
+    from diskq.units import human_bytes
+
+    lines = []
+    for f in figures:
+        what = (f"{f['variant']}, {human_bytes(f['block_size'])} writes at queue depth {f['iodepth']}, "
+                f"cache {setting_label(f['write_cache'], f['knob'])}")
+        lines.append(f"  sustained write ({what}): {f['summary']}")
+        for m in f["measurements"]:
+            top = max(m["bw_samples"], default=0.0)
+            lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'])}| 0-{gigabytes(m['written_bytes'])}"
+                         f" written, up to {megabytes_per_s(top)}")
+    for m in left_out:
+        lines.append(f"  sustained write not aggregated: {m['submission_id']} ({m['variant']}): {m['reason']}")
+    return lines
+
+
 def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 40) -> list[str]:
     top = max((p["iops"] for pts in curves.values() for p in pts), default=0) or 1
     lines = []
@@ -216,6 +237,8 @@ def lookup_cmd(
     labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
               for c in best.caches}
     for line in _chart(best.curves, labels):
+        out(line)
+    for line in _sustained_lines(best.sustained, best.sustained_left_out):
         out(line)
     def names(ms) -> str:
         return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)

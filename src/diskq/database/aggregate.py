@@ -39,6 +39,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from diskq.analyse import knob as knobs
+from diskq.database import sustained
 from diskq.database.extract import CURVE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
@@ -147,6 +148,7 @@ class DeviceAggregate:
     plp_facts: list = field(default_factory=list)  # power-loss facts reported by its submissions (plain dicts)
     excluded: dict[str, str] = field(default_factory=dict)  # submission id -> why it is not aggregated
     not_drive: str | None = None  # why the device measures a host, not a drive model: never ranked
+    sustained: list = field(default_factory=list)  # database.sustained.SustainedAggregate per variant and setting
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -380,6 +382,8 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
     caveat = noise_caveat(counted)
     if caveat:
         notes.append(caveat)
+    long_writes, why = sustained.aggregate([m for r in counted for m in r.sustained])
+    notes.extend(why)
     return DeviceAggregate(
         id=dev_id,
         model=most_common([r.model for r in records], skip=()),
@@ -401,6 +405,7 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         plp_facts=plp_facts(counted),
         excluded=excluded,
         not_drive=not_drive,
+        sustained=long_writes,
     )
 
 

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diskq.database import sustained
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
@@ -36,9 +37,10 @@ from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "4"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "5"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
-#                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words
+#                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
+#                      5: sustained-write measurements and each device's cliff (sustained, device_sustained)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -48,6 +50,8 @@ DIGEST_TABLES = {
     "devices": "id",
     "device_cache": "device_id, write_cache, knob",
     "curve": "device_id, write_cache, knob, numjobs",
+    "sustained": "submission_id, seq",
+    "device_sustained": "device_id, variant, write_cache, knob",
     "skipped": "path, field, message",
 }
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
@@ -212,6 +216,8 @@ def _insert(table: str, columns: int) -> str:
 SUBMISSION_INSERT = _insert("submissions", 27)
 RUN_INSERT = _insert("runs", 12)
 POINT_INSERT = _insert("points", 12)
+SUSTAINED_INSERT = _insert("sustained", len(sustained.COLUMNS))
+DEVICE_SUSTAINED_INSERT = _insert("device_sustained", len(sustained.DEVICE_COLUMNS))
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
 INSERT_BATCH = 500
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
@@ -245,12 +251,14 @@ class _Rows:
         self.submissions: list[tuple] = []
         self.runs: list[tuple] = []
         self.points: list[tuple] = []
+        self.sustained: list[tuple] = []
 
     def add(self, record: SubmissionRecord) -> None:
         row = record.row
         self.submissions.append((*row[:18], 1, *row[18:], None))
         self.runs += record.run_rows
         self.points += record.point_rows
+        self.sustained += record.sustained_rows
         if len(self.submissions) >= INSERT_BATCH:
             self.flush()
 
@@ -258,7 +266,8 @@ class _Rows:
         self.con.executemany(SUBMISSION_INSERT, self.submissions)
         self.con.executemany(RUN_INSERT, self.runs)
         self.con.executemany(POINT_INSERT, self.points)
-        self.submissions, self.runs, self.points = [], [], []
+        self.con.executemany(SUSTAINED_INSERT, self.sustained)
+        self.submissions, self.runs, self.points, self.sustained = [], [], [], []
 
 
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
@@ -291,7 +300,8 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
             figures[record.figures_digest] = path
             seen[record.id] = path
             rows.add(record)
-            record.row, record.run_rows, record.point_rows = (), [], []  # written; keep what aggregation needs
+            record.row, record.run_rows, record.point_rows, record.sustained_rows = (), [], [], []  # written; keep
+            # what aggregation needs
             by_device.setdefault(record.device_id, []).append(record)
     rows.flush()
     report.submissions = len(seen)
@@ -388,6 +398,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
                 [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
                   p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
+        con.executemany(DEVICE_SUSTAINED_INSERT, [agg.row(dev.id) for agg in dev.sustained])
         if fts:
             text = search_text(dev.model, dev.vendor, dev.firmware)
             con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))

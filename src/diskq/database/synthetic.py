@@ -143,15 +143,66 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
         }, legacy
 
 
+SUSTAINED_OPTIONS = {
+    "fdatasync": {"rw": "write", "bs": "4k", "iodepth": "1", "direct": "1", "fdatasync": "1", "ioengine": "psync",
+                  "log_avg_msec": "1000", "name": "diskq-sustained"},
+    "sequential": {"rw": "write", "bs": "1M", "iodepth": "32", "direct": "1", "ioengine": "libaio",
+                   "log_avg_msec": "1000", "name": "diskq-sustained"},
+}
+
+
+def sustained_measurement(variant: str = "sequential", *, seconds: int = 60, cliff_at: int | None = 40,
+                          before_bw: float = 1.8e9, after_bw: float = 4.5e8, write_cache: str = "on",
+                          cache_mechanism: str | None = "nvme", interrupted: bool = False, seed: int = 0) -> dict:
+    """One sustained-write measurement (JSON-ready dict of :class:`diskq.result.Sustained`) with a
+    known shape: ``before_bw`` bytes per second, a few per cent of noise, and from sample
+    ``cliff_at`` on (None: never) ``after_bw``. One sample a second; every figure agrees with the
+    samples and with the fio JSON behind them (bytes written = the samples' sum, fio's KiB/s log
+    values times 1024). The cliff is the one built in, as the analysis states it: where the
+    drop starts, the median throughput before and after, and how far it fell."""
+    rng = random.Random(seed)
+    options = SUSTAINED_OPTIONS[variant]
+    block = 4096 if variant == "fdatasync" else 1024 * 1024
+    level = [before_bw if cliff_at is None or i < cliff_at else after_bw for i in range(seconds)]
+    samples = [float(round(v * rng.uniform(0.97, 1.03) / 1024) * 1024) for v in level]
+    written = int(sum(samples))
+    runtime_ms = seconds * 1000
+    bw = written / seconds
+    fio = {
+        "fio version": "fio-3.33",
+        "global options": options,
+        "jobs": [{"jobname": "diskq-sustained", "error": 0, "job options": {},
+                  "write": {"io_bytes": written, "io_kbytes": written // 1024, "bw_bytes": round(bw),
+                            "iops": bw / block, "runtime": runtime_ms, "total_ios": written // block}}],
+    }
+    cliff: dict = {"found": False, "reasons": ["synthetic: no drop built in"]}
+    if cliff_at is not None and cliff_at < seconds:
+        before = sorted(samples[:cliff_at])[len(samples[:cliff_at]) // 2]
+        after = sorted(samples[cliff_at:])[len(samples[cliff_at:]) // 2]
+        cliff = {"found": True, "at_s": float(cliff_at), "at_bytes": int(sum(samples[:cliff_at])),
+                 "before_bw_bytes": before, "after_bw_bytes": after,
+                 "drop_pct": round(100 * (1 - after / before), 1), "reasons": ["synthetic: a drop built in"]}
+    return {
+        "method": {"id": "diskq-sustained-write", "version": 1,
+                   "fio_params": {k: v for k, v in options.items() if k != "name"}},
+        "variant": variant, "write_cache": write_cache, "cache_mechanism": cache_mechanism, "block_size": block,
+        "iodepth": int(options["iodepth"]), "budget_s": seconds, "written_bytes": written, "runtime_ms": runtime_ms,
+        "iops": bw / block, "bw_bytes": bw, "sample_interval_ms": 1000, "bw_samples": samples, "cliff": cliff,
+        "interrupted": interrupted, "fio": fio,
+    }
+
+
 def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware: str | None = "FW1",
                     vendor: str | None = None, protocol: str = "ata", media: str = "ssd", legacy: bool = False,
                     nosync: dict[str, float] | None = None, created: datetime | None = None,
-                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True) -> dict:
+                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True,
+                    sustained: list[dict] | None = None) -> dict:
     """One result document (JSON-ready dict) with exactly the given curves: ``{cache state:
     {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check.
     ``cache_mechanism`` is recorded on every run (``"sysfs"``: the kernel's write_cache knob, as
     ``diskq bench`` does on loop and virtio devices); ``volatile_write_cache`` is what the drive
-    reports (legacy documents never say)."""
+    reports (legacy documents never say). ``sustained`` is the document's list of sustained-write
+    measurements (:func:`sustained_measurement`)."""
     runs = []
     for state, curve in curves.items():
         points = [_point(n, float(iops), raw=not legacy) for n, iops in sorted(curve.items())]
@@ -173,6 +224,7 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
                    "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else volatile_write_cache},
         "method": {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"},
         "runs": runs,
+        **({"sustained": sustained} if sustained else {}),
     }
 
 

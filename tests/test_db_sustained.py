@@ -1,0 +1,202 @@
+"""The sustained-write cliff in devices.db and in ``diskq lookup``: rows as submitted, the device's
+aggregate (earliest cliff, largest drop, how far the writes looked), what is left out and why."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from diskq.cli import main
+from diskq.database import sustained
+from diskq.database.build import build
+from diskq.database.lookup import lookup
+from diskq.database.synthetic import result_document, submission, sustained_measurement, write_submission
+
+CURVE = {"on": {1: 21000, 2: 38000, 4: 52000}}
+MODEL = "Samsung SSD 990 PRO 2TB"
+
+
+def cli(*args: str) -> int:
+    try:
+        main(list(args))
+    except SystemExit as exc:
+        return exc.code or 0
+    return 0
+
+
+def _doc(seconds=60, cliff_at=40, *, seed=0, created=None, extra=(), **kw):
+    from datetime import datetime, timezone
+
+    measurements = [sustained_measurement("sequential", seconds=seconds, cliff_at=cliff_at, seed=seed, **kw), *extra]
+    curve = {state: {n: iops + seed for n, iops in c.items()} for state, c in CURVE.items()}  # not a duplicate
+    return result_document(MODEL, curve, protocol="nvme", sustained=measurements,
+                           created=created or datetime(2025, 1, 1 + seed, tzinfo=timezone.utc))
+
+
+@pytest.fixture
+def db(tmp_path):
+    subs = tmp_path / "submissions"
+    # two submissions of one drive: a cliff after 40 s and one after 25 s; the first also wrote
+    # with fdatasync and saw none; a third submission was interrupted
+    write_submission(subs, submission(_doc(60, 40, seed=0, extra=[sustained_measurement(
+        "fdatasync", seconds=30, cliff_at=None, before_bw=5.2e7, seed=5)])))
+    write_submission(subs, submission(_doc(50, 25, seed=1, before_bw=1.7e9, after_bw=3.0e8)))
+    write_submission(subs, submission(_doc(20, None, seed=2, interrupted=True)))
+    write_submission(subs, submission(result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}})))
+    path = tmp_path / "devices.db"
+    report = build(subs, path)
+    assert report.skipped == [] and report.submissions == 4
+    return path
+
+
+def _rows(db, sql, *args):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute(sql, args)]
+    finally:
+        con.close()
+
+
+def test_every_measurement_is_stored_as_submitted(db):
+    rows = _rows(db, "SELECT * FROM sustained ORDER BY submission_id, seq")
+    assert len(rows) == 4
+    first = next(r for r in rows if r["variant"] == "fdatasync")
+    twin = next(r for r in rows if r["submission_id"] == first["submission_id"] and r["seq"] == 0)
+    expected = sustained_measurement("sequential", seconds=60, cliff_at=40, seed=0)
+    assert twin["bw_samples"] == json.dumps(expected["bw_samples"])
+    assert twin["written_bytes"] == expected["written_bytes"] == sum(expected["bw_samples"])
+    assert twin["cliff_found"] == 1 and twin["cliff_at_bytes"] == expected["cliff"]["at_bytes"]
+    assert twin["cliff_drop_pct"] == expected["cliff"]["drop_pct"]
+    assert (first["cliff_found"], first["cliff_at_bytes"], first["block_size"], first["iodepth"]) == (0, None, 4096, 1)
+    assert sorted(r["interrupted"] for r in rows) == [0, 0, 0, 1]
+
+
+def test_the_device_keeps_its_earliest_cliff_and_largest_drop(db):
+    early = sustained_measurement("sequential", seconds=50, cliff_at=25, seed=1, before_bw=1.7e9, after_bw=3.0e8)
+    late = sustained_measurement("sequential", seconds=60, cliff_at=40, seed=0)
+    (seq,) = _rows(db, "SELECT * FROM device_sustained WHERE variant = 'sequential'")
+    assert (seq["measurements"], seq["cliffs"], seq["write_cache"], seq["knob"]) == (2, 2, "on", "drive")
+    assert seq["cliff_at_bytes_min"] == early["cliff"]["at_bytes"] < late["cliff"]["at_bytes"] == seq["cliff_at_bytes_max"]
+    assert seq["drop_pct_max"] == max(early["cliff"]["drop_pct"], late["cliff"]["drop_pct"]) == early["cliff"]["drop_pct"]
+    assert seq["after_bw_bytes_min"] == early["cliff"]["after_bw_bytes"]
+    assert seq["written_bytes_max"] == late["written_bytes"]  # the interrupted write is not counted
+    (sync,) = _rows(db, "SELECT * FROM device_sustained WHERE variant = 'fdatasync'")
+    assert (sync["measurements"], sync["cliffs"], sync["cliff_at_bytes_min"], sync["drop_pct_max"]) == (1, 0, None, None)
+    notes = json.loads(_rows(db, "SELECT notes FROM devices WHERE model = ?", MODEL)[0]["notes"])
+    assert "1 interrupted sustained-write measurement(s) are listed but not aggregated" in notes
+    assert _rows(db, "SELECT * FROM device_sustained d JOIN devices v ON v.id = d.device_id "
+                     "WHERE v.model = 'Micron 5300 MAX'") == []
+
+
+def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
+    (match,) = [m for m in lookup(db, "990 pro") if m.is_match]
+    sync, seq = match.sustained  # the fdatasync variant first, as everywhere
+    assert (seq["variant"], sync["variant"]) == ("sequential", "fdatasync")
+    assert sorted(len(m["bw_samples"]) for m in seq["measurements"]) == [50, 60]
+    assert all(m["cliff_found"] for m in seq["measurements"])
+    assert [m["reason"] for m in match.sustained_left_out] == ["interrupted before its budget was written"]
+    assert cli("lookup", "990 pro", "--db", str(db), "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data[0]["sustained"][1]["cliff_at_bytes_min"] == seq["cliff_at_bytes_min"]
+    assert data[0]["sustained"][1]["summary"] == seq["summary"]
+    assert len(data[0]["sustained_not_aggregated"]) == 1
+    assert cli("lookup", "990 pro", "--db", str(db)) == 0
+    text = capsys.readouterr().out
+    at = sustained.gigabytes(seq["cliff_at_bytes_min"])
+    assert f"sustained write (sequential, 1.0 MiB writes at queue depth 32, cache on): cliff after {at} written " \
+           "(the earliest of 2 found in 2 measurements)" in text
+    assert "sustained write (fdatasync, 4.0 KiB writes at queue depth 1, cache on): no cliff within" in text
+    assert "sustained write not aggregated:" in text and "interrupted" in text
+    assert "\u2588" in text and "\u2582" in text  # the drop shows in the line of blocks
+
+
+def test_a_device_without_sustained_writes_has_none(db):
+    (match,) = [m for m in lookup(db, "micron 5300") if m.is_match]
+    assert match.sustained == [] and match.sustained_left_out == []
+    assert match.to_dict()["sustained"] == []
+
+
+def test_memoised_build_gives_the_same_rows(tmp_path, db):
+    subs = tmp_path / "submissions"
+    memo = tmp_path / "memo.sqlite"
+    first = build(subs, tmp_path / "a.db", memo=memo)
+    again = build(subs, tmp_path / "b.db", memo=memo)  # answers come from the memo this time
+    plain = build(subs, tmp_path / "c.db")
+    assert first.digest == again.digest == plain.digest
+    assert _rows(tmp_path / "b.db", "SELECT * FROM device_sustained") == _rows(db, "SELECT * FROM device_sustained")
+    assert _rows(tmp_path / "b.db", "SELECT * FROM sustained") == _rows(db, "SELECT * FROM sustained")
+
+
+def test_a_non_finite_sustained_figure_skips_the_file(tmp_path, monkeypatch):
+    """The validator refuses such JSON; without the submission package the build reads files with
+    the models alone, and its own check keeps the figure out of the database."""
+    from diskq.database import extract
+
+    monkeypatch.setattr(extract, "_validator", lambda: None)
+    subs = tmp_path / "submissions"
+    path = write_submission(subs, submission(_doc(10, None)))
+    text = path.read_text()
+    data = json.loads(text)
+    value = data["result"]["sustained"][0]["bw_samples"][3]
+    path.write_text(text.replace(json.dumps(value), "1e999", 1))  # a JSON number, infinite as a double
+    report = build(subs, tmp_path / "devices.db")
+    assert report.submissions == 0 and len(report.skipped) == 1
+    assert (report.skipped[0].field, report.skipped[0].message) == (
+        "result.sustained.0.bw_samples.3", "a figure is not a finite number")
+
+
+# --- the aggregate: properties over any set of measurements ---------------------------------------
+
+def _measurement(i, variant, found, at, drop, written, interrupted, version):
+    return sustained.Measurement(
+        submission_id=f"s{i}", seq=0, method_version=version, variant=variant, write_cache="on",
+        cache_mechanism="nvme", block_size=4096 if variant == "fdatasync" else 1 << 20, iodepth=1,
+        written_bytes=written, bw_bytes=1e8, cliff_found=found, cliff_at_s=1.0 if found else None,
+        cliff_at_bytes=at if found else None, cliff_before_bw_bytes=2e8 if found else None,
+        cliff_after_bw_bytes=2e8 * (1 - drop / 100) if found else None, cliff_drop_pct=drop if found else None,
+        interrupted=interrupted)
+
+
+measurements = st.lists(st.builds(
+    _measurement, st.integers(0, 99), st.sampled_from(["fdatasync", "sequential"]), st.booleans(),
+    st.integers(0, 10**12), st.floats(0, 100), st.integers(1, 10**12), st.booleans(), st.sampled_from([1, 1, 2])),
+    max_size=12)
+
+
+@given(measurements)
+def test_the_device_figures_are_the_extremes_of_its_counted_measurements(ms):
+    figures, notes = sustained.aggregate(ms)
+    done = [m for m in ms if not m.interrupted]
+    assert sum(f.measurements for f in figures) <= len(done)
+    if any(m.interrupted for m in ms):
+        assert any("interrupted" in n for n in notes)
+    for f in figures:
+        counted = [m for m in done if m.variant == f.variant and m.method_version == f.method_version]
+        found = [m for m in counted if m.cliff_found]
+        assert f.measurements == len(counted) and f.cliffs == len(found)
+        assert f.written_bytes_max == max(m.written_bytes for m in counted)
+        if found:
+            assert f.cliff_at_bytes_min == min(m.cliff_at_bytes for m in found) <= f.cliff_at_bytes_max
+            assert f.drop_pct_max == max(m.cliff_drop_pct for m in found)
+            assert "cliff after" in sustained.summary(dict(zip(sustained.DEVICE_COLUMNS, f.row("d"))))
+        else:
+            assert f.cliff_at_bytes_min is None and f.drop_pct_max is None
+            assert sustained.summary(dict(zip(sustained.DEVICE_COLUMNS, f.row("d")))).startswith("no cliff within")
+    assert len({f.method_version for f in figures}) <= 1  # one method version is ever compared
+
+
+def test_lookup_in_a_database_built_before_the_sustained_tables(db, tmp_path):
+    old = tmp_path / "old.db"
+    old.write_bytes(db.read_bytes())
+    con = sqlite3.connect(old)
+    con.execute("DROP TABLE sustained")
+    con.execute("DROP TABLE device_sustained")
+    con.commit()
+    con.close()
+    (match,) = [m for m in lookup(old, "990 pro") if m.is_match]
+    assert match.sustained == [] and match.sustained_left_out == [] and match.device["model"] == MODEL
