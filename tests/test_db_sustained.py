@@ -108,9 +108,9 @@ def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
     assert cli("lookup", "990 pro", "--db", str(db)) == 0
     text = capsys.readouterr().out
     at = sustained.gigabytes(seq["cliff_at_bytes_min"])
-    assert f"sustained write (sequential, 1.0 MiB writes at queue depth 32, cache on): cliff after {at} written " \
+    assert f"sustained write (sequential, 1 MiB writes at queue depth 32, cache on): cliff after {at} written " \
            "(the earliest of 2 found in 2 measurements)" in text
-    assert "sustained write (fdatasync, 4.0 KiB writes at queue depth 1, cache on): no cliff within" in text
+    assert "sustained write (fdatasync, 4 KiB writes at queue depth 1, cache on): no cliff within" in text
     assert "sustained write not aggregated:" in text and "interrupted" in text
     assert "\u2588" in text and "\u2582" in text  # the drop shows in the line of blocks
 

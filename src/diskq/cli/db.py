@@ -116,12 +116,11 @@ def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
     """The sustained-write cliff of a device: one line per variant and cache setting, and the
     throughput of each counted write over the bytes it wrote, as a line of blocks."""
     from diskq.database.aggregate import setting_label
-    from diskq.database.sustained import gigabytes, megabytes_per_s, sparkline
-    from diskq.units import human_bytes
+    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s, sparkline
 
     lines = []
     for f in figures:
-        what = (f"{f['variant']}, {human_bytes(f['block_size'])} writes at queue depth {f['iodepth']}, "
+        what = (f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
                 f"cache {setting_label(f['write_cache'], f['knob'])}")
         lines.append(f"  sustained write ({what}): {f['summary']}")
         for m in f["measurements"]:

@@ -258,6 +258,14 @@ def megabytes_per_s(bw: float | None, *, unit: bool = True) -> str:
     return f"{text} MB/s" if unit else text
 
 
+def block_text(n: int) -> str:
+    """A write size as fio's options give it: ``4096`` -> ``4 KiB``, ``1048576`` -> ``1 MiB``, ``512`` -> ``512 B``."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
 def positions(samples: list[float], interval_ms: int) -> list[float]:
     """Bytes written by the end of each sample interval: the running sum of throughput x interval.
 

@@ -83,6 +83,20 @@ def fmt_bytes(value) -> str:
     return "\u2013" if value is None else capacity(value)
 
 
+def fmt_gb(value) -> str:
+    """Bytes written, in decimal units: ``12000000000`` -> ``12.0 GB``."""
+    from diskq.database.sustained import gigabytes
+
+    return gigabytes(value)
+
+
+def fmt_mbs(value) -> str:
+    """Bytes per second as MB/s: ``4.8e8`` -> ``480 MB/s``."""
+    from diskq.database.sustained import megabytes_per_s
+
+    return megabytes_per_s(value)
+
+
 def environment():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -94,7 +108,7 @@ def environment():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs)
     return env
 
 
@@ -203,8 +217,11 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
     source repository's address linked from every page (default: :func:`source_url`)."""
     from diskq.database.aggregate import setting_label, setting_slug
-    from diskq.database.lookup import excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points
+    from diskq.database.lookup import (excluded_submissions, open_db, osds_rate_text, osds_text, questionable_points,
+                                       sustained_writes)
     from diskq.publish.chart import scaling_chart
+    from diskq.database.sustained import block_text
+    from diskq.publish.sustained_chart import sustained_chart
 
     db, out = Path(db), Path(out)
     con = open_db(db)
@@ -252,15 +269,23 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["curve"] = curves.get(c["slug"], [])
                 c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
                 c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
+            long_writes, left_out = sustained_writes(con, dev["id"])
+            for f in long_writes:
+                f["label"] = setting_label(f["write_cache"], f["knob"])
+                f["block_text"] = block_text(f["block_size"])
+                f["chart"] = sustained_chart(f["measurements"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
-            html = device_page.render(dev=dev, caches=caches, submissions=subs,
-                                      raw=submissions is not None, root="../", **common)
+            html = device_page.render(dev=dev, caches=caches, submissions=subs, sustained=long_writes,
+                                      sustained_left_out=left_out, raw=submissions is not None, root="../", **common)
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
                 **{k: v for k, v in dev.items() if k != "show_firmware"},
                 "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
+                # the figures and their summary; each write's samples are in devices.db and its submission
+                "sustained": [{k: v for k, v in f.items() if k not in ("chart", "measurements", "label", "block_text")}
+                              for f in long_writes],
             })
 
         drives = [d for d in devices if d["not_drive"] is None]
