@@ -72,7 +72,7 @@ def test_every_measurement_is_stored_as_submitted(db):
     assert twin["written_bytes"] == expected["written_bytes"] == sum(expected["bw_samples"])
     assert twin["cliff_found"] == 1 and twin["cliff_at_bytes"] == expected["cliff"]["at_bytes"]
     assert twin["cliff_drop_pct"] == expected["cliff"]["drop_pct"]
-    assert (first["cliff_found"], first["cliff_at_bytes"], first["block_size"], first["iodepth"]) == (0, None, 4096, 1)
+    assert (first["cliff_found"], first["cliff_at_bytes"], first["block_size"], first["iodepth"]) == (0, None, 131072, 1)
     assert sorted(r["interrupted"] for r in rows) == [0, 0, 0, 1]
 
 
@@ -110,7 +110,7 @@ def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
     at = sustained.gigabytes(seq["cliff_at_bytes_min"])
     assert f"sustained write (sequential, 1 MiB writes at queue depth 32, cache on): cliff after {at} written " \
            "(the earliest of 2 found in 2 measurements)" in text
-    assert "sustained write (fdatasync, 4 KiB writes at queue depth 1, cache on): no cliff within" in text
+    assert "sustained write (fdatasync, 128 KiB writes at queue depth 1, cache on): no cliff within" in text
     assert "sustained write not aggregated:" in text and "interrupted" in text
     assert "\u2588" in text and "\u2582" in text  # the drop shows in the line of blocks
 

@@ -115,7 +115,7 @@ def test_the_device_page_draws_each_variant_with_its_cliff_and_the_figures_as_a_
     sync = html[html.index('id="sustained-chart-fdatasync-on"'):]
     sync = sync[:sync.index("</svg>")]
     assert sync.count('<polyline class="line"') == 1 and '<line class="cliff"' not in sync
-    assert "fdatasync: 4 KiB writes at queue depth 1, write cache on" in html
+    assert "fdatasync: 128 KiB writes at queue depth 1, write cache on" in html
     assert "sequential: 1 MiB writes at queue depth 32, write cache on" in html
     assert "No cliff within " in html and "Cliff after " in html
     table = html[html.index('<table class="sustained-figures">'):]

@@ -144,7 +144,7 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
 
 
 SUSTAINED_OPTIONS = {
-    "fdatasync": {"rw": "write", "bs": "4k", "iodepth": "1", "direct": "1", "fdatasync": "1", "ioengine": "psync",
+    "fdatasync": {"rw": "write", "bs": "128k", "iodepth": "1", "direct": "1", "fdatasync": "1", "ioengine": "psync",
                   "log_avg_msec": "1000", "name": "diskq-sustained"},
     "sequential": {"rw": "write", "bs": "1M", "iodepth": "32", "direct": "1", "ioengine": "libaio",
                    "log_avg_msec": "1000", "name": "diskq-sustained"},
@@ -158,11 +158,13 @@ def sustained_measurement(variant: str = "sequential", *, seconds: int = 60, cli
     known shape: ``before_bw`` bytes per second, a few per cent of noise, and from sample
     ``cliff_at`` on (None: never) ``after_bw``. One sample a second; every figure agrees with the
     samples and with the fio JSON behind them (bytes written = the samples' sum, fio's KiB/s log
-    values times 1024). The cliff is the one built in, as the analysis states it: where the
-    drop starts, the median throughput before and after, and how far it fell."""
+    values times 1024). The cliff is what the analysis finds in the samples
+    (:func:`diskq.analyse.cliff.find_cliff`), as validation recomputes it; where that module is
+    not installed, the one built in: where the drop starts, the levels before and after, how far
+    it fell."""
     rng = random.Random(seed)
     options = SUSTAINED_OPTIONS[variant]
-    block = 4096 if variant == "fdatasync" else 1024 * 1024
+    block = 128 * 1024 if variant == "fdatasync" else 1024 * 1024
     level = [before_bw if cliff_at is None or i < cliff_at else after_bw for i in range(seconds)]
     samples = [float(round(v * rng.uniform(0.97, 1.03) / 1024) * 1024) for v in level]
     written = int(sum(samples))
@@ -176,7 +178,13 @@ def sustained_measurement(variant: str = "sequential", *, seconds: int = 60, cli
                             "iops": bw / block, "runtime": runtime_ms, "total_ios": written // block}}],
     }
     cliff: dict = {"found": False, "reasons": ["synthetic: no drop built in"]}
-    if cliff_at is not None and cliff_at < seconds:
+    try:
+        from diskq.analyse.cliff import find_cliff
+    except ImportError:
+        find_cliff = None
+    if find_cliff is not None:
+        cliff = find_cliff(samples, 1000).model_dump(mode="json")
+    elif cliff_at is not None and cliff_at < seconds:
         before = sorted(samples[:cliff_at])[len(samples[:cliff_at]) // 2]
         after = sorted(samples[cliff_at:])[len(samples[cliff_at:]) // 2]
         cliff = {"found": True, "at_s": float(cliff_at), "at_bytes": int(sum(samples[:cliff_at])),
