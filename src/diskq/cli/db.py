@@ -123,10 +123,10 @@ def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
         what = (f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
                 f"cache {setting_label(f['write_cache'], f['knob'])}")
         lines.append(f"  sustained write ({what}): {f['summary']}")
+        top = max((v for m in f["measurements"] for v in m["bw_samples"]), default=0.0)  # one scale for all
         for m in f["measurements"]:
-            top = max(m["bw_samples"], default=0.0)
-            lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'])}| 0-{gigabytes(m['written_bytes'])}"
-                         f" written, up to {megabytes_per_s(top)}")
+            lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'], top=top)}| "
+                         f"0-{gigabytes(m['written_bytes'])} written, up to {megabytes_per_s(max(m['bw_samples'], default=0.0))}")
     for m in left_out:
         lines.append(f"  sustained write not aggregated: {m['submission_id']} ({m['variant']}): {m['reason']}")
     return lines

@@ -297,14 +297,15 @@ def buckets(values: list[float], width: int) -> list[float]:
 SPARKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 
 
-def sparkline(values: list[float], width: int = 48) -> str:
-    """A line of block characters, zero to the highest value, for a terminal.
+def sparkline(values: list[float], width: int = 48, *, top: float | None = None) -> str:
+    """A line of block characters for a terminal, from zero to ``top`` (default: the highest
+    value; give the same ``top`` to lines that are to be compared).
 
-    >>> sparkline([10.0, 10.0, 5.0, 0.0])
-    '\u2588\u2588\u2584 '
+    >>> sparkline([10.0, 10.0, 5.0, 0.0]), sparkline([10.0, 5.0], top=20.0)
+    ('\u2588\u2588\u2584 ', '\u2584\u2582')
     """
     vals = buckets(values, width)
-    top = max(vals, default=0.0)
+    top = max(vals, default=0.0) if top is None else top
     if top <= 0:
         return " " * len(vals)
     return "".join(SPARKS[round(v / top * (len(SPARKS) - 1))] for v in vals)
