@@ -200,3 +200,21 @@ def test_lookup_in_a_database_built_before_the_sustained_tables(db, tmp_path):
     con.close()
     (match,) = [m for m in lookup(old, "990 pro") if m.is_match]
     assert match.sustained == [] and match.sustained_left_out == [] and match.device["model"] == MODEL
+
+
+def test_check_says_a_database_of_the_older_schema_is_out_of_date(db, tmp_path):
+    """A devices.db built before the sustained tables existed is out of date (exit 1), not unreadable."""
+    from diskq.database.build import check
+    from diskq.errors import DatabaseError, DatabasePathError
+
+    subs = db.parent / "submissions"
+    old = tmp_path / "old.db"
+    old.write_bytes(db.read_bytes())
+    con = sqlite3.connect(old)
+    con.execute("DROP TABLE device_sustained")
+    con.commit()
+    con.close()
+    with pytest.raises(DatabaseError) as err:
+        check(subs, old)
+    assert not isinstance(err.value, DatabasePathError) and "is out of date (content digest" in err.value.message
+    assert check(subs, db).submissions == 4

@@ -153,7 +153,7 @@ def lookup_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
     """Find a device in devices.db by model name: its row, verdicts (power-loss protection with its
-    evidence too) and scaling curve.
+    evidence too), scaling curve and sustained-write cliff.
 
     Every word of the query must be part of the model's name (a swapped pair of neighbouring
     characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only

@@ -29,6 +29,8 @@ Rules (docs/database-and-site.md states them too):
   model whose every result measures a host is a host device, never ranked among drives.
 * A curve from one community-table row carries what the row says beyond its points (the peak
   of the contributor's sweep, the contributor's words) to the analysis.
+* The sustained writes of the counted submissions are summed up per variant and cache setting
+  by :mod:`diskq.database.sustained` (earliest cliff, largest drop, how far the writes looked).
 """
 
 from __future__ import annotations

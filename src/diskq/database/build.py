@@ -156,7 +156,8 @@ def content_digest(con: sqlite3.Connection) -> str:
     ``meta.fts`` (and the digest itself) is left out, and the search text comes from the index
     when the file has one and is computed from ``devices`` when it has none, so a build without
     the trigram tokenizer has the digest of one with it, while an index row that is missing,
-    added or changed still changes the digest."""
+    added or changed still changes the digest. A table the file lacks (built by an older schema)
+    is hashed as such: the file is out of date, its digest is that of no build."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
     for table, fetch in _digest_sections(con):
         h.update(f"\n[{table}]\n".encode())
@@ -167,7 +168,12 @@ def content_digest(con: sqlite3.Connection) -> str:
 
 def _digest_sections(con: sqlite3.Connection):
     """(name, fetchmany of its rows in order) of each part of the digest; run one at a time."""
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for table, order in DIGEST_TABLES.items():
+        if table not in tables:  # a database of an older schema: out of date, not unreadable
+            left = [[("missing table",)]]
+            yield table, lambda n, left=left: left.pop() if left else []
+            continue
         yield table, con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchmany  # noqa: S608 - fixed names
     yield "meta", con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') "
                               "ORDER BY key").fetchmany

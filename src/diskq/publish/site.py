@@ -6,7 +6,10 @@ Pages (templates in ``site/templates``, every value autoescaped):
   the best safe cache setting), complete without JavaScript; ``static/table.js`` adds sorting,
   filters and search;
 * ``devices/<id>.html``: one per device, an inline SVG curve per cache state with the same
-  figures as a table, verdicts with their reasons, every submission with a raw-data link;
+  figures as a table, verdicts with their reasons, the sustained-write cliff (a chart of
+  throughput against the amount written per variant and cache setting,
+  :mod:`diskq.publish.sustained_chart`) where there are sustained writes, every submission with
+  a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
 * ``devices.json`` and ``devices.db``: the machine-readable exports.
