@@ -552,3 +552,16 @@ def test_the_sustained_write_section_has_no_serious_accessibility_violations(pag
     page.click("#sustained-chart-sequential-on ~ details summary")
     bad = _axe(page)
     assert bad == [], "; ".join(f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]}" for v in bad)
+
+
+def test_the_sustained_write_section_never_scrolls_sideways_from_320_to_1700_px(page, site):
+    _sustained_page(page, site)
+    page.click("#sustained-chart-sequential-on ~ details summary")
+    wide = []
+    for width in range(320, 1701, 40):
+        page.set_viewport_size({"width": width, "height": 800})
+        sw = page.evaluate("document.scrollingElement.scrollWidth")
+        box = page.locator("#sustained-chart-sequential-on").bounding_box()
+        if sw > width or box["x"] < 0 or box["x"] + box["width"] > width:
+            wide.append((width, sw, box))
+    assert wide == [], f"(window width, page width, chart box) where the page or the chart is too wide: {wide}"
