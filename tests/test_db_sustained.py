@@ -14,7 +14,8 @@ from diskq.cli import main
 from diskq.database import sustained
 from diskq.database.build import build
 from diskq.database.lookup import lookup
-from diskq.database.synthetic import result_document, submission, sustained_measurement, write_submission
+from diskq.database.synthetic import (result_document, submission, sustained_measurement, sustained_pair,
+                                     write_submission)
 
 CURVE = {"on": {1: 21000, 2: 38000, 4: 52000}}
 MODEL = "Samsung SSD 990 PRO 2TB"
@@ -28,28 +29,31 @@ def cli(*args: str) -> int:
     return 0
 
 
-def _doc(seconds=60, cliff_at=40, *, seed=0, created=None, extra=(), **kw):
+def _doc(seconds=60, cliff_at=40, *, seed=0, one_job=21000, pair=True, **kw):
+    """A document of the drive: a sweep (``one_job`` IOPS alone, distinct per seed so that no
+    two are duplicates) and, with ``pair``, the two sustained writes the bench makes when the
+    fdatasync one finds no cliff."""
     from datetime import datetime, timezone
 
-    measurements = [sustained_measurement("sequential", seconds=seconds, cliff_at=cliff_at, seed=seed, **kw), *extra]
-    curve = {state: {n: iops + seed for n, iops in c.items()} for state, c in CURVE.items()}  # not a duplicate
-    return result_document(MODEL, curve, protocol="nvme", sustained=measurements,
-                           created=created or datetime(2025, 1, 1 + seed, tzinfo=timezone.utc))
+    curve = {state: {n: (one_job if n == 1 else iops) + seed for n, iops in c.items()} for state, c in CURVE.items()}
+    return result_document(MODEL, curve, protocol="nvme",
+                           sustained=sustained_pair(seconds=seconds, cliff_at=cliff_at, seed=seed, **kw) if pair else None,
+                           created=datetime(2025, 1, 1 + seed, tzinfo=timezone.utc))
 
 
 @pytest.fixture
 def db(tmp_path):
     subs = tmp_path / "submissions"
-    # two submissions of one drive: a cliff after 40 s and one after 25 s; the first also wrote
-    # with fdatasync and saw none; a third submission was interrupted
-    write_submission(subs, submission(_doc(60, 40, seed=0, extra=[sustained_measurement(
-        "fdatasync", seconds=30, cliff_at=None, before_bw=5.2e7, seed=5)])))
+    # three submissions of one drive: a cliff after 40 s, one after 25 s, and a sweep alone; a
+    # fourth lies far outside the others (its 1-job IOPS 4.8x theirs) and is not aggregated
+    write_submission(subs, submission(_doc(60, 40, seed=0)))
     write_submission(subs, submission(_doc(50, 25, seed=1, before_bw=1.7e9, after_bw=3.0e8)))
-    write_submission(subs, submission(_doc(20, None, seed=2, interrupted=True)))
+    write_submission(subs, submission(_doc(seed=2, pair=False)))
+    write_submission(subs, submission(_doc(40, 20, seed=3, one_job=100000)))
     write_submission(subs, submission(result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}})))
     path = tmp_path / "devices.db"
     report = build(subs, path)
-    assert report.skipped == [] and report.submissions == 4
+    assert report.skipped == [] and report.submissions == 5
     return path
 
 
@@ -64,16 +68,15 @@ def _rows(db, sql, *args):
 
 def test_every_measurement_is_stored_as_submitted(db):
     rows = _rows(db, "SELECT * FROM sustained ORDER BY submission_id, seq")
-    assert len(rows) == 4
-    first = next(r for r in rows if r["variant"] == "fdatasync")
-    twin = next(r for r in rows if r["submission_id"] == first["submission_id"] and r["seq"] == 0)
+    assert len(rows) == 6 and {(r["seq"], r["variant"]) for r in rows} == {(0, "fdatasync"), (1, "sequential")}
     expected = sustained_measurement("sequential", seconds=60, cliff_at=40, seed=0)
-    assert twin["bw_samples"] == json.dumps(expected["bw_samples"])
+    (twin,) = [r for r in rows if r["bw_samples"] == json.dumps(expected["bw_samples"])]
     assert twin["written_bytes"] == expected["written_bytes"] == sum(expected["bw_samples"])
     assert twin["cliff_found"] == 1 and twin["cliff_at_bytes"] == expected["cliff"]["at_bytes"]
     assert twin["cliff_drop_pct"] == expected["cliff"]["drop_pct"]
-    assert (first["cliff_found"], first["cliff_at_bytes"], first["block_size"], first["iodepth"]) == (0, None, 131072, 1)
-    assert sorted(r["interrupted"] for r in rows) == [0, 0, 0, 1]
+    sync = next(r for r in rows if r["submission_id"] == twin["submission_id"] and r["variant"] == "fdatasync")
+    assert (sync["cliff_found"], sync["cliff_at_bytes"], sync["block_size"], sync["iodepth"]) == (0, None, 131072, 1)
+    assert {r["interrupted"] for r in rows} == {0}
 
 
 def test_the_device_keeps_its_earliest_cliff_and_largest_drop(db):
@@ -84,11 +87,9 @@ def test_the_device_keeps_its_earliest_cliff_and_largest_drop(db):
     assert seq["cliff_at_bytes_min"] == early["cliff"]["at_bytes"] < late["cliff"]["at_bytes"] == seq["cliff_at_bytes_max"]
     assert seq["drop_pct_max"] == max(early["cliff"]["drop_pct"], late["cliff"]["drop_pct"]) == early["cliff"]["drop_pct"]
     assert seq["after_bw_bytes_min"] == early["cliff"]["after_bw_bytes"]
-    assert seq["written_bytes_max"] == late["written_bytes"]  # the interrupted write is not counted
+    assert seq["written_bytes_max"] == late["written_bytes"]  # the outlier's write is not counted
     (sync,) = _rows(db, "SELECT * FROM device_sustained WHERE variant = 'fdatasync'")
-    assert (sync["measurements"], sync["cliffs"], sync["cliff_at_bytes_min"], sync["drop_pct_max"]) == (1, 0, None, None)
-    notes = json.loads(_rows(db, "SELECT notes FROM devices WHERE model = ?", MODEL)[0]["notes"])
-    assert "1 interrupted sustained-write measurement(s) are listed but not aggregated" in notes
+    assert (sync["measurements"], sync["cliffs"], sync["cliff_at_bytes_min"], sync["drop_pct_max"]) == (2, 0, None, None)
     assert _rows(db, "SELECT * FROM device_sustained d JOIN devices v ON v.id = d.device_id "
                      "WHERE v.model = 'Micron 5300 MAX'") == []
 
@@ -97,22 +98,47 @@ def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
     (match,) = [m for m in lookup(db, "990 pro") if m.is_match]
     sync, seq = match.sustained  # the fdatasync variant first, as everywhere
     assert (seq["variant"], sync["variant"]) == ("sequential", "fdatasync")
-    assert sorted(len(m["bw_samples"]) for m in seq["measurements"]) == [50, 60]
-    assert all(m["cliff_found"] for m in seq["measurements"])
-    assert [m["reason"] for m in match.sustained_left_out] == ["interrupted before its budget was written"]
+    assert sorted(len(m["bw_samples"]) for m in seq["writes"]) == [50, 60]
+    assert all(m["cliff_found"] for m in seq["writes"])
+    left_out = match.sustained_left_out
+    assert [m["variant"] for m in left_out] == ["fdatasync", "sequential"]
+    assert all(m["reason"].startswith("its submission is not aggregated: 1-job IOPS 100,003") for m in left_out)
     assert cli("lookup", "990 pro", "--db", str(db), "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert data[0]["sustained"][1]["cliff_at_bytes_min"] == seq["cliff_at_bytes_min"]
     assert data[0]["sustained"][1]["summary"] == seq["summary"]
-    assert len(data[0]["sustained_not_aggregated"]) == 1
+    assert data[0]["sustained"][1]["measurements"] == len(data[0]["sustained"][1]["writes"]) == 2
+    assert len(data[0]["sustained_not_aggregated"]) == 2
     assert cli("lookup", "990 pro", "--db", str(db)) == 0
     text = capsys.readouterr().out
     at = sustained.gigabytes(seq["cliff_at_bytes_min"])
     assert f"sustained write (sequential, 1 MiB writes at queue depth 32, cache on): cliff after {at} written " \
            "(the earliest of 2 found in 2 measurements)" in text
     assert "sustained write (fdatasync, 128 KiB writes at queue depth 1, cache on): no cliff within" in text
-    assert "sustained write not aggregated:" in text and "interrupted" in text
+    assert "sustained write not aggregated: " in text and "(sequential): its submission is not aggregated: 1-job IOPS" in text
     assert "\u2588" in text and "\u2582" in text  # the drop shows in the line of blocks
+
+
+def test_an_interrupted_write_is_listed_and_never_aggregated(tmp_path, monkeypatch):
+    """Validation refuses an interrupted sustained write; a database read without the validator
+    (the models alone) keeps it out of the figures all the same."""
+    from diskq.database import extract
+
+    monkeypatch.setattr(extract, "_validator", lambda: None)
+    subs = tmp_path / "submissions"
+    whole = _doc(60, 40, seed=0)
+    cut = _doc(30, None, seed=1)
+    cut["sustained"][1]["interrupted"] = True
+    for doc in (whole, cut):
+        write_submission(subs, submission(doc))
+    build(subs, tmp_path / "devices.db")
+    (match,) = [m for m in lookup(tmp_path / "devices.db", "990 pro") if m.is_match]
+    seq = match.sustained[1]
+    assert (seq["variant"], len(seq["writes"]), seq["written_bytes_max"]) == (
+        "sequential", 1, whole["sustained"][1]["written_bytes"])
+    assert [(m["variant"], m["reason"]) for m in match.sustained_left_out] == [
+        ("sequential", "interrupted before its budget was written")]
+    assert "1 interrupted sustained-write measurement(s) are listed but not aggregated" in match.device["notes"]
 
 
 def test_a_device_without_sustained_writes_has_none(db):
@@ -217,4 +243,4 @@ def test_check_says_a_database_of_the_older_schema_is_out_of_date(db, tmp_path):
     with pytest.raises(DatabaseError) as err:
         check(subs, old)
     assert not isinstance(err.value, DatabasePathError) and "is out of date (content digest" in err.value.message
-    assert check(subs, db).submissions == 4
+    assert check(subs, db).submissions == 5

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from diskq.database.build import build
-from diskq.database.synthetic import (result_document, submission, sustained_measurement, write_submission,
+from diskq.database.synthetic import (result_document, submission, sustained_pair, write_submission,
                                      write_synthetic)
 from diskq.publish.site import build_site
 
@@ -66,11 +66,10 @@ def site(tmp_path_factory):
                                    ("Intel SSD S4510", {1: 1600, 15: 48409}, "ata")):
         write_submission(subs, submission(result_document(
             model, {"unknown": curve}, legacy=True, protocol=protocol), legacy=True))
-    for seed, (seconds, at) in enumerate([(60, 40), (50, 25)]):  # two sustained writes, each with its cliff
-        extra = [sustained_measurement("fdatasync", seconds=30, cliff_at=None, before_bw=5.2e7, seed=5)] if seed == 0 else []
+    for seed, (seconds, at) in enumerate([(60, 40), (50, 25)]):  # two sequential writes, each with its cliff
         write_submission(subs, submission(result_document(
             SUSTAINED_MODEL, {"on": {1: 21000 + seed, 2: 38000, 4: 52000}}, protocol="nvme",
-            sustained=[sustained_measurement(seconds=seconds, cliff_at=at, seed=seed), *extra])))
+            sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
     db = root / "devices.db"
     build(subs, db)
     out = root / "_site"

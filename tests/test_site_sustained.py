@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from diskq.database import sustained
 from diskq.database.build import build
-from diskq.database.synthetic import result_document, submission, sustained_measurement, write_submission
+from diskq.database.synthetic import (result_document, submission, sustained_measurement, sustained_pair,
+                                     write_submission)
 from diskq.publish.site import build_site
 from diskq.publish.sustained_chart import MAX_POINTS, sustained_chart
 
@@ -84,15 +85,13 @@ def test_every_point_and_mark_lies_inside_the_plot(samples, interval, cliff):
 @pytest.fixture
 def site(tmp_path):
     subs = tmp_path / "submissions"
-    for seed, (seconds, at) in enumerate([(60, 40), (50, 25)]):
-        extra = [sustained_measurement("fdatasync", seconds=30, cliff_at=None, before_bw=5.2e7, seed=5)] if seed == 0 else []
+    for seed, (seconds, at, one_job) in enumerate([(60, 40, 21000), (50, 25, 21000), (40, 20, 21000), (30, 20, 100000)]):
+        # the last submission lies far outside the others (its 1-job IOPS 4.8x theirs): not aggregated
         write_submission(subs, submission(result_document(
-            MODEL, {"on": {1: 21000 + seed, 2: 38000, 4: 52000}}, protocol="nvme",
+            MODEL, {"on": {1: one_job + seed, 2: 38000, 4: 52000}}, protocol="nvme",
             created=datetime(2025, 1, 1 + seed, tzinfo=timezone.utc),
-            sustained=[sustained_measurement(seconds=seconds, cliff_at=at, seed=seed), *extra])))
-    write_submission(subs, submission(result_document(
-        "Micron 5300 MAX", {"on": {1: 9000, 2: 15000}},
-        sustained=[sustained_measurement(seconds=20, cliff_at=None, interrupted=True)])))
+            sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
+    write_submission(subs, submission(result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}})))
     build(subs, tmp_path / "devices.db")
     out = tmp_path / "_site"
     build_site(tmp_path / "devices.db", out, submissions=subs)
@@ -110,24 +109,30 @@ def test_the_device_page_draws_each_variant_with_its_cliff_and_the_figures_as_a_
     assert html.count('<svg class="chart sustained-chart"') == 2
     seq = html[html.index('id="sustained-chart-sequential-on"'):]
     seq = seq[:seq.index("</svg>")]
-    assert seq.count('<polyline class="line"') == 2 and seq.count('<line class="cliff"') == 2
+    assert seq.count('<polyline class="line"') == 3 and seq.count('<line class="cliff"') == 3
     assert 'class="cliff-label"' in seq and "cliff at " in seq
     sync = html[html.index('id="sustained-chart-fdatasync-on"'):]
     sync = sync[:sync.index("</svg>")]
-    assert sync.count('<polyline class="line"') == 1 and '<line class="cliff"' not in sync
+    assert sync.count('<polyline class="line"') == 3 and '<line class="cliff"' not in sync
     assert "fdatasync: 128 KiB writes at queue depth 1, write cache on" in html
     assert "sequential: 1 MiB writes at queue depth 32, write cache on" in html
     assert "No cliff within " in html and "Cliff after " in html
     table = html[html.index('<table class="sustained-figures">'):]
-    assert table.count("<tr>") >= 3 and "&rarr;" in table and "none" in table
+    table = table[:table.index("</table>")]
+    assert table.count("<tr>") == 4 and "none" in table  # the fdatasync writes: no cliff
+    table = html[html.index('<table class="sustained-figures">', html.index('id="sustained-chart-sequential-on"')):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr>") == 4 and table.count("&rarr;") == 1 + 3  # the heading and each cliff
     assert 'href="../methodology.html#sustained"' in html
     assert 'id="sustained"' in (site / "methodology.html").read_text()
 
 
-def test_an_interrupted_write_is_listed_and_not_drawn(site):
-    html = _page(site, "Micron 5300 MAX")
-    assert "sustained-chart" not in html
-    assert "interrupted before its budget was written" in html
+def test_the_writes_of_a_submission_not_aggregated_are_listed_and_not_drawn(site):
+    html = _page(site, MODEL)
+    section = html[html.index('id="sustained"'):html.index("<h2>Submissions</h2>")]
+    listed = section[section.index("<p>Not aggregated:</p>"):]
+    assert listed.count("<li>") == 2 and "its submission is not aggregated: 1-job IOPS 100,003" in listed
+    assert "sustained" not in _page(site, "Micron 5300 MAX").split("<h2>Submissions</h2>")[0].lower()
 
 
 def test_the_export_holds_the_figures_and_summary_without_the_samples(site):
@@ -135,7 +140,7 @@ def test_the_export_holds_the_figures_and_summary_without_the_samples(site):
     dev = next(d for d in doc["devices"] if d["model"] == MODEL)
     assert [f["variant"] for f in dev["sustained"]] == ["fdatasync", "sequential"]
     seq = dev["sustained"][1]
-    assert seq["cliffs"] == 2 and seq["summary"].startswith("cliff after ")
-    assert "measurements" not in seq and "chart" not in seq
+    assert seq["cliffs"] == seq["measurements"] == 3 and seq["summary"].startswith("cliff after ")
+    assert "writes" not in seq and "chart" not in seq
     other = next(d for d in doc["devices"] if d["model"] == "Micron 5300 MAX")
     assert other["sustained"] == []

@@ -85,7 +85,7 @@ def test_lookup_and_the_device_page_show_the_real_writes(real):
     (match,) = lookup(db, "loop device")
     assert [f["variant"] for f in match.sustained] == ["fdatasync", "sequential"]
     for f, m in zip(match.sustained, measurements):
-        (counted,) = f["measurements"]
+        (counted,) = f["writes"]
         assert counted["bw_samples"] == m["bw_samples"]
         if not f["cliffs"]:
             assert f["summary"].startswith("no cliff within ")

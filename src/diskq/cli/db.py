@@ -123,8 +123,8 @@ def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
         what = (f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
                 f"cache {setting_label(f['write_cache'], f['knob'])}")
         lines.append(f"  sustained write ({what}): {f['summary']}")
-        top = max((v for m in f["measurements"] for v in m["bw_samples"]), default=0.0)  # one scale for all
-        for m in f["measurements"]:
+        top = max((v for m in f["writes"] for v in m["bw_samples"]), default=0.0)  # one scale for all
+        for m in f["writes"]:
             lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'], top=top)}| "
                          f"0-{gigabytes(m['written_bytes'])} written, up to {megabytes_per_s(max(m['bw_samples'], default=0.0))}")
     for m in left_out:

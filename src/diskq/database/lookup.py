@@ -87,7 +87,7 @@ def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict
     """(the device's sustained-write figures, its measurements that are not aggregated).
 
     Each figure is a ``device_sustained`` row with ``setting`` (``'on'``, ``'off-kernel'``, ...),
-    ``summary`` (one line, :func:`diskq.database.sustained.summary`) and ``measurements``: the
+    ``summary`` (one line, :func:`diskq.database.sustained.summary`) and ``writes``: the
     counted measurements, each with its samples and cliff. A measurement that is not counted
     (interrupted, of another method version, or of a submission that is not aggregated) is in the
     second list with the reason. A database built before these tables existed (schema version 4)
@@ -102,7 +102,7 @@ def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict
         agg = {k: r[k] for k in sustained.DEVICE_COLUMNS if k != "device_id"}
         agg["setting"] = setting_slug(agg["write_cache"], agg["knob"])
         agg["summary"] = sustained.summary(agg)
-        agg["measurements"] = []
+        agg["writes"] = []
         figures.append(agg)
     figures.sort(key=lambda a: (sustained.VARIANTS.index(a["variant"]) if a["variant"] in sustained.VARIANTS else 9,
                                 a["setting"]))
@@ -126,7 +126,7 @@ def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict
         elif agg is None or agg["method_version"] != m["method_version"]:
             m["reason"] = f"method version v{m['method_version']}, not the device's most common one"
         else:
-            agg["measurements"].append(m)
+            agg["writes"].append(m)
             continue
         left_out.append(m)
     return figures, left_out

@@ -276,7 +276,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             for f in long_writes:
                 f["label"] = setting_label(f["write_cache"], f["knob"])
                 f["block_text"] = block_text(f["block_size"])
-                f["chart"] = sustained_chart(f["measurements"])
+                f["chart"] = sustained_chart(f["writes"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
             html = device_page.render(dev=dev, caches=caches, submissions=subs, sustained=long_writes,
@@ -287,7 +287,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep")} for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
                 # the figures and their summary; each write's samples are in devices.db and its submission
-                "sustained": [{k: v for k, v in f.items() if k not in ("chart", "measurements", "label", "block_text")}
+                "sustained": [{k: v for k, v in f.items() if k not in ("chart", "writes", "label", "block_text")}
                               for f in long_writes],
             })
 
