@@ -366,7 +366,8 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             long_writes, left_out = sustained_writes(con, row["id"])
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
-                             excluded_submissions(con, row["id"]), kind, long_writes, left_out))
+                             excluded_submissions(con, row["id"]), kind,
+                             sustained=long_writes, sustained_left_out=left_out))
         return out
     finally:
         con.close()
