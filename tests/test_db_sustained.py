@@ -244,3 +244,10 @@ def test_check_says_a_database_of_the_older_schema_is_out_of_date(db, tmp_path):
         check(subs, old)
     assert not isinstance(err.value, DatabasePathError) and "is out of date (content digest" in err.value.message
     assert check(subs, db).submissions == 5
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(sustained)
+    assert result.attempted >= 5 and result.failed == 0
