@@ -224,6 +224,60 @@ CREATE TABLE device_sizes (
     PRIMARY KEY (device_id, write_cache, knob, block_size)
 ) WITHOUT ROWID;
 
+-- Every sustained-write measurement (diskq bench --profile sustained), as submitted: fio's
+-- throughput per sample interval and the cliff the validated document states. Bytes per second,
+-- bytes, seconds.
+CREATE TABLE sustained (
+    submission_id      TEXT NOT NULL,
+    seq                INTEGER NOT NULL,   -- index in the document's sustained list
+    method_version     INTEGER NOT NULL,   -- of diskq-sustained-write
+    variant            TEXT NOT NULL,      -- fdatasync (1 job, fdatasync after every write) | sequential
+                                           -- (plain direct writes at a high queue depth)
+    write_cache        TEXT NOT NULL,      -- the state the device was found in
+    cache_mechanism    TEXT,
+    block_size         INTEGER NOT NULL,
+    iodepth            INTEGER NOT NULL,
+    budget_bytes       INTEGER,            -- the budget it was given: bytes ...
+    budget_s           INTEGER,            -- ... or seconds
+    written_bytes      INTEGER NOT NULL,
+    runtime_ms         INTEGER NOT NULL,
+    iops               REAL NOT NULL,
+    bw_bytes           REAL NOT NULL,      -- over the whole write
+    sample_interval_ms INTEGER NOT NULL,
+    bw_samples         TEXT NOT NULL,      -- JSON list: throughput in each sample interval, in order
+    cliff_found        INTEGER,            -- 1: the throughput fell; 0: it never did; NULL: no cliff analysis
+    cliff_at_s         REAL,               -- where the drop starts: seconds into the write ...
+    cliff_at_bytes     INTEGER,            -- ... and bytes written
+    cliff_before_bw_bytes REAL,            -- typical throughput before the drop ...
+    cliff_after_bw_bytes  REAL,            -- ... and after it
+    cliff_drop_pct     REAL,
+    interrupted        INTEGER NOT NULL,   -- 1: stopped before its budget; listed, never aggregated
+    PRIMARY KEY (submission_id, seq)
+) WITHOUT ROWID;
+
+-- Per device, variant and cache setting: what the counted submissions' sustained writes say
+-- (the device's most common method version, interrupted writes left out).
+CREATE TABLE device_sustained (
+    device_id          TEXT NOT NULL,
+    variant            TEXT NOT NULL,
+    write_cache        TEXT NOT NULL,
+    knob               TEXT NOT NULL,      -- drive | kernel | unknown, as in device_cache
+    method_version     INTEGER NOT NULL,
+    measurements       INTEGER NOT NULL,
+    cliffs             INTEGER NOT NULL,   -- how many of them found a cliff
+    cliff_at_bytes_min INTEGER,            -- the earliest cliff: bytes written before the drop, at worst
+    cliff_at_bytes_max INTEGER,
+    cliff_at_s_min     REAL,
+    drop_pct_max       REAL,               -- the largest drop seen
+    before_bw_bytes    REAL,               -- median over the cliffs found of the throughput before the drop
+    after_bw_bytes_min REAL,               -- the lowest throughput after a drop
+    bw_bytes           REAL NOT NULL,      -- median over the measurements of the whole write's throughput
+    written_bytes_max  INTEGER NOT NULL,   -- the longest write: with no cliff, none within this many bytes
+    block_size         INTEGER NOT NULL,   -- the most common among the measurements
+    iodepth            INTEGER NOT NULL,
+    PRIMARY KEY (device_id, variant, write_cache, knob)
+) WITHOUT ROWID;
+
 -- Files that were not accepted, and why: the build reports them, it does not hide them.
 CREATE TABLE skipped (
     path    TEXT NOT NULL,

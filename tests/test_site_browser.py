@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from diskq.database.build import build
-from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
+from diskq.database.synthetic import (result_document, submission, sustained_pair, write_submission,
+                                     write_synthetic)
 from diskq.publish.site import build_site
 
 pytestmark = pytest.mark.browser
@@ -28,6 +29,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 REPOSITORY = "https://github.com/example/diskq"
 PHONE, DESKTOP = 390, 1400
 WIDTHS = pytest.mark.parametrize("page", [PHONE, DESKTOP], indirect=True, ids=["phone", "desktop"])
+SUSTAINED_MODEL = "Crucial P3 Plus 2TB"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -69,6 +71,10 @@ def site(tmp_path_factory):
         "Intel Optane SSD 900P", {"on": {1: 30000, 2: 52000, 4: 80000}}, protocol="nvme", volatile_write_cache=False,
         sizes={"on": {512: 31000, 4096: 30000, 8192: 27000, 16384: 22000, 65536: 12000, 131072: 8000,
                       1048576: 1300}})))
+    for seed, (seconds, at) in enumerate([(60, 40), (50, 25)]):  # two sequential writes, each with its cliff
+        write_submission(subs, submission(result_document(
+            SUSTAINED_MODEL, {"on": {1: 21000 + seed, 2: 38000, 4: 52000}}, protocol="nvme",
+            sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
     db = root / "devices.db"
     build(subs, db)
     out = root / "_site"
@@ -531,3 +537,65 @@ def test_the_block_size_chart_is_readable_and_fits_the_page(page, site):
     row = page.locator("table.verdicts tr", has_text="ZFS SLOG")
     assert row.count() == 1 and "excellent" in row.inner_text()
     page.locator("#size-chart-on").screenshot(path=str(ARTIFACTS / f"site-size-chart-{page.viewport_size['width']}.png"))
+
+
+# --- the sustained-write chart -----------------------------------------------------------------
+
+def _sustained_page(page, site) -> None:
+    base, devices = site
+    page.goto(base + f"devices/{next(d for d in devices if d['model'] == SUSTAINED_MODEL)['id']}.html")
+
+
+@WIDTHS
+def test_the_sustained_write_chart_marks_its_cliff_and_fits_the_window(page, site):
+    _sustained_page(page, site)
+    _no_sideways_scroll(page)
+    assert page.locator("svg.sustained-chart").count() == 2
+    chart = "#sustained-chart-sequential-on"
+    page.locator(chart).scroll_into_view_if_needed()
+    box = _inside(page, chart)
+    assert box["width"] > 300 and box["height"] > 150
+    facts = page.evaluate("""(sel) => {
+        const svg = document.querySelector(sel), scale = svg.getScreenCTM().a, s = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll(".grid text")];
+        const label = svg.querySelector("text.cliff-label"), l = label.getBoundingClientRect();
+        const marks = [...svg.querySelectorAll("line.cliff")].map(m => m.getBoundingClientRect());
+        return {
+            label: label.textContent, lines: svg.querySelectorAll("polyline.line").length, marks: marks.length,
+            smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale)),
+            inside: texts.every(t => { const b = t.getBoundingClientRect();
+                                      return b.left >= s.left - 1 && b.right <= s.right + 1 && b.bottom <= s.bottom + 1; }),
+            labelBesideMark: l.left >= marks[0].right - 1 || l.right <= marks[0].left + 1,
+            dashed: getComputedStyle(svg.querySelector("line.cliff")).strokeDasharray,
+        };
+    }""", chart)
+    assert facts["label"].startswith("cliff at ") and facts["label"].endswith("%")
+    assert (facts["lines"], facts["marks"]) == (2, 2)
+    assert facts["smallest"] >= 11, f"labels drawn {facts['smallest']:.1f} px tall"
+    assert facts["inside"] and facts["labelBesideMark"]
+    assert facts["dashed"] not in ("", "none")
+    page.locator(chart).screenshot(path=str(ARTIFACTS / f"site-chart-sustained-{page.viewport_size['width']}.png"))
+    page.click("#sustained-chart-sequential-on ~ details summary")
+    _no_sideways_scroll(page)  # the figures as a table scroll inside their own box, if at all
+    assert page.locator("#sustained-chart-sequential-on ~ details table.sustained-figures tbody tr").count() == 2
+
+
+@WIDTHS
+def test_the_sustained_write_section_has_no_serious_accessibility_violations(page, site):
+    _sustained_page(page, site)
+    page.click("#sustained-chart-sequential-on ~ details summary")
+    bad = _axe(page)
+    assert bad == [], "; ".join(f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]}" for v in bad)
+
+
+def test_the_sustained_write_section_never_scrolls_sideways_from_320_to_1700_px(page, site):
+    _sustained_page(page, site)
+    page.click("#sustained-chart-sequential-on ~ details summary")
+    wide = []
+    for width in range(320, 1701, 40):
+        page.set_viewport_size({"width": width, "height": 800})
+        sw = page.evaluate("document.scrollingElement.scrollWidth")
+        box = page.locator("#sustained-chart-sequential-on").bounding_box()
+        if sw > width or box["x"] < 0 or box["x"] + box["width"] > width:
+            wide.append((width, sw, box))
+    assert wide == [], f"(window width, page width, chart box) where the page or the chart is too wide: {wide}"

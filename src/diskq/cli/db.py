@@ -112,6 +112,26 @@ def _fmt(x, unit: str = "") -> str:
     return f"{x:,.0f}{unit}" if isinstance(x, float) else f"{x}{unit}"
 
 
+def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
+    """The sustained-write cliff of a device: one line per variant and cache setting, and the
+    throughput of each counted write over the bytes it wrote, as a line of blocks."""
+    from diskq.database.aggregate import setting_label
+    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s, sparkline
+
+    lines = []
+    for f in figures:
+        what = (f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
+                f"cache {setting_label(f['write_cache'], f['knob'])}")
+        lines.append(f"  sustained write ({what}): {f['summary']}")
+        top = max((v for m in f["writes"] for v in m["bw_samples"]), default=0.0)  # one scale for all
+        for m in f["writes"]:
+            lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'], top=top)}| "
+                         f"0-{gigabytes(m['written_bytes'])} written, up to {megabytes_per_s(max(m['bw_samples'], default=0.0))}")
+    for m in left_out:
+        lines.append(f"  sustained write not aggregated: {m['submission_id']} ({m['variant']}): {m['reason']}")
+    return lines
+
+
 def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 40) -> list[str]:
     top = max((p["iops"] for pts in curves.values() for p in pts), default=0) or 1
     lines = []
@@ -170,7 +190,7 @@ def lookup_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
     """Find a device in devices.db by model name: its row, verdicts (power-loss protection with its
-    evidence too) and scaling curve.
+    evidence too), scaling curve and sustained-write cliff.
 
     Every word of the query must be part of the model's name (a swapped pair of neighbouring
     characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
@@ -258,6 +278,8 @@ def lookup_cmd(
     for line in _chart(best.curves, labels):
         out(line)
     for line in _size_lines(best.sizes, labels):
+        out(line)
+    for line in _sustained_lines(best.sustained, best.sustained_left_out):
         out(line)
     def names(ms) -> str:
         return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)

@@ -33,6 +33,8 @@ Rules (docs/database-and-site.md states them too):
   document's profile (:mod:`diskq.analyse.sizes`).
 * A curve from one community-table row carries what the row says beyond its points (the peak
   of the contributor's sweep, the contributor's words) to the analysis.
+* The sustained writes of the counted submissions are summed up per variant and cache setting
+  by :mod:`diskq.database.sustained` (earliest cliff, largest drop, how far the writes looked).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from diskq.analyse import knob as knobs
+from diskq.database import sustained
 from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
@@ -166,6 +169,7 @@ class DeviceAggregate:
     plp_facts: list = field(default_factory=list)  # power-loss facts reported by its submissions (plain dicts)
     excluded: dict[str, str] = field(default_factory=dict)  # submission id -> why it is not aggregated
     not_drive: str | None = None  # why the device measures a host, not a drive model: never ranked
+    sustained: list = field(default_factory=list)  # database.sustained.SustainedAggregate per variant and setting
 
     @property
     def row_cache(self) -> CacheAggregate | None:
@@ -419,6 +423,8 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
     caveat = noise_caveat(counted)
     if caveat:
         notes.append(caveat)
+    long_writes, why = sustained.aggregate([m for r in counted for m in r.sustained])
+    notes.extend(why)
     return DeviceAggregate(
         id=dev_id,
         model=most_common([r.model for r in records], skip=()),
@@ -440,6 +446,7 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
         plp_facts=plp_facts(counted),
         excluded=excluded,
         not_drive=not_drive,
+        sustained=long_writes,
     )
 
 

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diskq.database import sustained
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
@@ -36,10 +37,11 @@ from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "5"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "6"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
-#                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog
+#                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
+#                      6: sustained-write measurements and each device's cliff (sustained, device_sustained)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -51,6 +53,8 @@ DIGEST_TABLES = {
     "curve": "device_id, write_cache, knob, numjobs",
     "size_points": "submission_id, run, seq",
     "device_sizes": "device_id, write_cache, knob, block_size",
+    "sustained": "submission_id, seq",
+    "device_sustained": "device_id, variant, write_cache, knob",
     "skipped": "path, field, message",
 }
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
@@ -155,7 +159,8 @@ def content_digest(con: sqlite3.Connection) -> str:
     ``meta.fts`` (and the digest itself) is left out, and the search text comes from the index
     when the file has one and is computed from ``devices`` when it has none, so a build without
     the trigram tokenizer has the digest of one with it, while an index row that is missing,
-    added or changed still changes the digest."""
+    added or changed still changes the digest. A table the file lacks (built by an older schema)
+    is hashed as such: the file is out of date, its digest is that of no build."""
     h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
     for table, fetch in _digest_sections(con):
         h.update(f"\n[{table}]\n".encode())
@@ -166,7 +171,12 @@ def content_digest(con: sqlite3.Connection) -> str:
 
 def _digest_sections(con: sqlite3.Connection):
     """(name, fetchmany of its rows in order) of each part of the digest; run one at a time."""
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for table, order in DIGEST_TABLES.items():
+        if table not in tables:  # a database of an older schema: out of date, not unreadable
+            left = [[("missing table",)]]
+            yield table, lambda n, left=left: left.pop() if left else []
+            continue
         yield table, con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchmany  # noqa: S608 - fixed names
     yield "meta", con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') "
                               "ORDER BY key").fetchmany
@@ -216,6 +226,8 @@ SUBMISSION_INSERT = _insert("submissions", 27)
 RUN_INSERT = _insert("runs", 12)
 POINT_INSERT = _insert("points", 12)
 SIZE_INSERT = _insert("size_points", 13)
+SUSTAINED_INSERT = _insert("sustained", len(sustained.COLUMNS))
+DEVICE_SUSTAINED_INSERT = _insert("device_sustained", len(sustained.DEVICE_COLUMNS))
 #: Accepted files whose rows are collected before they go to SQLite in one executemany each.
 INSERT_BATCH = 500
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
@@ -250,6 +262,7 @@ class _Rows:
         self.runs: list[tuple] = []
         self.points: list[tuple] = []
         self.sizes: list[tuple] = []
+        self.sustained: list[tuple] = []
 
     def add(self, record: SubmissionRecord) -> None:
         row = record.row
@@ -257,6 +270,7 @@ class _Rows:
         self.runs += record.run_rows
         self.points += record.point_rows
         self.sizes += record.size_rows
+        self.sustained += record.sustained_rows
         if len(self.submissions) >= INSERT_BATCH:
             self.flush()
 
@@ -265,7 +279,8 @@ class _Rows:
         self.con.executemany(RUN_INSERT, self.runs)
         self.con.executemany(POINT_INSERT, self.points)
         self.con.executemany(SIZE_INSERT, self.sizes)
-        self.submissions, self.runs, self.points, self.sizes = [], [], [], []
+        self.con.executemany(SUSTAINED_INSERT, self.sustained)
+        self.submissions, self.runs, self.points, self.sizes, self.sustained = [], [], [], [], []
 
 
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
@@ -299,7 +314,7 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
             seen[record.id] = path
             rows.add(record)
             # written; keep what aggregation needs
-            record.row, record.run_rows, record.point_rows, record.size_rows = (), [], [], []
+            record.row, record.run_rows, record.point_rows, record.size_rows, record.sustained_rows = (), [], [], [], []
             by_device.setdefault(record.device_id, []).append(record)
     rows.flush()
     report.submissions = len(seen)
@@ -401,6 +416,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
                 [(dev.id, c.write_cache, c.knob, z.block_size, z.iops.median, z.iops.min, z.iops.max, z.bw_bytes,
                   z.lat_p50_us, z.lat_p99_us, z.sync_p50_us, z.sync_p99_us, z.n) for z in c.sizes],
             )
+        con.executemany(DEVICE_SUSTAINED_INSERT, [agg.row(dev.id) for agg in dev.sustained])
         if fts:
             text = search_text(dev.model, dev.vendor, dev.firmware)
             con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from diskq import files
 from diskq.analyse.noise import iops_spread
+from diskq.database import sustained
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
 
@@ -106,6 +107,8 @@ class SubmissionRecord:
     figures_digest: str = ""  # of the measured figures: the same fio output signed again has the same
     not_drive: str | None = None  # why the result measures a host, not a drive model (None: a drive)
     size_rows: list[tuple] = field(default_factory=list)  # the ``size_points`` rows, every step as submitted
+    sustained_rows: list[tuple] = field(default_factory=list)  # ``sustained`` table rows (database.sustained)
+    sustained: list = field(default_factory=list)  # database.sustained.Measurement of each, for aggregation
 
 
 def all_finite(values: tuple[float | None, ...]) -> bool:
@@ -362,6 +365,11 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
                                peak_final=peak_final, source_words=words, solo_spread=spread,
                                sizes=_sizes([r for r in sized if r[1] == r_index])))
 
+    try:
+        sustained_rows = sustained.rows(sub.id, doc)
+    except sustained.NotFinite as exc:
+        return skip(f"result.{exc.args[0]}", "a figure is not a finite number")
+
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
     contributor = None
@@ -384,6 +392,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
         signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
         figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
+        sustained_rows=sustained_rows, sustained=[sustained.Measurement.of(r) for r in sustained_rows],
     ), []
 
 
@@ -445,6 +454,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "plp": record.plp_facts,
         "spread": [r.solo_spread for r in record.runs],
         "sizes": [r[1:] for r in record.size_rows],
+        "sustained": [r[1:] for r in record.sustained_rows],
     })
 
 
@@ -460,6 +470,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     runs = []
     size_rows = [(sid, *r) for r in d.get("sizes") or []]
     spreads = d.get("spread") or [None] * len(run_rows)
+    sustained_rows = [(sid, *r) for r in d.get("sustained") or []]
     for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
@@ -474,6 +485,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
         volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
         plp_facts=d.get("plp") or [],
         figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
+        sustained_rows=sustained_rows, sustained=[sustained.Measurement.of(r) for r in sustained_rows],
     ), []
 
 

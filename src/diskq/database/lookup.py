@@ -101,6 +101,55 @@ def excluded_submissions(con: sqlite3.Connection, device_id: str) -> list[dict]:
                        "ORDER BY id", (device_id,))
     return [{"submission_id": r[0], "path": r[1], "reason": r[2]} for r in rows]
 
+def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict], list[dict]]:
+    """(the device's sustained-write figures, its measurements that are not aggregated).
+
+    Each figure is a ``device_sustained`` row with ``setting`` (``'on'``, ``'off-kernel'``, ...),
+    ``summary`` (one line, :func:`diskq.database.sustained.summary`) and ``writes``: the
+    counted measurements, each with its samples and cliff. A measurement that is not counted
+    (interrupted, of another method version, or of a submission that is not aggregated) is in the
+    second list with the reason. A database built before these tables existed (schema version 4)
+    has none: both lists are empty."""
+    from diskq.database import sustained
+    from diskq.database.aggregate import knob
+
+    if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_sustained'").fetchone() is None:
+        return [], []
+    figures = []
+    for r in con.execute("SELECT * FROM device_sustained WHERE device_id = ?", (device_id,)):
+        agg = {k: r[k] for k in sustained.DEVICE_COLUMNS if k != "device_id"}
+        agg["setting"] = setting_slug(agg["write_cache"], agg["knob"])
+        agg["summary"] = sustained.summary(agg)
+        agg["writes"] = []
+        figures.append(agg)
+    figures.sort(key=lambda a: (sustained.VARIANTS.index(a["variant"]) if a["variant"] in sustained.VARIANTS else 9,
+                                a["setting"]))
+    by_key = {(a["variant"], a["write_cache"], a["knob"]): a for a in figures}
+    left_out = []
+    rows = con.execute(
+        "SELECT m.*, s.aggregated, s.excluded FROM sustained m JOIN submissions s ON s.id = m.submission_id "
+        "WHERE s.device_id = ? ORDER BY m.submission_id, m.seq", (device_id,))
+    for r in rows:
+        m = {k: r[k] for k in sustained.COLUMNS}
+        m["bw_samples"] = json.loads(m["bw_samples"])
+        m["interrupted"] = bool(m["interrupted"])
+        m["cliff_found"] = _flag(m["cliff_found"])
+        m["knob"] = knob(m["cache_mechanism"], m["write_cache"])
+        m["setting"] = setting_slug(m["write_cache"], m["knob"])
+        agg = by_key.get((m["variant"], m["write_cache"], m["knob"]))
+        if not r["aggregated"]:
+            m["reason"] = f"its submission is not aggregated: {r['excluded'] or 'not counted'}"
+        elif m["interrupted"]:
+            m["reason"] = "interrupted before its budget was written"
+        elif agg is None or agg["method_version"] != m["method_version"]:
+            m["reason"] = f"method version v{m['method_version']}, not the device's most common one"
+        else:
+            agg["writes"].append(m)
+            continue
+        left_out.append(m)
+    return figures, left_out
+
+
 #: The kinds of candidate, best first (see the module docstring).
 EXACT, TYPO, CLOSEST = "exact", "typo", "closest"
 _KIND_ORDER = {EXACT: 0, TYPO: 1, CLOSEST: 2}
@@ -117,6 +166,8 @@ class Match:
     excluded: list[dict] = field(default_factory=list)
     kind: str = EXACT
     sizes: dict[str, list[dict]] = field(default_factory=dict)  # the median block-size profile by setting
+    sustained: list[dict] = field(default_factory=list)  # sustained-write figures (:func:`sustained_writes`)
+    sustained_left_out: list[dict] = field(default_factory=list)
 
     @property
     def is_match(self) -> bool:
@@ -126,7 +177,8 @@ class Match:
     def to_dict(self) -> dict:
         return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
                 "curves": self.curves, "sizes": self.sizes, "questionable": self.questionable,
-                "excluded": self.excluded}
+                "excluded": self.excluded,
+                "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out}
 
 
 def words(text: str) -> list[str]:
@@ -332,8 +384,10 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                                  (row["id"],)):
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
+            long_writes, left_out = sustained_writes(con, row["id"])
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
-                             excluded_submissions(con, row["id"]), kind, size_profiles(con, row["id"])))
+                             excluded_submissions(con, row["id"]), kind, size_profiles(con, row["id"]),
+                             sustained=long_writes, sustained_left_out=left_out))
         return out
     finally:
         con.close()

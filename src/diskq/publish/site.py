@@ -6,7 +6,10 @@ Pages (templates in ``site/templates``, every value autoescaped):
   the best safe cache setting), complete without JavaScript; ``static/table.js`` adds sorting,
   filters and search;
 * ``devices/<id>.html``: one per device, an inline SVG curve per cache state with the same
-  figures as a table, verdicts with their reasons, every submission with a raw-data link;
+  figures as a table, verdicts with their reasons, the sustained-write cliff (a chart of
+  throughput against the amount written per variant and cache setting,
+  :mod:`diskq.publish.sustained_chart`) where there are sustained writes, every submission with
+  a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
 * ``devices.json`` and ``devices.db``: the machine-readable exports.
@@ -83,6 +86,20 @@ def fmt_bytes(value) -> str:
     return "\u2013" if value is None else capacity(value)
 
 
+def fmt_gb(value) -> str:
+    """Bytes written, in decimal units: ``12000000000`` -> ``12.0 GB``."""
+    from diskq.database.sustained import gigabytes
+
+    return gigabytes(value)
+
+
+def fmt_mbs(value) -> str:
+    """Bytes per second as MB/s: ``4.8e8`` -> ``480 MB/s``."""
+    from diskq.database.sustained import megabytes_per_s
+
+    return megabytes_per_s(value)
+
+
 def environment():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -96,7 +113,7 @@ def environment():
     )
     from diskq.units import block_label
 
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, block=block_label)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label)
     return env
 
 
@@ -212,8 +229,11 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         osds_text,
         questionable_points,
         size_profiles,
+        sustained_writes,
     )
+    from diskq.database.sustained import block_text
     from diskq.publish.chart import scaling_chart, size_chart
+    from diskq.publish.sustained_chart import sustained_chart
 
     db, out = Path(db), Path(out)
     con = open_db(db)
@@ -264,10 +284,15 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
                 c["sizes"] = sizes.get(c["slug"], [])
                 c["size_chart"] = size_chart(c["sizes"])
+            long_writes, left_out = sustained_writes(con, dev["id"])
+            for f in long_writes:
+                f["label"] = setting_label(f["write_cache"], f["knob"])
+                f["block_text"] = block_text(f["block_size"])
+                f["chart"] = sustained_chart(f["writes"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
-            html = device_page.render(dev=dev, caches=caches, submissions=subs,
-                                      raw=submissions is not None, root="../", **common)
+            html = device_page.render(dev=dev, caches=caches, submissions=subs, sustained=long_writes,
+                                      sustained_left_out=left_out, raw=submissions is not None, root="../", **common)
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
                 **{k: v for k, v in dev.items() if k != "show_firmware"},
@@ -275,6 +300,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                            for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
                 "sizes": sizes,
+                # the figures and their summary; each write's samples are in devices.db and its submission
+                "sustained": [{k: v for k, v in f.items() if k not in ("chart", "writes", "label", "block_text")}
+                              for f in long_writes],
             })
 
         drives = [d for d in devices if d["not_drive"] is None]
