@@ -5,6 +5,7 @@
     flush.py      flush honesty check: sync vs no-sync IOPS at 1 job
     verdicts.py   Ceph WAL/DB tier, OSDs per device, etcd, PostgreSQL WAL
     osds.py       OSDs per device: the largest measured N at which each OSD gets its commit rate
+    cliff.py      the sustained-write cliff: where a long write's throughput fell and stayed down
     plausibility.py  questionable points: per-job rates no drive can give
     source.py     what a curve's source says beyond its points (community table peak, words)
     hostdevice.py is a result a drive model's, or a host's (loop, zram, virtio, dm, md, RAID, file)?
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 
 def annotate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = None) -> ResultDocument:
     """Fill ``scaling`` for every run with points, ``flush_check`` for every run with a
-    no-fdatasync step (recomputed with the current criteria) and ``verdicts``; return ``doc``.
+    no-fdatasync step (recomputed with the current criteria), the ``cliff`` of every sustained
+    write and ``verdicts``; return ``doc``.
 
     The document is changed in place (and returned for convenience). Whatever was stored in
     these fields before is replaced, so imported results are judged by the current analysis.
@@ -53,8 +55,17 @@ def annotate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         if run.peak is None and run.scaling is not None:
             run.peak = run.scaling.peak
         _flush_check(run, doc.device.volatile_write_cache)
+    _cliffs(doc)
     doc.verdicts = verdicts.evaluate(doc, sources)
     return doc
+
+
+def _cliffs(doc: ResultDocument) -> None:
+    """The cliff of every sustained write, from its samples with the current criteria."""
+    from diskq.analyse.cliff import find_cliff
+
+    for sustained in doc.sustained:
+        sustained.cliff = find_cliff(sustained.bw_samples, sustained.sample_interval_ms)
 
 
 def _flush_check(run: Run, volatile_write_cache: bool | None) -> None:
