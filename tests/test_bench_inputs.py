@@ -150,7 +150,8 @@ def test_confirmation_mismatch_says_what_to_do(monkeypatch, tmp_path):
 
     existing = tmp_path / "old.img"
     existing.write_bytes(b"x" * 4096)
-    plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True))
+    plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
+                           options=runner.BenchOptions())
     monkeypatch.setattr(cli_bench.sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(cli_bench.typer, "prompt", lambda *a, **k: "something else")
 

@@ -15,14 +15,17 @@ from typing import TYPE_CHECKING
 from diskq import __version__, signals
 from diskq.bench import fio, sweep
 from diskq.bench.progress import StepPlan
+from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
-from diskq.result import Device, Method, Point, ResultDocument, Run
+from diskq.result import Device, Method, Point, ResultDocument, Run, Sustained
 
 if TYPE_CHECKING:
     from diskq.probe.safety import ExclusiveClaim
 
 CACHE_MODES = ("auto", "keep", "off", "on", "both")
+#: what ``--profile`` adds to the 4 KiB sweep
+PROFILES = ("sizes", "sustained")
 FLUSH_CHECK_SECONDS = 5.0
 #: steps shorter than this run for their full time: fio's steady-state window would not fit
 STEADY_STATE_MIN_RUNTIME = 8.0
@@ -40,6 +43,16 @@ class BenchOptions:
     flush_check: bool = True
     steady_state: bool = True
     refine_budget: int = sweep.DEFAULT_REFINE_BUDGET
+    profiles: tuple[str, ...] = ()
+    #: the sustained write's budget (``--sustain``); None: the default, when the profile is asked for
+    sustain: Budget | None = None
+
+    @property
+    def sustain_budget(self) -> Budget | None:
+        """The sustained write's budget when ``--profile sustained`` is asked for, else None."""
+        if "sustained" not in self.profiles:
+            return None
+        return self.sustain if self.sustain is not None else parse_budget(DEFAULT_BUDGET)
 
     def validate(self) -> None:
         if self.runtime_s < 1:
@@ -50,6 +63,15 @@ class BenchOptions:
             raise InvalidInput("--jobs values must be at most 1024")
         if self.cache not in CACHE_MODES:
             raise InvalidInput(f"--cache must be one of {', '.join(CACHE_MODES)}, got {self.cache!r}")
+        for name in self.profiles:
+            if name not in PROFILES:
+                raise InvalidInput(f"--profile must be one of {', '.join(PROFILES)}, got {name!r}")
+        if "sizes" in self.profiles:
+            raise InvalidInput("--profile sizes is not available in this version of diskq",
+                               hint="use --profile sustained, or no --profile")
+        if self.sustain is not None and "sustained" not in self.profiles:
+            raise InvalidInput("--sustain sets the budget of the sustained write: it needs --profile sustained",
+                               hint="add --profile sustained, or drop --sustain")
 
     @property
     def highest_jobs(self) -> int:
@@ -72,6 +94,10 @@ class Listener:
     def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None: ...
 
     def step_done(self, point: Point) -> None: ...
+
+    def sustained_started(self, variant: str, budget: Budget) -> None: ...
+
+    def sustained_done(self, measured: Sustained) -> None: ...
 
 
 @dataclass
@@ -241,6 +267,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
         notes=list(plan.notes),
     )
     failure: DiskqError | None = None
+    sustaining = False  # the sweeps are over and the sustained write runs
     with signals.interruptible():
         try:
             doc.device = _identify(target, plan.path)
@@ -265,12 +292,16 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 listener.run_started(index, len(states), state, control.mechanism)
                 _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal)
+            budget = opts.sustain_budget
+            if budget is not None:  # every cache state is restored by now: the device as it was found
+                sustaining = True
+                _sustained(doc, plan, control, budget, listener)
         except Interrupted as exc:
-            _stopped(doc, exc)
+            _stopped(doc, exc, sweeping=not sustaining)
         except DiskqError as exc:
             failure = exc
-            doc.interrupted = True  # the sweep did not finish: the document must say so
-            if doc.runs:
+            doc.interrupted = True  # the bench did not finish: the document must say so
+            if doc.runs and not sustaining:
                 doc.runs[-1].interrupted = True
             doc.notes.append(f"stopped by an error: {exc.message}; partial results kept")
         finally:
@@ -286,11 +317,11 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
     return doc
 
 
-def _stopped(doc: ResultDocument, exc: Interrupted) -> None:
+def _stopped(doc: ResultDocument, exc: Interrupted, *, sweeping: bool = True) -> None:
     if doc.interrupted:
         return
     doc.interrupted = True
-    if doc.runs:
+    if doc.runs and sweeping:
         doc.runs[-1].interrupted = True
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
@@ -378,6 +409,31 @@ def _osd_boundary():
 
     demand = osds.demand_iops(criteria.load()["osds_per_device"])
     return lambda curve: osds.deciding(curve, demand)
+
+
+def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listener: Listener) -> None:
+    """The sustained write, after every sweep, with the write cache as the device was found:
+    the fdatasync variant, then the sequential one if the first found no cliff. An interrupted
+    or cut-short write keeps what fio measured, marked interrupted."""
+    from diskq.analyse.cliff import find_cliff
+    from diskq.bench import sustained
+
+    span = sustained.region(plan.target.capacity_bytes)
+    for variant in sustained.VARIANTS:
+        listener.sustained_started(variant.name, budget)
+        try:
+            measured = sustained.run(plan.path, variant, budget, span, write_cache=control.state,
+                                     mechanism=control.mechanism)
+        except (Interrupted, StepCutShort) as exc:
+            partial = getattr(exc, "partial", None)
+            if partial is not None:
+                doc.sustained.append(partial)
+            raise
+        measured.cliff = find_cliff(measured.bw_samples, measured.sample_interval_ms)
+        doc.sustained.append(measured)
+        listener.sustained_done(measured)
+        if measured.cliff.found:
+            break
 
 
 def _annotate(doc: ResultDocument) -> None:

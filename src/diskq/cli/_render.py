@@ -102,6 +102,25 @@ class BenchProgress(Listener):
             + f"  [{duration(snap.elapsed_s)} elapsed, {left_text(snap)}]"
         )
 
+    def sustained_started(self, variant: str, budget) -> None:
+        what = f"writing up to {budget.describe()}" if budget.bytes is not None else f"writing for {budget.describe()}"
+        if budget.seconds is not None:  # a known length: the bar follows it
+            self.clock.step_started(StepPlan(sync_steps_left=1, check_steps_left=0, runtime_s=budget.seconds,
+                                             check_s=0, exact=False))
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"sustained write ({variant}): {what}")
+        else:
+            self._line(f"  sustained write ({variant}): {what}")
+
+    def sustained_done(self, measured) -> None:
+        if measured.budget_s is not None:
+            self.clock.step_done()
+        cliff = measured.cliff
+        found = (f"cliff after {cliff.at_bytes / 1e9:,.1f} GB ({cliff.drop_pct:.0f} % lower)"
+                 if cliff is not None and cliff.found and cliff.at_bytes is not None else "no cliff")
+        self._line(f"  sustained write ({measured.variant}): {measured.written_bytes / 1e9:,.2f} GB in "
+                   f"{measured.runtime_ms / 1000:,.0f} s, {measured.bw_bytes / 1e6:,.1f} MB/s mean, {found}")
+
 
 BAR = 20
 #: width of the table without its bar column (8 columns of figures, borders and padding)
@@ -170,6 +189,10 @@ def result_table(doc: ResultDocument, console: Console) -> None:
             console.print(f"[bold red]warning[/]: {warning}")
         for note in run.notes:
             console.print(f"[dim]{note}[/]")
+    if doc.sustained:
+        from diskq.cli._sustained import print_sustained
+
+        print_sustained(doc.sustained, console)
     if doc.verdicts is not None:
         for line in verdict_lines(doc.verdicts):
             console.print(line)

@@ -18,7 +18,12 @@ Everything on a block device TARGET is destroyed: diskq asks you to type its nam
 --yes. Devices in use (mounted, swap, holders, opened exclusively) are always refused; devices
 with a signature (partition table, filesystem, LVM, md, BlueStore, ZFS) need --force too.
 
+--profile sustained adds one long write after the sweeps (--sustain: a size such as 60G or a
+time such as 10m, the default) that looks for the point where throughput falls once the
+drive's write cache is full; it writes that much to TARGET.
+
 Example: diskq bench /dev/nvme0n1 --cache both -o nvme0n1.json
+Example: diskq bench /dev/sdb --profile sustained --sustain 60G
 """
 
 
@@ -37,9 +42,11 @@ def bench_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
+    profile: Optional[list[str]] = typer.Option(None, "--profile", help="add a workload profile to the sweep: sustained (repeatable)"),
+    sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
 ) -> None:
     from diskq import signals
-    from diskq.bench import output as output_mod, runner, target as target_mod
+    from diskq.bench import output as output_mod, runner, sustained as sustained_mod, target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
 
@@ -59,6 +66,8 @@ def bench_cmd(
         force=force,
         flush_check=flush_check,
         steady_state=steady_state,
+        profiles=tuple(dict.fromkeys(profile or ())),
+        sustain=sustained_mod.parse_budget(sustain) if sustain is not None else None,
     )
     if scratch == (target is not None):
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
@@ -80,11 +89,18 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq.bench import output as output_mod, runner
     from diskq.cli._render import BenchProgress, result_table
     from diskq.errors import DiskqError
+    from rich.markup import escape
 
     plan = runner.plan(path, options)
     with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
         for note in plan.notes:
             err.print(f"[yellow]note[/]: {note}")
+        budget = plan.options.sustain_budget
+        if budget is not None:
+            from diskq.bench import sustained
+
+            text = sustained.warning(budget, path, capacity_bytes=plan.target.capacity_bytes)
+            err.print(f"[bold yellow]warning[/]: {escape(text)}")
         if plan.needs_confirmation and not options.yes:
             _confirm(plan, err)
         try:
@@ -156,13 +172,19 @@ def _confirm(plan, err) -> None:
 
     t = plan.target
     what = f"{t.path} ({t.kind}, {human_bytes(t.capacity_bytes)})"
+    budget = plan.options.sustain_budget
+    also = ""
+    if budget is not None:
+        also = (f" and up to 2 x {budget.describe()} written to it" if budget.bytes is not None
+                else f" and written to for up to 2 x {budget.describe()}")
     if not sys.stdin.isatty():
         raise NotConfirmed(
             f"refusing to write to {what} without confirmation",
-            hint="pass --yes to confirm that all data on it may be destroyed",
+            hint=f"pass --yes to confirm that all data on it may be destroyed{also}",
         )
     err.print(f"[bold red]All data on {what} will be destroyed.[/]")
-    answer = typer.prompt(f"Type {t.path} to continue", default="", show_default=False, err=True)
+    answer = typer.prompt(f"Type {t.path} to confirm that its data may be destroyed{also}", default="",
+                          show_default=False, err=True)
     if answer.strip() not in (t.path, Path(t.path).name):
         raise NotConfirmed(
             f"confirmation did not match {t.path}; nothing was written",
