@@ -85,4 +85,7 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
                 why = _cut_short(point)
                 if why:
                     out.append(Problem("", f"result.runs[{r}].{where}.runtime_ms", f"{why}; {RERUN}"))
+    for i, sustained in enumerate(result.sustained):
+        if sustained.interrupted:
+            out.append(Problem("", f"result.sustained[{i}].interrupted", f"this sustained write was cut short; {RERUN}"))
     return out

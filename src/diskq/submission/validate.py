@@ -25,6 +25,7 @@ from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
 from diskq.submission.complete import incomplete_problems
 from diskq.submission.figures import check_figures
+from diskq.submission.sustained import sustained_problems
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
 from diskq.submission.sign import attribution_problem, payload_and_id, verify_payload
@@ -412,4 +413,5 @@ def _check(
             out.append(Problem("", "contributor.github", mismatch))
 
     out += check_figures(sub.result)
+    out += sustained_problems(sub.result)
     return out
