@@ -351,3 +351,35 @@ def test_an_interrupted_sustained_write_keeps_what_fio_measured(make_loop, tmp_p
     assert 2_000 <= doc.sustained[0].runtime_ms < 30_000 and doc.sustained[0].written_bytes > 0
     assert any(p.field == "result.sustained[0].interrupted" for p in incomplete_problems(doc))
     assert _sustained_fio(dev) is None
+
+
+@needs_loop
+@needs_fio
+def test_a_sustained_write_killed_from_elsewhere_is_cut_short_not_complete(make_loop):
+    from diskq.errors import StepCutShort
+
+    dev = make_loop(128 * 1024 * 1024)
+    killed: list[int] = []
+
+    def kill_later():
+        deadline = time.monotonic() + 120
+        while _sustained_fio(dev) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2.5)
+        pid = _sustained_fio(dev)
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)  # not diskq: an operator's kill, the OOM killer
+            killed.append(pid)
+
+    helper = threading.Thread(target=kill_later, daemon=True)
+    helper.start()
+    with runner.plan(dev, _bench_options(sustain=sustained.parse_budget("30s"))) as plan:
+        with pytest.raises(StepCutShort) as info:
+            runner.execute(plan)
+    helper.join(timeout=5)
+    assert killed
+    doc = info.value.document
+    assert doc.interrupted and not doc.runs[0].interrupted
+    assert len(doc.sustained) == 1 and doc.sustained[0].interrupted
+    assert doc.sustained[0].runtime_ms < 29_000 and doc.sustained[0].cliff is not None
+    assert "signal 15" in str(info.value.message)

@@ -20,7 +20,7 @@ with a signature (partition table, filesystem, LVM, md, BlueStore, ZFS) need --f
 
 --profile sustained adds one long write after the sweeps (--sustain: a size such as 60G or a
 time such as 10m, the default) that looks for the point where throughput falls once the
-drive's write cache is full; it writes that much to TARGET.
+drive's write cache is full; it may write twice that much to TARGET.
 
 Example: diskq bench /dev/nvme0n1 --cache both -o nvme0n1.json
 Example: diskq bench /dev/sdb --profile sustained --sustain 60G
