@@ -383,3 +383,26 @@ def test_a_sustained_write_killed_from_elsewhere_is_cut_short_not_complete(make_
     assert len(doc.sustained) == 1 and doc.sustained[0].interrupted
     assert doc.sustained[0].runtime_ms < 29_000 and doc.sustained[0].cliff is not None
     assert "signal 15" in str(info.value.message)
+
+
+@needs_fio
+@pytest.mark.parametrize("tamper", [False, True])
+def test_validate_file_checks_the_sustained_write(tmp_path, tamper):
+    from diskq.analyse import annotate
+    from diskq.submission.legacy import dump
+    from diskq.submission.model import Contributor
+    from diskq.submission.sign import make_submission
+    from diskq.submission.validate import validate_file
+    from tests.test_submission_support import fio_runs, result_from
+
+    doc = result_from(fio_runs(), method_id="diskq-fdatasync-sweep")
+    doc.sustained = [recorded()]
+    annotate(doc)
+    if tamper:  # a faster drive than fio measured, and no cliff
+        doc.sustained[0].bw_samples = [max(doc.sustained[0].bw_samples)] * len(doc.sustained[0].bw_samples)
+        doc.sustained[0].cliff = find_cliff(doc.sustained[0].bw_samples, 1000)
+    path = tmp_path / "sub.json"
+    path.write_text(dump(make_submission(doc, contributor=Contributor(github="octocat"))))
+    _, problems = validate_file(path, require_signature=False)
+    fields = [p.field for p in problems if p.field.startswith("result.sustained")]
+    assert fields == (["result.sustained[0].bw_samples"] if tamper else []), problems
