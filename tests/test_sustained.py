@@ -406,3 +406,14 @@ def test_validate_file_checks_the_sustained_write(tmp_path, tamper):
     _, problems = validate_file(path, require_signature=False)
     fields = [p.field for p in problems if p.field.startswith("result.sustained")]
     assert fields == (["result.sustained[0].bw_samples"] if tamper else []), problems
+
+
+@needs_fio
+def test_a_target_too_small_for_the_sustained_write_is_refused_before_writing(tmp_path):
+    target = tmp_path / "small.img"
+    options = runner.BenchOptions(runtime_s=1, jobs=[1], size_bytes=512 * 1024, cache="keep", yes=True,
+                                  profiles=("sustained",))
+    with pytest.raises(InvalidInput) as info:
+        runner.plan(str(target), options)
+    assert "too small for a sustained write" in info.value.message and info.value.hint
+    assert not target.exists()

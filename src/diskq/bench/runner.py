@@ -163,6 +163,10 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:
         region = region_bytes(target.capacity_bytes, options.highest_jobs)
+        if options.sustain_budget is not None:
+            from diskq.bench import sustained
+
+            sustained.region(target.capacity_bytes)  # refused before anything is written
         if target.kind == "file":
             notes.append(file_mode_note(target, region * options.highest_jobs))
         in_memory = memory_backing(target, sysfs_root=sysfs_root)

@@ -136,7 +136,8 @@ def region(capacity_bytes: int) -> int:
     """The span of the target the write covers: all of it, aligned down to :data:`ALIGN`."""
     span = capacity_bytes - capacity_bytes % ALIGN
     if span < ALIGN:
-        raise InvalidInput(f"the target is too small for a sustained write ({capacity_bytes} bytes)")
+        raise InvalidInput(f"the target is too small for a sustained write ({capacity_bytes} bytes)",
+                           hint="it needs at least 1 MiB: use a larger --size, or drop --profile sustained")
     return span
 
 
