@@ -92,3 +92,12 @@ def test_long_series_are_refined_to_the_sample():
 def test_all_zero_before_is_no_cliff():
     cliff = find_cliff([0.0] * 60, 1000)
     assert not cliff.found and cliff.reasons
+
+
+@given(samples=st.lists(st.floats(0, 1e300), max_size=200), interval=st.integers(1, 10**7))
+def test_any_series_gives_an_answer_with_reasons(samples, interval):
+    cliff = find_cliff(samples, interval)
+    assert cliff.reasons
+    if cliff.found:
+        assert 0 < cliff.at_s and cliff.after_bw_bytes < cliff.before_bw_bytes
+        assert cliff.drop_pct >= RULES["drop_pct"]

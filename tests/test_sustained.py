@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 from rich.console import Console
 
 from diskq.analyse.cliff import find_cliff
@@ -417,3 +418,20 @@ def test_a_target_too_small_for_the_sustained_write_is_refused_before_writing(tm
         runner.plan(str(target), options)
     assert "too small for a sustained write" in info.value.message and info.value.hint
     assert not target.exists()
+
+
+@given(
+    samples=st.lists(st.floats(0, 1e300), max_size=80),
+    interval=st.integers(1, 10**7),
+    written=st.integers(0, 2**63 - 1),
+    runtime=st.integers(0, 2**40),
+    iops=st.floats(0, 1e300),
+    drop_fio=st.booleans(),
+)
+def test_validation_never_raises_whatever_the_figures(samples, interval, written, runtime, iops, drop_fio):
+    s = recorded().model_copy(update={
+        "bw_samples": samples, "sample_interval_ms": interval, "written_bytes": written, "runtime_ms": runtime,
+        "iops": iops, "fio": None if drop_fio else {"jobs": 5}})
+    s.cliff = find_cliff(samples, interval)
+    problems = sustained_problems(doc_with(s))
+    assert all(p.field.startswith("result.sustained") for p in problems)

@@ -115,7 +115,8 @@ def find_cliff(samples: list[float], interval_ms: int, *, rules: dict | None = N
         return Cliff(found=False, reasons=[
             f"no cliff: the sharpest lasting change, {k * dt:g} s into the write, goes from {_mb(before)} "
             f"to {_mb(after)} ({drop:.0f} % lower), less than the {threshold:g} % looked for"])
-    at_bytes = int(round(sum(samples[:k]) * dt))
+    written = sum(samples[:k]) * dt
+    at_bytes = int(round(written)) if math.isfinite(written) and written < 2**63 else None
     return Cliff(
         found=True,
         at_s=round(k * dt, 3),
@@ -123,7 +124,7 @@ def find_cliff(samples: list[float], interval_ms: int, *, rules: dict | None = N
         before_bw_bytes=round(before, 1),
         after_bw_bytes=round(after, 1),
         drop_pct=round(drop, 1),
-        reasons=[f"throughput fell {drop:.0f} % (from {_mb(before)} to {_mb(after)}) after {_gb(at_bytes)} "
+        reasons=[f"throughput fell {drop:.0f} % (from {_mb(before)} to {_mb(after)}) after {_gb(written)} "
                  f"written, {k * dt:g} s into the write, and stayed there for the remaining {(n - k) * dt:g} s"],
     )
 

@@ -58,7 +58,8 @@ def _block(text: str | None) -> int | None:
 
 def _written(data: dict) -> int | None:
     total = 0
-    for job in data.get("jobs") or []:
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    for job in jobs if isinstance(jobs, list) else []:
         write = job.get("write") if isinstance(job, dict) else None
         if not isinstance(write, dict):
             return None
@@ -127,7 +128,8 @@ def _cliff_problems(s: Sustained, bad) -> None:
         return
     if got.at_s is None or abs(got.at_s - (expected.at_s or 0)) > 1e-3:
         bad("cliff.at_s", f"{got.at_s} does not match the samples' {expected.at_s:g} s")
-    if got.at_bytes is None or abs(got.at_bytes - (expected.at_bytes or 0)) > 1:
+    if (got.at_bytes is None) != (expected.at_bytes is None) or (
+            got.at_bytes is not None and abs(got.at_bytes - (expected.at_bytes or 0)) > 1):
         bad("cliff.at_bytes", f"{got.at_bytes} does not match the samples' {expected.at_bytes}")
     if got.drop_pct is None or abs(got.drop_pct - (expected.drop_pct or 0)) > 0.05:
         bad("cliff.drop_pct", f"{got.drop_pct} does not match the samples' {expected.drop_pct:g}")
