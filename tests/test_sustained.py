@@ -435,3 +435,20 @@ def test_validation_never_raises_whatever_the_figures(samples, interval, written
     s.cliff = find_cliff(samples, interval)
     problems = sustained_problems(doc_with(s))
     assert all(p.field.startswith("result.sustained") for p in problems)
+
+
+def test_progress_counts_the_variant_that_may_follow():
+    from diskq.bench.progress import FakeClock
+    from diskq.cli._render import BenchProgress
+
+    clock = FakeClock()
+    console = Console(file=open(os.devnull, "w"), width=100)
+    progress = BenchProgress(console, 1, clock=clock, live=False)
+    progress.sustained_started("fdatasync", sustained.Budget(seconds=60))
+    clock.now = 30.0
+    assert progress.clock.snapshot().left_s >= 90  # the rest of this one and a whole sequential variant
+    clock.now = 61.0
+    progress.sustained_done(recorded())
+    progress.sustained_started("sequential", sustained.Budget(seconds=60))
+    clock.now = 91.0
+    assert 30 <= progress.clock.snapshot().left_s <= 32

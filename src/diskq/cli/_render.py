@@ -104,9 +104,9 @@ class BenchProgress(Listener):
 
     def sustained_started(self, variant: str, budget) -> None:
         what = f"writing up to {budget.describe()}" if budget.bytes is not None else f"writing for {budget.describe()}"
-        if budget.seconds is not None:  # a known length: the bar follows it
-            self.clock.step_started(StepPlan(sync_steps_left=1, check_steps_left=0, runtime_s=budget.seconds,
-                                             check_s=0, exact=False))
+        if budget.seconds is not None:  # a known length: the bar follows it (the sequential variant may follow)
+            self.clock.step_started(StepPlan(sync_steps_left=2 if variant == "fdatasync" else 1, check_steps_left=0,
+                                             runtime_s=budget.seconds, check_s=0, exact=False))
         if self.progress is not None:
             self.progress.update(self.task, description=f"sustained write ({variant}): {what}")
         else:
