@@ -118,7 +118,9 @@ class BenchProgress(Listener):
         cliff = measured.cliff
         found = (f"cliff after {cliff.at_bytes / 1e9:,.1f} GB ({cliff.drop_pct:.0f} % lower)"
                  if cliff is not None and cliff.found and cliff.at_bytes is not None else "no cliff")
-        self._line(f"  sustained write ({measured.variant}): {measured.written_bytes / 1e9:,.2f} GB in "
+        from diskq.units import human_bytes
+
+        self._line(f"  sustained write ({measured.variant}): {human_bytes(measured.written_bytes)} in "
                    f"{measured.runtime_ms / 1000:,.0f} s, {measured.bw_bytes / 1e6:,.1f} MB/s mean, {found}")
 
 
