@@ -452,3 +452,26 @@ def test_progress_counts_the_variant_that_may_follow():
     progress.sustained_started("sequential", sustained.Budget(seconds=60))
     clock.now = 91.0
     assert 30 <= progress.clock.snapshot().left_s <= 32
+
+
+@given(
+    rates=st.lists(st.floats(1e5, 5e9), min_size=2, max_size=120),
+    tail_ms=st.integers(0, 999),
+    unlogged=st.integers(0, 1),
+    jitter=st.lists(st.floats(-0.004, 0.004), min_size=120, max_size=120),
+)
+def test_honest_samples_always_add_up(rates, tail_ms, unlogged, jitter):
+    # what fio does: one mean per second in whole KiB/s (its intervals a few ms long or short),
+    # the rest of the last second never logged, sometimes the last whole second neither
+    from diskq.submission.sustained import _samples_problems
+
+    # the seconds fio did not log run no faster than the fastest one it logged (the check's premise)
+    fastest = max(rates[: len(rates) - unlogged])
+    rates = [min(r, fastest) for r in rates]
+    written = int(sum(rates) + rates[-1] * tail_ms / 1000)
+    logged = [round(r * (1 + e) / 1024) * 1024.0 for r, e in zip(rates[: len(rates) - unlogged], jitter)]
+    s = recorded().model_copy(update={"bw_samples": logged, "written_bytes": written,
+                                      "runtime_ms": len(rates) * 1000 + tail_ms})
+    found = []
+    _samples_problems(s, lambda field, message: found.append(message))
+    assert found == []

@@ -13,7 +13,8 @@ bytes written:
 * at most the bytes of the time the log does not cover less: fio logs an interval only when
   it has ended while the job still runs, so the rest of the last interval is never logged and
   a whole interval may be missing too (3 s writes gave 2 or 3 one-second samples with 3.001 s
-  of runtime); that time, at the fastest sampled rate, plus :data:`SAMPLES_OVER` of the total.
+  of runtime); that time, at the fastest sampled rate (the unlogged end of a write is taken to
+  run no faster than its fastest logged second), plus :data:`SAMPLES_OVER` of the total.
 
 The ``cliff`` is recomputed from the samples with the current criteria
 (:func:`diskq.analyse.cliff.find_cliff`) and must match. Problems come back as
