@@ -1,0 +1,75 @@
+"""rich rendering of the block-size profile (``diskq bench --profile sizes``): one table per
+write-cache state, with a small chart of IOPS and MB/s against the block size."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from diskq.bench.sizes import bs_text
+from diskq.result import Run, SizePoint
+
+#: width of the size table without its two bar columns (7 columns of figures, borders, padding)
+TABLE_WIDTH = 62
+BAR = 12
+
+
+def _us(v: float | None) -> str:
+    from diskq.cli._render import _us as fmt
+
+    return fmt(v)
+
+
+def size_label(size: int) -> str:
+    """``512 B``, ``4 KiB``, ``1 MiB``.
+
+    >>> size_label(512), size_label(8192), size_label(1048576)
+    ('512 B', '8 KiB', '1 MiB')
+    """
+    text = bs_text(size)
+    return f"{text[:-1]} {'KiB' if text[-1] == 'k' else 'MiB'}" if text[-1] in "km" else f"{text} B"
+
+
+def _bar(value: float, top: float, width: int) -> str:
+    return "█" * max(1, round(width * value / top)) if value > 0 and top > 0 else ""
+
+
+def size_table(run: Run, console: Console, title: str) -> None:
+    """The run's block-size profile: per size, IOPS, MB/s, the write's and the fdatasync's p50
+    and p99 latency, and a bar each for IOPS and MB/s. Nothing when the run has no profile."""
+    profile = run.sizes
+    if profile is None:
+        return
+    bar = max(4, min(BAR, (console.width - TABLE_WIDTH) // 2))
+    table = Table(
+        title=f"{title}: block-size profile, write cache {run.write_cache}",
+        title_justify="left",
+        caption="1 job, each write followed by fdatasync; write and sync: p50 and p99 of each call's latency",
+        caption_justify="left",
+    )
+    for col in ("size", "IOPS", "MB/s", "write p50", "p99", "sync p50", "p99"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("IOPS", justify="left", no_wrap=True, min_width=bar)
+    table.add_column("MB/s", justify="left", no_wrap=True, min_width=bar)
+    points: list[SizePoint] = profile.points
+    top_iops = max((p.iops for p in points), default=0.0)
+    top_bw = max((p.bw_bytes for p in points), default=0.0)
+    for p in points:
+        sync = p.sync_lat_us
+        table.add_row(
+            size_label(p.block_size),
+            f"{p.iops:,.0f}",
+            f"{p.bw_bytes / 1e6:,.1f}",
+            _us(p.lat_us.p50),
+            _us(p.lat_us.p99),
+            _us(sync.p50 if sync else None),
+            _us(sync.p99 if sync else None),
+            _bar(p.iops, top_iops, bar),
+            _bar(p.bw_bytes, top_bw, bar) + (" (interrupted)" if p.interrupted else ""),
+        )
+    console.print(table)
+    for note in profile.notes:
+        console.print(f"[dim]{escape(note)}[/]")
+    if profile.interrupted:
+        console.print("[bold yellow]The block-size profile was interrupted; its figures are partial.[/]")
