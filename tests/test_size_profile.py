@@ -360,3 +360,33 @@ def test_a_profile_interrupted_by_ctrl_c_keeps_its_steps_and_is_refused(make_loo
         assert profile.points[2].block_size == 8192 and profile.points[2].interrupted
     fields = [p.field for p in incomplete_problems(doc)]
     assert "result.runs[0].sizes.interrupted" in fields
+
+
+# --- sign -> validate with the real CLI
+
+def test_a_signed_profile_validates_and_an_edited_one_does_not(tmp_path):
+    from tests.test_submission_support import HAVE_SSH_KEYGEN, allowed_signers, keygen
+
+    if not HAVE_SSH_KEYGEN:
+        pytest.skip("needs ssh-keygen")
+    key = keygen(tmp_path)
+    allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
+
+    def sign_and_validate(result: dict, name: str) -> subprocess.CompletedProcess:
+        work = tmp_path / name
+        work.mkdir()
+        (work / "r.json").write_text(json.dumps(result, indent=2))
+        signed = subprocess.run([sys.executable, "-m", "diskq", "sign", "r.json", "-f", str(key), "--github", "octocat"],
+                                capture_output=True, text=True, cwd=work, stdin=subprocess.DEVNULL, timeout=120)
+        assert signed.returncode == 0, signed.stderr
+        return subprocess.run([sys.executable, "-m", "diskq", "validate", "submissions", "--allowed-signers",
+                               str(allowed)], capture_output=True, text=True, cwd=work, stdin=subprocess.DEVNULL,
+                              timeout=120)
+
+    ok = sign_and_validate(recorded(), "as-measured")
+    assert ok.returncode == 0 and ok.stdout.strip() == "", ok.stdout + ok.stderr
+    edited = recorded()
+    edited["runs"][0]["sizes"]["points"][2]["sync_lat_us"]["p99"] /= 10  # the 8 KiB p99 etcd's verdict may read
+    out = sign_and_validate(edited, "edited")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "result.runs[0].sizes.points[2].sync_lat_us.p99: " in out.stdout and "does not match fio's" in out.stdout
