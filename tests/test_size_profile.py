@@ -178,11 +178,13 @@ def test_progress_prints_one_line_per_size_step():
     assert f"{point.bw_bytes / 1e6:,.1f} MB/s" in line and line.endswith("done]")
 
 
-def test_result_table_shows_each_size():
+@pytest.mark.parametrize("width", [80, 120])
+def test_result_table_shows_each_size(width):
     out = io.StringIO()
     doc = ResultDocument.model_validate(recorded())
-    result_table(doc, Console(file=out, width=120))
+    result_table(doc, Console(file=out, width=width))
     text = out.getvalue()
+    assert "…" not in text  # no figure cut at a terminal's usual width
     assert "block-size profile, write cache" in text
     for p in doc.runs[0].sizes.points:
         label = {512: "512 B", 4096: "4 KiB", 8192: "8 KiB", 16384: "16 KiB", 65536: "64 KiB",

@@ -10,9 +10,9 @@ from rich.table import Table
 from diskq.bench.sizes import bs_text
 from diskq.result import Run, SizePoint
 
-#: width of the size table without its two bar columns (7 columns of figures, borders, padding)
-TABLE_WIDTH = 62
-BAR = 12
+#: width of the size table without its bar column (7 columns of figures, borders, padding)
+TABLE_WIDTH = 70
+BAR = 20
 
 
 def _us(v: float | None) -> str:
@@ -37,24 +37,25 @@ def _bar(value: float, top: float, width: int) -> str:
 
 def size_table(run: Run, console: Console, title: str) -> None:
     """The run's block-size profile: per size, IOPS, MB/s, the write's and the fdatasync's p50
-    and p99 latency, and a bar each for IOPS and MB/s. Nothing when the run has no profile."""
+    and p99 latency, and a bar chart of IOPS against the size, like the sweep's table: commits per
+    second stay flat while the flush costs more than the transfer and fall once the transfer
+    dominates, the point the chart shows (MB/s climbs in proportion meanwhile, so its bars would
+    only mirror the size). Nothing when the run has no profile."""
     profile = run.sizes
     if profile is None:
         return
-    bar = max(4, min(BAR, (console.width - TABLE_WIDTH) // 2))
+    bar = max(6, min(BAR, console.width - TABLE_WIDTH))
     table = Table(
         title=f"{title}: block-size profile, write cache {run.write_cache}",
         title_justify="left",
-        caption="1 job, each write followed by fdatasync; write and sync: p50 and p99 of each call's latency",
+        caption="1 job, each write followed by fdatasync; latency of each write() and fdatasync() call",
         caption_justify="left",
     )
-    for col in ("size", "IOPS", "MB/s", "write p50", "p99", "sync p50", "p99"):
+    for col in ("size", "IOPS", "MB/s", "write\np50", "write\np99", "sync\np50", "sync\np99"):
         table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("IOPS", justify="left", no_wrap=True, min_width=bar)
-    table.add_column("MB/s", justify="left", no_wrap=True, min_width=bar)
+    table.add_column("", justify="left", no_wrap=True, min_width=bar)
     points: list[SizePoint] = profile.points
-    top_iops = max((p.iops for p in points), default=0.0)
-    top_bw = max((p.bw_bytes for p in points), default=0.0)
+    top = max((p.iops for p in points), default=0.0)
     for p in points:
         sync = p.sync_lat_us
         table.add_row(
@@ -65,8 +66,7 @@ def size_table(run: Run, console: Console, title: str) -> None:
             _us(p.lat_us.p99),
             _us(sync.p50 if sync else None),
             _us(sync.p99 if sync else None),
-            _bar(p.iops, top_iops, bar),
-            _bar(p.bw_bytes, top_bw, bar) + (" (interrupted)" if p.interrupted else ""),
+            _bar(p.iops, top, bar) + (" (interrupted)" if p.interrupted else ""),
         )
     console.print(table)
     for note in profile.notes:
