@@ -75,6 +75,16 @@ def test_bs_text_reads_back_as_the_same_bytes(n, unit):
     assert sizes.parse_bs(sizes.bs_text(size)) == size
 
 
+@given(st.one_of(st.none(), st.sampled_from([512, 4096, 520, 1024, 8192])),
+       st.integers(min_value=64 * 1024, max_value=2 << 30))
+def test_planned_sizes_rise_fit_the_region_and_account_for_every_size(lbs, region):
+    kept, notes = sizes.block_sizes(lbs, region)
+    assert kept == sorted(set(kept)) and set(kept) <= set(sizes.SIZES)
+    assert all(size <= region for size in kept)
+    assert (512 in kept) == (lbs == 512 and region >= 512)
+    assert len(kept) + len(notes) == len(sizes.SIZES)  # each size left out is named
+
+
 @pytest.mark.parametrize("text", ["4k-8k", "4k,8k", "", "k", "-4k", "1g", "4 k 8", None, 4096])
 def test_parse_bs_refuses_what_is_not_one_size(text):
     assert sizes.parse_bs(text) is None
