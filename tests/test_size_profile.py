@@ -402,3 +402,19 @@ def test_a_signed_profile_validates_and_an_edited_one_does_not(tmp_path):
     out = sign_and_validate(edited, "edited")
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "result.runs[0].sizes.points[2].sync_lat_us.p99: " in out.stdout and "does not match fio's" in out.stdout
+
+
+@needs_fio
+def test_profile_on_a_file_leaves_512_bytes_out(tmp_path):
+    target = tmp_path / "test.img"
+    out = tmp_path / "r.json"
+    r = diskq("bench", str(target), "--yes", "--json", "--size", "64M", "--runtime", "1", "--jobs", "1",
+              "--no-flush-check", "--profile", "sizes", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    profile = doc.runs[0].sizes
+    assert [p.block_size for p in profile.points] == ALL_SIZES[1:]
+    assert profile.notes == ["512 B left out: file mode (the filesystem may refuse direct writes below its block size)"]
+    assert profile.method.fio_params["size"] == str(64 * 1024 * 1024)
+    assert not target.exists()  # the test file is removed afterwards, as without the profile
+    assert check_figures(doc) == [] and incomplete_problems(doc) == []

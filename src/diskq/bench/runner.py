@@ -340,8 +340,6 @@ def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], l
     """The block-size profile's sizes, common fio options and notes on the sizes left out. Its
     steps write in one region from the start of the target (the first GiB at most): the first job's
     region of the sweep, or more of the target when the sweep split it among many jobs."""
-    from diskq.bench.target import region_bytes
-
     opts = plan.options
     region = region_bytes(plan.target.capacity_bytes, 1)
     # a file's direct writes follow the filesystem's block rules, not the device's: 4 KiB up only
