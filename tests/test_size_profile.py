@@ -418,3 +418,76 @@ def test_profile_on_a_file_leaves_512_bytes_out(tmp_path):
     assert profile.method.fio_params["size"] == str(64 * 1024 * 1024)
     assert not target.exists()  # the test file is removed afterwards, as without the profile
     assert check_figures(doc) == [] and incomplete_problems(doc) == []
+
+
+# --- the runner, fio's steps replayed from the recorded profile
+
+class _Listener(runner.Listener):
+    def __init__(self):
+        self.plans: list[StepPlan] = []
+        self.sizes_started: list[int] = []
+        self.sizes_done: list[int] = []
+
+    def step_planned(self, plan):
+        self.plans.append(plan)
+
+    def size_step_started(self, block_size, *, eta_s):
+        self.sizes_started.append(block_size)
+
+    def size_step_done(self, point):
+        self.sizes_done.append(point.block_size)
+
+
+@pytest.fixture
+def replayed(tmp_path, monkeypatch):
+    """run(cut_at=None) -> (document or error, listener): the real runner on a file target whose
+    fio steps are the recorded ones; the size step at ``cut_at`` bytes ran short (a kill)."""
+    doc = recorded()
+    by_bs = {sizes.bs_text(p["block_size"]): p["fio"] for p in doc["runs"][0]["sizes"]["points"]}
+    sweep_fio = doc["runs"][0]["points"][0]["fio"]
+    monkeypatch.setattr(fio, "installed_version", lambda: doc["method"]["fio_version"])
+    monkeypatch.setattr(runner, "_identify", lambda target, path: Device(path=path, kind=target.kind))
+
+    def run(cut_at=None):
+        def fake_run(argv, **kw):
+            opts = dict(a[2:].split("=", 1) for a in argv[1:] if "=" in a)
+            data = copy.deepcopy(by_bs[opts["bs"]] if opts["name"] == sizes.JOB_NAME else sweep_fio)
+            if opts["name"] == sizes.JOB_NAME and sizes.parse_bs(opts["bs"]) == cut_at:
+                data["jobs"][0]["write"]["runtime"] = 300
+            return proc.Completed(argv, 0, json.dumps(data), "")
+
+        monkeypatch.setattr(proc, "run", fake_run)
+        listener = _Listener()
+        options = runner.BenchOptions(runtime_s=2, size_bytes=64 << 20, cache="keep", jobs=[1], flush_check=False,
+                                      profiles=("sizes",))
+        with runner.plan(str(tmp_path / "t.img"), options) as p:
+            try:
+                return runner.execute(p, listener), listener
+            except FioError as exc:
+                return exc, listener
+
+    return run
+
+
+def test_runner_measures_every_size_after_the_sweep_and_counts_them_in_the_budget(replayed):
+    doc, listener = replayed()
+    profile = doc.runs[0].sizes
+    assert [p.block_size for p in profile.points] == ALL_SIZES[1:]  # a file: from 4 KiB
+    assert listener.sizes_started == listener.sizes_done == ALL_SIZES[1:]
+    assert not profile.interrupted and not doc.interrupted
+    budgets = [p.size_steps_left for p in listener.plans]
+    assert budgets[0] == 6 and budgets[-1] == 1 and budgets == sorted(budgets, reverse=True)
+    assert [p.size_step for p in listener.plans] == [False] + [True] * 6
+
+
+def test_runner_keeps_the_sizes_before_a_step_cut_short_and_marks_the_profile(replayed):
+    error, listener = replayed(cut_at=16384)
+    assert isinstance(error, StepCutShort)
+    assert error.message.startswith("the size-profile step at 16k was cut short, not by diskq: it ran 0.3 s of the 2 s")
+    doc = error.document
+    profile = doc.runs[0].sizes
+    assert [p.block_size for p in profile.points] == [4096, 8192, 16384]
+    assert [p.interrupted for p in profile.points] == [False, False, True]
+    assert profile.interrupted and doc.interrupted and doc.runs[0].interrupted
+    assert listener.sizes_done == [4096, 8192]
+    assert "result.runs[0].sizes.points[2].interrupted" in [p.field for p in incomplete_problems(doc)]

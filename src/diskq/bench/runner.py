@@ -356,26 +356,26 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
     interrupted step keeps fio's partial figures, marked, and marks the profile."""
     block_sizes, common, notes = profile
     run.sizes = SizeProfile(method=sizes.method(common), notes=list(notes))
-    for size in block_sizes:
-        step_plan = steps.plan(fdatasync=True, size_step=True)
-        listener.step_planned(step_plan)
-        listener.size_step_started(size, eta_s=(step_plan.sync_steps_left + step_plan.size_steps_left)
-                                   * step_plan.runtime_s + step_plan.check_steps_left * step_plan.check_s)
-        try:
-            point = sizes.run_step(plan.path, size, common)
-        except (Interrupted, StepCutShort) as exc:
-            run.sizes.interrupted = True
-            partial = getattr(exc, "partial", None)
-            if isinstance(partial, SizePoint):
-                run.sizes.points.append(partial.model_copy(update={"interrupted": True}))
-            raise
-        except DiskqError:
-            run.sizes.interrupted = True
-            raise
-        finally:
-            steps.this_run_sizes_left = max(steps.this_run_sizes_left - 1, 0)
-        run.sizes.points.append(point)
-        listener.size_step_done(point)
+    try:
+        for size in block_sizes:
+            step_plan = steps.plan(fdatasync=True, size_step=True)
+            listener.step_planned(step_plan)
+            listener.size_step_started(size, eta_s=(step_plan.sync_steps_left + step_plan.size_steps_left)
+                                       * step_plan.runtime_s + step_plan.check_steps_left * step_plan.check_s)
+            try:
+                point = sizes.run_step(plan.path, size, common)
+            except (Interrupted, StepCutShort) as exc:
+                partial = getattr(exc, "partial", None)
+                if isinstance(partial, SizePoint):
+                    run.sizes.points.append(partial.model_copy(update={"interrupted": True}))
+                raise
+            finally:
+                steps.this_run_sizes_left = max(steps.this_run_sizes_left - 1, 0)
+            run.sizes.points.append(point)
+            listener.size_step_done(point)
+    except BaseException:  # stopped anywhere before its last size: the profile is partial
+        run.sizes.interrupted = True
+        raise
 
 
 def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
