@@ -100,7 +100,8 @@ def options(*, runtime_s: float, region_bytes: int, steady_state: bool = True) -
     steady = STEADY if steady_state and runtime_s > STEADY.shortest_s else None
     opts = fio.base_options(runtime_s=runtime_s, region_bytes=region_bytes, steady=steady)
     opts["name"] = JOB_NAME
-    del opts["bs"], opts["offset_increment"]  # one job: one region, from the start of the target
+    del opts["bs"]
+    opts.pop("offset_increment", None)  # one job: one region, from the start of the target
     return opts
 
 
