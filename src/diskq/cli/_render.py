@@ -55,7 +55,6 @@ class BenchProgress(Listener):
             )
         self.task = None
         self.run_label = ""
-        self._size: int | None = None
         self._fdatasync = True
         self._numjobs = 0
 
@@ -95,7 +94,6 @@ class BenchProgress(Listener):
             self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}")
 
     def size_step_started(self, block_size: int, *, eta_s: float | None) -> None:
-        self._size = block_size
         if self.progress is not None:
             self.progress.update(self.task, description=f"{self.run_label}: block-size profile, {size_label(block_size)}")
 

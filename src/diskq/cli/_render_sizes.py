@@ -1,5 +1,5 @@
 """rich rendering of the block-size profile (``diskq bench --profile sizes``): one table per
-write-cache state, with a small chart of IOPS and MB/s against the block size."""
+write-cache state, with a small bar chart of IOPS against the block size."""
 
 from __future__ import annotations
 
