@@ -44,6 +44,15 @@ def diskq(*args, env=None, timeout=300):
                           timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
 
 
+@pytest.mark.parametrize("module", ["diskq.bench.sizes", "diskq.cli._render_sizes"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
+
+
 # --- the plan: which sizes, which options
 
 def test_sizes_follow_the_logical_block_size_and_the_region():
