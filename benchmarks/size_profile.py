@@ -116,6 +116,7 @@ def main() -> int:
                 print(f"  diskq: {total:6.1f} s of device time for the profile, {run.wall_s:.1f} s wall for "
                       f"the whole bench, {steady[-1]}/{len(points)} steps ended by the detector (load {load:.1f})",
                       flush=True)
+                print("         " + " ".join(f"{bs(size)}:{iops:,.0f}({t:.1f}s)" for size, iops, t in points), flush=True)
     print()
     rows = []
     for size in SIZES:
