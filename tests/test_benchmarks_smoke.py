@@ -12,11 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks import (
-    database_scale, diskqrun, fidelity, qualification_time, rawfio, startup, stats, steady_state, sustained_write,
+    database_scale, diskqrun, fidelity, qualification_time, rawfio, size_profile, startup, stats, steady_state,
+    sustained_write,
 )
 
 
-@pytest.mark.parametrize("module", [stats, rawfio, qualification_time, steady_state, sustained_write])
+@pytest.mark.parametrize("module", [stats, rawfio, qualification_time, steady_state, size_profile, sustained_write])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -3,7 +3,8 @@ display, computed from the runner's events and a clock, apart from any drawing.
 
 The **budget** is the worst case still possible: every step the search may yet take (its bound
 shrinks as the search learns the curve, see :meth:`diskq.bench.sweep.Search.steps_left_max`)
-runs for its full ``--runtime`` (the flush check for its shorter time), plus a per-step
+runs for its full ``--runtime`` (the flush check for its shorter time; each step of the block-size
+profile, ``--profile sizes``, for ``--runtime`` too), plus a per-step
 overhead for fio's start and end: 1 s, or the most a step has shown beyond its cap so far. The bar fills with the
 time spent against time spent + that budget, so it reaches the end when the last step does,
 even when the search stops early.
@@ -43,6 +44,8 @@ class StepPlan:
     check_s: float  # cap of one flush-check step
     exact: bool  # a fixed list of fixed-length steps: the count and each length are known
     fdatasync: bool = True  # the step that starts is an fdatasync step (else the flush check)
+    size_steps_left: int = 0  # block-size profile steps still to run, across all runs (capped at runtime_s)
+    size_step: bool = False  # the step that starts is one of the block-size profile
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,12 @@ class BenchClock:
             over = (now - started) - cap
             if over > self._overhead:  # the largest overhead seen, never below the assumption
                 self._overhead = over
+            sync_step = plan.fdatasync and not plan.size_step
             self._plan = StepPlan(
-                sync_steps_left=plan.sync_steps_left - (1 if plan.fdatasync else 0),
+                sync_steps_left=plan.sync_steps_left - (1 if sync_step else 0),
                 check_steps_left=plan.check_steps_left - (0 if plan.fdatasync else 1),
                 runtime_s=plan.runtime_s, check_s=plan.check_s, exact=plan.exact, fdatasync=plan.fdatasync,
+                size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0), size_step=plan.size_step,
             )
         self._step_start = None
         self.steps_done += 1
@@ -113,13 +118,14 @@ class BenchClock:
             return Snapshot(elapsed, 0.0, True, 1.0 if self._start is not None else 0.0, self.steps_done, 0)
         sync_left = max(plan.sync_steps_left, 0)
         check_left = max(plan.check_steps_left, 0)
-        left = sync_left * (plan.runtime_s + self._overhead) + check_left * (plan.check_s + self._overhead)
+        size_left = max(plan.size_steps_left, 0)
+        left = (sync_left + size_left) * (plan.runtime_s + self._overhead) + check_left * (plan.check_s + self._overhead)
         if self._step_start is not None:  # the running step has used part of its own time already
             left -= min(now - self._step_start, (plan.runtime_s if plan.fdatasync else plan.check_s) + self._overhead)
         left = max(left, 0.0)
         total = elapsed + left
         fraction = elapsed / total if total > 0 else 0.0
-        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left)
+        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left + size_left)
 
 
 def duration(seconds: float | None) -> str:

@@ -1,5 +1,6 @@
 """One ``diskq bench``, start to end: plan (target, safety), then execute (identity, a sweep per
-write-cache state, the flush-honesty step, analysis), restoring every setting on every exit path.
+write-cache state, the flush-honesty step, the block-size profile where asked for
+(:mod:`diskq.bench.sizes`), analysis), restoring every setting on every exit path.
 
 The CLI calls :func:`plan`, asks the user to confirm, then calls :func:`execute` with a
 :class:`Listener` that draws progress. Nothing here prints.
@@ -13,18 +14,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
-from diskq.bench import fio, sweep
+from diskq.bench import fio, sizes, sweep
 from diskq.bench.progress import StepPlan
 from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
 from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
-from diskq.result import Device, Method, Point, ResultDocument, Run, Sustained
+from diskq.result import Device, Method, Point, ResultDocument, Run, SizePoint, SizeProfile, Sustained
 
 if TYPE_CHECKING:
     from diskq.probe.safety import ExclusiveClaim
 
 CACHE_MODES = ("auto", "keep", "off", "on", "both")
-#: what ``--profile`` adds to the 4 KiB sweep
+#: workload profiles ``--profile`` adds to the 4 KiB sweep
 PROFILES = ("sizes", "sustained")
 FLUSH_CHECK_SECONDS = 5.0
 #: steps shorter than this run for their full time: fio's steady-state window would not fit
@@ -63,12 +64,14 @@ class BenchOptions:
             raise InvalidInput("--jobs values must be at most 1024")
         if self.cache not in CACHE_MODES:
             raise InvalidInput(f"--cache must be one of {', '.join(CACHE_MODES)}, got {self.cache!r}")
-        for name in self.profiles:
-            if name not in PROFILES:
-                raise InvalidInput(f"--profile must be one of {', '.join(PROFILES)}, got {name!r}")
-        if "sizes" in self.profiles:
-            raise InvalidInput("--profile sizes is not available in this version of diskq",
-                               hint="use --profile sustained, or no --profile")
+        self.check_profiles()
+
+    def check_profiles(self) -> None:
+        """Refuse a ``--profile`` diskq does not know, and a ``--sustain`` without its profile."""
+        for profile in self.profiles:
+            if profile not in PROFILES:
+                raise InvalidInput(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}",
+                                   hint="e.g. diskq bench /dev/sdX --profile sizes")
         if self.sustain is not None and "sustained" not in self.profiles:
             raise InvalidInput("--sustain sets the budget of the sustained write: it needs --profile sustained",
                                hint="add --profile sustained, or drop --sustain")
@@ -94,6 +97,11 @@ class Listener:
     def step_started(self, numjobs: int, *, fdatasync: bool, eta_s: float | None) -> None: ...
 
     def step_done(self, point: Point) -> None: ...
+
+    def size_step_started(self, block_size: int, *, eta_s: float | None) -> None:
+        """A step of the block-size profile starts (after :meth:`step_planned`)."""
+
+    def size_step_done(self, point: SizePoint) -> None: ...
 
     def sustained_started(self, variant: str, budget: Budget) -> None: ...
 
@@ -211,12 +219,16 @@ class _Steps:
     exact: bool  # an explicit --jobs list of fixed-length steps
     this_run_left: int = 0  # fdatasync steps the current run may still take
     check_pending: bool = False  # the current run's flush check is still to come
+    sizes_per_run: int = 0  # block-size profile steps of one run
+    this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
 
-    def plan(self, *, fdatasync: bool) -> StepPlan:
+    def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
         later = self.runs_left * self.per_run_max
         checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
         return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
-                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync)
+                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
+                        size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
+                        size_step=size_step)
 
 
 def _identify(target: Target, path: str) -> Device:
@@ -281,12 +293,14 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             states = cache_states(opts.cache, control.state, control.can_toggle, control.reason)
             if control.note:
                 doc.notes.append(control.note)
+            profile = _size_plan(plan, doc.device) if "sizes" in opts.profiles else None
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
             steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
                            runtime_s=opts.runtime_s, check_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s),
-                           exact=bool(opts.jobs) and steady is None)
+                           exact=bool(opts.jobs) and steady is None,
+                           sizes_per_run=len(profile[0]) if profile else 0)
             if confirm_opts is not None:
                 doc.notes.append(_detector_note(confirm_opts, bool(opts.jobs)))
             for index, state in enumerate(states):
@@ -294,8 +308,10 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 doc.runs.append(run)
                 steps.runs_left -= 1
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
+                steps.this_run_sizes_left = steps.sizes_per_run
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal)
+                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
+                         profile)
             budget = opts.sustain_budget
             if budget is not None:  # every cache state is restored by now: the device as it was found
                 sustaining = True
@@ -343,8 +359,52 @@ def _detector_note(confirm_opts: dict[str, str], explicit: bool) -> str:
             f"the 1-job point and the peak are measured with {strict}")
 
 
-def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal) -> None:
-    """One sweep at one cache state, the cache switched for it and restored afterwards."""
+def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], list[str]]:
+    """The block-size profile's sizes, common fio options and notes on the sizes left out. Its
+    steps write in one region from the start of the target (the first GiB at most): the first job's
+    region of the sweep, or more of the target when the sweep split it among many jobs."""
+    opts = plan.options
+    region = region_bytes(plan.target.capacity_bytes, 1)
+    # a file's direct writes follow the filesystem's block rules, not the device's: 4 KiB up only
+    lbs = device.logical_block_size if plan.target.is_block else None
+    block_sizes, notes = sizes.block_sizes(lbs, region)
+    if not plan.target.is_block and notes and notes[0].startswith("512 B"):
+        notes[0] = "512 B left out: file mode (the filesystem may refuse direct writes below its block size)"
+    common = sizes.options(runtime_s=opts.runtime_s, region_bytes=region, steady_state=opts.steady_state)
+    return block_sizes, common, notes
+
+
+def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listener) -> None:
+    """The block-size profile of this cache state, smallest size first, into ``run.sizes``. An
+    interrupted step keeps fio's partial figures, marked, and marks the profile."""
+    block_sizes, common, notes = profile
+    run.sizes = SizeProfile(method=sizes.method(common), notes=list(notes))
+    try:
+        for size in block_sizes:
+            step_plan = steps.plan(fdatasync=True, size_step=True)
+            listener.step_planned(step_plan)
+            listener.size_step_started(size, eta_s=(step_plan.sync_steps_left + step_plan.size_steps_left)
+                                       * step_plan.runtime_s + step_plan.check_steps_left * step_plan.check_s)
+            try:
+                point = sizes.run_step(plan.path, size, common)
+            except (Interrupted, StepCutShort) as exc:
+                partial = getattr(exc, "partial", None)
+                if isinstance(partial, SizePoint):
+                    run.sizes.points.append(partial.model_copy(update={"interrupted": True}))
+                raise
+            finally:
+                steps.this_run_sizes_left = max(steps.this_run_sizes_left - 1, 0)
+            run.sizes.points.append(point)
+            listener.size_step_done(point)
+    except BaseException:  # stopped anywhere before its last size: the profile is partial
+        run.sizes.interrupted = True
+        raise
+
+
+def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
+             profile=None) -> None:
+    """One sweep at one cache state, the cache switched for it and restored afterwards; then the
+    block-size profile (``profile``, from :func:`_size_plan`) in the same state."""
     opts = plan.options
     guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
     with guard:
@@ -402,6 +462,8 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
                     run.notes.append(f"search stopped: {search.stop_reason}")
             if opts.flush_check:
                 run.nosync = measure(1, check_opts)
+            if profile is not None:
+                _size_profile(run, plan, profile, steps, listener)
         finally:
             run.points.sort(key=lambda p: p.numjobs)
             run.peak = sweep.peak_of(run.points)

@@ -12,7 +12,8 @@ from diskq.analyse import plausibility
 from diskq.analyse.noise import CAVEAT
 from diskq.bench.progress import BenchClock, StepPlan, duration, left_text
 from diskq.bench.runner import Listener
-from diskq.result import Point, ResultDocument
+from diskq.cli._render_sizes import size_label, size_table
+from diskq.result import Point, ResultDocument, SizePoint
 
 
 class _BudgetColumn(ProgressColumn):
@@ -91,6 +92,19 @@ class BenchProgress(Listener):
         kind = "" if fdatasync else " without fdatasync (flush check)"
         if self.progress is not None:
             self.progress.update(self.task, description=f"{self.run_label}: numjobs={numjobs}{kind}")
+
+    def size_step_started(self, block_size: int, *, eta_s: float | None) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"{self.run_label}: block-size profile, {size_label(block_size)}")
+
+    def size_step_done(self, point: SizePoint) -> None:
+        self.clock.step_done()
+        snap = self.clock.snapshot()
+        self._line(
+            f"  {self.run_label}  size={size_label(point.block_size):<7} {point.iops:>10,.0f} IOPS"
+            f" {point.bw_bytes / 1e6:>8,.1f} MB/s" + (" (steady state)" if point.steady_state else "")
+            + f"  [{duration(snap.elapsed_s)} elapsed, {left_text(snap)}]"
+        )
 
     def step_done(self, point: Point) -> None:
         self.clock.step_done()
@@ -191,6 +205,7 @@ def result_table(doc: ResultDocument, console: Console) -> None:
             console.print(f"[bold red]warning[/]: {warning}")
         for note in run.notes:
             console.print(f"[dim]{note}[/]")
+        size_table(run, console, title)
     if doc.sustained:
         from diskq.cli._sustained import print_sustained
 

@@ -18,11 +18,15 @@ Everything on a block device TARGET is destroyed: diskq asks you to type its nam
 --yes. Devices in use (mounted, swap, holders, opened exclusively) are always refused; devices
 with a signature (partition table, filesystem, LVM, md, BlueStore, ZFS) need --force too.
 
+--profile sizes adds the block-size profile: 1-job write+fdatasync steps from 512 B (where the
+logical block size is 512) to 1 MiB, in every cache state the sweep runs in.
+
 --profile sustained adds one long write after the sweeps (--sustain: a size such as 60G or a
 time such as 10m, the default) that looks for the point where throughput falls once the
 drive's write cache is full; it may write twice that much to TARGET.
 
 Example: diskq bench /dev/nvme0n1 --cache both -o nvme0n1.json
+Example: diskq bench /dev/sdb --profile sizes --yes
 Example: diskq bench /dev/sdb --profile sustained --sustain 60G
 """
 
@@ -42,7 +46,7 @@ def bench_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
-    profile: Optional[list[str]] = typer.Option(None, "--profile", help="add a workload profile to the sweep: sustained (repeatable)"),
+    profile: Optional[list[str]] = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
     sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
 ) -> None:
     from diskq import signals
@@ -69,6 +73,7 @@ def bench_cmd(
         profiles=tuple(dict.fromkeys(profile or ())),
         sustain=sustained_mod.parse_budget(sustain) if sustain is not None else None,
     )
+    options.check_profiles()  # a wrong --profile is refused before anything else is checked
     if scratch == (target is not None):
         raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
     output_mod.check_output_path(output, target=target)  # before anything is written anywhere

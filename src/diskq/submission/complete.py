@@ -10,7 +10,8 @@ therefore takes complete sweeps only: validation reports every interrupted mark 
 sign such a document. The contributor runs the bench again to its end.
 
 A mark can be removed by editing the file before signing it; the raw fio output of each step
-still says how long the step ran. A step of a time-based sweep (``diskq bench`` and the
+still says how long the step ran. The block-size profile (``--profile sizes``) is held to the same
+rule, step by step. A step of a time-based sweep (``diskq bench`` and the
 community command both pass ``--time_based``) that ran less than :data:`FULL_STEP_SHARE` of the runtime fio was given,
 without fio's steady-state detector having ended it, was cut short, marked or not.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from diskq.result import Point, ResultDocument
+from diskq.result import Point, ResultDocument, SizePoint
 from diskq.submission.problems import Problem
 
 #: The same share as ``diskq.bench.fio.FULL_STEP_SHARE``: a complete time-based step reports at
@@ -58,7 +59,7 @@ def _steady_state_attained(fio: dict) -> bool:
     )
 
 
-def _cut_short(point: Point) -> str | None:
+def _cut_short(point: Point | SizePoint) -> str | None:
     if point.interrupted or not isinstance(point.fio, dict) or _steady_state_attained(point.fio):
         return None
     asked = asked_runtime_s(point.fio)
@@ -78,6 +79,20 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
             out.append(Problem("", f"result.runs[{r}].interrupted", f"this sweep was stopped before the end; {RERUN}"))
         steps = [(f"points[{i}]", p) for i, p in enumerate(run.points)]
         steps += [("nosync", run.nosync)] if run.nosync is not None else []
+        if run.sizes is not None:
+            if run.sizes.interrupted:
+                out.append(Problem("", f"result.runs[{r}].sizes.interrupted",
+                                   f"this block-size profile was stopped before the end; {RERUN}"))
+            # the size profile's steps are time-based too (diskq-size-profile passes --time_based)
+            sized = run.sizes.method.fio_params.get("time_based") == "1"
+            for i, point in enumerate(run.sizes.points):
+                where = f"result.runs[{r}].sizes.points[{i}]"
+                if point.interrupted:
+                    out.append(Problem("", f"{where}.interrupted", f"this step was cut short; {RERUN}"))
+                elif sized:
+                    why = _cut_short(point)
+                    if why:
+                        out.append(Problem("", f"{where}.runtime_ms", f"{why}; {RERUN}"))
         for where, point in steps:
             if point.interrupted:
                 out.append(Problem("", f"result.runs[{r}].{where}.interrupted", f"this step was cut short; {RERUN}"))

@@ -5,7 +5,7 @@ fio counts the same step in several independent ways. Validation compares the fi
 claims with fio's headline figures (:mod:`diskq.submission.figures`); this module compares
 those headline figures with the counters fio reports beside them, per job entry:
 
-* ``io_bytes`` is ``total_ios`` x 4 KiB, and ``clat_ns.N`` / ``lat_ns.N`` (and the fdatasync's
+* ``io_bytes`` is ``total_ios`` x 4 KiB (x the block size of a size-profile step), and ``clat_ns.N`` / ``lat_ns.N`` (and the fdatasync's
   ``lat_ns.N``, up to one missing sync per job) count the same I/Os as ``total_ios``;
 * the latency histogram fio keeps apart from its percentiles (``latency_ns`` / ``latency_us`` /
   ``latency_ms``: the share of writes per latency range, the range ``[previous key, key)``)
@@ -276,8 +276,10 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         else:
             ctx += c
         io_bytes = _n(write, "io_bytes")
-        if io_bytes is not None and _bs(options) == BLOCK and abs(io_bytes - ios * BLOCK) > BLOCK * in_flight:
-            out.append((f"{where}.write.io_bytes", f"{io_bytes:.0f} bytes are not {ios:.0f} I/Os of 4 KiB"))
+        bs = _bs(options)
+        if io_bytes is not None and bs and abs(io_bytes - ios * bs) > bs * in_flight:
+            what = "4 KiB" if bs == BLOCK else f"{bs} B"
+            out.append((f"{where}.write.io_bytes", f"{io_bytes:.0f} bytes are not {ios:.0f} I/Os of {what}"))
         clat, lat = write.get("clat_ns"), write.get("lat_ns")
         for name, section in (("clat_ns", clat), ("lat_ns", lat)):
             count = _n(section, "N")
@@ -341,8 +343,14 @@ _SIZES = {"4k": 4096, "4K": 4096, "4096": 4096, "4ki": 4096, "4KiB": 4096, "4kib
 
 
 def _bs(options: dict) -> int | None:
+    """The block size of a job in bytes (the sweep's 4 KiB, or a size profile step's), None when
+    its ``bs`` is absent or not one plain size."""
+    from diskq.bench.sizes import parse_bs
+
     v = options.get("bs")
-    return _SIZES.get(v) if isinstance(v, str) else None
+    if not isinstance(v, str):
+        return None
+    return _SIZES.get(v) or parse_bs(v)
 
 
 def _time_problems(job: dict, write, ios: float, clat, slat, per_entry: int, where: str,

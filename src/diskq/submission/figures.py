@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from diskq.result import Device, Point, ResultDocument
+from diskq.result import Device, Point, ResultDocument, SizePoint, SizeProfile
 from diskq.submission import methods
 from diskq.submission.counters import counter_problems
 from diskq.submission.problems import Problem
@@ -264,11 +264,13 @@ def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float 
 
 
 def _point_problems(
-    p: Point, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None, fio_version: str | None,
-    *, sync: bool,
+    p: Point | SizePoint, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None,
+    fio_version: str | None, *, sync: bool, block: int = BLOCK,
 ) -> list[Problem]:
-    """The problems of one point; ``limit`` is :func:`link_limit` of the device."""
+    """The problems of one point; ``limit`` is :func:`link_limit` of the device. A
+    :class:`SizePoint` is one job writing ``block`` bytes per I/O."""
     out: list[Problem] = []
+    numjobs = p.numjobs if isinstance(p, Point) else 1
 
     def bad(field: str, message: str) -> None:
         out.append(Problem("", f"{where}.{field}" if field else where, message))
@@ -286,11 +288,14 @@ def _point_problems(
             if spec is not None:
                 for issue in methods.option_problems(fig.options, spec, sync=sync):
                     bad("fio", f"fio ran with {issue}")
+            if isinstance(p, SizePoint):
+                for issue in methods.size_option_problems(fig.options, p.block_size):
+                    bad("fio", f"fio ran with {issue}")
             nj = fig.options.get("numjobs")
             entries_jobs = fig.entries if fig.entries > 1 else None
             claimed = int(nj) if nj is not None and nj.isdigit() and len(nj) < 9 else (entries_jobs or 1)
-            if claimed != p.numjobs:
-                bad("numjobs", f"point says {p.numjobs} jobs but fio ran {claimed}")
+            if claimed != numjobs:
+                bad("numjobs", f"point says {numjobs} jobs but fio ran {claimed}")
             if not (-0.01 <= p.iops - fig.iops <= 0.01 or _close(p.iops, fig.iops, 1e-3, 0.01)):
                 bad("iops", f"{p.iops:g} does not match fio's {fig.iops:g}")
             if not (-1.0 <= p.bw_bytes - fig.bw_bytes <= 1.0 or _close(p.bw_bytes, fig.bw_bytes, 1e-3, 1.0)):
@@ -309,26 +314,28 @@ def _point_problems(
                 bad(field, f"fio's own counters contradict its figures: {message}")
 
     # --- physics, for every point
-    if p.iops > 0 and not _close(p.bw_bytes, p.iops * BLOCK, 2e-3, BLOCK):
-        bad("bw_bytes", f"{p.bw_bytes:g} B/s is not IOPS x 4 KiB ({p.iops * BLOCK:g} B/s)")
+    if p.iops > 0 and not _close(p.bw_bytes, p.iops * block, 2e-3, block):
+        what = "4 KiB" if block == BLOCK else f"{block} B"
+        bad("bw_bytes", f"{p.bw_bytes:g} B/s is not IOPS x {what} ({p.iops * block:g} B/s)")
     if p.total_ios > 0 and p.runtime_ms > 0:
         expected = p.iops * p.runtime_ms / 1000
         if not _close(p.total_ios, expected, 0.02, 2):
             bad("total_ios", f"{p.total_ios} I/Os in {p.runtime_ms} ms is not {p.iops:g} IOPS")
-    if p.iops > MAX_IOPS_PER_JOB * p.numjobs:
-        bad("iops", f"{p.iops:g} IOPS from {p.numjobs} job(s) is more than 1 per microsecond per job")
+    if p.iops > MAX_IOPS_PER_JOB * numjobs:
+        bad("iops", f"{p.iops:g} IOPS from {numjobs} job(s) is more than 1 per microsecond per job")
     lat = p.lat_us.mean
     if lat is not None and lat > 0:
         service = lat + (p.sync_lat_us.mean if p.sync_lat_us and p.sync_lat_us.mean else 0.0)
-        bound = p.numjobs * 1e6 / service
+        bound = numjobs * 1e6 / service
         if p.iops > bound * LITTLE_OVER + 1:
-            bad("iops", f"{p.iops:g} IOPS is more than {p.numjobs} job(s) at {service:g} us per I/O can do "
+            bad("iops", f"{p.iops:g} IOPS is more than {numjobs} job(s) at {service:g} us per I/O can do "
                         f"(Little's law at iodepth 1: at most {bound:.0f})")
         elif service >= LITTLE_UNDER_MIN_US and p.iops > 0 and p.iops * LITTLE_UNDER < bound:
-            bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {p.numjobs} job(s) at {service:g} us "
+            bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {numjobs} job(s) at {service:g} us "
                         "per I/O complete (Little's law at iodepth 1)")
-    if limit is not None and p.iops * BLOCK > limit[0]:
-        bad("iops", f"{p.iops:g} IOPS of 4 KiB needs {p.iops * BLOCK / 1e6:.0f} MB/s, more than the "
+    if limit is not None and p.iops * block > limit[0]:
+        what = "4 KiB" if block == BLOCK else f"{block} B"
+        bad("iops", f"{p.iops:g} IOPS of {what} needs {p.iops * block / 1e6:.0f} MB/s, more than the "
                     f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)")
     return out
 
@@ -363,4 +370,27 @@ def check_figures(result: ResultDocument) -> list[Problem]:
                                                        f"the best point ({best.iops:g} at {best.numjobs})"))
         elif run.peak is not None:
             out.append(Problem("", f"{base}.peak", "a peak without points"))
+        if run.sizes is not None:
+            out += _size_problems(run.sizes, f"{base}.sizes", limit, result.method.fio_version)
+    return out
+
+
+def _size_problems(profile: SizeProfile, where: str, limit: tuple[float, str] | None,
+                   fio_version: str | None) -> list[Problem]:
+    """A block-size profile's method, order and every point's figures against its fio data
+    (:func:`_point_problems` with the point's block size)."""
+    out: list[Problem] = []
+    method = profile.method
+    if methods.lookup_profile(method.id, method.version) is None:
+        out.append(Problem("", f"{where}.method", f"unknown profile method {method.id} version {method.version}"))
+        return out
+    for issue in methods.size_option_problems(method.fio_params, None):
+        out.append(Problem("", f"{where}.method.fio_params", f"method ran fio with {issue}"))
+    last = 0
+    for i, p in enumerate(profile.points):
+        if p.block_size <= last:
+            out.append(Problem("", f"{where}.points[{i}].block_size",
+                               f"{p.block_size} B comes after {last} B: the sizes must rise, each once"))
+        last = max(last, p.block_size)
+        out += _point_problems(p, f"{where}.points[{i}]", limit, None, fio_version, sync=True, block=p.block_size)
     return out

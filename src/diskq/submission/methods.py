@@ -71,6 +71,40 @@ def lookup(method_id: str, version: int) -> MethodSpec | None:
     return KNOWN_METHODS.get((method_id, version))
 
 
+#: The workload profiles' methods (``ProfileMethod``), each with its title.
+SIZE_PROFILE = ("diskq-size-profile", 1)
+KNOWN_PROFILES: dict[tuple[str, int], str] = {
+    SIZE_PROFILE: "diskq bench --profile sizes: 1-job write + fdatasync at each block size",
+}
+
+
+def lookup_profile(method_id: str, version: int) -> str | None:
+    """The title of a known profile method, None for an unknown (id, version)."""
+    return KNOWN_PROFILES.get((method_id, version))
+
+
+def size_option_problems(options: dict[str, str], block_size: int | None) -> list[str]:
+    """Which of the size profile's fio options ``options`` violates: sequential direct writes,
+    each followed by fdatasync, one job at iodepth 1, and (for one step) ``bs`` equal to the
+    point's ``block_size`` in bytes."""
+    from diskq.bench.sizes import parse_bs
+
+    required = _required()
+    del required["bs"]
+    required["numjobs"] = frozenset({"1", None})
+    out = []
+    for name, accepted in required.items():
+        value = options.get(name)
+        if value is not None and not isinstance(value, str):
+            value = str(value)
+        if value not in accepted:
+            wanted = "/".join(sorted(v for v in accepted if v is not None))
+            out.append(f"{name}={value if value is not None else '(unset)'} (needs {wanted})")
+    if block_size is not None and parse_bs(options.get("bs")) != block_size:
+        out.append(f"bs={str(options.get('bs', '(unset)'))[:40]} (needs {block_size} B, the point's block_size)")
+    return out
+
+
 def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
     """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
     required = spec.required if sync else {**spec.required, **_required(sync=False)}

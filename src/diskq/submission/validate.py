@@ -320,6 +320,9 @@ def _raw_data_problems(result: ResultDocument) -> list[Problem]:
                 out.append(Problem("", f"result.runs[{r}].points[{i}].fio", "raw fio output is missing"))
         if run.nosync is not None and run.nosync.fio is None:
             out.append(Problem("", f"result.runs[{r}].nosync.fio", "raw fio output is missing"))
+        for i, p in enumerate(run.sizes.points if run.sizes is not None else []):
+            if p.fio is None:
+                out.append(Problem("", f"result.runs[{r}].sizes.points[{i}].fio", "raw fio output is missing"))
     return out
 
 
