@@ -98,17 +98,19 @@ def test_a_device_without_a_profile_says_its_verdicts_were_estimated(db):
     assert rows(db, "SELECT * FROM device_sizes WHERE device_id = ?", dev["id"]) == []
 
 
-def test_interrupted_steps_are_stored_but_not_aggregated(tmp_path):
+def test_a_profile_with_an_interrupted_step_is_refused_like_an_interrupted_sweep(tmp_path):
+    """An interrupted result is never a submission (docs/interruptions.md): a size profile stopped
+    before its last size makes the whole file refused, with the step named, not half-aggregated."""
     root = tmp_path / "subs"
     result = result_document("Vendor CUT 3", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm",
                              sizes={"on": A})
     result["runs"][0]["sizes"]["points"][1]["interrupted"] = True  # the 8 KiB step
     add(root, "", result=result)
-    build(root, tmp_path / "devices.db", jobs=1)
-    stored = rows(tmp_path / "devices.db", "SELECT block_size, interrupted FROM size_points ORDER BY seq")
-    assert (8192, 1) in [(r["block_size"], r["interrupted"]) for r in stored]
-    med = [r["block_size"] for r in rows(tmp_path / "devices.db", "SELECT block_size FROM device_sizes")]
-    assert 8192 not in med and 4096 in med
+    report = build(root, tmp_path / "devices.db", jobs=1)
+    assert report.submissions == 0 and report.skipped
+    assert any("sizes.points[1]" in s.field and "interrupted" in s.message for s in report.skipped), \
+        [(s.field, s.message) for s in report.skipped]
+    assert rows(tmp_path / "devices.db", "SELECT * FROM size_points") == []
 
 
 def test_a_recorded_profile_reaches_the_database_as_fio_measured_it(tmp_path):
