@@ -11,29 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cli import main
 from diskq.database import build as build_mod
 from diskq.database.build import build, check, content_digest, stored_digest
 from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
 from diskq.errors import DatabaseError, DatabasePathError
-
-
-def cli(*args: str) -> int:
-    """Run diskq as the console script does; return its exit status."""
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
-
-
-def rows(db: Path, sql: str, *args) -> list[dict]:
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
+from tests.cli_support import cli, rows
 
 
 def add(root: Path, model: str, curves: dict, **kw) -> Path:

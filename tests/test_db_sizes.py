@@ -5,41 +5,23 @@ cache setting, the verdicts read from it (etcd, PostgreSQL at 8 KiB, ZFS SLOG at
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from diskq.analyse import annotate
-from diskq.cli import main
 from diskq.database.build import build
 from diskq.database.lookup import lookup
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.result import ResultDocument
 from tests.conftest import needs_fio
 from tests.size_profiles import measure_profile, recorded, recorded_profile
+from tests.cli_support import cli, rows
 
 CURVE = {1: 3000.0, 2: 5200.0, 4: 8000.0, 8: 9000.0}
 NOSYNC = {"on": 60000.0}
 A = {4096: 3000.0, 8192: 2600.0, 16384: 2300.0, 131072: 900.0, 1048576: 150.0}
 B = {4096: 3400.0, 8192: 2800.0, 16384: 2500.0, 131072: 1100.0, 1048576: 170.0}
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
-
-
-def rows(db: Path, sql: str, *args) -> list[dict]:
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
 
 
 def add(root: Path, model: str, *, sizes=None, created="2025-01-01", result=None, k: float = 1.0) -> Path:
@@ -108,7 +90,7 @@ def test_a_profile_with_an_interrupted_step_is_refused_like_an_interrupted_sweep
     add(root, "", result=result)
     report = build(root, tmp_path / "devices.db", jobs=1)
     assert report.submissions == 0 and report.skipped
-    assert any("sizes.points[1]" in s.field and "interrupted" in s.message for s in report.skipped), \
+    assert any(s.field.endswith("sizes.points[1].interrupted") and "cut short" in s.message for s in report.skipped), \
         [(s.field, s.message) for s in report.skipped]
     assert rows(tmp_path / "devices.db", "SELECT * FROM size_points") == []
 

@@ -10,23 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diskq.cli import main
 from diskq.database import sustained
 from diskq.database.build import build
 from diskq.database.lookup import lookup
 from diskq.database.synthetic import (result_document, submission, sustained_measurement, sustained_pair,
                                      write_submission)
+from tests.cli_support import cli
 
 CURVE = {"on": {1: 21000, 2: 38000, 4: 52000}}
 MODEL = "Samsung SSD 990 PRO 2TB"
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def _doc(seconds=60, cliff_at=40, *, seed=0, one_job=21000, pair=True, **kw):

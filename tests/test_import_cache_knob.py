@@ -10,20 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cli import main
 from diskq.database.build import build
 from diskq.database.synthetic import submission, write_submission
 from diskq.submission.importfio import import_fio
 from tests.conftest import needs_fio
 from tests.test_submission_support import COMMUNITY_ARGS
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
+from tests.cli_support import cli
 
 
 def community_runs(dev: str, jobs=(1, 2)) -> dict[int, dict]:

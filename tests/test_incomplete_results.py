@@ -93,7 +93,7 @@ def test_validate_and_db_build_refuse_an_interrupted_result(interrupted, tmp_pat
     assert out.returncode == 1
     fields = _fields(out)
     assert {"result.interrupted", "result.runs[0].interrupted", "result.runs[0].points[1].interrupted"} <= set(fields)
-    assert "a partial sweep is not a submission" in out.stdout
+    assert "a partial result is not a submission" in out.stdout
 
     built = diskq("db", "build", "--submissions", "submissions", "--db", "devices.db", "--no-memo", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
@@ -107,7 +107,7 @@ def test_validate_and_db_build_refuse_an_interrupted_result(interrupted, tmp_pat
         skipped = db.execute("SELECT field, message FROM skipped").fetchall()
         assert {"result.interrupted", "result.runs[0].interrupted", "result.runs[0].points[1].interrupted"} \
             <= {field for field, _ in skipped}
-        assert ("result.interrupted", "the bench was stopped before the end; a partial sweep is not a submission: "
+        assert ("result.interrupted", "the bench was stopped before the end; a partial result is not a submission: "
                 "run the bench again to its end") in skipped
         assert db.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM devices").fetchone()[0] == 0

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diskq.cli import main
 from diskq.database.build import build
 from diskq.database.lookup import MIN_SCORE, lookup, similarity
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
+from tests.cli_support import cli
 
 MODELS = {
     "Samsung SSD 860 PRO 512GB": {"off": {1: 1033, 2: 2000, 4: 3800, 8: 5200, 16: 5915}},
@@ -22,14 +22,6 @@ MODELS = {
     "INTEL SSDSC2KB480G8": {"off": {1: 1600, 2: 3200, 4: 6300, 8: 12500, 15: 48409}},
     "Micron_5300_MTFDDAK3T8TDS": {"off": {1: 9000, 2: 17000, 4: 30000}},
 }
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 @pytest.fixture(scope="module", params=["trigram", "none"])

@@ -5,7 +5,6 @@ against it, and GitHub logins compare without case everywhere."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cli import main
 from diskq.database.build import repo_root
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.submission.legacy import dump
@@ -22,17 +20,10 @@ from diskq.submission.sign import sign_submission
 from diskq.submission.validate import validate_file
 from tests.test_submission_support import HAVE_SSH_KEYGEN, keygen, public_line
 from tests.test_submission_workflow import WORKFLOW, _git, _run_block
+from tests.cli_support import cli
 
 pytestmark = pytest.mark.skipif(not HAVE_SSH_KEYGEN, reason="needs ssh-keygen")
 ROOT = repo_root()
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def _signed(tmp_path: Path, key: Path, principal: str, model: str = "Samsung PM1643a", iops: int = 18545):

@@ -117,13 +117,20 @@ def test_runner_size_plan_uses_one_region_and_the_device_block_size(tmp_path):
     assert kept == ALL_SIZES[1:] and notes[0].startswith("512 B left out: file mode")
 
 
-@pytest.mark.parametrize("given_profiles, message", [
-    (("speed",), "--profile must be one of sizes, sustained, got 'speed'"),
-    (("sizes", "sustained"), "--profile sustained is not available"),
+@pytest.mark.parametrize("given_profiles, sustain, message", [
+    (("speed",), None, "--profile must be one of sizes, sustained, got 'speed'"),
+    (("sizes",), "60G", "--sustain sets the budget of the sustained write: it needs --profile sustained"),
 ])
-def test_unknown_or_unavailable_profiles_are_refused(given_profiles, message):
+def test_unknown_profiles_and_a_budget_without_its_profile_are_refused(given_profiles, sustain, message):
+    budget = runner.parse_budget(sustain) if sustain else None
     with pytest.raises(InvalidInput, match=message):
-        runner.BenchOptions(profiles=given_profiles).validate()
+        runner.BenchOptions(profiles=given_profiles, sustain=budget).validate()
+
+
+def test_both_profiles_go_together():
+    options = runner.BenchOptions(profiles=("sizes", "sustained"), sustain=runner.parse_budget("90s"))
+    options.validate()
+    assert options.sustain_budget == runner.parse_budget("90s")
 
 
 def test_cli_refuses_a_wrong_profile_in_one_line(tmp_path):

@@ -13,18 +13,10 @@ from datetime import datetime, timezone
 import pytest
 
 from diskq.analyse.source import read_words
-from diskq.cli import main
 from diskq.database.build import build, repo_root
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.publish.site import build_site
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
+from tests.cli_support import cli
 
 
 @pytest.fixture(scope="module")

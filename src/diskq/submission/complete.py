@@ -28,7 +28,7 @@ from diskq.submission.problems import Problem
 FULL_STEP_SHARE = 0.98
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*$")
 _UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
-RERUN = "a partial sweep is not a submission: run the bench again to its end"
+RERUN = "a partial result is not a submission: run the bench again to its end"
 
 
 def asked_runtime_s(fio: dict) -> float | None:

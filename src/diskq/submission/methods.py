@@ -92,14 +92,7 @@ def size_option_problems(options: dict[str, str], block_size: int | None) -> lis
     required = _required()
     del required["bs"]
     required["numjobs"] = frozenset({"1", None})
-    out = []
-    for name, accepted in required.items():
-        value = options.get(name)
-        if value is not None and not isinstance(value, str):
-            value = str(value)
-        if value not in accepted:
-            wanted = "/".join(sorted(v for v in accepted if v is not None))
-            out.append(f"{name}={value if value is not None else '(unset)'} (needs {wanted})")
+    out = _violations(options, required)
     if block_size is not None and parse_bs(options.get("bs")) != block_size:
         out.append(f"bs={str(options.get('bs', '(unset)'))[:40]} (needs {block_size} B, the point's block_size)")
     return out
@@ -108,6 +101,11 @@ def size_option_problems(options: dict[str, str], block_size: int | None) -> lis
 def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
     """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
     required = spec.required if sync else {**spec.required, **_required(sync=False)}
+    return _violations(options, required)
+
+
+def _violations(options: dict[str, str], required: dict[str, frozenset[str | None]]) -> list[str]:
+    """Each required option ``options`` does not hold, as ``"name=value (needs accepted)"``."""
     out = []
     for name, accepted in required.items():
         value = options.get(name)
