@@ -475,3 +475,11 @@ def test_honest_samples_always_add_up(rates, tail_ms, unlogged, jitter):
     found = []
     _samples_problems(s, lambda field, message: found.append(message))
     assert found == []
+
+
+def test_a_write_without_a_cliff_says_so_once():
+    flat = recorded()
+    flat.cliff = find_cliff([400e6] * 30, 1000)
+    assert not flat.cliff.found and flat.cliff.reasons[0].startswith("no cliff: ")
+    text = "\n".join(lines(flat, 200))
+    assert text.count("no cliff") == 1, text

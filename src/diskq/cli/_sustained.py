@@ -60,6 +60,7 @@ def lines(s: Sustained, width: int) -> list[str]:
     if s.cliff is not None:
         mark = "[bold red]cliff[/]" if s.cliff.found else "[green]no cliff[/]"
         for reason in s.cliff.reasons:
+            reason = reason.removeprefix("no cliff: ")  # the mark says it already
             out.append(f"  {mark}: {escape(reason)}")
     for note in s.notes:
         out.append(f"  [dim]{escape(note)}[/]")
