@@ -164,14 +164,20 @@ def test_nearest_is_the_closest_size_within_the_ratio(present, target):
 
 @given(st.dictionaries(st.sampled_from(SIZES), st.floats(1, 1e6), min_size=1), st.floats(1.0, 50.0))
 def test_a_faster_size_curve_never_gets_a_lower_slog_tier(curve, factor):
-    rank = {None: -1, "unsuitable": 0, "marginal": 1, "good": 2, "excellent": 3}
+    """No tier (None) is "not known", not a tier below "unsuitable": estimated from 4 KiB alone, a
+    slow curve's upper bound can prove "unsuitable" where a faster one's bound proves nothing."""
+    rank = {"unsuitable": 0, "marginal": 1, "good": 2, "excellent": 3}
     runs = []
     for k in (1.0, factor):
         r = Run(write_cache="on", points=[solo(1000.0 * k)])
         r.sizes = recorded_profile("on", sizes=(4096,))
         r.sizes.points = sized({bs: x * k for bs, x in curve.items()})
         runs.append(evaluate(doc(r)).zfs_slog)
-    assert rank[runs[1].tier] >= rank[runs[0].tier]
+    slow, fast = runs[0].tier, runs[1].tier
+    if fast is None:
+        assert slow in (None, "unsuitable") and runs[1].basis != "measured"
+    elif slow is not None:
+        assert rank[fast] >= rank[slow]
 
 
 # --- real fio on a loop device ------------------------------------------------------------------
