@@ -77,26 +77,20 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
     for r, run in enumerate(result.runs):
         if run.interrupted:
             out.append(Problem("", f"result.runs[{r}].interrupted", f"this sweep was stopped before the end; {RERUN}"))
-        steps = [(f"points[{i}]", p) for i, p in enumerate(run.points)]
-        steps += [("nosync", run.nosync)] if run.nosync is not None else []
+        # (where, step, whether its method ran fixed-length steps that may be checked for a short run)
+        steps = [(f"points[{i}]", p, time_based) for i, p in enumerate(run.points)]
+        steps += [("nosync", run.nosync, time_based)] if run.nosync is not None else []
         if run.sizes is not None:
             if run.sizes.interrupted:
                 out.append(Problem("", f"result.runs[{r}].sizes.interrupted",
                                    f"this block-size profile was stopped before the end; {RERUN}"))
             # the size profile's steps are time-based too (diskq-size-profile passes --time_based)
             sized = run.sizes.method.fio_params.get("time_based") == "1"
-            for i, point in enumerate(run.sizes.points):
-                where = f"result.runs[{r}].sizes.points[{i}]"
-                if point.interrupted:
-                    out.append(Problem("", f"{where}.interrupted", f"this step was cut short; {RERUN}"))
-                elif sized:
-                    why = _cut_short(point)
-                    if why:
-                        out.append(Problem("", f"{where}.runtime_ms", f"{why}; {RERUN}"))
-        for where, point in steps:
+            steps += [(f"sizes.points[{i}]", p, sized) for i, p in enumerate(run.sizes.points)]
+        for where, point, timed in steps:
             if point.interrupted:
                 out.append(Problem("", f"result.runs[{r}].{where}.interrupted", f"this step was cut short; {RERUN}"))
-            elif time_based:
+            elif timed:
                 why = _cut_short(point)
                 if why:
                     out.append(Problem("", f"result.runs[{r}].{where}.runtime_ms", f"{why}; {RERUN}"))
