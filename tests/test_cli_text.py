@@ -13,6 +13,7 @@ import pytest
 from diskq.analyse.verdicts import evaluate
 from diskq.cli import main
 from diskq.units import capacity, latency_ms, plural
+from tests.cli_support import cli
 from tests.test_verdicts import document, run
 
 REPO = Path(__file__).parent.parent
@@ -58,10 +59,7 @@ def test_lookup_and_site_show_a_capacity_the_same_way(capsys):
     model, size = con.execute(
         "SELECT model, capacity_bytes FROM devices WHERE capacity_bytes IS NOT NULL ORDER BY rank LIMIT 1").fetchone()
     con.close()
-    try:
-        main(["lookup", model, "--db", str(REPO / "devices.db")])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
+    assert cli("lookup", model, "--db", str(REPO / "devices.db")) == 0
     out = capsys.readouterr().out
     assert f"  {capacity(size)}, " in out
     assert fmt_bytes(size) == capacity(size)
@@ -119,10 +117,7 @@ def test_lookup_counts_submissions_with_the_right_word(capsys):
     con = sqlite3.connect(REPO / "devices.db")
     model = con.execute("SELECT model FROM devices WHERE submissions = 1 ORDER BY rank LIMIT 1").fetchone()[0]
     con.close()
-    try:
-        main(["lookup", model, "--db", str(REPO / "devices.db")])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
+    assert cli("lookup", model, "--db", str(REPO / "devices.db")) == 0
     out = capsys.readouterr().out
     assert "1 submission, " in out and "submission(s)" not in out
 

@@ -16,6 +16,7 @@ from diskq.database.lookup import lookup
 from diskq.database.synthetic import (result_document, submission, sustained_measurement, sustained_pair,
                                      write_submission)
 from tests.cli_support import cli
+from tests.cli_support import rows as _rows
 
 CURVE = {"on": {1: 21000, 2: 38000, 4: 52000}}
 MODEL = "Samsung SSD 990 PRO 2TB"
@@ -47,15 +48,6 @@ def db(tmp_path):
     report = build(subs, path)
     assert report.skipped == [] and report.submissions == 5
     return path
-
-
-def _rows(db, sql, *args):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
 
 
 def test_every_measurement_is_stored_as_submitted(db):

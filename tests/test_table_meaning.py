@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from datetime import datetime, timezone
 
 import pytest
@@ -17,6 +16,7 @@ from diskq.database.build import build, repo_root
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.publish.site import build_site
 from tests.cli_support import cli
+from tests.cli_support import rows as _rows
 
 
 @pytest.fixture(scope="module")
@@ -28,15 +28,6 @@ def legacy(tmp_path_factory):
     assert report.skipped == []
     build_site(db, root / "_site")
     return db, root / "_site"
-
-
-def _rows(db, sql, *args):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
 
 
 def _device(db, model):
