@@ -108,7 +108,7 @@ def find_cliff(samples: list[float], interval_ms: int, *, rules: dict | None = N
         return Cliff(found=False, reasons=[
             f"no cliff: the sharpest change, from {_mb(before)} to {_mb(after)}, comes {where}; "
             f"looking for {looked_for}"])
-    if before <= 0:
+    if round(before, 1) <= 0:  # below 0.05 B/s: nothing the document's one decimal can show falling
         return Cliff(found=False, reasons=[f"no throughput before any fall (median 0 B/s): looking for {looked_for}"])
     drop = max(0.0, min(100.0, 100.0 * (1.0 - after / before)))
     if drop < threshold:
