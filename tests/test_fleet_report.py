@@ -129,8 +129,10 @@ def test_the_thresholds_are_the_justified_criteria():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.8, 1.25), min_size=3, max_size=8), st.floats(0.05, 0.7))
+@given(st.lists(st.floats(0.8, 1.25), min_size=3, max_size=8), st.floats(0.05, 0.65))
 def test_a_drive_far_below_siblings_within_noise_is_the_only_outlier(factors, slow):
+    # below 0.75 of the slowest sibling (0.9): 0.65 / 0.9 = 0.72 (at 0.6875 against siblings at
+    # 0.906 the drive is 0.76 of the group's median, within the rule, which hypothesis found)
     from tempfile import TemporaryDirectory
 
     with TemporaryDirectory() as tmp:
