@@ -38,16 +38,20 @@ class BenchRun:
         return n, iops
 
 
-_CONFIRMED = re.compile(r"peak confirmed at (\d+) jobs .*?: ([\d,.]+) IOPS after ([\d.]+) s")
+#: a peak or a point an OSD count turns on, measured again with the longer window
+_CONFIRMED = re.compile(r"confirmed at (\d+) jobs .*?: ([\d,.]+) IOPS after ([\d.]+) s")
 
 
 def replaced_steps(notes: list[str]) -> list[tuple[int, float, float]]:
-    """(numjobs, IOPS, seconds) of the early-ended steps that a confirmation replaced, from the
-    run's notes (the document keeps the confirmed point; the replaced step is named there).
+    """(numjobs, IOPS, seconds) of the short steps that a confirmation replaced, from the run's
+    notes (the document keeps the confirmed point; the replaced step is named there with the
+    seconds it wrote, its ramp included).
 
-    >>> replaced_steps(["peak confirmed at 32 jobs with the longer steady-state window: 16,262 IOPS "
-    ...                 "after 7.9 s, then 20,011 IOPS after 20.0 s", "search stopped: ..."])
-    [(32, 16262.0, 7.9)]
+    >>> replaced_steps(["peak confirmed at 32 jobs with the longer window: 16,262 IOPS "
+    ...                 "after 5.0 s, then 20,011 IOPS after 8.0 s", "search stopped: ...",
+    ...                 "point deciding the OSD count confirmed at 8 jobs with the longer window: 9,000 IOPS "
+    ...                 "after 5.0 s, then 9,100 IOPS after 8.0 s"])
+    [(32, 16262.0, 5.0), (8, 9000.0, 5.0)]
     """
     out = []
     for note in notes:
@@ -58,12 +62,25 @@ def replaced_steps(notes: list[str]) -> list[tuple[int, float, float]]:
 
 
 def points_of(doc: dict) -> list[tuple[int, float, float]]:
-    """(numjobs, IOPS, runtime in s) of every fdatasync point of the first run of a result
-    document; the flush-check step (``nosync``) is not a point and is not counted here."""
+    """(numjobs, IOPS, seconds written) of every fdatasync point of the first run of a result
+    document: fio's runtime plus the ramp it left out of its figures (``ramp_time`` in the
+    point's fio JSON). The flush-check step (``nosync``) is not a point and is not counted here.
+
+    >>> points_of({"runs": [{"points": [{"numjobs": 1, "iops": 10.0, "runtime_ms": 7001,
+    ...     "fio": {"jobs": [{"job options": {"ramp_time": "1", "runtime": "7"}}]}}]}]})
+    [(1, 10.0, 8.001)]
+    """
     runs = doc.get("runs") or []
     if not runs:
         raise ValueError("the result document has no runs")
-    return [(int(p["numjobs"]), float(p["iops"]), int(p["runtime_ms"]) / 1000.0) for p in runs[0]["points"]]
+    return [(int(p["numjobs"]), float(p["iops"]), int(p["runtime_ms"]) / 1000.0 + _ramp_s(p)) for p in runs[0]["points"]]
+
+
+def _ramp_s(point: dict) -> float:
+    """Seconds of ``--ramp_time`` a point's step wrote before its figures (0 without one)."""
+    jobs = (point.get("fio") or {}).get("jobs") or [{}]
+    value = str((jobs[0].get("job options") or {}).get("ramp_time", "0")).rstrip("s")
+    return float(value or 0)
 
 
 def notes_of(doc: dict) -> list[str]:

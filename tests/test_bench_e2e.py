@@ -88,38 +88,38 @@ def test_bench_explicit_jobs_and_keep(make_loop, tmp_path, journal_env):
 
 
 @needs_loop
-def test_the_answer_points_are_measured_with_the_longer_steady_state_window(make_loop, tmp_path, journal_env):
-    """8 s steps (the shortest that take a detector): the navigation steps end on the 3 s window,
-    the 1-job point and the peak on the 5 s one or after their full runtime."""
+def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_path, journal_env):
+    """Default steps: the steps that steer the search measure 4 s, the 1-job point and the peak
+    7 s, each after a 1 s ramp fio leaves out of its figures; the peak is never a short step."""
     from diskq.submission.figures import check_figures
 
     dev = make_loop(128 * 1024 * 1024)
-    r = diskq("bench", dev, "--yes", "--json", "--runtime", "8", "--max-jobs", "2", "--cache", "keep",
+    r = diskq("bench", dev, "--yes", "--json", "--max-jobs", "2", "--cache", "keep",
               "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
-    assert doc.method.fio_params["ss"] == "iops:5%" and doc.method.fio_params["ss_dur"] == "3s"
-    assert any("steady-state detectors" in n and "iops:5% over 5 s after a 2 s ramp" in n for n in doc.notes)
+    assert (doc.method.id, doc.method.version) == ("diskq-fdatasync-sweep", 3)
+    assert doc.method.fio_params["ramp_time"] == "1" and doc.method.fio_params["runtime"] == "4"
+    assert "ss" not in doc.method.fio_params
+    assert any(n.startswith("step windows:") and "measure 7 s after a 1 s ramp" in n for n in doc.notes)
     run = doc.runs[0]
     points = {p.numjobs: p for p in run.points}
     assert sorted(points) == [1, 2]
 
     def window(p):
-        opts = p.fio["jobs"][0]["job options"]  # fio names them by their long names here
-        return opts.get("steadystate_duration"), opts.get("steadystate_ramp_time")
+        opts = p.fio["jobs"][0]["job options"]
+        return opts.get("runtime"), opts.get("ramp_time")
 
-    assert window(points[1]) == ("5s", "2s")
-    for p in run.points:
-        assert p.runtime_ms <= 8500 and p.steady_state is not None
+    assert window(points[1]) == ("7", "1")
+    # fio's figures cover the window only: its runtime is the window, not the ramp with it
+    assert 7000 <= points[1].runtime_ms <= 7500 and points[1].steady_state is None
     peak = points[run.peak.numjobs]
-    confirmed = [n for n in run.notes if n.startswith("peak confirmed at")]
-    if peak.numjobs != 1:
-        # the peak is confirmed, or its navigation step ran its full length
-        assert window(peak) == ("5s", "2s") or peak.steady_state is False
-        assert bool(confirmed) == (window(peak) == ("5s", "2s"))
-    if not confirmed and 2 in points:
-        assert window(points[2]) == ("3s", "1s")
-    assert check_figures(doc) == []
+    assert window(peak) == ("7", "1")
+    if peak.numjobs == 2:  # the short step at 2 jobs was the best: measured again, and the note says so
+        assert any(n.startswith("peak confirmed at 2 jobs with the longer window:") for n in run.notes)
+    else:  # 2 jobs did not beat 1: it stays a short step, read only to steer
+        assert window(points[2]) == ("4", "1")
+    assert check_figures(doc) == []  # the method's options (ramp_time, no ss) included
 
 
 @needs_loop

@@ -149,11 +149,16 @@ def test_qualification_peak_iops_tolerance_is_the_protocols_own_spread_when_wide
     assert s["peak_iops_ok"] and s["device_speedup"] < 3 and not s["goal_met"]
 
 
-def test_replaced_early_steps_count_as_device_time():
-    doc = {"runs": [{"notes": ["peak confirmed at 32 jobs with the longer steady-state window: 16,262 IOPS "
-                               "after 7.9 s, then 20,011 IOPS after 20.0 s"],
-                     "points": [{"numjobs": 1, "iops": 500.0, "runtime_ms": 8000},
-                                {"numjobs": 32, "iops": 20011.0, "runtime_ms": 20000}]}]}
+def test_replaced_short_steps_and_ramps_count_as_device_time():
+    ramp = {"jobs": [{"job options": {"ramp_time": "1"}}]}
+    doc = {"runs": [{"notes": ["peak confirmed at 32 jobs with the longer window: 16,262 IOPS "
+                               "after 5.0 s, then 20,011 IOPS after 8.0 s",
+                               "point deciding the OSD count confirmed at 16 jobs with the longer window: "
+                               "9,000 IOPS after 5.0 s, then 9,100 IOPS after 8.0 s"],
+                     "points": [{"numjobs": 1, "iops": 500.0, "runtime_ms": 7000, "fio": ramp},
+                                {"numjobs": 16, "iops": 9100.0, "runtime_ms": 7000, "fio": ramp},
+                                {"numjobs": 32, "iops": 20011.0, "runtime_ms": 7000, "fio": ramp}]}]}
     run = diskqrun.BenchRun(points=diskqrun.points_of(doc), wall_s=40.0, notes=diskqrun.notes_of(doc))
-    assert run.device_s == pytest.approx(35.9)
+    # three 8 s steps in the document, two 5 s steps they replaced
+    assert run.device_s == pytest.approx(34.0)
     assert run.peak == (32, 20011.0)

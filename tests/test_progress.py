@@ -60,10 +60,11 @@ def bench_file(tmp_path, monkeypatch):
         taken: list[float] = []
 
         def step(path, numjobs, opts):
-            d = min(next(times), float(opts["runtime"]) + max_overhead)  # never past its cap + fio's overhead
+            cap = float(opts["runtime"]) + float(opts.get("ramp_time", 0))  # fio writes its ramp too
+            d = min(next(times), cap + max_overhead)  # never past its cap + fio's overhead
             clock.now += d
             taken.append(d)
-            return fake_point(numjobs, curve.get(numjobs, 1000.0), steady=d < float(opts["runtime"]))
+            return fake_point(numjobs, curve.get(numjobs, 1000.0), steady=d < cap)
 
         monkeypatch.setattr(fio, "run_step", step)
         opts = runner.BenchOptions(runtime_s=10, size_bytes=64 << 20, cache="keep", flush_check=True, **options)
@@ -99,15 +100,16 @@ def test_time_left_follows_the_search_and_is_never_below_what_is_left(bench_file
 
 
 def test_an_explicit_list_of_fixed_steps_is_not_called_an_estimate(bench_file):
-    rec, clock, taken = bench_file({}, [10.2] * 4, jobs=[1, 2, 4], steady_state=False)
+    rec, clock, taken = bench_file({}, [11.2] * 4, jobs=[1, 2, 4], steady_state=False)
     assert all(p.exact for p in rec.plans)
     assert left_text(rec.starts[0]).startswith("about ")
-    # 3 steps of 10 s and a 5 s flush check, 1 s of overhead assumed before any was seen
-    assert rec.starts[0].left_s == pytest.approx(3 * 11 + 6)
+    # 3 steps of 10 s and a 5 s flush check, each after fio's 1 s ramp, 1 s of overhead assumed
+    # before any was seen
+    assert rec.starts[0].left_s == pytest.approx(3 * 12 + 7)
     # overheads within the assumed second keep it; a larger one seen replaces it
-    assert rec.starts[1].left_s == pytest.approx(2 * 11 + 6)
-    rec, clock, taken = bench_file({}, [12.5] * 4, jobs=[1, 2, 4], steady_state=False, max_overhead=2.5)
-    assert rec.starts[1].left_s == pytest.approx(2 * 12.5 + 5 + 2.5)
+    assert rec.starts[1].left_s == pytest.approx(2 * 12 + 7)
+    rec, clock, taken = bench_file({}, [13.5] * 4, jobs=[1, 2, 4], steady_state=False, max_overhead=2.5)
+    assert rec.starts[1].left_s == pytest.approx(2 * 13.5 + 6 + 2.5)
 
 
 @given(st.lists(st.floats(min_value=0.5, max_value=10.9), min_size=12, max_size=12),

@@ -6,8 +6,14 @@ The method is the community's Ceph WAL/DB test, made machine-readable::
         --rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=N
 
 plus ``--ioengine=psync`` (what fio picks on Linux anyway, now explicit), ``--size`` to bound the
-region written, optional steady-state options that end a step early once IOPS are stable, and
-``--output-format=json``.
+region written, ``--ramp_time=1`` (a first second fio leaves out of its figures), a step length
+set by the step's role (:class:`Window`), and ``--output-format=json``.
+
+Method version 3 measures every step over a fixed window after that ramp: 4 s for the steps that
+only steer the search, 7 s for the figures the document answers with. Versions 1 and 2 ended
+steps with fio's steady-state detector (:class:`SteadyState`, still used by the block-size
+profile); on a device whose one-second IOPS wander, the detector either ran the full 20 s or
+ended on a stretch that was not the plateau (``benchmarks/results.md``).
 
 Every job writes the same region from its start, as the community command's jobs do (it gives fio
 no offsets, so all N jobs write from offset 0). Method version 1 gave each job its own region
@@ -72,10 +78,42 @@ class SteadyState:
         return self.ramp_s + self.window_s
 
 
-#: the detector of the steps that only steer the search (which numjobs to measure next)
+@dataclass(frozen=True)
+class Window:
+    """A fixed-length step: fio writes ``ramp_s`` seconds it leaves out of every figure
+    (``--ramp_time``), then ``measure_s`` seconds its figures cover (``--runtime``). The device
+    is written for both: :attr:`device_s`."""
+
+    measure_s: int
+    ramp_s: int = 1
+
+    @property
+    def device_s(self) -> int:
+        return self.ramp_s + self.measure_s
+
+    def capped(self, runtime_s: float) -> Window:
+        """This window, no longer than ``--runtime`` (whole seconds, at least 1)."""
+        return Window(max(1, min(self.measure_s, int(runtime_s))), self.ramp_s)
+
+    def describe(self) -> str:
+        """``4 s after a 1 s ramp``."""
+        return f"{self.measure_s} s after a {self.ramp_s} s ramp"
+
+
+#: the first second of every sweep step, left out of its figures: a slow or fast start weighs a
+#: fifth of a 5 s step but a twentieth of the protocol's 20 s step (benchmarks/results.md)
+RAMP_S = 1
+#: the steps that only steer the search (which numjobs to measure next)
+STEER = Window(measure_s=4, ramp_s=RAMP_S)
+#: the steps whose figures the document answers with: the 1-job point, the peak, the points the
+#: OSD count turns on (recorded traces: 7 s after a 1 s ramp read within 11 % of the same step's
+#: 20 s mean in 9 of 10 steps, with no bias; benchmarks/results.md)
+ANSWER = Window(measure_s=7, ramp_s=RAMP_S)
+
+#: the detector of the steps that steered the search in method versions 1 and 2
 NAVIGATION = SteadyState()
-#: the detector of the steps whose figures the document reports as its answer (the 1-job point and
-#: the peak): a window long enough that a slow ramp or a drift shows up in it (benchmarks/results.md)
+#: the detector of the answer steps of method versions 1 and 2, and of the block-size profile's
+#: steps: a window long enough that a slow ramp or a drift shows up in it (benchmarks/results.md)
 CONFIRMATION = SteadyState(tolerance_pct=5.0, window_s=5, ramp_s=2)
 
 
@@ -92,9 +130,10 @@ def check_runtime(runtime_s: float) -> None:
 
 
 def base_options(
-    *, runtime_s: float, region_bytes: int, steady: SteadyState | None, fdatasync: bool = True
+    *, runtime_s: float, region_bytes: int, steady: SteadyState | None, fdatasync: bool = True, ramp_s: int = 0
 ) -> dict[str, str]:
-    """Every fio option of a step except ``filename`` and ``numjobs``, in command-line order."""
+    """Every fio option of a step except ``filename`` and ``numjobs``, in command-line order.
+    ``ramp_s``: seconds written first and left out of the figures (``--ramp_time``)."""
     opts = {
         "name": JOB_NAME,
         "ioengine": "psync",
@@ -104,6 +143,7 @@ def base_options(
         "rw": "write",
         "bs": "4k",
         "time_based": "1",
+        **({"ramp_time": str(ramp_s)} if ramp_s else {}),
         "runtime": f"{runtime_s:g}",
         "size": str(region_bytes),
         "group_reporting": "1",
@@ -111,6 +151,46 @@ def base_options(
     if steady is not None:
         opts.update(steady.options())
     return opts
+
+
+def window_options(window: Window, *, region_bytes: int, fdatasync: bool = True) -> dict[str, str]:
+    """The fio options of a fixed-length step of method version 3."""
+    return base_options(runtime_s=window.measure_s, region_bytes=region_bytes, steady=None, fdatasync=fdatasync,
+                        ramp_s=window.ramp_s)
+
+
+_SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*$")
+_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def option_seconds(data: object, name: str) -> float | None:
+    """A duration option fio was given (``runtime``, ``ramp_time``), from its own JSON: ``job
+    options`` of the first job, else ``global options``; None when absent or unreadable.
+
+    >>> option_seconds({"jobs": [{"job options": {"runtime": "10"}}]}, "runtime")
+    10.0
+    >>> option_seconds({"global options": {"ramp_time": "1s"}}, "ramp_time"), option_seconds({}, "runtime")
+    (1.0, None)
+    """
+    if not isinstance(data, dict):
+        return None
+    sources = []
+    jobs = data.get("jobs")
+    if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
+        sources.append(jobs[0].get("job options"))
+    sources.append(data.get("global options"))
+    for options in sources:
+        value = options.get(name) if isinstance(options, dict) else None
+        match = _SECONDS.match(value) if isinstance(value, str) else None
+        if match:
+            return float(match.group(1)) * _UNIT_S[match.group(2)]
+    return None
+
+
+def device_seconds(point: Point) -> float:
+    """How long a step wrote to the device: fio's runtime plus the ramp it left out of its
+    figures (``--ramp_time`` in the step's own JSON; 0 where it had none)."""
+    return point.runtime_ms / 1000.0 + (option_seconds(point.fio, "ramp_time") or 0.0)
 
 
 def command(filename: str, numjobs: int, options: dict[str, str]) -> list[str]:

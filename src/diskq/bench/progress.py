@@ -3,8 +3,8 @@ display, computed from the runner's events and a clock, apart from any drawing.
 
 The **budget** is the worst case still possible: every step the search may yet take (its bound
 shrinks as the search learns the curve, see :meth:`diskq.bench.sweep.Search.steps_left_max`)
-runs for its full ``--runtime`` (the flush check for its shorter time; each step of the block-size
-profile, ``--profile sizes``, for ``--runtime`` too), plus a per-step
+runs for its full length (the answer window of the sweep, the flush check for its shorter time,
+each step of the block-size profile, ``--profile sizes``, for ``--runtime``), plus a per-step
 overhead for fio's start and end: 1 s, or the most a step has shown beyond its cap so far. The bar fills with the
 time spent against time spent + that budget, so it reaches the end when the last step does,
 even when the search stops early.
@@ -46,6 +46,15 @@ class StepPlan:
     fdatasync: bool = True  # the step that starts is an fdatasync step (else the flush check)
     size_steps_left: int = 0  # block-size profile steps still to run, across all runs (capped at runtime_s)
     size_step: bool = False  # the step that starts is one of the block-size profile
+    size_s: float | None = None  # cap of one block-size profile step (None: runtime_s)
+
+    def cap_s(self) -> float:
+        """The longest the step that starts may take."""
+        if not self.fdatasync:
+            return self.check_s
+        if self.size_step and self.size_s is not None:
+            return self.size_s
+        return self.runtime_s
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ class BenchClock:
         now = self._clock()
         plan, started = self._plan, self._step_start
         if plan is not None and started is not None:
-            cap = plan.runtime_s if plan.fdatasync else plan.check_s
+            cap = plan.cap_s()
             over = (now - started) - cap
             if over > self._overhead:  # the largest overhead seen, never below the assumption
                 self._overhead = over
@@ -101,6 +110,7 @@ class BenchClock:
                 check_steps_left=plan.check_steps_left - (0 if plan.fdatasync else 1),
                 runtime_s=plan.runtime_s, check_s=plan.check_s, exact=plan.exact, fdatasync=plan.fdatasync,
                 size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0), size_step=plan.size_step,
+                size_s=plan.size_s,
             )
         self._step_start = None
         self.steps_done += 1
@@ -119,9 +129,11 @@ class BenchClock:
         sync_left = max(plan.sync_steps_left, 0)
         check_left = max(plan.check_steps_left, 0)
         size_left = max(plan.size_steps_left, 0)
-        left = (sync_left + size_left) * (plan.runtime_s + self._overhead) + check_left * (plan.check_s + self._overhead)
+        size_s = plan.size_s if plan.size_s is not None else plan.runtime_s
+        left = (sync_left * (plan.runtime_s + self._overhead) + size_left * (size_s + self._overhead)
+                + check_left * (plan.check_s + self._overhead))
         if self._step_start is not None:  # the running step has used part of its own time already
-            left -= min(now - self._step_start, (plan.runtime_s if plan.fdatasync else plan.check_s) + self._overhead)
+            left -= min(now - self._step_start, plan.cap_s() + self._overhead)
         left = max(left, 0.0)
         total = elapsed + left
         fraction = elapsed / total if total > 0 else 0.0

@@ -28,8 +28,6 @@ CACHE_MODES = ("auto", "keep", "off", "on", "both")
 #: workload profiles ``--profile`` adds to the 4 KiB sweep
 PROFILES = ("sizes", "sustained")
 FLUSH_CHECK_SECONDS = 5.0
-#: steps shorter than this run for their full time: fio's steady-state window would not fit
-STEADY_STATE_MIN_RUNTIME = 8.0
 
 
 @dataclass
@@ -214,12 +212,13 @@ class _Steps:
     runs_left: int  # runs after the current one
     per_run_max: int  # fdatasync steps one run can take at most
     flush_check: bool
-    runtime_s: float
+    runtime_s: float  # the longest sweep step, its ramp included
     check_s: float
     exact: bool  # an explicit --jobs list of fixed-length steps
     this_run_left: int = 0  # fdatasync steps the current run may still take
     check_pending: bool = False  # the current run's flush check is still to come
     sizes_per_run: int = 0  # block-size profile steps of one run
+    size_s: float | None = None  # the longest block-size profile step (its --runtime)
     this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
 
     def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
@@ -228,7 +227,7 @@ class _Steps:
         return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
                         runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
                         size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step)
+                        size_step=size_step, size_s=self.size_s)
 
 
 def _identify(target: Target, path: str) -> Device:
@@ -259,16 +258,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
 
     listener = listener or Listener()
     opts, target = plan.options, plan.target
-    steady = fio.NAVIGATION if opts.steady_state and opts.runtime_s >= STEADY_STATE_MIN_RUNTIME else None
-    sync_opts = fio.base_options(runtime_s=opts.runtime_s, region_bytes=plan.region_bytes, steady=steady)
-    confirm_opts = None
-    if steady is not None:
-        # the figures' steps: the longer window, or the full runtime where that window does not fit
-        strict = fio.CONFIRMATION if opts.runtime_s > fio.CONFIRMATION.shortest_s else None
-        confirm_opts = fio.base_options(runtime_s=opts.runtime_s, region_bytes=plan.region_bytes, steady=strict)
-    check_opts = fio.base_options(
-        runtime_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s), region_bytes=plan.region_bytes, steady=None, fdatasync=False
-    )
+    sync_opts, confirm_opts, check_opts = step_options(opts, plan.region_bytes)
     doc = ResultDocument(
         device=Device(path=plan.path, kind=target.kind),
         method=Method(
@@ -297,12 +287,12 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
+            longest = confirm_opts if confirm_opts is not None else sync_opts
             steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
-                           runtime_s=opts.runtime_s, check_s=min(FLUSH_CHECK_SECONDS, opts.runtime_s),
-                           exact=bool(opts.jobs) and steady is None,
-                           sizes_per_run=len(profile[0]) if profile else 0)
-            if confirm_opts is not None:
-                doc.notes.append(_detector_note(confirm_opts, bool(opts.jobs)))
+                           runtime_s=_step_seconds(longest), check_s=_step_seconds(check_opts),
+                           exact=bool(opts.jobs),
+                           sizes_per_run=len(profile[0]) if profile else 0, size_s=opts.runtime_s)
+            doc.notes.append(_window_note(sync_opts, confirm_opts, bool(opts.jobs)))
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
                 doc.runs.append(run)
@@ -346,17 +336,38 @@ def _stopped(doc: ResultDocument, exc: Interrupted, *, sweeping: bool = True) ->
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def _detector_note(confirm_opts: dict[str, str], explicit: bool) -> str:
-    """Which steps ended on which steady-state detector, in the document's notes."""
-    nav = fio.NAVIGATION.describe()
-    if "ss" in confirm_opts:
-        strict = f"{confirm_opts['ss']} over {confirm_opts['ss_dur'][:-1]} s after a {confirm_opts['ss_ramp'][:-1]} s ramp"
+def step_options(opts: BenchOptions, region: int) -> tuple[dict[str, str], dict[str, str] | None, dict[str, str]]:
+    """fio options of the steps that steer the search, of the answer steps (None where they are
+    the same) and of the flush check. Every step is a fixed window after fio's 1 s ramp: with short
+    steps (the default) 4 s to steer and 7 s for the figures the document answers with, each at
+    most ``--runtime``; with ``--no-steady-state`` every step measures ``--runtime``."""
+    if opts.steady_state:
+        steer, answer = fio.STEER.capped(opts.runtime_s), fio.ANSWER.capped(opts.runtime_s)
     else:
-        strict = "no detector (the full runtime: the longer window does not fit in it)"
+        steer = answer = fio.Window(int(opts.runtime_s), fio.RAMP_S)
+    sync_opts = fio.window_options(steer, region_bytes=region)
+    confirm_opts = fio.window_options(answer, region_bytes=region) if answer != steer else None
+    check = fio.Window(max(1, int(min(FLUSH_CHECK_SECONDS, opts.runtime_s))), fio.RAMP_S)
+    return sync_opts, confirm_opts, fio.window_options(check, region_bytes=region, fdatasync=False)
+
+
+def _step_seconds(options: dict[str, str]) -> float:
+    """How long a step with these options writes: its ramp and its runtime."""
+    return float(options.get("ramp_time", 0)) + float(options["runtime"])
+
+
+def _window_note(sync_opts: dict[str, str], confirm_opts: dict[str, str] | None, explicit: bool) -> str:
+    """How long each step measured, in the document's notes."""
+    def window(o: dict[str, str]) -> str:
+        return f"{o['runtime']} s after a {o['ramp_time']} s ramp"
+
+    ramp = "; fio leaves the ramp out of its figures"
+    if confirm_opts is None:
+        return f"step windows: every step measures {window(sync_opts)}{ramp}"
     if explicit:
-        return f"every step measured with the confirmation detector: {strict}"
-    return (f"steady-state detectors: the steps that steer the search end on {nav} (method.fio_params); "
-            f"the 1-job point and the peak are measured with {strict}")
+        return f"step windows: every step measures {window(confirm_opts)}{ramp}"
+    return (f"step windows: the steps that steer the search measure {window(sync_opts)} (method.fio_params); "
+            f"the 1-job point, the peak and the points the OSD count turns on measure {window(confirm_opts)}{ramp}")
 
 
 def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], list[str]]:
@@ -383,8 +394,9 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
         for size in block_sizes:
             step_plan = steps.plan(fdatasync=True, size_step=True)
             listener.step_planned(step_plan)
-            listener.size_step_started(size, eta_s=(step_plan.sync_steps_left + step_plan.size_steps_left)
-                                       * step_plan.runtime_s + step_plan.check_steps_left * step_plan.check_s)
+            listener.size_step_started(size, eta_s=step_plan.sync_steps_left * step_plan.runtime_s
+                                       + step_plan.size_steps_left * step_plan.cap_s()
+                                       + step_plan.check_steps_left * step_plan.check_s)
             try:
                 point = sizes.run_step(plan.path, size, common)
             except (Interrupted, StepCutShort) as exc:
@@ -423,6 +435,7 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
             step_plan = steps.plan(fdatasync=fdatasync)
             listener.step_planned(step_plan)
             listener.step_started(numjobs, fdatasync=fdatasync, eta_s=step_plan.sync_steps_left * step_plan.runtime_s
+                                  + step_plan.size_steps_left * (step_plan.size_s or step_plan.runtime_s)
                                   + step_plan.check_steps_left * step_plan.check_s)
             try:
                 point = fio.run_step(plan.path, numjobs, options)
@@ -452,7 +465,7 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
             else:
                 search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget,
                                       confirm=confirm if confirm_opts is not None else None,
-                                      decisive=_osd_boundary())
+                                      decisive=_osd_boundary(), provisional=sweep.short_step)
                 try:
                     search.run()
                 finally:  # an interrupted search still names the early steps its confirmations replaced

@@ -21,25 +21,26 @@ measures the same curve with fewer, shorter steps:
    steps are spent. This finds peaks such as 10, 14 or 15 jobs.
 
 3. **Confirmation**: the figures the document answers with must be as good as the protocol's
-   own 20 s steps, and a step that fio's detector ended after 5 s can read 10-15 % low (its
-   first seconds weigh four times as much as in a 20 s step; ``benchmarks/results.md``). So the
-   steps that only steer the search use a short detector window (``measure``), while the
-   1-job point (every verdict rests on it) and the best point are measured with a longer one
-   (``confirm``): the 1-job step from the start, the best point again once the search is done,
-   when its step ended early. The confirmed figure replaces the early one; if the best point
-   then lies elsewhere and that step too ended early, it is confirmed in turn, until the best
-   point is a confirmed or full-length step (each step is confirmed at most once, so this ends;
+   own 20 s steps. So the steps that only steer the search are short (``measure``: 4 s after a
+   1 s ramp), while the 1-job point (every verdict rests on it) and the best point are measured
+   with a longer window (``confirm``: 7 s after the ramp): the 1-job step from the start, the
+   best point again once the search is done. The confirmed figure replaces the short one; if the
+   best point then lies elsewhere at a short step, that one is confirmed in turn, until the best
+   point is a confirmed step (each step is confirmed at most once, so this ends;
    ``confirm_budget`` can cap it, and a peak left unconfirmed is then said in ``notes``). The
-   highest figure of the curve, the table's "max IOPS", is thus never an early-ended step: an
-   early step that read high would otherwise win the maximum because it read high. The points a
-   verdict turns on (``decisive``: for the OSD count, the largest job count that meets one OSD's
-   demand and the next one measured) are confirmed the same way. When every doubling step rose,
-   the last one is likely the peak and is measured with the longer window at once.
+   highest figure of the curve, the table's "max IOPS", is thus never a short step: a short step
+   that read high would otherwise win the maximum because it read high. The points a verdict
+   turns on (``decisive``: for the OSD count, the largest job count that meets one OSD's demand
+   and the next one measured) are confirmed the same way. When every doubling step rose, the
+   last one is likely the peak and is measured with the longer window at once.
 
-Each step is shortened by fio's steady-state detector (see :mod:`diskq.bench.fio`). The search
-itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never runs fio; it
-only reads the spread of IOPS samples in the fio output a point carries
-(:func:`diskq.analyse.noise.iops_spread`) and whether the detector ended the step early.
+   Which steps need confirming is ``provisional(point)``: every short step (method version 3),
+   or, for steps ended by fio's steady-state detector (versions 1 and 2), those it ended early.
+
+The search itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never
+runs fio; it only reads the spread of IOPS samples in the fio output a point carries
+(:func:`diskq.analyse.noise.iops_spread`) and how long each step wrote
+(:func:`diskq.bench.fio.device_seconds`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from diskq.analyse.noise import NOISY_SPREAD, iops_spread
+from diskq.bench.fio import device_seconds
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
 
@@ -96,6 +98,11 @@ def ended_early(point: Point) -> bool:
     return point.steady_state is True
 
 
+def short_step(point: Point) -> bool:
+    """Every step ``measure`` takes is provisional: its window is shorter than ``confirm``'s."""
+    return True
+
+
 def peak_of(points: list[Point]) -> Peak | None:
     """The point with the highest IOPS (the fewest jobs among equals); interrupted steps never
     count, so a run with none completed has no peak."""
@@ -122,6 +129,7 @@ class Search:
         confirm: Measure | None = None,
         confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET,
         decisive: Decisive | None = None,
+        provisional: Callable[[Point], bool] = ended_early,
     ):
         if max_jobs < 1:
             raise InvalidInput(f"--max-jobs must be at least 1, got {max_jobs}")
@@ -132,8 +140,9 @@ class Search:
         self._measure = measure
         self._confirm = confirm
         self._decisive = decisive
+        self._provisional = provisional
         self.confirm_budget = confirm_budget
-        #: numjobs -> the early-ended point a confirmation replaced
+        #: numjobs -> the provisional point a confirmation replaced
         self.replaced: dict[int, Point] = {}
         #: numjobs measured with the confirmation detector
         self.confirmed: set[int] = set()
@@ -220,21 +229,21 @@ class Search:
 
     def _unconfirmed(self) -> tuple[int, str] | None:
         """The next point to confirm and what it decides: the best point first, then the points
-        ``decisive`` names (a verdict's boundary), each only while its step ended early."""
+        ``decisive`` names (a verdict's boundary), each only while its step is provisional."""
         best = self._best()
         wanted = [(best, "peak")]
         if self._decisive is not None:
             curve = {n: p.iops for n, p in self.points.items()}
             wanted += [(n, "the OSD count") for n in sorted(self._decisive(curve)) if n in self.points]
         for n, what in wanted:
-            if n not in self.confirmed and ended_early(self.points[n]):
+            if n not in self.confirmed and self._provisional(self.points[n]):
                 return n, what
         return None
 
     def _confirm_peak(self) -> None:
-        """Measure the best point again with the confirmation detector when fio's detector
-        ended its step early, and likewise the points a verdict turns on (``decisive``); repeat
-        while the best or those points move to other early-ended steps."""
+        """Measure the best point again with the longer window when its step was provisional
+        (short, or ended early by fio's detector), and likewise the points a verdict turns on
+        (``decisive``); repeat while the best or those points move to other provisional steps."""
         if self._confirm is None:
             return
         spent = 0
@@ -251,14 +260,14 @@ class Search:
             late = self.points[n]
             label = "peak confirmed" if what == "peak" else f"point deciding {what} confirmed"
             self.notes.append(
-                f"{label} at {n} jobs with the longer steady-state window: {early.iops:,.0f} IOPS "
-                f"after {early.runtime_ms / 1000:.1f} s, then {late.iops:,.0f} IOPS after {late.runtime_ms / 1000:.1f} s"
+                f"{label} at {n} jobs with the longer window: {early.iops:,.0f} IOPS "
+                f"after {device_seconds(early):.1f} s, then {late.iops:,.0f} IOPS after {device_seconds(late):.1f} s"
             )
         todo = self._unconfirmed()
         if todo is not None:
             n, what = todo
-            self.notes.append(f"the {'best point' if what == 'peak' else 'point deciding ' + what}, {n} jobs, ended "
-                              f"early and was not confirmed: {self.confirm_budget} confirmations spent")
+            self.notes.append(f"the {'best point' if what == 'peak' else 'point deciding ' + what}, {n} jobs, was "
+                              f"measured with the short window only: {self.confirm_budget} confirmations spent")
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
         """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``."""

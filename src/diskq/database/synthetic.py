@@ -25,7 +25,7 @@ RUNTIME_MS = 20_000
 #: Highest IOPS per protocol, well inside what the link carries (SATA 6 Gb/s: ~146 000).
 CAP = {"ata": 120_000, "scsi": 400_000, "nvme": 1_500_000}
 FIO_OPTIONS = {"rw": "write", "bs": "4k", "iodepth": "1", "direct": "1", "fdatasync": "1", "time_based": "1",
-               "runtime": "20", "name": "diskq"}
+               "ramp_time": "1", "runtime": "20", "name": "diskq"}
 
 
 def _catalogue_entry(rng: random.Random, k: int) -> dict:
@@ -95,7 +95,7 @@ def _nosync_point(iops: float) -> dict:
 
 
 SIZE_RUNTIME_MS = 5_000
-SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime")} | {"runtime": "5"}
+SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime", "ramp_time")} | {"runtime": "5"}
 
 
 def _size_point(block_size: int, iops: float) -> dict:

@@ -18,16 +18,13 @@ without fio's steady-state detector having ended it, was cut short, marked or no
 
 from __future__ import annotations
 
-import re
-
+from diskq.bench.fio import option_seconds
 from diskq.result import Point, ResultDocument, SizePoint
 from diskq.submission.problems import Problem
 
 #: The same share as ``diskq.bench.fio.FULL_STEP_SHARE``: a complete time-based step reports at
 #: least the runtime asked for.
 FULL_STEP_SHARE = 0.98
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*$")
-_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
 RERUN = "a partial result is not a submission: run the bench again to its end"
 
 
@@ -38,17 +35,7 @@ def asked_runtime_s(fio: dict) -> float | None:
     >>> asked_runtime_s({"jobs": [{"job options": {"runtime": "10"}}]}), asked_runtime_s({"global options": {"runtime": "1m"}})
     (10.0, 60.0)
     """
-    sources = []
-    jobs = fio.get("jobs")
-    if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
-        sources.append(jobs[0].get("job options"))
-    sources.append(fio.get("global options"))
-    for options in sources:
-        value = options.get("runtime") if isinstance(options, dict) else None
-        match = _DURATION.match(value) if isinstance(value, str) else None
-        if match:
-            return float(match.group(1)) * _UNIT_S[match.group(2)]
-    return None
+    return option_seconds(fio, "runtime")
 
 
 def _steady_state_attained(fio: dict) -> bool:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: what ``diskq bench`` writes today: every job writes one shared region from its start
-BENCH = ("diskq-fdatasync-sweep", 2)
+#: what ``diskq bench`` writes today: every job writes one shared region from its start, and every
+#: step is a fixed window after a 1 s ramp that fio leaves out of its figures (``--ramp_time``)
+BENCH = ("diskq-fdatasync-sweep", 3)
+#: ``diskq bench`` documents before 3: one shared region, steps ended by fio's steady-state detector
+BENCH_V2 = ("diskq-fdatasync-sweep", 2)
 #: earlier ``diskq bench`` documents: each job wrote its own region (``--offset_increment``)
 BENCH_V1 = ("diskq-fdatasync-sweep", 1)
 COMMUNITY = ("community-fio-ceph-iops", 1)
@@ -44,7 +47,8 @@ class MethodSpec:
     required: dict[str, frozenset[str | None]] = field(default_factory=dict)
 
 
-def _required(*, sync: bool = True, shared_region: bool = False) -> dict[str, frozenset[str | None]]:
+def _required(*, sync: bool = True, shared_region: bool = False,
+              ramp: bool = False) -> dict[str, frozenset[str | None]]:
     required = {
         "rw": frozenset({"write"}),
         "bs": frozenset(_FOUR_K),
@@ -55,12 +59,18 @@ def _required(*, sync: bool = True, shared_region: bool = False) -> dict[str, fr
     if shared_region:
         # all jobs write from the region's start, as the community command's jobs do
         required["offset_increment"] = frozenset({None, "0"})
+    if ramp:
+        # a fixed window after a 1 s ramp left out of the figures; no steady-state detector
+        required["ramp_time"] = frozenset({"1", "1s"})
+        required["ss"] = frozenset({None})
     return required
 
 
 KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
-    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region",
-                      _required(shared_region=True)),
+    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
+                      "fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
+    BENCH_V2: MethodSpec(*BENCH_V2, "diskq bench before 3: 4 KiB write + fdatasync sweep, all jobs in one region, "
+                         "steps ended by fio's steady-state detector", _required(shared_region=True)),
     BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
                          _required()),
     COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
@@ -100,7 +110,7 @@ def size_option_problems(options: dict[str, str], block_size: int | None) -> lis
 
 def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
     """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
-    required = spec.required if sync else {**spec.required, **_required(sync=False)}
+    required = spec.required if sync else {**spec.required, "fdatasync": _required(sync=False)["fdatasync"]}
     return _violations(options, required)
 
 
