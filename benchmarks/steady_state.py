@@ -28,7 +28,7 @@ if __package__ in (None, ""):
 from benchmarks import child, rawfio, stats
 from benchmarks.scratchdev import MiB, loop_device, require_root
 
-from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second
+from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second, window_errors
 
 #: the detector diskq used up to method version 1, and the candidates replayed beside it
 GRID = (
@@ -192,6 +192,27 @@ def print_grid(traces: list[list[float]]) -> None:
     print()
     print(stats.table(["criterion", "window s", "ramp s", "left out s", "steps ended early", "mean step s",
                        "median error % (signed)", "median error %", "90th pct error %", "max error %"], rows))
+    print_windows(traces)
+
+
+#: fixed windows (method version 3: --ramp_time, then --runtime), (ramp s, measured s)
+WINDOWS = [(r, w) for r in (1, 2) for w in (3, 4, 5, 6, 7, 8, 10)]
+
+
+def print_windows(traces: list[list[float]]) -> None:
+    """Fixed windows replayed: the error of each step's figure against its whole trace's mean."""
+    rows = []
+    for ramp, window in WINDOWS:
+        errors = window_errors(traces, ramp, window)
+        if not errors:
+            continue
+        absolute = sorted(abs(e) for e in errors)
+        rows.append((ramp, window, ramp + window, f"{sorted(errors)[len(errors) // 2]:+.1f}",
+                     f"{absolute[len(absolute) // 2]:.1f}", f"{absolute[int(0.9 * (len(absolute) - 1))]:.1f}",
+                     f"{absolute[-1]:.1f}"))
+    print()
+    print(stats.table(["ramp s", "window s", "step s", "median error % (signed)", "median error %",
+                       "90th pct error %", "max error %"], rows))
 
 
 if __name__ == "__main__":

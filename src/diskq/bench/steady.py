@@ -13,6 +13,9 @@ The step ends at the first second whose criterion lies below the limit. What fio
 is the mean over the whole step (``total_ios / runtime``): the seconds before the window count
 with it, and one low first second weighs four times as much in a 5 s step as in a 20 s one.
 
+Method version 3 does not end steps early: each measures a fixed window after a ramp fio leaves
+out of its figures (``--ramp_time``); :func:`window_iops` and :func:`window_errors` replay that.
+
 Nothing here runs fio.
 """
 
@@ -105,6 +108,28 @@ def step_iops(samples: Sequence[float], stop: int | None) -> float:
     """
     used = list(samples[: stop or len(samples)])
     return sum(used) / len(used) if used else 0.0
+
+
+def window_iops(samples: Sequence[float], ramp_s: int, measure_s: int) -> float:
+    """The IOPS fio reports for a fixed step of method version 3 (``--ramp_time=RAMP
+    --runtime=MEASURE``): the mean of the seconds after the ramp, the ramp left out.
+
+    >>> window_iops([50, 100, 90, 110, 400], 1, 3)
+    100.0
+    """
+    used = list(samples[ramp_s: ramp_s + measure_s])
+    return sum(used) / len(used) if used else 0.0
+
+
+def window_errors(traces: Iterable[Sequence[float]], ramp_s: int, measure_s: int) -> list[float]:
+    """For each full-length trace, how far the fixed window's figure lies from the whole step's
+    mean (what a step of the community protocol would report), in % (signed)."""
+    out = []
+    for samples in traces:
+        full = step_iops(samples, None)
+        if full > 0 and len(samples) >= ramp_s + measure_s:
+            out.append((window_iops(samples, ramp_s, measure_s) / full - 1) * 100)
+    return out
 
 
 def parse_iops_logs(texts: Iterable[str], seconds: int | None = None) -> list[float]:
