@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from benchmarks import child
 
+from diskq.bench.fio import option_seconds
+
 #: the same interpreter (and so the same installed diskq) as the benchmark itself
 DISKQ = [sys.executable, "-m", "diskq"]
 
@@ -66,21 +68,16 @@ def points_of(doc: dict) -> list[tuple[int, float, float]]:
     document: fio's runtime plus the ramp it left out of its figures (``ramp_time`` in the
     point's fio JSON). The flush-check step (``nosync``) is not a point and is not counted here.
 
-    >>> points_of({"runs": [{"points": [{"numjobs": 1, "iops": 10.0, "runtime_ms": 7001,
+    >>> points_of({"runs": [{"points": [{"numjobs": 1, "iops": 10.0, "runtime_ms": 7000,
     ...     "fio": {"jobs": [{"job options": {"ramp_time": "1", "runtime": "7"}}]}}]}]})
-    [(1, 10.0, 8.001)]
+    [(1, 10.0, 8.0)]
     """
     runs = doc.get("runs") or []
     if not runs:
         raise ValueError("the result document has no runs")
-    return [(int(p["numjobs"]), float(p["iops"]), int(p["runtime_ms"]) / 1000.0 + _ramp_s(p)) for p in runs[0]["points"]]
-
-
-def _ramp_s(point: dict) -> float:
-    """Seconds of ``--ramp_time`` a point's step wrote before its figures (0 without one)."""
-    jobs = (point.get("fio") or {}).get("jobs") or [{}]
-    value = str((jobs[0].get("job options") or {}).get("ramp_time", "0")).rstrip("s")
-    return float(value or 0)
+    return [(int(p["numjobs"]), float(p["iops"]),
+             int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0))
+            for p in runs[0]["points"]]
 
 
 def notes_of(doc: dict) -> list[str]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: overhead assumed per step (fio's start-up and end); a larger one seen replaces it
 DEFAULT_OVERHEAD_S = 1.0
@@ -48,13 +48,22 @@ class StepPlan:
     size_step: bool = False  # the step that starts is one of the block-size profile
     size_s: float | None = None  # cap of one block-size profile step (None: runtime_s)
 
+    @property
+    def size_cap_s(self) -> float:
+        """The longest one block-size profile step may take."""
+        return self.size_s if self.size_s is not None else self.runtime_s
+
     def cap_s(self) -> float:
         """The longest the step that starts may take."""
         if not self.fdatasync:
             return self.check_s
-        if self.size_step and self.size_s is not None:
-            return self.size_s
-        return self.runtime_s
+        return self.size_cap_s if self.size_step else self.runtime_s
+
+    def eta_s(self, overhead_s: float = 0.0) -> float:
+        """Every step still to run (this one included) at its cap, each with ``overhead_s``."""
+        return (self.sync_steps_left * (self.runtime_s + overhead_s)
+                + self.size_steps_left * (self.size_cap_s + overhead_s)
+                + self.check_steps_left * (self.check_s + overhead_s))
 
 
 @dataclass(frozen=True)
@@ -129,9 +138,8 @@ class BenchClock:
         sync_left = max(plan.sync_steps_left, 0)
         check_left = max(plan.check_steps_left, 0)
         size_left = max(plan.size_steps_left, 0)
-        size_s = plan.size_s if plan.size_s is not None else plan.runtime_s
-        left = (sync_left * (plan.runtime_s + self._overhead) + size_left * (size_s + self._overhead)
-                + check_left * (plan.check_s + self._overhead))
+        counted = replace(plan, sync_steps_left=sync_left, check_steps_left=check_left, size_steps_left=size_left)
+        left = counted.eta_s(self._overhead)
         if self._step_start is not None:  # the running step has used part of its own time already
             left -= min(now - self._step_start, plan.cap_s() + self._overhead)
         left = max(left, 0.0)

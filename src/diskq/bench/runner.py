@@ -258,7 +258,10 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
 
     listener = listener or Listener()
     opts, target = plan.options, plan.target
-    sync_opts, confirm_opts, check_opts = step_options(opts, plan.region_bytes)
+    steer, answer, check = step_windows(opts)
+    sync_opts = fio.window_options(steer, region_bytes=plan.region_bytes)
+    confirm_opts = fio.window_options(answer, region_bytes=plan.region_bytes) if answer is not None else None
+    check_opts = fio.window_options(check, region_bytes=plan.region_bytes, fdatasync=False)
     doc = ResultDocument(
         device=Device(path=plan.path, kind=target.kind),
         method=Method(
@@ -287,12 +290,11 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
-            longest = confirm_opts if confirm_opts is not None else sync_opts
             steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
-                           runtime_s=_step_seconds(longest), check_s=_step_seconds(check_opts),
+                           runtime_s=(answer or steer).device_s, check_s=check.device_s,
                            exact=bool(opts.jobs),
                            sizes_per_run=len(profile[0]) if profile else 0, size_s=opts.runtime_s)
-            doc.notes.append(_window_note(sync_opts, confirm_opts, bool(opts.jobs)))
+            doc.notes.append(_window_note(steer, answer, bool(opts.jobs)))
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
                 doc.runs.append(run)
@@ -336,8 +338,8 @@ def _stopped(doc: ResultDocument, exc: Interrupted, *, sweeping: bool = True) ->
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def step_options(opts: BenchOptions, region: int) -> tuple[dict[str, str], dict[str, str] | None, dict[str, str]]:
-    """fio options of the steps that steer the search, of the answer steps (None where they are
+def step_windows(opts: BenchOptions) -> tuple[fio.Window, fio.Window | None, fio.Window]:
+    """The windows of the steps that steer the search, of the answer steps (None where they are
     the same) and of the flush check. Every step is a fixed window after fio's 1 s ramp: with short
     steps (the default) 4 s to steer and 7 s for the figures the document answers with, each at
     most ``--runtime``; with ``--no-steady-state`` every step measures ``--runtime``."""
@@ -345,29 +347,19 @@ def step_options(opts: BenchOptions, region: int) -> tuple[dict[str, str], dict[
         steer, answer = fio.STEER.capped(opts.runtime_s), fio.ANSWER.capped(opts.runtime_s)
     else:
         steer = answer = fio.Window(int(opts.runtime_s), fio.RAMP_S)
-    sync_opts = fio.window_options(steer, region_bytes=region)
-    confirm_opts = fio.window_options(answer, region_bytes=region) if answer != steer else None
     check = fio.Window(max(1, int(min(FLUSH_CHECK_SECONDS, opts.runtime_s))), fio.RAMP_S)
-    return sync_opts, confirm_opts, fio.window_options(check, region_bytes=region, fdatasync=False)
+    return steer, (answer if answer != steer else None), check
 
 
-def _step_seconds(options: dict[str, str]) -> float:
-    """How long a step with these options writes: its ramp and its runtime."""
-    return float(options.get("ramp_time", 0)) + float(options["runtime"])
-
-
-def _window_note(sync_opts: dict[str, str], confirm_opts: dict[str, str] | None, explicit: bool) -> str:
+def _window_note(steer: fio.Window, answer: fio.Window | None, explicit: bool) -> str:
     """How long each step measured, in the document's notes."""
-    def window(o: dict[str, str]) -> str:
-        return f"{o['runtime']} s after a {o['ramp_time']} s ramp"
-
     ramp = "; fio leaves the ramp out of its figures"
-    if confirm_opts is None:
-        return f"step windows: every step measures {window(sync_opts)}{ramp}"
+    if answer is None:
+        return f"step windows: every step measures {steer.describe()}{ramp}"
     if explicit:
-        return f"step windows: every step measures {window(confirm_opts)}{ramp}"
-    return (f"step windows: the steps that steer the search measure {window(sync_opts)} (method.fio_params); "
-            f"the 1-job point, the peak and the points the OSD count turns on measure {window(confirm_opts)}{ramp}")
+        return f"step windows: every step measures {answer.describe()}{ramp}"
+    return (f"step windows: the steps that steer the search measure {steer.describe()} (method.fio_params); "
+            f"the 1-job point, the peak and the points the OSD count turns on measure {answer.describe()}{ramp}")
 
 
 def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], list[str]]:
@@ -394,9 +386,7 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
         for size in block_sizes:
             step_plan = steps.plan(fdatasync=True, size_step=True)
             listener.step_planned(step_plan)
-            listener.size_step_started(size, eta_s=step_plan.sync_steps_left * step_plan.runtime_s
-                                       + step_plan.size_steps_left * step_plan.cap_s()
-                                       + step_plan.check_steps_left * step_plan.check_s)
+            listener.size_step_started(size, eta_s=step_plan.eta_s())
             try:
                 point = sizes.run_step(plan.path, size, common)
             except (Interrupted, StepCutShort) as exc:
@@ -434,9 +424,7 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
                 steps.this_run_left = search.steps_left_max() if search is not None else steps.this_run_left
             step_plan = steps.plan(fdatasync=fdatasync)
             listener.step_planned(step_plan)
-            listener.step_started(numjobs, fdatasync=fdatasync, eta_s=step_plan.sync_steps_left * step_plan.runtime_s
-                                  + step_plan.size_steps_left * (step_plan.size_s or step_plan.runtime_s)
-                                  + step_plan.check_steps_left * step_plan.check_s)
+            listener.step_started(numjobs, fdatasync=fdatasync, eta_s=step_plan.eta_s())
             try:
                 point = fio.run_step(plan.path, numjobs, options)
             except (Interrupted, StepCutShort) as exc:
