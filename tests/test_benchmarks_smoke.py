@@ -17,7 +17,8 @@ from benchmarks import (
 )
 
 
-@pytest.mark.parametrize("module", [stats, rawfio, qualification_time, steady_state, size_profile, sustained_write])
+@pytest.mark.parametrize("module", [stats, rawfio, diskqrun, qualification_time, steady_state, size_profile,
+                                    sustained_write])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
