@@ -471,13 +471,19 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
     why = cut_short(point, float(options["runtime"]), returncode=done.returncode, output=done.stdout + done.stderr)
     if why:
         jobs = f"{numjobs} job" + ("s" if numjobs != 1 else "")
-        raise StepCutShort(
-            f"the step at {jobs} was cut short, not by diskq: {why}",
-            partial=point.model_copy(update={"interrupted": True}),
-            hint="something else stopped fio (a kill, the OOM killer, a shutdown); "
-            "the steps that completed are kept: run the bench again for a complete result",
-        )
+        raise cut_short_error(f"the step at {jobs}", why, point.model_copy(update={"interrupted": True}))
     return point
+
+
+def cut_short_error(step: str, why: str, partial) -> StepCutShort:
+    """The error for a step that something other than diskq stopped (``why``, from
+    :func:`cut_short`), carrying what fio measured (``partial``, marked interrupted)."""
+    return StepCutShort(
+        f"{step} was cut short, not by diskq: {why}",
+        partial=partial,
+        hint="something else stopped fio (a kill, the OOM killer, a shutdown); "
+        "the steps that completed are kept: run the bench again for a complete result",
+    )
 
 
 def _hint_for(stderr: str) -> str | None:

@@ -153,8 +153,7 @@ def run_step(filename: str, size: int, common: dict[str, str]) -> SizePoint:
     except StepCutShort as exc:
         partial = size_point(exc.partial, size) if exc.partial is not None else None
         why = exc.message.split(": ", 1)[-1]
-        raise StepCutShort(f"the size-profile step at {bs_text(size)} was cut short, not by diskq: {why}",
-                           partial=partial, hint=exc.hint) from None
+        raise fio.cut_short_error(f"the size-profile step at {bs_text(size)}", why, partial) from None
     except BaseException as exc:
         partial = getattr(exc, "partial", None)
         if isinstance(partial, Point):

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from diskq import proc
 from diskq.bench import fio
-from diskq.errors import FioError, InvalidInput, StepCutShort
+from diskq.errors import FioError, InvalidInput
 from diskq.result import ProfileMethod, Sustained
 from diskq.units import human_bytes, parse_size
 
@@ -312,12 +312,8 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
         measured = build(done.stdout, interrupted=False)
         why = cut_short(measured, budget, returncode=done.returncode, output=done.stdout + done.stderr)
         if why:
-            raise StepCutShort(
-                f"the sustained write ({variant.name}) was cut short, not by diskq: {why}",
-                partial=measured.model_copy(update={"interrupted": True}),
-                hint="something else stopped fio (a kill, the OOM killer, a shutdown); "
-                     "the steps that completed are kept: run the bench again for a complete result",
-            )
+            raise fio.cut_short_error(f"the sustained write ({variant.name})", why,
+                                      measured.model_copy(update={"interrupted": True}))
         return measured
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
