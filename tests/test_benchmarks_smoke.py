@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from benchmarks import (
     database_scale, diskqrun, fidelity, qualification_time, rawfio, size_profile, startup, stats, steady_state,
-    sustained_write,
+    sustained_write, write_history,
 )
 
 
 @pytest.mark.parametrize("module", [stats, rawfio, diskqrun, qualification_time, steady_state, size_profile,
-                                    sustained_write])
+                                    sustained_write, write_history])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
