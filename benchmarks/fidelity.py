@@ -34,7 +34,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import diskqrun, rawfio, stats
-from benchmarks.scratchdev import MiB, loop_device, require_root
+from benchmarks.scratchdev import device_arguments, loop_device_of, require_root
 
 TOLERANCE = 0.03
 
@@ -58,9 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runtime", type=float, default=10.0, help="seconds per step (default 10)")
     ap.add_argument("--settle", type=float, default=5.0,
                     help="idle seconds before every run, the same for both contenders (default 5)")
-    ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+    device_arguments(ap)
     ap.add_argument("--quick", action="store_true", help="numjobs 1 only, 3 pairs of 5 s steps, 512 MiB device")
     args = ap.parse_args(argv)
     if args.quick:
@@ -72,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[int, list[tuple[float, float]]] = {n: [] for n in jobs}
     embedded: list[float] = []
     options: dict[int, dict] = {}  # fio's options as diskq recorded them, per numjobs
-    with loop_device(args.size_mib * MiB, "/dev/shm" if args.backing == "memory" else None) as dev:
+    with loop_device_of(args) as dev:
         print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
               f"numjobs {jobs}, "
               f"{args.pairs} pairs each, {args.runtime:g} s steps", flush=True)

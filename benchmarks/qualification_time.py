@@ -41,7 +41,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import diskqrun, rawfio, stats
-from benchmarks.scratchdev import MiB, loop_device, require_root
+from benchmarks.scratchdev import device_arguments, loadavg, loop_device_of, require_root
 
 GOAL_SPEEDUP = 3.0
 IOPS_PCT = 5.0
@@ -175,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-jobs", type=int, default=32, help="highest numjobs (default 32)")
     ap.add_argument("--settle", type=float, default=5.0,
                     help="idle seconds before every run, the same for both contenders (default 5)")
-    ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+    device_arguments(ap)
     ap.add_argument("--baseline", metavar="SRC",
                     help="also run the diskq of this source checkout (e.g. a 'git worktree' of an earlier "
                          "commit) as a third contender, in turn with the other two")
@@ -191,8 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     diskq: list[Qualification] = []
     baseline: list[Qualification] = []
     contenders = ["community", "diskq"] + (["baseline"] if args.baseline else [])
-    directory = "/dev/shm" if args.backing == "memory" else None
-    with loop_device(args.size_mib * MiB, directory) as dev:
+    with loop_device_of(args) as dev:
         print(f"# qualification time: {dev} ({args.size_mib} MiB loop device over a zero-filled file "
               f"on {args.backing}), "
               f"{args.pairs} rounds, {args.runtime:g} s steps, up to {args.max_jobs} jobs; "
@@ -284,14 +281,6 @@ def per_point(community: list[Qualification], diskq: list[Qualification]) -> lis
         d = [dict(q.curve)[n] for q in diskq]
         rows.append((n, stats.ratio(stats.median(d), stats.median(c)), _spread(c), _spread(d)))
     return rows
-
-
-def loadavg() -> str:
-    """The 1-minute load average (the machine's other work during the run)."""
-    try:
-        return Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        return "?"
 
 
 if __name__ == "__main__":

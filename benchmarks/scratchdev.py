@@ -8,6 +8,7 @@ interpreter exit (atexit). Only the device made here is ever touched.
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import contextlib
 import os
@@ -27,6 +28,32 @@ def require_root() -> None:
     for tool in ("losetup", "fio"):
         if shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin") is None:
             raise SystemExit(f"{tool} is not installed")
+
+
+#: where each ``--backing`` puts the loop device's file: the temp dir's filesystem, or memory
+BACKINGS = {"disk": None, "memory": "/dev/shm"}
+
+
+def device_arguments(ap: argparse.ArgumentParser, *, size_mib: int = 2048) -> None:
+    """``--size-mib`` and ``--backing``, the options every device benchmark takes."""
+    ap.add_argument("--size-mib", type=int, default=size_mib, help=f"loop device size in MiB (default {size_mib})")
+    ap.add_argument("--backing", choices=tuple(BACKINGS), default="disk",
+                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+
+
+def loop_device_of(args: argparse.Namespace) -> contextlib.AbstractContextManager[str]:
+    """:func:`loop_device` as ``--size-mib`` and ``--backing`` ask."""
+    return loop_device(args.size_mib * MiB, BACKINGS[args.backing])
+
+
+def loadavg(*, all_three: bool = False) -> str:
+    """The machine's load average as /proc/loadavg gives it (the 1-minute figure, or the 1, 5 and
+    15 minute ones): the other work that shares the device's host while a benchmark runs."""
+    try:
+        fields = Path("/proc/loadavg").read_text().split()
+    except OSError:
+        return "?"
+    return " ".join(fields[:3]) if all_three else fields[0]
 
 
 def _sigterm_exits() -> None:

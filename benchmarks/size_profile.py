@@ -36,7 +36,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import diskqrun, rawfio, stats
-from benchmarks.scratchdev import MiB, loop_device, require_root
+from benchmarks.scratchdev import MiB, device_arguments, loop_device_of, require_root
 
 SIZES = (512, 4096, 8192, 16384, 65536, 131072, 1048576)
 GOAL_S = 60.0
@@ -76,9 +76,7 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=2, help="hand/diskq pairs (default 2)")
     ap.add_argument("--runtime", type=float, default=20.0,
                     help="seconds per hand-run step, and diskq's --runtime cap (default 20, both defaults)")
-    ap.add_argument("--size-mib", type=int, default=1024, help="loop device size in MiB (default 1024)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+    device_arguments(ap, size_mib=1024)
     ap.add_argument("--quick", action="store_true", help="1 pair, 10 s steps, 256 MiB device")
     args = ap.parse_args()
     if args.quick:
@@ -90,7 +88,7 @@ def main() -> int:
     ours_s: list[float] = []
     ours_wall: list[float] = []
     steady: list[int] = []
-    with loop_device(args.size_mib * MiB, "/dev/shm" if args.backing == "memory" else None) as dev:
+    with loop_device_of(args) as dev:
         print(f"# size profile: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
               f"{args.pairs} pair(s), {args.runtime:g} s steps by hand", flush=True)
         for who in stats.alternate(["hand", "diskq"], args.pairs):

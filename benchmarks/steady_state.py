@@ -26,7 +26,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import child, rawfio, stats
-from benchmarks.scratchdev import MiB, loop_device, require_root
+from benchmarks.scratchdev import MiB, device_arguments, loadavg, loop_device_of, require_root
 
 from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second, window_errors
 
@@ -134,9 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", default="1,2,4,8,16,32", help="numjobs to record (default 1,2,4,8,16,32)")
     ap.add_argument("--rounds", type=int, default=2, help="recordings per numjobs (default 2)")
     ap.add_argument("--runtime", type=int, default=20, help="seconds per recorded step (default 20)")
-    ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+    device_arguments(ap)
     ap.add_argument("--quick", action="store_true", help="numjobs 1 and 4, one round, 512 MiB device")
     ap.add_argument("--keep-logs", type=Path, help="copy fio's per-job one-second IOPS logs into this directory")
     ap.add_argument("--replay", type=Path, help="replay the traces printed by an earlier run instead of recording")
@@ -153,11 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     from diskq.bench.target import region_bytes
 
     traces = []
-    directory = "/dev/shm" if args.backing == "memory" else None
-    with loop_device(args.size_mib * MiB, directory) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
+    with loop_device_of(args) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
         region = region_bytes(args.size_mib * MiB, max(jobs))
         print(f"# steady state: {dev} over a file on {args.backing}, numjobs {jobs}, {args.rounds} rounds of "
-              f"{args.runtime} s steps; load average {loadavg()}", flush=True)
+              f"{args.runtime} s steps; load average {loadavg(all_three=True)}", flush=True)
         for rnd in range(args.rounds):
             for n in jobs:
                 samples = record(dev, n, args.runtime, region, workdir, args.keep_logs,
@@ -167,17 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                 spread = (max(samples) - min(samples)) / mean * 100 if mean else 0.0
                 print(f"{n:>3} jobs: mean {mean:,.0f} IOPS, 1-s samples span {spread:.0f} % of the mean | "
                       + " ".join(f"{x:.0f}" for x in samples), flush=True)
-    print(f"# load average at the end: {loadavg()}")
+    print(f"# load average at the end: {loadavg(all_three=True)}")
     print_grid(traces)
     return 0
-
-
-def loadavg() -> str:
-    """The 1, 5 and 15 minute load averages, as /proc/loadavg gives them."""
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "unknown"
 
 
 def print_grid(traces: list[list[float]]) -> None:

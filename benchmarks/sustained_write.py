@@ -77,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", default="4G", help="--sustain of each run, a size (default 4G)")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--size-mib", type=int, default=1024, help="size of the loop device (default 1024)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk")
+    scratchdev.device_arguments(ap, size_mib=1024)
     ap.add_argument("--quick", action="store_true", help="one round, 1G budget, 512 MiB device")
     args = ap.parse_args(argv)
     if args.quick:
@@ -87,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     size = args.size_mib * scratchdev.MiB
     rows = []
     added_walls, hand_walls, device_ratios = [], [], []
-    with scratchdev.loop_device(size, "/dev/shm" if args.backing == "memory" else None) as dev:
+    with scratchdev.loop_device_of(args) as dev:
         for order in stats.alternate(["diskq", "hand"], args.rounds):
             if order == "diskq":
                 added, variants = with_diskq(dev, args.budget)

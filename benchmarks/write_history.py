@@ -34,7 +34,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import child, rawfio, stats
-from benchmarks.scratchdev import MiB, loop_device, require_root
+from benchmarks.scratchdev import device_arguments, loadavg, loop_device_of, require_root
 
 from diskq.bench.steady import parse_iops_logs, window_iops
 
@@ -85,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=32, help="numjobs of the measured step (default 32)")
     ap.add_argument("--runtime", type=int, default=20, help="seconds of the measured step (default 20)")
     ap.add_argument("--rest", type=float, default=30.0, help="idle seconds before each state (default 30)")
-    ap.add_argument("--size-mib", type=int, default=2048, help="loop device size in MiB (default 2048)")
-    ap.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem, or in /dev/shm")
+    device_arguments(ap)
     ap.add_argument("--quick", action="store_true", help="1 round, 8 jobs, 10 s steps, 5 s rest, 512 MiB")
     args = ap.parse_args(argv)
     if args.quick:
@@ -95,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     require_root()
 
     figures: dict[str, list[tuple[float, float]]] = {s: [] for s in HISTORY}
-    directory = "/dev/shm" if args.backing == "memory" else None
-    with loop_device(args.size_mib * MiB, directory) as dev, tempfile.TemporaryDirectory(prefix="diskq-wh-") as workdir:
+    with loop_device_of(args) as dev, tempfile.TemporaryDirectory(prefix="diskq-wh-") as workdir:
         print(f"# write history: {dev} ({args.size_mib} MiB over a file on {args.backing}), {args.jobs}-job "
               f"{args.runtime} s step, {args.rounds} rounds, {args.rest:g} s rest; load average {loadavg()}",
               flush=True)
@@ -132,13 +129,6 @@ def report(figures: dict[str, list[tuple[float, float]]]) -> str:
                      f"{stats.ratio(window, rest_window):.3f}"))
     return stats.table(["state", "runs", "step figure (median)", "/ rested", "answer window (median)", "/ rested"],
                        rows)
-
-
-def loadavg() -> str:
-    try:
-        return Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        return "?"
 
 
 if __name__ == "__main__":
