@@ -89,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
             rss.append(after.ru_maxrss * 1024)  # the largest child so far, in bytes
         med = statistics.median(walls)
-        print(f"| documents | hosts | median wall | median CPU | peak RSS |")
-        print(f"|---|---|---|---|---|")
+        print("| documents | hosts | median wall | median CPU | peak RSS |")
+        print("|---|---|---|---|---|")
         print(f"| {n} | {args.hosts} | {med:.2f} s | {statistics.median(cpus):.2f} s | {max(rss) / 2**20:.0f} MiB |")
         print(f"goal: under {GOAL_S:.0f} s for {n} documents: {'MET' if med < GOAL_S else 'NOT MET'}")
     return 0

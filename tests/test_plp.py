@@ -4,7 +4,6 @@ invariant that a consumer drive without evidence never comes out confirmed or li
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess

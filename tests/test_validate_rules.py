@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from diskq.database.build import build, repo_root
-from diskq.database.synthetic import result_document, submission, write_submission
+from diskq.database.synthetic import write_submission
 from diskq.submission.legacy import dump, legacy_submissions
 from diskq.submission.model import Contributor, Submission
 from diskq.submission.sign import make_submission, sign_submission

@@ -40,7 +40,7 @@ from pathlib import Path
 from diskq.database.aggregate import setting_slug
 from diskq.database.files import kind
 from diskq.database.keys import compact
-from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
+from diskq.errors import DatabasePathError, InvalidInput
 
 MIN_SCORE = 0.5
 MAX_CANDIDATES = 400
@@ -364,10 +364,10 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
     con = open_db(db)
     try:
         scored = []
-        for score, light, kind in _ranked(con, query, limit)[:limit]:
-            scored.append((score, kind, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
+        for score, light, matched in _ranked(con, query, limit)[:limit]:
+            scored.append((score, matched, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
         out = []
-        for score, kind, row in scored:
+        for score, matched, row in scored:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
@@ -386,7 +386,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             long_writes, left_out = sustained_writes(con, row["id"])
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
-                             excluded_submissions(con, row["id"]), kind, size_profiles(con, row["id"]),
+                             excluded_submissions(con, row["id"]), matched, size_profiles(con, row["id"]),
                              sustained=long_writes, sustained_left_out=left_out))
         return out
     finally:

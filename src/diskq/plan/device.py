@@ -14,7 +14,7 @@ import unicodedata
 from pathlib import Path
 
 from diskq.database.keys import compact
-from diskq.errors import InvalidInput, PlanRefused
+from diskq.errors import PlanRefused
 from diskq.plan.layout import WalDbDevice
 
 #: Cache mechanisms that switch the drive's own cache (the others: sysfs, the kernel's knob).
