@@ -42,12 +42,16 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def wc_file(dev: str) -> Path:
+    """The kernel's write-cache knob of a block device (``queue/write_cache`` in sysfs)."""
+    return Path("/sys/block") / Path(dev).name / "queue" / "write_cache"
+
+
 def _reset_write_cache(dev: str) -> None:
     """Loop devices keep their queue/write_cache setting across detach and re-attach; start and
     end every test device at the kernel default ("write back")."""
-    knob = Path("/sys/block", Path(dev).name, "queue", "write_cache")
     try:
-        knob.write_text("write back")
+        wc_file(dev).write_text("write back")
     except OSError:
         pass
 
@@ -87,3 +91,16 @@ def make_loop(tmp_path):
 def loop_device(make_loop) -> str:
     """One 64 MiB loop device, detached at teardown."""
     return make_loop()
+
+
+@pytest.fixture
+def loop_wb(make_loop):
+    """A loop device whose kernel write-cache flag starts as "write back".
+
+    The flag belongs to the loop slot and survives detach/attach, so a test never trusts what a
+    reused slot starts with; teardown leaves the slot in "write back" again.
+    """
+    dev = make_loop()
+    wc_file(dev).write_text("write back")
+    yield dev
+    wc_file(dev).write_text("write back")

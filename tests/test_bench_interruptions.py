@@ -15,7 +15,7 @@ import pytest
 
 from diskq.probe.journal import Journal
 from tests.conftest import needs_fio, needs_loop
-from tests.test_cache import wc_file
+from tests.conftest import wc_file
 from tests.test_kill_bench import holders
 
 

@@ -16,27 +16,10 @@ from diskq.errors import CacheError
 from diskq.probe import cache
 from diskq.probe.cache import CacheControl, CacheGuard, parse_hdparm_w, parse_sdparm_wce
 from diskq.probe.journal import Journal
-from tests.conftest import needs_loop
+from tests.conftest import needs_loop, wc_file
 
 FIX = Path(__file__).parent / "fixtures"
 WC = FIX / "write_cache"
-
-
-def wc_file(dev: str) -> Path:
-    return Path("/sys/block") / Path(dev).name / "queue" / "write_cache"
-
-
-@pytest.fixture
-def loop_wb(make_loop):
-    """A loop device whose kernel write-cache flag starts as "write back".
-
-    The flag belongs to the loop slot and survives detach/attach, so a test never trusts what a
-    reused slot starts with; teardown leaves the slot in "write back" again.
-    """
-    dev = make_loop()
-    wc_file(dev).write_text("write back")
-    yield dev
-    wc_file(dev).write_text("write back")
 
 
 def test_hdparm_on_off_and_set_outputs():

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from diskq.probe.journal import Journal
-from tests.conftest import needs_fio, needs_loop
-from tests.test_cache import loop_wb, wc_file  # noqa: F401 (fixture)
+from tests.conftest import needs_fio, needs_loop, wc_file
 from tests.test_restore import diskq, fake_entry
 
 

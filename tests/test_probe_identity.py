@@ -16,7 +16,6 @@ from diskq.probe import identity, sysfs
 from diskq.probe.identity import decode_exit_status, identity_from_smartctl_json, identity_from_sysfs, serial_hash
 
 from tests.conftest import needs_loop
-from tests.test_cache import loop_wb  # noqa: F401 (fixture)
 
 FIX = Path(__file__).parent / "fixtures"
 SMART = FIX / "smartctl_json"

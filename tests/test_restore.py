@@ -11,8 +11,8 @@ from pathlib import Path
 
 from diskq.probe.cache import CacheControl
 from diskq.probe.journal import Journal, pending_warning
-from tests.conftest import needs_loop
-from tests.test_cache import loop_wb, start_child, wc_file  # noqa: F401 (fixture)
+from tests.conftest import needs_loop, wc_file
+from tests.test_cache import start_child
 
 
 def diskq(*args: str, jdir: Path) -> subprocess.CompletedProcess:
