@@ -222,7 +222,8 @@ def test_command_line_is_the_community_method():
 
 
 def test_iops_spread_from_recorded_outputs(fixtures):
-    from diskq.bench.fio import extract_json, iops_spread
+    from diskq.analyse.noise import iops_spread
+    from diskq.bench.fio import extract_json
 
     def load(name):
         return extract_json((fixtures / "fio_json" / name).read_text())

@@ -33,7 +33,6 @@ import signal
 from dataclasses import dataclass
 
 from diskq import proc
-from diskq.analyse.noise import iops_spread  # noqa: F401  (read by the search and the tests from here)
 from diskq.errors import FioError, InvalidInput, StepCutShort, UnsupportedFio
 from diskq.result import Latency, Point
 

@@ -123,11 +123,6 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     """
     if not dev.caches:
         return None, None
-    try:
-        from diskq.analyse import annotate  # noqa: F401 - only: is the analysis there?
-    except ImportError:
-        dev.notes.append("scaling and verdicts not computed: the analysis module is not available")
-        return None, None
     settings = sorted(dev.caches)
     safe_before = [i for i, s in enumerate(settings) if dev.caches[s].safe]
     doc = median_document(dev, settings)
