@@ -12,7 +12,9 @@ diskq's figures with what fio printed, read by separate code.
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import time
 from dataclasses import dataclass
 
@@ -84,3 +86,18 @@ def run(filename: str, numjobs: int, options: dict[str, str]) -> Step:
         raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
     iops, runtime_s = summarise(done.stdout)
     return Step(numjobs=numjobs, iops=iops, runtime_s=runtime_s, wall_s=wall)
+
+
+def run_with_iops_log(filename: str, numjobs: int, options: dict[str, str], prefix: str) -> tuple[str, dict[str, str]]:
+    """Run fio once with a one-second IOPS log per job (``--write_iops_log=PREFIX
+    --log_avg_msec=1000``): fio's output and each job's log, by file name; the log files are
+    removed once read."""
+    done = child.run(command(filename, numjobs, {**options, "write_iops_log": prefix, "log_avg_msec": "1000"}))
+    if done.returncode != 0:
+        raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
+    logs = {}
+    for path in sorted(glob.glob(prefix + "_iops.*.log")):
+        with open(path) as f:
+            logs[os.path.basename(path)] = f.read()
+        os.unlink(path)
+    return done.stdout, logs

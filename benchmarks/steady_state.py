@@ -16,7 +16,6 @@ Run as root: ``.venv/bin/python benchmarks/steady_state.py [--quick]``.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 import tempfile
@@ -25,7 +24,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import child, rawfio, stats
+from benchmarks import rawfio, stats
 from benchmarks.scratchdev import MiB, device_arguments, loadavg, loop_device_of, require_root
 
 from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second, window_errors
@@ -112,21 +111,13 @@ def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: s
     """One full-length step with diskq's fio options and a one-second IOPS log."""
     from diskq.bench import fio
 
-    prefix = os.path.join(workdir, f"nj{numjobs}")
     options = fio.base_options(runtime_s=runtime_s, region_bytes=region_bytes, steady=None)
-    options.update({"write_iops_log": prefix, "log_avg_msec": "1000"})
-    done = child.run(rawfio.command(dev, numjobs, options))
-    if done.returncode != 0:
-        raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
-    logs = sorted(glob.glob(prefix + "_iops.*.log"))
-    texts = [Path(p).read_text() for p in logs]
+    _, logs = rawfio.run_with_iops_log(dev, numjobs, options, os.path.join(workdir, f"nj{numjobs}"))
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        for p in logs:
-            (keep / (tag + os.path.basename(p))).write_text(Path(p).read_text())
-    for p in logs:
-        os.unlink(p)
-    return parse_iops_logs(texts, runtime_s)
+        for name, text in logs.items():
+            (keep / (tag + name)).write_text(text)
+    return parse_iops_logs(logs.values(), runtime_s)
 
 
 def main(argv: list[str] | None = None) -> int:

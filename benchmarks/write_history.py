@@ -23,7 +23,6 @@ Run as root: ``.venv/bin/python benchmarks/write_history.py [--rounds 3] [--quic
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import child, rawfio, stats
+from benchmarks import rawfio, stats
 from benchmarks.scratchdev import device_arguments, loadavg, loop_device_of, require_root
 
 from diskq.bench.steady import parse_iops_logs, window_iops
@@ -61,17 +60,10 @@ def rotation(states: list[str], rounds: int) -> list[str]:
 def measure(dev: str, numjobs: int, runtime_s: int, workdir: str) -> tuple[float, list[float]]:
     """The protocol's command for ``runtime_s`` with a one-second IOPS log: fio's own figure for
     the step (from its JSON, as the protocol reads it) and the one-second trace."""
-    prefix = os.path.join(workdir, f"nj{numjobs}")
-    options = {**rawfio.community_options(runtime_s), "write_iops_log": prefix, "log_avg_msec": "1000"}
-    done = child.run(rawfio.command(dev, numjobs, options))
-    if done.returncode != 0:
-        raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
-    logs = sorted(glob.glob(prefix + "_iops.*.log"))
-    texts = [Path(p).read_text() for p in logs]
-    for p in logs:
-        os.unlink(p)
-    iops, _ = rawfio.summarise(done.stdout)
-    return iops, parse_iops_logs(texts, runtime_s)
+    output, logs = rawfio.run_with_iops_log(dev, numjobs, rawfio.community_options(runtime_s),
+                                            os.path.join(workdir, f"nj{numjobs}"))
+    iops, _ = rawfio.summarise(output)
+    return iops, parse_iops_logs(logs.values(), runtime_s)
 
 
 def write_before(dev: str, history: tuple[tuple[int, int], ...]) -> None:

@@ -117,8 +117,7 @@ def window_iops(samples: Sequence[float], ramp_s: int, measure_s: int) -> float:
     >>> window_iops([50, 100, 90, 110, 400], 1, 3)
     100.0
     """
-    used = list(samples[ramp_s: ramp_s + measure_s])
-    return sum(used) / len(used) if used else 0.0
+    return step_iops(samples[ramp_s: ramp_s + measure_s], None)
 
 
 def window_errors(traces: Iterable[Sequence[float]], ramp_s: int, measure_s: int) -> list[float]:
