@@ -27,6 +27,10 @@ FAMILIES = {
     "Intel DC P3700": (["INTEL SSDPEDMD400G4", "INTEL SSDPE2MD800G4", "INTEL SSDPEDMD020T4"], "yes"),
     "Crucial MX300": (["Crucial_CT525MX300SSD1"], "at-rest"),
     "Micron M550": (["Micron_M550_MTFDDAT256MAY"], "at-rest"),
+    "Micron 1100": (["Micron_1100_MTFDDAK512TBN", "Micron_1100_MTFDDAV256TBN"], "at-rest"),
+    "Micron 5100": (["Micron_5100_MTFDDAK3T8TCB", "MTFDDAK1T9TCC"], "yes"),
+    "Micron 9100": (["MTFDHAX1T6MCE", "Micron_9100_MTFDHAL3T2MCE"], "yes"),
+    "Micron 9200": (["Micron_9200_MTFDHAL3T8TCT", "Micron_9200_MTFDHAL1T6TCU"], "yes"),
 }
 
 #: model strings of neighbouring generations that share a prefix with a documented family but
@@ -39,6 +43,11 @@ NEIGHBOURS = {
     "INTEL SSDSC2KG480G8": "D3-S4610, not the S4500/S4600 specification",
     "INTEL SSDPE2MX450G7": "DC P3520, not the P3500 specification",
     "INTEL SSDPE2KX020T8": "DC P4510, no entry yet",
+    "Micron_5200_MTFDDAK3T8TDD": "Micron 5200, not the 5100 report",
+    "Micron_5210_MTFDDAK960QDE": "Micron 5210 ION, no entry yet",
+    "Micron_5300_MTFDDAK3T8TDS": "Micron 5300, not the 5100 report",
+    "Micron_9300_MTFDHAL3T2TDR": "Micron 9300, not the 9200 data sheet",
+    "Micron_1300_MTFDDAK512TDL": "Micron 1300, not the 1100 data sheet",
 }
 
 #: recorded smartctl outputs -> (verdict without a measurement, the documented entry's title fragment
@@ -50,6 +59,7 @@ RECORDED = {
     "sce__INTEL_SSDSC2KB240G8.json": ("likely", None),  # D3-S4510: its capacitor test, no entry
     "sce__INTEL_SSDPE2MX450G7.json": ("unknown", None),
     "sce__INTEL_SSDPE2KX020T8.json": ("unknown", None),
+    "sce__Micron_5300_MTFDDAK3T8TDS.json": ("unknown", None),
 }
 
 
