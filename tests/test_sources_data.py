@@ -24,6 +24,10 @@ INTERFACES = {"SATA", "SAS", "NVMe", "PCIe", "other"}
 CACHES = {"on", "off", "unknown"}
 CAPACITY = re.compile(r"\d+(\.\d+)?(GB|TB)")
 SOURCE_ID = re.compile(r"S\d\d[a-z]?_[a-z0-9_]+")
+# What the issue asks of the database: at least this many model families from this many sources
+# (the seed table is one of them).
+MIN_FAMILIES = 75
+MIN_SOURCES = 8
 GITHUB_FILE = re.compile(r"https://github\.com/[^/]+/[^/]+/blob/([0-9a-f]{40})/")
 # a number as a source prints it: 1480, 13,333.33, 18.6k
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(k(?![A-Za-z]))?")
@@ -157,3 +161,19 @@ def test_no_duplicate_rows(rows):
         assert key not in seen, f"{name}:{line}: same figure as line {seen[key]}"
         seen[key] = line
 
+
+def test_coverage(rows, sources):
+    families = {(r["vendor"], r["family"]) for _, _, r in rows}
+    with_rows = {r["source_id"] for _, _, r in rows}
+    print(f"\nsources/: {len(with_rows)} sources, {len(rows)} rows, {len(families)} model families")
+    assert len(with_rows) >= MIN_SOURCES, f"{len(with_rows)} sources, fewer than {MIN_SOURCES}"
+    assert len(families) >= MIN_FAMILIES, f"{len(families)} families, fewer than {MIN_FAMILIES}"
+
+
+def test_families_are_spelled_one_way(rows):
+    """Two spellings of one family (case, spaces, hyphens) would be counted and listed twice."""
+    seen = {}
+    for name, line, r in rows:
+        key = re.sub(r"[\s\-_.]", "", f"{r['vendor']}|{r['family']}").casefold()
+        spelling = (r["vendor"], r["family"])
+        assert seen.setdefault(key, spelling) == spelling, f"{name}:{line}: {spelling} and {seen[key]} are one family"
