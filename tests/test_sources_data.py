@@ -108,7 +108,8 @@ def test_methods_declare_what_reaches_the_drive(methods):
         assert isinstance(m["direct"], bool), f"{mid}: direct is not a bool"
         assert isinstance(m["iodepth"], int) and m["iodepth"] >= 1, f"{mid}: iodepth {m['iodepth']!r}"
         if "runtime_s" in m:
-            assert isinstance(m["runtime_s"], int) and m["runtime_s"] > 0, f"{mid}: runtime_s {m['runtime_s']!r}"
+            runtime = m["runtime_s"]
+            assert isinstance(runtime, int) and runtime > 0, f"{mid}: runtime_s {runtime!r}"
         assert re.fullmatch(r"\d+k", m["block_size"]), f"{mid}: block_size {m['block_size']!r}"
         assert m["command"].strip() and m["engine"].strip() and m["notes"].strip(), f"{mid}: empty text"
 
@@ -138,7 +139,8 @@ def test_rows_are_complete_and_consistent(rows, sources, methods):
         assert not r["capacity"] or CAPACITY.fullmatch(r["capacity"]), f"{where}: capacity {r['capacity']!r}"
         for col in ("numjobs", "iodepth"):
             assert r[col].isdigit() and int(r[col]) >= 1, f"{where}: {col} {r[col]!r}"
-        assert int(r["iodepth"]) == methods[mid]["iodepth"], f"{where}: iodepth {r['iodepth']} but {mid} runs at {methods[mid]['iodepth']}"
+        depth = methods[mid]["iodepth"]
+        assert int(r["iodepth"]) == depth, f"{where}: iodepth {r['iodepth']} but {mid} runs at {depth}"
         try:
             iops = float(r["iops"])
         except ValueError:
@@ -148,16 +150,21 @@ def test_rows_are_complete_and_consistent(rows, sources, methods):
         if "github.com" in r["url"] and "/blob/" in r["url"]:
             assert GITHUB_FILE.match(r["url"]), f"{where}: a GitHub file URL must name its commit"
         if not r["derived"].strip():
-            assert iops in quoted_numbers(r["quote"]), f"{where}: iops {r['iops']} is not in the quote and not marked derived"
+            assert iops in quoted_numbers(r["quote"]), \
+                f"{where}: iops {r['iops']} is not in the quote and not marked derived"
     for sid, mids in used.items():
         unused = set(sources[sid]["method_ids"]) - mids
         assert not unused, f"{sid}: declares methods no row uses: {sorted(unused)}"
 
 
+FIGURE_KEY = ("source_id", "model", "capacity", "method_id", "numjobs", "iodepth", "write_cache")
+
+
 def test_no_duplicate_rows(rows):
+    """One row per figure: per model, job count, depth, write-cache state and method."""
     seen = {}
     for name, line, r in rows:
-        key = (r["source_id"], r["model"], r["capacity"], r["method_id"], r["numjobs"], r["iodepth"], r["write_cache"])
+        key = tuple(r[c] for c in FIGURE_KEY)
         assert key not in seen, f"{name}:{line}: same figure as line {seen[key]}"
         seen[key] = line
 
@@ -176,4 +183,5 @@ def test_families_are_spelled_one_way(rows):
     for name, line, r in rows:
         key = re.sub(r"[\s\-_.]", "", f"{r['vendor']}|{r['family']}").casefold()
         spelling = (r["vendor"], r["family"])
-        assert seen.setdefault(key, spelling) == spelling, f"{name}:{line}: {spelling} and {seen[key]} are one family"
+        assert seen.setdefault(key, spelling) == spelling, \
+            f"{name}:{line}: {spelling} and {seen[key]} are one family"
