@@ -19,8 +19,9 @@ written for the profile; diskq's 4 KiB sweep step is not counted), and each size
 against the hand-run command's (medians). Goal: the profile in under a minute of device time at
 default settings on a steady device (``--backing memory``: a loop device over a file in
 ``/dev/shm``, whose flushes cost nothing and whose IOPS settle at once); the ratios say how much
-device time the steady-state detector saves against fixed-length steps, and whether the figures
-it stops on agree with them.
+device time diskq's steps save against the hand-run 20 s steps, and whether their figures agree.
+Method version 2 of the profile measures a fixed 7 s window after a 1 s ramp per size (56 s for
+seven sizes); version 1 ended each step with fio's steady-state detector.
 
 Run as root: ``.venv/bin/python benchmarks/size_profile.py [--quick] [--backing memory]``.
 """
