@@ -39,6 +39,8 @@ if __package__ in (None, ""):
 from benchmarks import diskqrun, rawfio, stats
 from benchmarks.scratchdev import MiB, device_arguments, loop_device_of, require_root
 
+from diskq.bench.fio import option_seconds
+
 SIZES = (512, 4096, 8192, 16384, 65536, 131072, 1048576)
 GOAL_S = 60.0
 
@@ -60,8 +62,13 @@ def hand_options(size: int, runtime_s: float) -> dict[str, str]:
 
 
 def profile_of(doc: dict) -> list[tuple[int, float, float]]:
-    """(block size, IOPS, fio runtime in s) of each step of the first run's size profile.
+    """(block size, IOPS, seconds written) of each step of the first run's size profile: fio's
+    runtime plus the ramp it left out of its figures (``ramp_time`` in the step's fio JSON; method
+    version 2 has a 1 s ramp, version 1 none).
 
+    >>> profile_of({"runs": [{"sizes": {"points": [{"block_size": 8192, "iops": 10.5, "runtime_ms": 7000,
+    ...     "fio": {"jobs": [{"job options": {"ramp_time": "1"}}]}}]}}]})
+    [(8192, 10.5, 8.0)]
     >>> profile_of({"runs": [{"sizes": {"points": [{"block_size": 8192, "iops": 10.5, "runtime_ms": 7001}]}}]})
     [(8192, 10.5, 7.001)]
     """
@@ -69,7 +76,9 @@ def profile_of(doc: dict) -> list[tuple[int, float, float]]:
     sizes = (runs[0].get("sizes") or {}) if runs else {}
     if not sizes.get("points"):
         raise ValueError("the result document has no size profile")
-    return [(int(p["block_size"]), float(p["iops"]), int(p["runtime_ms"]) / 1000.0) for p in sizes["points"]]
+    return [(int(p["block_size"]), float(p["iops"]),
+             int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0))
+            for p in sizes["points"]]
 
 
 def main() -> int:
@@ -113,7 +122,8 @@ def main() -> int:
                 ours_wall.append(run.wall_s)
                 steady.append(sum(1 for p in doc["runs"][0]["sizes"]["points"] if p.get("steady_state")))
                 print(f"  diskq: {total:6.1f} s of device time for the profile, {run.wall_s:.1f} s wall for "
-                      f"the whole bench, {steady[-1]}/{len(points)} steps ended by the detector (load {load:.1f})",
+                      f"the whole bench (ramps counted), {steady[-1]}/{len(points)} steps ended by the detector "
+                      f"(load {load:.1f})",
                       flush=True)
                 print("         " + " ".join(f"{bs(size)}:{iops:,.0f}({t:.1f}s)" for size, iops, t in points), flush=True)
     print()
