@@ -131,6 +131,12 @@ def _render(doc: dict) -> None:
         out.print(t)
         if len(judged) > 200:
             out.print(f"  ({len(judged) - 200} more in --json)")
+    for u in doc["unnamed_perf_dumps"]:
+        b, kv = u["bluefs"], u["kv_ms"]
+        out.print(f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
+                  f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
+                  f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
+                  f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", highlight=False)
     if doc["findings"]:
         out.print("[bold]Findings[/]")
         shown: dict[str, int] = {}

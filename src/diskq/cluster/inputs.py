@@ -44,6 +44,7 @@ class Inputs:
     source: str
     osds: list[parse.OsdMeta] | None = None
     perf: dict[int, parse.PerfDump] = field(default_factory=dict)
+    perf_unnamed: dict[str, parse.PerfDump] = field(default_factory=dict)  #: file -> a perf dump of no known OSD
     df: dict[int, parse.DfRow] | None = None
     config: list[parse.ConfigEntry] | None = None
     config_show: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -57,7 +58,7 @@ class Inputs:
 
     @property
     def empty(self) -> bool:
-        return not (self.osds or self.perf or self.df or self.config or self.spills or self.bench)
+        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.spills or self.bench)
 
 
 def osd_of(name: str) -> int | None:
@@ -147,8 +148,9 @@ def read_dir(directory: Path) -> Inputs:
             add(inp, kind, path.name, data)
         except DiskqError as exc:
             inp.problems.append(f"{path.name}: {exc.message}")
-    if not files:
-        raise InvalidInput(f"{directory} holds no .json or .txt file",
+    if not files or (inp.empty and not inp.read):
+        what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
+        raise InvalidInput(f"{directory} holds {what}",
                            hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
     return inp
 
@@ -184,6 +186,10 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
     elif kind in ("perf", "bench", "config_show"):
         osd = osd_of(name)
         target = {"perf": inp.perf, "bench": inp.bench, "config_show": inp.config_show}[kind]
+        if osd is None and kind == "perf":
+            inp.perf_unnamed[name] = parse.perf_dump(data)
+            inp.read.append(f"{name}: perf dump of an OSD its name does not give (name it e.g. perf-dump.osd.12.json)")
+            return
         if osd is None:
             inp.problems.append(f"{name}: a {kind.replace('_', ' ')} output, but its name does not say which OSD "
                                 "(name it e.g. perf-dump.osd.12.json); not used")

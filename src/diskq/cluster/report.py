@@ -19,6 +19,7 @@ from diskq.cluster.inputs import Inputs
 from diskq.cluster.parse import OsdMeta
 
 FORMAT = "diskq-cluster"
+BLUEFS_SHOWN = ("db_total_bytes", "db_used_bytes", "slow_total_bytes", "slow_used_bytes")
 _MCLOCK_RELEASE = 17  # mclock_scheduler is the default op queue from Quincy
 
 
@@ -178,6 +179,15 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
             findings.append(judge.Finding("spillover", [s.osd], f"ceph health detail: {s.line}",
                                           {"spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes,
                                            "db_total_bytes": s.total_bytes}))
+    unnamed = []
+    for name, perf in sorted(inp.perf_unnamed.items()):
+        b = perf.bluefs
+        unnamed.append({"file": name, "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN},
+                        "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
+                        "dedicated_db": (b.get("slow_total_bytes") or 0) > 0, "missing": perf.missing})
+        if (b.get("slow_total_bytes") or 0) > 0 and b.get("slow_used_bytes"):
+            missing.append(f"{name}: BlueFS spilled {b['slow_used_bytes'] / 1e9:,.1f} GB onto the slow device, "
+                           "but the file does not say which OSD it is")
     missing += match.notes
     absent = sorted(m for m, f in match.cache.items() if f is None)
     if absent:
@@ -189,7 +199,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         "summary": {"osds": len(osds), "db_devices": len(db_rows), "findings": len(findings),
                     "osds_flagged": len({i for f in findings for i in f.osds}),
                     "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules}},
-        "osds": rows, "db_devices": db_rows, "findings": [asdict(f) for f in findings],
+        "osds": rows, "db_devices": db_rows, "unnamed_perf_dumps": unnamed, "findings": [asdict(f) for f in findings],
         "config_lines": [line for f in findings for line in f.config],
         "missing": missing, "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
@@ -244,7 +254,7 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
                                        "db_total_bytes": spill.total_bytes}))
     if perf is not None:
         b = perf.bluefs
-        row["bluefs"] = {k: b.get(k) for k in ("db_total_bytes", "db_used_bytes", "slow_total_bytes", "slow_used_bytes")}
+        row["bluefs"] = {k: b.get(k) for k in BLUEFS_SHOWN}
         row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
         if perf.missing:
             row["notes"].append("perf dump lacks " + ", ".join(perf.missing))
