@@ -186,3 +186,59 @@ def test_every_recorded_cluster_answers_end_to_end(name, tmp_path, capsys):
     rc = cli("cluster", "--from", str(CLUSTERS / name), "--db", str(DB))
     text, err = capsys.readouterr()
     assert rc == 0 and "OSDs" in text and "Traceback" not in err
+
+
+@needs_data
+def test_collect_saves_what_ceph_printed_and_names_what_did_not_answer(tmp_path, monkeypatch):
+    """``diskq cluster collect`` with ``diskq.proc.run`` replaced: the recorded outputs of the
+    Octopus bcache cluster answer the cluster-wide commands; osd.0's perf dump is the recorded
+    one of a flash OSD from another cluster (combined case); osd.1 and osd.2 time out; the
+    release answers `config dump` with an error."""
+    from diskq import proc
+    from diskq.errors import CommandTimedOut
+
+    juju = case("hotsos-octopus-15.2.14-juju-bcache")
+    recorded = {
+        ("osd", "metadata"): (juju / "osd-metadata.json").read_text(),
+        ("osd", "df"): (juju / "osd-df.json").read_text(),
+        ("device", "ls"): (juju / "device-ls.json").read_text(),
+        ("health", "detail"): (juju / "health-detail.json").read_text(),
+        ("tell", "osd.0"): (case("clyso-perf-dump-nvme-30tb") / "perf-dump-osd.json").read_text(),
+    }
+    calls = []
+
+    def fake_run(argv, **kw):
+        calls.append(argv)
+        assert argv[0] == "ceph" and kw.get("timeout")
+        if argv[1:3] in (["tell", "osd.1"], ["tell", "osd.2"]):
+            raise CommandTimedOut(argv, kw["timeout"])
+        out = recorded.get(tuple(argv[1:3]))
+        return proc.Completed(argv, 0 if out is not None else 22, out or "", "")
+
+    monkeypatch.setattr(proc, "run", fake_run)
+    monkeypatch.setattr(proc, "which", lambda tool: "/usr/bin/ceph" if tool == "ceph" else None)
+    out = tmp_path / "saved"
+    errors = inputs.collect(out)
+    assert [c for c in calls if c[1] == "tell"] == [["ceph", "tell", f"osd.{i}", "perf", "dump"] for i in range(3)]
+    assert any("config dump" in e for e in errors)
+    assert [e.split()[0] for e in errors if "did not answer" in e] == ["osd.1", "osd.2"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "collect-status.json", "device-ls.json", "health-detail.json", "osd-df.json", "osd-metadata.json",
+        "perf-dump.osd.0.json"]
+    doc = answer(out)
+    assert doc["osds"][0]["kv_ms"]["kv_commit_lat"] == pytest.approx(0.1903, rel=1e-3)
+    assert any("osd.1 did not answer" in p for p in doc["inputs"]["problems"])
+    assert any("no perf dump of this OSD" in n for n in doc["osds"][1]["notes"])
+    assert any("no config dump" in m for m in doc["missing"])
+
+
+def test_without_ceph_or_saved_outputs_one_error(monkeypatch, capsys):
+    from diskq import proc
+    from tests.cli_support import cli
+
+    monkeypatch.setattr(proc, "which", lambda tool: None)
+    assert cli("cluster") == 3
+    err = capsys.readouterr().err
+    assert "ceph is not installed" in err and "ceph-common" in err and "Traceback" not in err
+    assert cli("cluster", "--from", ".", "--as", "no-equals-sign") == 2
+    assert "--as needs REPORTED=MODEL" in capsys.readouterr().err

@@ -157,15 +157,17 @@ def mclock_threshold(osd: int, kind: str, capacity: float, crit: dict) -> Findin
 
 
 def mclock_spread(kind: str, capacities: dict[int, float], crit: dict) -> Finding | None:
-    """Capacities of OSDs of one device class more than the factor apart."""
+    """Capacities of OSDs of one device class more than the factor apart; the OSDs are named
+    as low or high by which side of the geometric midpoint of the extremes they are on."""
     if len(capacities) < 2:
         return None
     lo, hi = min(capacities.values()), max(capacities.values())
     factor = float(crit["mclock_factor"])
     if lo <= 0 or hi / lo <= factor:
         return None
-    low = sorted(o for o, c in capacities.items() if c * factor < hi)
-    high = sorted(o for o, c in capacities.items() if c > lo * factor)
+    middle = (lo * hi) ** 0.5  # the geometric midpoint splits them into the two ends
+    low = sorted(o for o, c in capacities.items() if c < middle)
+    high = sorted(o for o, c in capacities.items() if c >= middle)
     option = f"osd_mclock_max_capacity_iops_{kind}"
     return Finding("mclock_spread", sorted(capacities),
                    f"{option} of the {kind.upper()} OSDs ranges from {lo:,.0f} to {hi:,.0f} ({hi / lo:.1f}x, limit "
