@@ -118,8 +118,8 @@ def test_db_small_below_the_share(db, data):
 def test_the_docstring_examples_hold():
     import doctest
 
-    from diskq.cluster import parse, report
+    from diskq.cluster import config, health, parse, report
 
-    for module in (judge, parse, report):
+    for module in (judge, parse, report, config, health):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__

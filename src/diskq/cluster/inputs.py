@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.cluster import parse
+from diskq.cluster import config as cfg
+from diskq.cluster import health, parse
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
@@ -46,11 +47,11 @@ class Inputs:
     perf: dict[int, parse.PerfDump] = field(default_factory=dict)
     perf_unnamed: dict[str, parse.PerfDump] = field(default_factory=dict)  #: file -> a perf dump of no known OSD
     df: dict[int, parse.DfRow] | None = None
-    config: list[parse.ConfigEntry] | None = None
+    config: list[cfg.ConfigEntry] | None = None
     config_show: dict[int, dict[str, str]] = field(default_factory=dict)
-    devices: list[parse.DeviceHealth] | None = None
+    devices: list[health.DeviceHealth] | None = None
     inventory: dict[str, list[parse.InventoryDevice]] = field(default_factory=dict)
-    spills: list[parse.Spill] | None = None
+    spills: list[health.Spill] | None = None
     bench: dict[int, float] = field(default_factory=dict)
     version: str | None = None  #: of the cluster, from ceph report
     read: list[str] = field(default_factory=list)  #: "file: what it was read as"
@@ -174,7 +175,7 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
             return
         inp.version = inp.version or data.get("version")
         if inp.spills is None:
-            inp.spills = parse.spillover(data)
+            inp.spills = health.spillover(data)
     elif kind == "metadata":
         osds = parse.osd_metadata(data)
         if inp.osds is not None:  # ceph osd metadata N, one file per OSD
@@ -197,20 +198,20 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         if osd in target:
             inp.problems.append(f"{name}: a second {kind} output of osd.{osd}; not used")
             return
-        target[osd] = {"perf": parse.perf_dump, "bench": parse.osd_bench, "config_show": parse.config_show}[kind](data)
+        target[osd] = {"perf": parse.perf_dump, "bench": cfg.osd_bench, "config_show": cfg.config_show}[kind](data)
         inp.read.append(f"{name}: {kind.replace('_', ' ')} of osd.{osd}")
     elif kind == "df":
         once("df", parse.osd_df(data))
     elif kind == "config":
-        once("config", parse.config_dump(data))
+        once("config", cfg.config_dump(data))
     elif kind == "devices":
-        once("devices", parse.device_ls(data))
+        once("devices", health.device_ls(data))
     elif kind == "inventory":
         host = _host_of(name)
         inp.inventory[host] = parse.inventory(data)
         inp.read.append(f"{name}: ceph-volume inventory of {host}")
     elif kind == "health":
-        once("spills", parse.spillover(data))
+        once("spills", health.spillover(data))
     elif kind == "collect":
         inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
         inp.read.append(f"{name}: what the collection could not get")

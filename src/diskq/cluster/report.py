@@ -144,13 +144,18 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     for o in osds:
         if (key := _db_key(o)) is not None:
             groups.setdefault(key, []).append(o)
+    # the whole drive (ceph-volume inventory) and its wear (device ls), by Ceph's device id
+    inventory = {d.device_id: d for devs in inp.inventory.values() for d in devs if d.device_id}
+    wear = {d.device_id: d.wear_level for d in inp.devices or [] if d.wear_level is not None}
     db_rows = []
     for key, members in sorted(groups.items(), key=lambda kv: (kv[1][0].host or "", kv[0])):
         dev = members[0].db
         facts = match.facts(dev.model)
         ids = [o.osd for o in members]
+        whole = inventory.get(key)
         row = {"key": key, "host": members[0].host, "names": dev.names, "model": dev.model, "nvme": dev.nvme,
-               "rotational": dev.rotational, "osds": ids, "database": facts, "notes": []}
+               "rotational": dev.rotational, "osds": ids, "database": facts,
+               "drive_size_bytes": whole.size_bytes if whole else None, "wear_level": wear.get(key), "notes": []}
         if dev.model is None:
             row["notes"].append("model unknown (no device id in the metadata)")
         elif facts is None and db is not None:
