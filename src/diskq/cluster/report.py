@@ -237,16 +237,15 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
     df = (inp.df or {}).get(o.osd)
     commit_dev = o.db or o.data
     facts = match.facts(commit_dev.model)
-    data_facts = match.facts(o.data.model) if o.db is not None else facts
     perf = inp.perf.get(o.osd)
     row = {"osd": o.osd, "host": o.host, "objectstore": o.objectstore, "version": o.version,
            "status": df.status if df else None, "device_class": df.device_class if df else None,
            "data": asdict(o.data), "db": asdict(o.db) if o.db else None, "wal": asdict(o.wal) if o.wal else None,
            "db_shared_by": sharing if o.db else None, "commit_device": "db" if o.db else "data",
-           "database": facts, "data_database": data_facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
+           "database": facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
            "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
     if df and df.status and df.status != "up":
-        row["notes"].append(f"{df.status} in osd df")
+        row["notes"].append(f"{df.status} (osd df / osd tree)")
     if o.objectstore == "filestore":
         return row
     if o.db is not None:
