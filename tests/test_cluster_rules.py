@@ -123,3 +123,45 @@ def test_the_docstring_examples_hold():
     for module in (judge, parse, report, config, health):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**15) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["id", "hostname", "osd_objectstore", "bluefs", "bluestore", "osd", "nodes", "summary",
+                         "section", "name", "value", "devid", "checks", "iops", "blocksize", "osd_op_queue",
+                         "device_ids", "bluefs_dedicated_db", "bluefs_db_devices", "bluestore_bdev_size",
+                         "db_total_bytes", "slow_used_bytes", "kv_commit_lat", "avgcount", "sum", "type",
+                         "status", "osd_metadata", "path", "sys_api", "detail", "message", "format"]),
+        inner, max_size=6),
+    max_leaves=25)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["osd-metadata.json", "perf-dump.osd.1.json", "osd-df.json",
+                                           "config-dump.json", "device-ls.json", "x.json", "osd-bench-osd.2.json"]),
+                          json_values), min_size=1, max_size=4))
+def test_any_json_is_read_or_refused_in_one_line(files):
+    """Whatever JSON the files hold, the answer is built or one InvalidInput is raised: never a traceback."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from diskq.cluster import inputs, report
+    from diskq.errors import InvalidInput
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, value in files:
+            Path(tmp, name).write_text(json.dumps(value))
+        try:
+            inp = inputs.read_dir(Path(tmp))
+        except InvalidInput:
+            return
+        doc = report.build(inp, db=None)
+        json.dumps(doc)
+        assert doc["format"] == "diskq-cluster"
+        from diskq.cli.cluster import _render
+        from diskq.publish.cluster import render_html
+
+        _render(doc)
+        assert render_html(doc).startswith("<!doctype html>")

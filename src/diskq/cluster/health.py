@@ -43,9 +43,11 @@ def spillover(data) -> list[Spill]:
     131072
     """
     if isinstance(data, dict):
-        checks = (data.get("health") or data).get("checks") or {}
-        check = checks.get("BLUEFS_SPILLOVER") or {}
-        lines = [str(d.get("message", "")) for d in check.get("detail") or [] if isinstance(d, dict)]
+        health = data.get("health") if isinstance(data.get("health"), dict) else data
+        checks = health.get("checks") if isinstance(health.get("checks"), dict) else {}
+        check = checks.get("BLUEFS_SPILLOVER") if isinstance(checks.get("BLUEFS_SPILLOVER"), dict) else {}
+        detail = check.get("detail") if isinstance(check.get("detail"), list) else []
+        lines = [str(d.get("message", "")) for d in detail if isinstance(d, dict)]
     else:
         lines = str(data).splitlines()
     out = []

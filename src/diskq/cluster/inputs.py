@@ -149,6 +149,8 @@ def read_dir(directory: Path) -> Inputs:
             add(inp, kind, path.name, data)
         except DiskqError as exc:
             inp.problems.append(f"{path.name}: {exc.message}")
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape no Ceph release prints
+            inp.problems.append(f"{path.name}: looks like {kind} output but is not shaped like it ({exc}); not used")
     if not files or (inp.empty and not inp.read):
         what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
         raise InvalidInput(f"{directory} holds {what}",
@@ -173,7 +175,7 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
             once("osds", osds)
         if kind == "metadata":
             return
-        inp.version = inp.version or data.get("version")
+        inp.version = inp.version or (data["version"] if isinstance(data.get("version"), str) else None)
         if inp.spills is None:
             inp.spills = health.spillover(data)
     elif kind == "metadata":

@@ -59,6 +59,10 @@ def _int(value) -> int | None:
         return None
 
 
+def _str(value) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
 def _bool01(value) -> bool | None:
     v = str(value).strip() if value is not None else ""
     return {"1": True, "0": False}.get(v)
@@ -158,8 +162,8 @@ def _one_osd(meta: dict) -> OsdMeta:
     if not ids and store != "filestore":
         notes.append("no device_ids in the metadata (none before Nautilus, nor for a device Ceph cannot "
                      "identify, such as bcache): models unknown")
-    return OsdMeta(osd=int(meta["id"]), host=meta.get("hostname"), objectstore=store,
-                   version=meta.get("ceph_version_short") or _version(meta.get("ceph_version")),
+    return OsdMeta(osd=int(meta["id"]), host=_str(meta.get("hostname")), objectstore=_str(store),
+                   version=_str(meta.get("ceph_version_short")) or _version(meta.get("ceph_version")),
                    data=data, db=db, wal=wal, dedicated_db=dedicated, notes=notes)
 
 
@@ -251,9 +255,10 @@ def osd_df(data) -> dict[int, DfRow]:
         raise InvalidInput("osd df: expected the JSON of `ceph osd df -f json` (with nodes)")
     out = {}
     for n in data["nodes"]:
-        if isinstance(n, dict) and n.get("type", "osd") == "osd" and _int(n.get("id")) is not None and n["id"] >= 0:
-            out[int(n["id"])] = DfRow(int(n["id"]), n.get("device_class"), n.get("status"),
-                                      _int(n.get("kb")), _int(n.get("kb_used_meta")))
+        osd = _int(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
+        if osd is not None and osd >= 0:
+            out[osd] = DfRow(osd, _str(n.get("device_class")), _str(n.get("status")),
+                             _int(n.get("kb")), _int(n.get("kb_used_meta")))
     return out
 
 
