@@ -56,8 +56,12 @@ def test_24_osds_per_nvme_beyond_the_guideline_and_undersized_db():
     small = by_rule(doc, "db_small")
     assert len(small) == 288  # 33.5 GB of a 12 TB HDD, 0.28 %
     assert all(f["evidence"]["share"] < 0.01 for f in small)
-    # the 12 flash OSDs without a DB device are not judged as DB users
-    assert sum(o["db"] is None for o in doc["osds"]) == 12
+    # the 12 flash OSDs without a DB device sit on the other namespace of each host's DB drive
+    # (the same device id): named on the drive's row, and counted among those committing to it
+    flash = [o for o in doc["osds"] if o["db"] is None]
+    assert len(flash) == 12 and all(o["db_shared_by"] == 25 for o in flash)
+    assert sorted(i for d in doc["db_devices"] for i in d["data_osds"]) == sorted(o["osd"] for o in flash)
+    assert all(len(d["data_osds"]) == 1 for d in doc["db_devices"])
 
 
 @needs_data

@@ -155,7 +155,8 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         whole = inventory.get(key)
         row = {"key": key, "host": members[0].host, "names": dev.names, "model": dev.model, "nvme": dev.nvme,
                "rotational": dev.rotational, "osds": ids, "database": facts,
-               "drive_size_bytes": whole.size_bytes if whole else None, "wear_level": wear.get(key), "notes": []}
+               "drive_size_bytes": whole.size_bytes if whole else None, "wear_level": wear.get(key),
+               "data_osds": [], "notes": []}
         if dev.model is None:
             row["notes"].append("model unknown (no device id in the metadata)")
         elif facts is None and db is not None:
@@ -170,7 +171,19 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
                                 "(at least that many): more is not known")
         db_rows.append(row)
 
-    sharing = {o.osd: len(groups[k]) for k, g in groups.items() for o in g}
+    # an OSD whose data device is a DB drive (another namespace or partition of it) commits there too
+    on_db_drive: dict[str, list[int]] = {}
+    for o in osds:
+        if o.db is None and o.data.device_id in groups:
+            on_db_drive.setdefault(o.data.device_id, []).append(o.osd)
+    for row in db_rows:
+        if row["key"] in on_db_drive:
+            others = on_db_drive[row["key"]]
+            row["data_osds"] = others
+            row["notes"].append("also the data device of " + ", ".join(f"osd.{i}" for i in others))
+    sharing = {o.osd: len(g) + len(on_db_drive.get(k, [])) for k, g in groups.items() for o in g}
+    for k, ids in on_db_drive.items():
+        sharing.update({i: len(groups[k]) + len(ids) for i in ids})
     spilled = {s.osd: s for s in inp.spills or []}
     rows, capacities = [], {"hdd": {}, "ssd": {}}
     for o in osds:
@@ -241,7 +254,7 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
     row = {"osd": o.osd, "host": o.host, "objectstore": o.objectstore, "version": o.version,
            "status": df.status if df else None, "device_class": df.device_class if df else None,
            "data": asdict(o.data), "db": asdict(o.db) if o.db else None, "wal": asdict(o.wal) if o.wal else None,
-           "db_shared_by": sharing if o.db else None, "commit_device": "db" if o.db else "data",
+           "db_shared_by": sharing if o.db or sharing > 1 else None, "commit_device": "db" if o.db else "data",
            "database": facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
            "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
     if df and df.status and df.status != "up":
