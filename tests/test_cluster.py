@@ -59,7 +59,7 @@ def test_24_osds_per_nvme_beyond_the_guideline_and_undersized_db():
     # the 12 flash OSDs without a DB device sit on the other namespace of each host's DB drive
     # (the same device id): named on the drive's row, and counted among those committing to it
     flash = [o for o in doc["osds"] if o["db"] is None]
-    assert len(flash) == 12 and all(o["db_shared_by"] == 25 for o in flash)
+    assert len(flash) == 12 and all(o["commit_device_shared_by"] == 25 for o in flash)
     assert sorted(i for d in doc["db_devices"] for i in d["data_osds"]) == sorted(o["osd"] for o in flash)
     assert all(len(d["data_osds"]) == 1 for d in doc["db_devices"])
 

@@ -132,6 +132,7 @@ json_values = st.recursive(
         st.sampled_from(["id", "hostname", "osd_objectstore", "bluefs", "bluestore", "osd", "nodes", "summary",
                          "section", "name", "value", "devid", "checks", "iops", "blocksize", "osd_op_queue",
                          "device_ids", "bluefs_dedicated_db", "bluefs_db_devices", "bluestore_bdev_size",
+                         "bluefs_dedicated_wal", "bluefs_wal_devices",
                          "db_total_bytes", "slow_used_bytes", "kv_commit_lat", "avgcount", "sum", "type",
                          "status", "osd_metadata", "path", "sys_api", "detail", "message", "format"]),
         inner, max_size=6),

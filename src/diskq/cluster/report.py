@@ -184,6 +184,12 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     sharing = {o.osd: len(g) + len(on_db_drive.get(k, [])) for k, g in groups.items() for o in g}
     for k, ids in on_db_drive.items():
         sharing.update({i: len(groups[k]) + len(ids) for i in ids})
+    # RocksDB's WAL, and so each commit, goes to a dedicated WAL device where there is one
+    wal_groups: dict[str, list[int]] = {}
+    for o in osds:
+        if o.wal is not None:
+            wal_groups.setdefault(o.wal.device_id or f"{o.host or '?'}:{','.join(o.wal.names) or '?'}", []).append(o.osd)
+    sharing.update({i: len(ids) for ids in wal_groups.values() for i in ids})
     spilled = {s.osd: s for s in inp.spills or []}
     rows, capacities = [], {"hdd": {}, "ssd": {}}
     for o in osds:
@@ -248,13 +254,13 @@ def _common_version(osds: list[OsdMeta]) -> str | None:
 def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, spill, findings: list,
              capacities: dict, missing: list[str]) -> dict:
     df = (inp.df or {}).get(o.osd)
-    commit_dev = o.db or o.data
+    commit_dev = o.wal or o.db or o.data
     facts = match.facts(commit_dev.model)
     perf = inp.perf.get(o.osd)
     row = {"osd": o.osd, "host": o.host, "objectstore": o.objectstore, "version": o.version,
            "status": df.status if df else None, "device_class": df.device_class if df else None,
            "data": asdict(o.data), "db": asdict(o.db) if o.db else None, "wal": asdict(o.wal) if o.wal else None,
-           "db_shared_by": sharing if o.db or sharing > 1 else None, "commit_device": "db" if o.db else "data",
+           "commit_device_shared_by": sharing, "commit_device": "wal" if o.wal else "db" if o.db else "data",
            "database": facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
            "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
     if df and df.status and df.status != "up":
