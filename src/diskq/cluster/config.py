@@ -15,6 +15,7 @@ class ConfigEntry:
     who: str  #: ``global``, ``osd``, ``osd.3``, ...
     option: str
     value: str
+    mask: str = ""  #: ``class:hdd``, ``host:node1``, ... ; empty: every daemon of ``who``
 
 
 def config_dump(data) -> list[ConfigEntry]:
@@ -27,7 +28,7 @@ def config_dump(data) -> list[ConfigEntry]:
 
     >>> config_dump("WHO    MASK  LEVEL     OPTION                                             VALUE      RO\n"
     ...             "osd.0        basic     osd_mclock_max_capacity_iops_hdd                   86.136079\n")
-    [ConfigEntry(who='osd.0', option='osd_mclock_max_capacity_iops_hdd', value='86.136079')]
+    [ConfigEntry(who='osd.0', option='osd_mclock_max_capacity_iops_hdd', value='86.136079', mask='')]
     """
     if isinstance(data, str):
         return _config_text(data)
@@ -36,7 +37,7 @@ def config_dump(data) -> list[ConfigEntry]:
     out = []
     for e in data:
         if isinstance(e, dict) and e.get("section") is not None and e.get("name"):
-            out.append(ConfigEntry(str(e["section"]), str(e["name"]), str(e.get("value", ""))))
+            out.append(ConfigEntry(str(e["section"]), str(e["name"]), str(e.get("value", "")), str(e.get("mask") or "")))
     return out
 
 
@@ -50,6 +51,7 @@ def _config_text(text: str) -> list[ConfigEntry]:
     if "VALUE" not in starts:
         raise InvalidInput("config dump: no VALUE column in the header")
     o, v = starts["OPTION"], starts["VALUE"]
+    m, lvl = starts.get("MASK"), starts.get("LEVEL")
     end = starts.get("RO", None)
     out = []
     for ln in lines[head_i + 1:]:
@@ -58,8 +60,9 @@ def _config_text(text: str) -> list[ConfigEntry]:
         who = ln.split()[0]
         option = ln[o:v].strip()
         value = (ln[v:end] if end is not None and len(ln) > end and ln[end:].strip() in ("*", "") else ln[v:]).strip()
+        mask = ln[m:lvl].strip() if m is not None and lvl is not None and lvl > m else ""
         if option:
-            out.append(ConfigEntry(who, option, value))
+            out.append(ConfigEntry(who, option, value, mask))
     return out
 
 

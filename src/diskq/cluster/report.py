@@ -98,9 +98,11 @@ def _mclock(o: OsdMeta, kind: str, inp: Inputs, crit: dict) -> dict:
         return {"option": option, "value": float(shown[option]), "source": f"config show of osd.{o.osd}"}
     for who in (f"osd.{o.osd}", "osd", "global"):
         for e in inp.config or []:
-            if e.who == who and e.option == option:
+            # a mask other than the OSD's own device class (a host, a CRUSH location) is not followed
+            if e.who == who and e.option == option and e.mask in ("", f"class:{kind}"):
                 try:
-                    return {"option": option, "value": float(e.value), "source": f"config dump ({who})"}
+                    return {"option": option, "value": float(e.value),
+                            "source": f"config dump ({who}{'/' + e.mask if e.mask else ''})"}
                 except ValueError:
                     continue
     return {"option": option, "value": float(crit[f"mclock_default_{kind}"]), "source": "Ceph's default"}
