@@ -58,8 +58,10 @@ def cluster_cmd(
             errors = inputs.collect(Path(tmp))
             inp = inputs.read_dir(Path(tmp))
             inp.source = "the ceph command of this host"
+        from rich.markup import escape
+
         for e in errors:
-            stderr_console().print(f"[yellow]collection:[/] {e}", markup=True, highlight=False)
+            stderr_console().print(f"[yellow]collection:[/] {escape(e)}", highlight=False)
     if db != Path("devices.db") and not db.exists():
         from diskq.errors import DatabasePathError
 
