@@ -118,9 +118,9 @@ def test_db_small_below_the_share(db, data):
 def test_the_docstring_examples_hold():
     import doctest
 
-    from diskq.cluster import config, health, parse, report
+    from diskq.cluster import config, health, inputs, parse, report
 
-    for module in (judge, parse, report, config, health):
+    for module in (judge, parse, report, config, health, inputs):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
 

@@ -121,9 +121,13 @@ def _decode(path: Path) -> object:
 
 
 def _host_of(name: str) -> str:
-    """``ceph-volume-inventory.host1.json`` -> ``host1``."""
-    parts = Path(name).stem.split(".")
-    return parts[-1] if len(parts) > 1 else "unknown host"
+    """The host in an inventory's file name, after the first dot.
+
+    >>> _host_of("ceph-volume-inventory.osd-01.example.net.json"), _host_of("inventory.json")
+    ('osd-01.example.net', 'unknown host')
+    """
+    stem = Path(name).stem
+    return stem.split(".", 1)[1] if "." in stem else "unknown host"
 
 
 def read_dir(directory: Path) -> Inputs:
