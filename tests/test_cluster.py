@@ -263,3 +263,22 @@ def test_without_from_the_ceph_command_is_asked(recorded_ceph, capsys):
     doc = json.loads(out)
     assert doc["source"] == "the ceph command of this host" and doc["summary"]["osds"] == 3
     assert "osd.1 did not answer" in err and "Traceback" not in err
+
+
+@needs_data
+def test_combined_mclock_default_against_the_s4510(tmp_path):
+    """Combined case: the S4510 all-flash cluster's metadata (Quincy 17.2.6, where mClock is the
+    default scheduler) and the recorded `ceph config dump` of another cluster, which sets
+    capacities only for HDD OSDs: every S4510 OSD runs with Ceph's default SSD capacity, 21,500,
+    against the 1,600 commits/s the community table measured for the S4510 at one job."""
+    shutil.copy(case("clyso-quincy-17.2.6-s4510-allflash") / "osd-metadata.json", tmp_path)
+    shutil.copy(case("mcgarrah-alteredcarbon-proxmox-usb-hdd") / "config-dump.txt", tmp_path)
+    doc = answer(tmp_path, aliases={"SSDSC2KB038T8": "Intel SSD S4510"})
+    found = by_rule(doc, "mclock_vs_device")
+    assert len(found) == 25
+    first = found[0]
+    assert first["evidence"] == {"osd_mclock_max_capacity_iops_ssd": 21500.0, "per_osd_commit_rate": 1600.0}
+    assert "13.4x above" in first["message"]
+    assert doc["config_lines"][0] == f"ceph config set osd.{first['osds'][0]} osd_mclock_max_capacity_iops_ssd 1600"
+    assert all(o["mclock"]["source"] == "Ceph's default" for o in doc["osds"])
+    assert by_rule(doc, "mclock_spread") == []  # osd.0/1/4's HDD entries do not apply to SSD OSDs
