@@ -89,6 +89,11 @@ CASES = [
     (["fleet", "candidates", "--path", "/dev/diskq-no-such-device", "--json"], 0, "a list"),
     (["fleet", "report", "{w}/missing"], 2, "no results directory"),
     (["fleet", "report", "{w}/dir"], 2, "no host directories"),
+    # cluster
+    (["cluster", "--from", "{w}/missing"], 2, "no such directory"),
+    (["cluster", "--from", "{w}/dir"], 2, "nothing to read"),
+    (["cluster", "--from", "{w}/corrupt.json"], 2, "a file, not a directory"),
+    (["cluster", "collect"], 2, "no directory given"),
     # site build
     (["site", "build", "--db", "{w}/dir", "--out", "{w}/site"], 2, "--db names a directory"),
     (["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/corrupt.json", "--submissions", "{w}/subs"], 2,
@@ -111,7 +116,7 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers") else argv[0] for argv, _, _ in CASES}
+    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers", "cluster") else argv[0] for argv, _, _ in CASES}
     assert _commands() <= covered, _commands() - covered
 
 
