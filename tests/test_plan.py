@@ -485,3 +485,38 @@ def test_on_a_committed_legacy_submission_file(monkeypatch, capsys):
     assert doc["speed"]["n"] == 16 and doc["speed"]["limited_by_sweep"]
     assert any("legacy" in n for n in doc["notes"])
     assert doc["write_cache"]["value"] is not None and "legacy" in doc["write_cache"]["reasons"][0]
+
+
+# --- papercuts -------------------------------------------------------------------------------
+
+def test_a_data_size_without_a_unit_is_refused_not_read_as_bytes(clone, monkeypatch, capsys):
+    with pytest.raises(InvalidInput, match="no unit"):
+        layout.parse_data("12x16")
+    assert cli("plan", "Samsung PM883", "--data", "12x16", cwd=clone, monkeypatch=monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("diskq: error: the data device size in '12x16' has no unit") and "12x16T" in err
+    assert "Traceback" not in err and not (clone / "osd-spec.yaml").exists()
+
+
+def test_plan_finds_a_model_where_lookup_finds_it(clone, monkeypatch, capsys):
+    from diskq.database.lookup import lookup
+
+    first = lookup(clone / "devices.db", "samsung 860 evo", limit=1)[0]
+    assert first.is_match and first.device["model"] == "Samsung SSD 860 EVO"
+    assert cli("plan", "samsung 860 evo", "--data", "2x4T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["device"] == "Samsung SSD 860 EVO"
+
+
+def test_small_sizes_and_single_counts_read_as_they_are(clone, monkeypatch, capsys):
+    assert layout._gb(4_294_967_296) == "4.29 GB" and layout._gb(960 * 10**9) == "960 GB"
+    assert cli("plan", "samsung 860 evo", "--data", "1x100G", "--db-size", "8G", cwd=clone,
+               monkeypatch=monkeypatch) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert " 0 GB" not in out and "block.db: at least 2.5 GB per OSD" in out
+    assert "1 data OSD per WAL/DB device" in out and "1 data OSDs" not in out
+    assert "1 block.db volume of 8 GB" in out and "at 1 OSD:" in out
+
+
+def test_a_sweep_stopped_at_one_job_says_one_job():
+    p = plan(device(curve=[(1, 40000.0)]), data="2x4T")
+    assert any("the sweep stopped at 1 job:" in r for r in p.limits["speed"].reasons)

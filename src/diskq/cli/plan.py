@@ -92,12 +92,16 @@ def _write(path: Path, text: str) -> None:
 
 
 def _gb(n) -> str:
-    return "-" if n is None else f"{n / 1e9:,.0f} GB"
+    from diskq.plan.layout import _gb as gb
+
+    return "-" if n is None else gb(n)
 
 
 def _render(doc: dict, spec_path: Path | None) -> None:
     from rich.markup import escape
     from rich.table import Table
+
+    from diskq.units import plural
 
     out = stdout_console()
     d = doc["data"]
@@ -106,7 +110,7 @@ def _render(doc: dict, spec_path: Path | None) -> None:
               f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})")
     out.print(f"  figures: {escape(doc['basis'])}; WAL/DB device {_gb(doc['capacity_bytes'])}")
     binds = ", ".join(doc["binding"])
-    out.print(f"\n[bold]{doc['osds_per_device']} data OSDs per WAL/DB device[/] ({binds} binds)")
+    out.print(f"\n[bold]{plural(doc['osds_per_device'], 'data OSD')} per WAL/DB device[/] ({binds} binds)")
     table = Table("limit", "OSDs", "why", show_header=True, title_justify="left")
     for name, rule in doc["limits"].items():
         mark = " *" if name in doc["binding"] else ""
@@ -114,14 +118,14 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print(table)
     s = doc["speed"]
     if s["per_osd_iops"] is not None:
-        out.print(f"  per-OSD commit rate at {s['n']} OSDs: {s['per_osd_iops']:,.0f}/s, "
+        out.print(f"  per-OSD commit rate at {plural(s['n'], 'OSD')}: {s['per_osd_iops']:,.0f}/s, "
                   f"{s['headroom']:.1f}x the {s['demand_iops']:,.0f} one {s['osd_kind'].upper()} OSD needs"
                   + (" (the sweep's largest count: at least that many)" if s["limited_by_sweep"] else ""))
     f = doc["db_fraction"]
     out.print(f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)")
     for r in f["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {doc['db_slots']} block.db volumes of "
+    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {plural(doc['db_slots'], 'block.db volume')} of "
               f"{_gb(doc['db_size_bytes'])} on each")
     for r in doc["layout_reasons"]:
         out.print(f"  - {escape(r)}")
