@@ -97,6 +97,7 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq.bench import output as output_mod, runner
     from diskq.cli._render import BenchProgress, result_table
     from diskq.errors import DiskqError
+    from diskq.submission.contributable import not_contributable
     from rich.markup import escape
 
     plan = runner.plan(path, options)
@@ -137,6 +138,8 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
         if doc.interrupted:
             err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
                       "so run the bench again to its end to contribute a result")
+        elif (why := not_contributable(doc)) is not None:  # a scratch run, a loop device, a file...
+            err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
         else:
             err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
             err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
