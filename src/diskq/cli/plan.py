@@ -10,7 +10,8 @@ import typer
 from diskq.cli.app import app, print_json, stdout_console
 
 PLAN_HELP = """Plan the OSD layout for a WAL/DB device: OSDs per device, block.db size, how many
-WAL/DB devices, a cephadm OSD specification and the ceph-volume lvm batch line.
+WAL/DB devices, a cephadm OSD specification or, without cephadm, the equivalent ceph-volume lvm
+batch line (alternatives, not steps), each as the target --release reads it.
 
 DEVICE is a result document (diskq bench, or a submission file) or a model name looked up in
 devices.db. The data devices of one host are COUNTxSIZE, sizes decimal as on the drive's label
@@ -142,9 +143,11 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print("[bold]osd_mclock_max_capacity_iops_ssd[/]: " + (str(mc["value"]) if mc["value"] else "does not apply"))
     for r in mc["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print("\n[bold]cephadm OSD specification[/]" + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
+    out.print(f"\n[bold]Deploying[/]: {escape(doc['alternatives'])}.", soft_wrap=True)
+    out.print("\n[bold]Either: cephadm OSD specification[/]"
+              + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
     out.print(escape(doc["cephadm_spec_yaml"].rstrip()), soft_wrap=True)
-    out.print("\n[bold]ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
+    out.print("\n[bold]Or: ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
     out.print(escape(doc["ceph_volume"]["line"]), soft_wrap=True)
     for n in doc["notes"]:
         out.print(f"note: {escape(n)}", soft_wrap=True)
