@@ -558,3 +558,10 @@ def test_small_sizes_and_single_counts_read_as_they_are(clone, monkeypatch, caps
 def test_a_sweep_stopped_at_one_job_says_one_job():
     p = plan(device(curve=[(1, 40000.0)]), data="2x4T")
     assert any("the sweep stopped at 1 job:" in r for r in p.limits["speed"].reasons)
+
+
+def test_one_ssd_osd_reads_as_one():
+    slow = device(curve=[(1, 30000.0), (2, 31000.0)], protocol="nvme")
+    p = plan(slow, data="1x4T", media="ssd", workload="rbd")
+    assert p.speed["n"] == 1 and p.mclock.reasons[0].startswith("the one SSD OSD commits at most")
+    assert "1 SSD OSDs" not in " ".join(p.mclock.reasons)

@@ -301,6 +301,7 @@ def mclock_advice(share: osds.OsdShare, media: str) -> Rule:
                            "which each OSD's share of the WAL/DB device meets; osd_mclock_max_capacity_iops_ssd "
                            "does not apply"], src)
     value = int(share.per_osd_iops)
-    return Rule(value, [f"each of {share.n} SSD OSDs commits at most {share.per_osd_iops:.0f} times per second "
+    who = "the one SSD OSD" if share.n == 1 else f"each of {share.n} SSD OSDs"
+    return Rule(value, [f"{who} commits at most {share.per_osd_iops:.0f} times per second "
                         "through the shared WAL/DB device: `ceph config set osd osd_mclock_max_capacity_iops_ssd "
                         f"{value}` keeps mClock from assuming more"], src)
