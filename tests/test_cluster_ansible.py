@@ -57,9 +57,9 @@ def test_the_playbook_collects_and_diskq_cluster_reads_it(tmp_path):
         wrapper.write_text(f"#!/bin/sh\nPATH={fake}:$PATH exec {Path(sys.executable).with_name('diskq')} \"$@\"\n")
         wrapper.chmod(0o755)
         out = tmp_path / "cluster-outputs"
-        done = fleet.playbook(fleet.inventory([], tmp_path / "unused"), "-e", f"diskq_bin={wrapper}",
+        done = fleet.playbook(fleet.inventory([], tmp_path / "unused"), "-e", f"diskq_cluster_bin={wrapper}",
                               "-e", f"diskq_cluster_dir={out}", "-e", f"diskq_cluster_remote_dir={tmp_path / 'remote'}",
-                              "-e", f"diskq_ceph_volume_bin={tmp_path / 'no-ceph-volume'}", playbook="cluster.yml")
+                              "-e", f"diskq_cluster_ceph_volume_bin={tmp_path / 'no-ceph-volume'}", playbook="cluster.yml")
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == [
         "collect-status.json", "device-ls.json", "health-detail.json", "osd-df.json", "osd-metadata.json",
