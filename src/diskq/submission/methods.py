@@ -117,9 +117,9 @@ def size_option_problems(options: dict[str, str], block_size: int | None, versio
     ``block_size`` in bytes, and for ``version`` 2 the fixed window (a 1 s ramp, no detector)."""
     from diskq.bench.sizes import parse_bs
 
-    required = _required(ramp=version is not None and version >= 2)
-    if version == 1:  # version 1's steps had no ramp (fio's detector ended them)
-        required["ramp_time"] = frozenset({None})
+    # version 2: the fixed window's ramp; version 1 ran none (fio's detector ended its steps);
+    # without a version only the options every version shares are checked
+    required = _required(ramp=None if version is None else version >= 2)
     del required["bs"]
     required["numjobs"] = frozenset({"1", None})
     out = _violations(options, required)
