@@ -67,7 +67,7 @@ def test_the_s4510_row_alone_is_a_conflict_shown_with_both_figures(tmp_path, cap
     assert [(c["numjobs"], c["iops"], c["held"]) for c in shown] == [(1, 1600, False), (15, 48409, True)]
 
     page = (site / "devices" / f"{dev['id']}.html").read_text()
-    assert 'id="conflicts"' in page
+    assert 'id="conflicts"' in page and "rests on a conflict between two figures" in page  # the verdicts say so
     assert "<strong>1,600 IOPS at 1 job</strong>, in the verdicts only as a lower bound (undecided)" in page
     assert "<strong>48,409 IOPS at 15 jobs</strong>, held out of the verdicts (undecided)" in page
     html = (site / "index.html").read_text()
