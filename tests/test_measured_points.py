@@ -113,3 +113,26 @@ def test_a_file_on_tmpfs_is_classified_from_every_point(tmp_path):
     assert doc.device.filesystem == "tmpfs"
     _every_point_counts(doc)
     assert doc.verdicts.osds_per_device.n is None  # memory-backed: no verdict applies, but the class stands
+
+
+def test_the_database_keeps_every_measured_point_of_a_submission(tmp_path, capsys):
+    import json
+
+    from diskq.database.build import build
+    from diskq.database.synthetic import submission, write_submission
+    from tests.cli_support import cli
+    from tests.cli_support import rows as _rows
+
+    subs = tmp_path / "submissions"
+    write_submission(subs, submission(json.loads(LOADED.read_text())))
+    db = tmp_path / "devices.db"
+    assert build(subs, db).skipped == []
+    points = _rows(db, "SELECT numjobs, conflict, held FROM points ORDER BY numjobs")
+    assert [(p["numjobs"], p["conflict"], p["held"]) for p in points] == [(n, None, 0) for n in (1, 2, 4, 8)]
+    assert [r["numjobs"] for r in _rows(db, "SELECT numjobs FROM curve ORDER BY numjobs")] == [1, 2, 4, 8]
+    (dev,) = _rows(db, "SELECT osds_per_device, verdicts FROM devices")
+    assert dev["osds_per_device"] == 8
+    assert "rests on a conflict" not in dev["verdicts"] and "typo" not in dev["verdicts"]
+    assert cli("lookup", "loop", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "conflict: cache" not in out and "rest on two figures in a conflict" not in out
