@@ -148,3 +148,22 @@ def test_a_decision_keeps_a_figure_no_evidence_contradicts(solo, n, per_job, oth
             assert not conflicts._against(d.kept, e, 1.5, 2.0) and conflicts._against(d.set_aside, e, 1.5, 2.0)
         assert conflicts.bound(c) == (c.low, c.high)
         assert isinstance(c, Conflict)
+
+
+def test_a_figure_from_another_source_decides_through_the_same_interface():
+    # public figures imported from elsewhere are fed as evidence items by model key
+    from diskq.database.evidence import settle
+    from diskq.database.extract import read_submission
+    from diskq.database.keys import model_key
+
+    record, problems = read_submission(repo_root() / S4510, repo_root() / "submissions")
+    assert problems == []
+    (run,) = record.runs
+    vitastor = Evidence(27000, 1, None, "Vitastor documentation, raw drive performance (Intel D3-S4510 3.84 TB)")
+    points, runs = settle([record], sources={model_key("Intel SSD S4510"): [vitastor]})
+    assert [p[1:] for p in points] == [(0, record.id, 0, 15), (1, record.id, 0, 1)]
+    assert "decided by 27,000 IOPS at 1 job (Vitastor documentation" in points[0][0]
+    assert [int(p[0]) for p in run.points()] == [15] and [int(p[0]) for p in run.held_points()] == [1]
+    # kept, 15 jobs is again the peak of the contributor's sweep ("peak #jobs"): nothing claimed beyond it
+    assert runs == [(1, None, 48409.0, 15, None, record.id, 0)] and run.peak_final
+    assert run.findings[0].startswith("conflict decided: ")

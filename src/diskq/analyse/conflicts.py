@@ -22,6 +22,9 @@ Interface (pure: no I/O, no database; callers feed it what they know)::
     bound(conflict)                 -> the figures both readings allow (the low 1-job figure,
                                        as a lower bound; the high figure held out)
 
+The database feeds it each submission's figures and, through
+:func:`diskq.database.evidence.settle` (``sources=``), figures from other sources by model key.
+
 Two readings are possible: the 1-job figure is right (and the N-job figure too high), or the
 N-job figure is right (and the 1-job figure too low). Another item of evidence (another source,
 another submission or capacity of the model) *contradicts* a reading when

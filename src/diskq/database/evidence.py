@@ -15,6 +15,7 @@ Pure over the records; :func:`settle` returns the point and run rows to update.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping, Sequence
 
 from diskq.analyse import conflicts, criteria
 from diskq.analyse.plausibility import CONFLICT, DECIDED
@@ -39,9 +40,12 @@ def _evidence(rec: SubmissionRecord) -> list[conflicts.Evidence]:
     return out
 
 
-def settle(records: list[SubmissionRecord], crit: dict | None = None) -> tuple[list[tuple], list[tuple]]:
+def settle(records: list[SubmissionRecord], crit: dict | None = None,
+           sources: Mapping[str, Sequence[conflicts.Evidence]] | None = None) -> tuple[list[tuple], list[tuple]]:
     """Decide every conflict of ``records`` with the model's other evidence, changing their runs'
-    curves in place; return ``(point updates, run updates)``: ``(conflict, held, submission_id,
+    curves in place. ``sources`` adds figures from other sources (a table of public figures), by
+    model key (:func:`diskq.database.keys.model_key`), as :class:`~diskq.analyse.conflicts.Evidence`
+    with their source labels. Return ``(point updates, run updates)``: ``(conflict, held, submission_id,
     run, numjobs)`` and ``(source_peak_final, iops_1job, max_iops, peak_jobs, p99_sync_us,
     submission_id, run)`` rows (the run's figures once the evidence kept its N-job figure)."""
     crit = crit if crit is not None else criteria.load()
@@ -54,8 +58,9 @@ def settle(records: list[SubmissionRecord], crit: dict | None = None) -> tuple[l
     for key in sorted(by_model):
         recs = sorted(by_model[key], key=lambda r: r.id)
         pool = {r.id: _evidence(r) for r in recs}
+        outside = list((sources or {}).get(key, ()))
         for rec in recs:
-            others = [e for rid, items in pool.items() if rid != rec.id for e in items]
+            others = [e for rid, items in pool.items() if rid != rec.id for e in items] + outside
             for run in rec.runs:
                 if run.held:
                     p, r = _settle_run(rec, run, others, ratio, spread)
