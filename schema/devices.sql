@@ -92,8 +92,9 @@ CREATE TABLE points (
     sync_mean_us  REAL,
     sync_p99_us   REAL,
     interrupted   INTEGER NOT NULL,
-    questionable  TEXT,                 -- why the point is questionable (a per-job rate no drive gives):
-                                        -- kept here, left out of every curve and verdict; NULL: plausible
+    conflict      TEXT,                 -- figures without raw fio output that cannot both be right
+                                        -- (criteria [plausibility]): the conflict, and what decided it; NULL: none
+    held          INTEGER NOT NULL,     -- 1: held out of every curve and verdict by its conflict (shown here)
     PRIMARY KEY (submission_id, run, seq),
     FOREIGN KEY (submission_id, run) REFERENCES runs (submission_id, run)
 ) WITHOUT ROWID;

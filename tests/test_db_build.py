@@ -741,8 +741,8 @@ def _comparable(record):
     from dataclasses import asdict, fields
 
     out = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "runs"}
-    out["runs"] = [{**{k: v for k, v in asdict(r).items() if k != "curve"}, "curve": r.curve.tobytes()}
-                   for r in record.runs]
+    out["runs"] = [{**{k: v for k, v in asdict(r).items() if k not in ("curve", "held")},
+                    "curve": r.curve.tobytes(), "held": r.held.tobytes()} for r in record.runs]
     return out
 
 

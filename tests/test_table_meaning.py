@@ -1,6 +1,6 @@
 """The table must mean what it says: OSDs per device ranked by what a device carries, the
-community table's curves read as their contributors wrote them, questionable points, outliers
-and duplicates kept out of the figures, and hosts never ranked among drives; through the
+community table's curves read as their contributors wrote them, conflicts between figures shown,
+outliers and duplicates kept out of the figures, and hosts never ranked among drives; through the
 database, `diskq lookup` and the site."""
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ def test_a_device_too_slow_for_one_osd_reads_none(tmp_path, capsys):
 def test_no_legacy_row_claims_more_osds_than_its_source_measured(legacy):
     db, _ = legacy
     limited = _rows(db, "SELECT model FROM devices WHERE legacy > 0 AND osds_limited_by_sweep = 1")
-    # only the S4510, whose 15-job figure is questionable: nothing is known beyond 1 job
+    # only the S4510, whose 15-job figure is in an undecided conflict with its 1-job figure: the
+    # verdicts use what both allow, nothing beyond 1 job
     assert [r["model"] for r in limited] == ["Intel SSD S4510"]
 
 
@@ -121,7 +122,7 @@ def test_every_legacy_class_agrees_with_its_contributors_words(legacy):
             assert f"In the contributor's words (two points cannot decide the shape, so these words do): " \
                    f"<q>{r['source_words']}</q>" in page
         checked += 1
-    assert checked == 18  # every row but the S4510, which has one plausible point left
+    assert checked == 18  # every row but the S4510, whose conflict leaves one point in the verdicts
 
 
 def test_the_970_pro_and_the_mzqlw_read_as_their_contributors_wrote(legacy, capsys):
@@ -136,24 +137,26 @@ def test_the_970_pro_and_the_mzqlw_read_as_their_contributors_wrote(legacy, caps
     assert json.loads(cache["scaling_json"])["knee"] == 8
 
 
-# --- 15.3: questionable points, outliers, duplicates --------------------------------------------
+# --- 15.3: conflicts between figures, outliers, duplicates --------------------------------------
 
 
-def test_the_s4510_typo_is_marked_and_left_out(legacy, capsys):
+def test_the_s4510_row_is_a_conflict_with_both_figures_shown(legacy, capsys):
+    # (tests/test_conflicts.py holds the same row with a second source for the model)
     db, site = legacy
     dev = _device(db, "Intel SSD S4510")
     assert (dev["max_iops"], dev["peak_jobs"], dev["scaling"], dev["osds_per_device"]) == (1600, 1, None, 1)
-    (point,) = _rows(db, "SELECT numjobs, iops, questionable FROM points WHERE questionable IS NOT NULL")
-    assert (point["numjobs"], point["iops"]) == (15, 48409)
-    assert "3,227 per job, 2.0x the 1-job rate of 1,600" in point["questionable"]
+    points = _rows(db, "SELECT numjobs, iops, conflict, held FROM points WHERE conflict IS NOT NULL")
+    assert [(p["numjobs"], p["iops"], p["held"]) for p in points] == [(1, 1600, 0), (15, 48409, 1)]
+    assert all("3,227 per job, 2.0x the 1-job figure) cannot both be right" in p["conflict"] for p in points)
+    assert not any("typo" in p["conflict"] for p in points)
     assert cli("lookup", "s4510", "--db", str(db)) == 0
-    assert "questionable (left out): cache off, 48,409 IOPS at 15 jobs" in capsys.readouterr().out
+    assert "conflict: cache off, 48,409 IOPS at 15 jobs: held out of the verdicts (undecided)" in capsys.readouterr().out
     assert cli("lookup", "s4510", "--db", str(db), "--json") == 0
-    assert json.loads(capsys.readouterr().out)[0]["questionable"][0]["numjobs"] == 15
+    assert [c["numjobs"] for c in json.loads(capsys.readouterr().out)[0]["conflicts"]] == [1, 15]
     page = (site / "devices" / f"{dev['id']}.html").read_text()
-    assert 'id="questionable"' in page and "48,409 IOPS at 15 jobs is 3,227 per job" in page
+    assert 'id="conflicts"' in page and "<strong>48,409 IOPS at 15 jobs</strong>" in page
     html = (site / "index.html").read_text()
-    assert re.search(rf'href="devices/{dev["id"]}.html"[^\n]*\n(?:<td[^\n]*\n)*?<td[^>]*>[^\n]*<span class="questionable"', html)
+    assert re.search(rf'href="devices/{dev["id"]}.html"[^\n]*\n(?:<td[^\n]*\n)*?<td[^>]*>[^\n]*<span class="conflict"', html)
 
 
 def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, capsys):
@@ -248,11 +251,14 @@ def test_readme_methodology_and_criteria_say_the_same(legacy):
     readme = (repo_root() / "README.md").read_text()
     ratio, outlier = crit["plausibility"]["max_per_job_ratio"], crit["outliers"]["max_ratio"]
     assert f"more than {ratio:g}× the curve's own 1-job rate" in readme
+    assert f"max_per_job_ratio = {ratio}" in (repo_root() / "src/diskq/analyse/criteria.toml").read_text()
     assert f"more than {outlier:g}× or less than half the median" in readme
     assert f"{crit['osds_per_device']['demand_hdd_osd']} commits/s (Ceph's `osd_mclock_max_capacity_iops_hdd`)" in readme
     _, site = legacy
     page = " ".join((site / "methodology.html").read_text().split())
-    assert f"more than {ratio} times the curve's own 1-job rate is <em>questionable</em>" in page
+    assert f"more than {ratio} times the curve's own 1-job rate is never called a typo" in page
+    for said in ("a lower bound", "observation", "conflict"):
+        assert said in page and said in readme and said in crit["plausibility"]["justification"]
     assert f"more than {outlier} times away from the median of at least {crit['outliers']['min_others']}" in page
     for key in ("plausibility", "outliers", "contributor_words", "osds_per_device"):
         assert f'id="crit-{key}"' in page

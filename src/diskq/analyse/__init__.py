@@ -6,7 +6,8 @@
     verdicts.py   Ceph WAL/DB tier, OSDs per device, etcd, PostgreSQL WAL
     osds.py       OSDs per device: the largest measured N at which each OSD gets its commit rate
     cliff.py      the sustained-write cliff: where a long write's throughput fell and stayed down
-    plausibility.py  questionable points: per-job rates no drive can give
+    plausibility.py  per-job rates above the 1-job rate: observations (measured) or conflicts (figures)
+    conflicts.py  two figures that cannot both be right, decided only by other evidence
     source.py     what a curve's source says beyond its points (community table peak, words)
     hostdevice.py is a result a drive model's, or a host's (loop, zram, virtio, dm, md, RAID, file)?
     criteria.toml every threshold with its justification (read by criteria.py)
@@ -37,17 +38,20 @@ def annotate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     ``sources`` gives, per run index, what the curve's source says beyond its points (the
     community table's final peak and the contributor's words, :mod:`diskq.analyse.source`).
     """
-    from diskq.analyse import verdicts
+    from diskq.analyse import plausibility, verdicts
     from diskq.analyse.classify import classify
     from diskq.errors import InvalidInput
 
     sources = sources or {}
     for index, run in enumerate(doc.runs):
         points = [(p.numjobs, p.iops) for p in run.points if not p.interrupted]
+        source = sources.get(index)
+        review = plausibility.run_review(run, filesystem=doc.device.filesystem,
+                                         settled=bool(source and source.settled))
         run.scaling = None
         if len(points) >= 2:
             try:
-                run.scaling = classify(points, sources.get(index))
+                run.scaling = classify(points, source, review)
             except InvalidInput as exc:
                 _note(run, f"scaling not classified: {exc.message}")
         elif run.points:

@@ -65,11 +65,15 @@ def parse_points(args: list[str]) -> list[tuple[int, float]]:
     return out
 
 
-def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = None) -> Scaling:
+def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = None,
+             review: plausibility.Review | None = None) -> Scaling:
     """Classify a curve of ``(numjobs, iops)`` points (any order; at least two job counts).
 
-    Questionable points (:mod:`diskq.analyse.plausibility`) are left out and listed in
-    ``questionable``; at least two plausible points must remain. ``source`` says what the
+    ``review`` is what the plausibility rule made of the curve (:func:`plausibility.review`):
+    measured points are all classified, with its observations among the notes; a figure without
+    raw output that conflicts with the 1-job figure is held out and listed in ``questionable``
+    with the conflict. Without ``review`` the points are taken as figures without raw output (what
+    ``diskq classify`` is given). At least two points must remain. ``source`` says what the
     curve's source states beyond its points: its highest point was the peak of a wider sweep
     (``peak_final``), and the contributor's words, which decide the class where two points
     cannot (``method = "contributor"``).
@@ -82,20 +86,19 @@ def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = N
     ('asymptotic', 'contributor', '2 jobs already saturate')
     """
     data = _validate(points)
-    left_out = plausibility.questionable(data)
-    if left_out:
-        gone = {q.numjobs for q in left_out}
-        data = [(n, x) for n, x in data if n not in gone]
-        if len(data) < 2:
-            raise InvalidInput("fewer than two plausible points to classify: "
-                               + "; ".join(f"questionable: {q.reason}" for q in left_out))
+    if review is None:
+        review = plausibility.review(data)
+    gone = {q.numjobs for q in review.held}
+    data = [(n, x) for n, x in data if n not in gone]
+    if len(data) < 2:
+        raise InvalidInput("fewer than two points to classify without a conflict: "
+                           + "; ".join(q.reason for q in review.held))
     scaling = _classify_figures(data)
-    scaling.questionable = left_out
-    if any(q.numjobs > data[-1][0] for q in left_out):  # larger job counts were tested, not believed
-        scaling.notes = [n.replace("at the largest tested job count", "at the largest plausible job count")
+    scaling.questionable = list(review.held)
+    if any(q.numjobs > data[-1][0] for q in review.held):  # larger job counts were given, held out
+        scaling.notes = [n.replace("at the largest tested job count", "at the largest job count not in a conflict")
                          for n in scaling.notes]
-    for q in left_out:
-        scaling.notes.append(f"left out as questionable: {q.reason}")
+    scaling.notes.extend(review.notes)
     if source is not None:
         _apply_source(scaling, data, source)
     return scaling

@@ -77,7 +77,9 @@ class UslFit(_Strict):
 
 
 class QuestionablePoint(_Strict):
-    """A point no drive can give (see :mod:`diskq.analyse.plausibility`): shown, never judged on."""
+    """A figure without raw fio output held out of the class, the peak and every verdict because it
+    conflicts with the curve's 1-job figure (see :mod:`diskq.analyse.plausibility`): shown with the
+    conflict. A measured point (raw fio output that passes the counter checks) is never one."""
 
     numjobs: int = Field(ge=1)
     iops: float = Field(ge=0)
@@ -107,7 +109,9 @@ class Scaling(_Strict):
         default=False, description="the source measured beyond the highest point and IOPS did not rise there")
     words: str | None = Field(default=None, description="the contributor's own description of the curve, quoted")
     questionable: list[QuestionablePoint] = Field(
-        default_factory=list, description="points left out of the class, the peak and every verdict, with why")
+        default_factory=list, description="figures without raw fio output held out of the class, the peak and every "
+        "verdict by a conflict with the 1-job figure, with the conflict (criteria [plausibility]); a measured point is "
+        "never listed here")
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("knee", mode="before")(json_integer)

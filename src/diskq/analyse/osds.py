@@ -54,8 +54,8 @@ def osds_per_device(curve: Iterable[tuple[int, float]], demand: float, *, peak_f
     """The OSDs-per-device answer for ``curve`` (``(numjobs, iops)`` pairs, any order, one per
     job count) at ``demand`` commits/s per OSD.
 
-    Questionable points (:mod:`diskq.analyse.plausibility`) are left out, with a reason.
-    ``peak_final``: the curve's source measured beyond its largest job count and IOPS did not
+    Every point given counts: which figures stand is decided before (a figure without raw output
+    in a conflict is held out by the caller, :mod:`diskq.analyse.plausibility`). ``peak_final``: the curve's source measured beyond its largest job count and IOPS did not
     rise there (a community-table peak), so reaching the largest point is not "at least n":
     nothing is claimed beyond what the source measured.
 
@@ -67,15 +67,8 @@ def osds_per_device(curve: Iterable[tuple[int, float]], demand: float, *, peak_f
     """
     if demand <= 0:
         raise ValueError("the per-OSD demand must be positive")
-    from diskq.analyse.plausibility import questionable
-
     rows = sorted((int(n), float(iops)) for n, iops in curve)
-    left_out = questionable(rows)
-    gone = {q.numjobs for q in left_out}
-    rows = [(n, x) for n, x in rows if n not in gone]
-    share = _share(rows, demand, peak_final)
-    share.reasons.extend(f"left out as questionable: {q.reason}" for q in left_out)
-    return share
+    return _share(rows, demand, peak_final)
 
 
 def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> OsdShare:

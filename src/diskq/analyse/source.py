@@ -25,6 +25,11 @@ class SourceSweep:
 
     peak_final: bool = False  #: the source measured beyond the highest point; IOPS did not rise there
     words: str | None = None  #: the contributor's own description of the curve, as published
+    #: the curve's points were reviewed where their figures came from (the database reviews each
+    #: submission, and decides conflicts with the model's other evidence): every point stands
+    settled: bool = False
+    #: what that review found and decided (conflicts, observations), for every verdict to carry
+    findings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -59,13 +59,15 @@ class _Candidate:
     """One run that measured 1 job: its usable points, 1-job point and flush-check status."""
 
     def __init__(self, run: Run, points: list[Point], solo: Point, volatile_write_cache: bool | None,
-                 source: SourceSweep | None = None):
+                 source: SourceSweep | None = None, filesystem: str | None = None):
         self.run = run
-        # questionable points are left out of every verdict (the 1-job point is the reference)
-        left_out = {q.numjobs for q in plausibility.questionable((p.numjobs, p.iops) for p in points)}
-        self.all_points = points
+        # measured points all stand; a figure without raw output in a conflict with the 1-job
+        # figure is held out, and the 1-job figure is then a lower bound (criteria [plausibility])
+        review = plausibility.run_review(run, filesystem=filesystem, settled=bool(source and source.settled))
+        left_out = {q.numjobs for q in review.held}
         self.points = [p for p in points if p.numjobs not in left_out]
-        self.left_out = len(points) - len(self.points)
+        self.findings = [*review.notes, *(source.findings if source else ())]
+        self.filesystem = filesystem if review.observations else None
         self.solo = solo
         self.sizes = sizes.usable_points(run.sizes)  # the size profile's completed steps, smallest first
         top = max(self.points, key=lambda p: (p.iops, -p.numjobs))
@@ -107,9 +109,9 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         if solo is None:
             notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
             continue
-        candidate = _Candidate(run, points, solo, doc.device.volatile_write_cache, (sources or {}).get(index))
-        if candidate.left_out:
-            notes.append(f"cache {run.write_cache}: {candidate.left_out} questionable point(s) left out")
+        candidate = _Candidate(run, points, solo, doc.device.volatile_write_cache, (sources or {}).get(index),
+                               doc.device.filesystem)
+        notes.extend(f"cache {run.write_cache}: {finding}" for finding in candidate.findings)
         candidates.append(candidate)
         caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
         if caveat:
@@ -123,7 +125,7 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     # Highest 1-job IOPS first; ties keep the document's run order.
     by_iops = sorted(safe, key=lambda c: -c.solo.iops)
     best = by_iops[0] if by_iops else None
-    return Verdicts(
+    out = Verdicts(
         ceph_waldb=_ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe),
         osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
         etcd=_etcd(crit["etcd"], crit["size_profile"], safe, unsafe),
@@ -133,6 +135,32 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         criteria_version=int(crit["version"]),
         notes=notes,
     )
+    _what_they_rest_on(out, candidates)
+    return out
+
+
+def _what_they_rest_on(out: Verdicts, candidates: list[_Candidate]) -> None:
+    """Every verdict made from a run whose figures are in a conflict says so (its 1-job figure is
+    then a lower bound: the verdict holds "at least"); every verdict made from a file-mode run
+    whose jobs outran one job alone says it measured the filesystem."""
+    for verdict in (out.ceph_waldb, out.osds_per_device, out.etcd, out.postgres_wal, out.zfs_slog):
+        if verdict is None or verdict.cache_state is None:
+            continue
+        used = next((c for c in candidates if c.cache == verdict.cache_state), None)
+        if used is None:
+            continue
+        for finding in used.findings:
+            if finding.startswith(plausibility.DECIDED):
+                verdict.reasons.append("rests on figures of which other evidence of the model decided a conflict: "
+                                       + finding[len(plausibility.DECIDED):])
+            elif finding.startswith(plausibility.CONFLICT):
+                verdict.reasons.append(
+                    "rests on a conflict between two figures (the 1-job figure counts only as a lower bound, "
+                    f"so this holds at least): {finding[len(plausibility.CONFLICT):]}")
+        if used.filesystem:
+            verdict.reasons.append(
+                f"measured through the {used.filesystem} filesystem, which commits the flushes of concurrent "
+                "writers together: this describes the filesystem on the device, not the device alone")
 
 
 def _not_applicable(crit: dict, note: str) -> Verdicts:
@@ -186,7 +214,7 @@ def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> Osds
     demand = osds.demand_iops(crit, "hdd")
     if best is None:
         return OsdsPerDevice(demand_iops=demand, osd_kind="hdd", reasons=[_no_run_reason(unsafe)])
-    share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.all_points), demand, peak_final=best.peak_final)
+    share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.points), demand, peak_final=best.peak_final)
     return OsdsPerDevice(
         n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
         solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,

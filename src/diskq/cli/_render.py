@@ -173,8 +173,8 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         table.add_column("", justify="left", overflow="fold", min_width=bar_width)
         peak = run.peak.numjobs if run.peak else None
         top = max((p.iops for p in run.points), default=0) or 1
-        questionable = {q.numjobs: q for q in plausibility.questionable(
-            (p.numjobs, p.iops) for p in run.points if not p.interrupted)}
+        review = plausibility.run_review(run, filesystem=dev.filesystem)
+        held = {q.numjobs: q for q in review.held}
         for p in run.points:
             sync = p.sync_lat_us
             bar = "█" * max(1, round(bar_width * p.iops / top))
@@ -187,13 +187,15 @@ def result_table(doc: ResultDocument, console: Console) -> None:
                 _us(sync.p99 if sync else None),
                 _us(sync.p999 if sync else None),
                 bar + (" (interrupted)" if p.interrupted else "")
-                + (" ? questionable" if p.numjobs in questionable and not p.interrupted else ""),
+                + (" ≠ conflict" if p.numjobs in held and not p.interrupted else ""),
                 style="bold" if p.numjobs == peak else None,
             )
         console.print(table)
-        for q in questionable.values():
-            console.print(f"[bold yellow]? questionable[/], left out of the class and every verdict: {escape(q.reason)}",
-                          markup=True, highlight=False)
+        for q in held.values():
+            console.print(f"[bold yellow]≠ conflict[/], {q.numjobs} jobs held out of the class and every verdict: "
+                          f"{escape(q.reason)}", markup=True, highlight=False)
+        for note in review.observations:
+            console.print(f"[cyan]{escape(note)}[/]", markup=True, highlight=False)
         scaling = run.scaling
         if scaling:
             cls = scaling.get("scaling") if isinstance(scaling, dict) else getattr(scaling, "scaling", None)

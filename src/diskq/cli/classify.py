@@ -51,9 +51,11 @@ def _render(scaling) -> None:
     by = "the contributor's words" if scaling.method == "contributor" else scaling.method
     console.print(f"classified by {by}")
     for q in scaling.questionable:
-        console.print(f"? questionable {q.numjobs}:{q.iops:.0f}, left out: {q.reason}", markup=False, highlight=False)
+        console.print(f"≠ conflict {q.numjobs}:{q.iops:.0f}, held out of the class: {q.reason}",
+                      markup=False, highlight=False)
+    held = {q.reason for q in scaling.questionable}
     for note in scaling.notes:
-        if not note.startswith("left out as questionable"):
+        if note not in held:
             console.print(f"  - {note}", markup=False)
 
 

@@ -164,6 +164,23 @@ def _size_lines(sizes: dict[str, list[dict]], labels: dict[str, str], width: int
     return lines
 
 
+def _conflict_verdict_lines(verdicts: dict) -> list[str]:
+    """One line naming the verdicts that rest on figures in a conflict (decided or not)."""
+    names = {"ceph_waldb": "Ceph WAL/DB", "osds_per_device": "OSDs per device", "etcd": "etcd",
+             "postgres_wal": "PostgreSQL WAL", "zfs_slog": "ZFS SLOG"}
+    bound = [names[k] for k in names if any(r.startswith("rests on a conflict")
+                                            for r in (verdicts.get(k) or {}).get("reasons") or [])]
+    decided = [names[k] for k in names if any(r.startswith("rests on figures of which other evidence")
+                                              for r in (verdicts.get(k) or {}).get("reasons") or [])]
+    out = []
+    if bound:
+        out.append(f"  {', '.join(bound)}: rest on two figures in a conflict (below), so each holds only as "
+                   "\"at least\": the 1-job figure counts as a lower bound")
+    if decided:
+        out.append(f"  {', '.join(decided)}: rest on figures the model's other evidence kept in a conflict (below)")
+    return out
+
+
 def _size_verdict_lines(verdicts: dict) -> list[str]:
     """Which size each size-dependent verdict was read at, or that it was estimated from 4 KiB."""
     from diskq.units import block_label
@@ -247,6 +264,8 @@ def lookup_cmd(
               f"ZFS SLOG: {d.get('zfs_slog') or '-'}")
     for line in _size_verdict_lines(d.get("verdicts") or {}):
         out(line)
+    for line in _conflict_verdict_lines(d.get("verdicts") or {}):
+        out(line)
     plp = d.get("plp_evidence") or {}
     if plp:
         reasons = plp.get("reasons") or ["no reason given"]
@@ -267,8 +286,13 @@ def lookup_cmd(
             out(f"  cache {label}:{unsafe}")
         if c.get("source_words") and scaling.get("method") != "contributor":
             out(f"  cache {label}, in the contributor's words: \"{c['source_words']}\"")
-    for q in best.questionable:
-        out(f"  questionable (left out): cache {q['write_cache']}, {q['reason']}")
+    said = set()
+    for q in best.conflicts:
+        jobs = plural(q["numjobs"], "job")
+        out(f"  conflict: cache {q['write_cache']}, {q['iops']:,.0f} IOPS at {jobs}: {q['status']}")
+        if q["reason"] not in said:
+            said.add(q["reason"])
+            out(f"    {q['reason']}")
     for x in best.excluded:
         out(f"  not aggregated: {x['path']}: {x['reason']}")
     for note in d["notes"]:

@@ -20,7 +20,10 @@ Rules (docs/database-and-site.md states them too):
   volatile write cache (every counted submission says so), as in the bench's own verdicts.
 * The row uses the best safe cache state: the highest median 1-job IOPS (max IOPS when no
   1-job point exists); when no state is safe, the best unsafe one, with a note.
-* Questionable points (``[plausibility]`` in ``criteria.toml``) never enter a curve.
+* Every measured point (raw fio output that passes the counter checks) enters its curve. Of two
+  figures without raw output that cannot both be right (``[plausibility]`` in ``criteria.toml``),
+  the model's other evidence decides which enters (:mod:`diskq.database.evidence`); without it the
+  1-job figure enters as a lower bound and the other is held out, and the verdicts say so.
 * A submission whose 1-job or max IOPS at a setting is more than ``[outliers] max_ratio`` times
   (or less than its inverse) the median of the other submissions at that setting (at least
   ``min_others`` of them) is not aggregated; it stays listed with the reason.
@@ -136,6 +139,8 @@ class CacheAggregate:
     peak_final: bool = False  # one source row's curve whose highest point the contributor measured beyond
     source_words: str | None = None  # that contributor's words about the curve
     sizes: list[SizeAggregate] = field(default_factory=list)  # the median block-size profile, smallest first
+    #: conflicts in the counted runs' figures, and what decided them (:mod:`diskq.database.evidence`)
+    findings: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -227,6 +232,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
     ones, maxes, peaks, p99s, nosyncs = [], [], [], [], []
     counted = verified = legacy = 0
     facts: list[tuple[bool, str | None]] = []
+    findings: list[str] = []
     per_size: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # SIZE_FIELDS without block_size
     unsafe_reason = None
     if knobs.unsafe_off(knob_, state, volatile_write_cache) is not None:
@@ -243,6 +249,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             continue
         counted += 1
         facts.append((run.peak_final, run.source_words))
+        findings.extend(run.findings)
         by_size: dict[int, list[tuple]] = defaultdict(list)
         for step in run.size_points():
             by_size[int(step[0])].append(step[1:])
@@ -288,7 +295,7 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
         safe=unsafe_reason is None, iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
         peak_jobs=statistics.median_low(peaks) if peaks else None,
         p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs), unsafe_reason=unsafe_reason,
-        peak_final=peak_final, source_words=words, sizes=_size_medians(per_size),
+        peak_final=peak_final, source_words=words, sizes=_size_medians(per_size), findings=findings,
     )
 
 

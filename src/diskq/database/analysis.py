@@ -91,8 +91,10 @@ def source_sweeps(dev: DeviceAggregate, settings: list[tuple[str, str]]) -> dict
     out = {}
     for i, s in enumerate(settings):
         c = dev.caches[s]
-        if c.peak_final or c.source_words:
-            out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words)
+        # each submission's points were reviewed when it was read, its conflicts decided with the
+        # model's other evidence (database.evidence): the median curve stands as it is
+        out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words, settled=True,
+                             findings=tuple(c.findings))
     return out
 
 
@@ -129,7 +131,7 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     sources = source_sweeps(dev, settings)
     key = known = new = None
     if memo is not None:
-        facts = {i: [s.peak_final, s.words] for i, s in sources.items()}
+        facts = {i: [s.peak_final, s.words, s.settled, list(s.findings)] for i, s in sources.items()}
         inputs = json.dumps([doc.model_dump(mode="json"), safe_before, facts], sort_keys=True)
         key = memo.key(hashlib.sha256(inputs.encode()).hexdigest(), "analysis")
         known = memo.get(key)

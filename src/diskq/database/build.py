@@ -37,12 +37,14 @@ from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "7"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "8"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
 #                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
 #                      6: sustained-write measurements and each device's cliff (sustained, device_sustained);
 #                      7: foreign keys declared, devices_fts (full-text search for SQLite tools)
+#                      8: points.conflict and points.held replace points.questionable (conflicts between
+#                         figures, decided by the model's other evidence)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -225,7 +227,11 @@ def _insert(table: str, columns: int) -> str:
 
 SUBMISSION_INSERT = _insert("submissions", 27)
 RUN_INSERT = _insert("runs", 12)
-POINT_INSERT = _insert("points", 12)
+POINT_INSERT = _insert("points", 13)
+POINT_CONFLICT = ("UPDATE points SET conflict = ?, held = ? "
+                  "WHERE submission_id = ? AND run = ? AND numjobs = ? AND interrupted = 0")
+RUN_SETTLED = ("UPDATE runs SET source_peak_final = ?, iops_1job = ?, max_iops = ?, peak_jobs = ?, p99_sync_us = ? "
+               "WHERE submission_id = ? AND run = ?")
 SIZE_INSERT = _insert("size_points", 13)
 SUSTAINED_INSERT = _insert("sustained", len(sustained.COLUMNS))
 DEVICE_SUSTAINED_INSERT = _insert("device_sustained", len(sustained.DEVICE_COLUMNS))
@@ -326,8 +332,13 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None) -> None:
     from diskq.database.aggregate import rank_key
 
+    from diskq.database.evidence import settle
+
     with _Workers(jobs, len(files)) as workers:
         by_device = _read_into(con, workers, files, root, allowed_signers, report, memo)
+        point_updates, run_updates = settle([r for recs in by_device.values() for r in recs])
+        con.executemany(POINT_CONFLICT, point_updates)
+        con.executemany(RUN_SETTLED, run_updates)
         devices = []
         for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), sorted(by_device.items())):
             devices.append(dev)

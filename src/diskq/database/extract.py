@@ -68,6 +68,16 @@ class RunSummary:
     source_words: str | None = None  # the contributor's own words about this curve
     solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
     sizes: array = field(default_factory=lambda: array("d"))  # SIZE_FIELDS per completed profile step
+    #: points held out of ``curve`` by a conflict with the 1-job figure (CURVE_FIELDS each); the
+    #: model's other evidence may put them back (:mod:`diskq.database.evidence`)
+    held: array = field(default_factory=lambda: array("d"))
+    peak_final_if_kept: bool = False  # peak_final, were the held points kept
+    #: what the plausibility review and the model's evidence found (notes for every verdict)
+    findings: list[str] = field(default_factory=list)
+
+    def held_points(self) -> list[tuple[float, ...]]:
+        c = self.held
+        return [tuple(c[i : i + _WIDTH]) for i in range(0, len(c), _WIDTH)]
 
     def points(self) -> list[tuple[float, ...]]:
         c = self.curve
@@ -157,13 +167,18 @@ def _analysis():
     return plausibility, source, hostdevice
 
 
-def questionable_points(run) -> dict[int, str]:
-    """numjobs -> why, for the run's questionable points (:mod:`diskq.analyse.plausibility`)."""
+def conflicts_of(run, filesystem: str | None = None) -> tuple[dict[int, str], dict[int, str]]:
+    """``(held, paired)`` for one run (:mod:`diskq.analyse.plausibility`): numjobs -> the conflict
+    of each figure without raw output held out of the curve, and numjobs -> the conflicts its
+    1-job figure is part of (it stays in the curve, as a lower bound). Measured points are never
+    held."""
     mods = _analysis()
-    if mods is None:
-        return {}
-    pts = [(p.numjobs, p.iops) for p in run.points if not p.interrupted and math.isfinite(p.iops)]
-    return {q.numjobs: q.reason for q in mods[0].questionable(pts)}
+    if mods is None or not all(math.isfinite(p.iops) for p in run.points):
+        return {}, {}
+    review = mods[0].run_review(run, filesystem=filesystem)
+    held = {q.numjobs: q.reason for q in review.held}
+    paired = {1: "; ".join(q.reason for q in review.held)} if held else {}
+    return held, paired
 
 
 def legacy_sources(sub) -> dict[int, tuple[bool, str | None]]:
@@ -183,9 +198,9 @@ def legacy_sources(sub) -> dict[int, tuple[bool, str | None]]:
     row = rows[0]
     run = sub.result.runs[0]
     top = max((p for p in run.points if not p.interrupted), key=lambda p: (p.iops, -p.numjobs), default=None)
-    # a final peak only where the peak is a point the analysis keeps (not a questionable figure)
-    final = (top is not None and top.numjobs == row.peak_jobs == max(p.numjobs for p in run.points)
-             and row.peak_jobs not in questionable_points(run))
+    # a final peak only where the peak is a point the verdicts use (the caller holds a figure in a
+    # conflict out, and puts it back with this fact when the model's evidence keeps it)
+    final = top is not None and top.numjobs == row.peak_jobs == max(p.numjobs for p in run.points)
     return {0: (final, mods[1].shape_words(row.notes))}
 
 
@@ -330,9 +345,10 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     run_rows, point_rows, runs, size_rows = [], [], [], []
     sources = legacy_sources(sub)
     for r_index, run in enumerate(doc.runs):
-        curve = array("d")
-        left_out = questionable_points(run)
-        peak_final, words = sources.get(r_index, (False, None))
+        curve, held = array("d"), array("d")
+        left_out, paired = conflicts_of(run, dev.filesystem)
+        final_if_kept, words = sources.get(r_index, (False, None))
+        peak_final = final_if_kept and not left_out
         best_1, best_max, best_jobs, p99_1 = None, None, None, None
         for seq, pt in enumerate(run.points):
             sync = pt.sync_lat_us
@@ -341,13 +357,17 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
             if not all_finite(values):
                 return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
             why = None if pt.interrupted else left_out.get(pt.numjobs)
-            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted), why))
-            if pt.interrupted or why is not None:
+            pair = None if pt.interrupted else paired.get(pt.numjobs)
+            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted), why or pair,
+                               int(why is not None)))
+            if pt.interrupted:
                 continue
             lat_mean, lat_p99, sync_mean, sync_p99 = values[2:]
-            curve.extend((pt.numjobs, pt.iops, NAN if lat_mean is None else lat_mean,
-                          NAN if sync_mean is None else sync_mean, NAN if sync_p99 is None else sync_p99,
-                          NAN if lat_p99 is None else lat_p99))
+            (curve if why is None else held).extend((
+                pt.numjobs, pt.iops, NAN if lat_mean is None else lat_mean, NAN if sync_mean is None else sync_mean,
+                NAN if sync_p99 is None else sync_p99, NAN if lat_p99 is None else lat_p99))
+            if why is not None:
+                continue
             if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
                 best_1, p99_1 = pt.iops, values[5]
             if best_max is None or pt.iops > best_max or (pt.iops == best_max and pt.numjobs < best_jobs):
@@ -364,7 +384,8 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         spread = iops_spread(solo.fio) if solo is not None else None
         runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
                                peak_final=peak_final, source_words=words, solo_spread=spread,
-                               sizes=_sizes([r for r in sized if r[1] == r_index])))
+                               sizes=_sizes([r for r in sized if r[1] == r_index]), held=held,
+                               peak_final_if_kept=final_if_kept))
 
     try:
         sustained_rows = sustained.rows(sub.id, doc)
@@ -429,12 +450,13 @@ def _nan(x: float | None) -> float:
     return NAN if x is None else x
 
 
-def _curve(point_rows: list[tuple]) -> array:
+def _curve(point_rows: list[tuple], held: bool = False) -> array:
     """The packed curve (:data:`CURVE_FIELDS`) of one run from its ``points`` rows, interrupted
-    steps and questionable points left out: what :func:`read_submission` packs while it reads the points."""
+    steps and points held out by a conflict left out (with ``held``: those points alone): what
+    :func:`read_submission` packs while it reads the points."""
     curve = array("d")
-    for _, _, _, numjobs, iops, _, lat_mean, lat_p99, sync_mean, sync_p99, interrupted, why in point_rows:
-        if not interrupted and why is None:
+    for _, _, _, numjobs, iops, _, lat_mean, lat_p99, sync_mean, sync_p99, interrupted, _, out in point_rows:
+        if not interrupted and bool(out) == held:
             curve.extend((numjobs, iops, _nan(lat_mean), _nan(sync_mean), _nan(sync_p99), _nan(lat_p99)))
     return curve
 
@@ -456,6 +478,7 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
         "spread": [r.solo_spread for r in record.runs],
         "sizes": [r[1:] for r in record.size_rows],
         "sustained": [r[1:] for r in record.sustained_rows],
+        "final_if_kept": [r.peak_final_if_kept for r in record.runs],
     })
 
 
@@ -472,12 +495,15 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     size_rows = [(sid, *r) for r in d.get("sizes") or []]
     spreads = d.get("spread") or [None] * len(run_rows)
     sustained_rows = [(sid, *r) for r in d.get("sustained") or []]
-    for r, nosync, spread in zip(run_rows, d["nosync"], spreads):
+    finals = d.get("final_if_kept") or [False] * len(run_rows)
+    for r, nosync, spread, final in zip(run_rows, d["nosync"], spreads, finals):
         _, index, write_cache, mechanism, changed, ok = r[:6]
+        rows = [p for p in point_rows if p[1] == index]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
-                               _curve([p for p in point_rows if p[1] == index]), mechanism, bool(changed),
+                               _curve(rows), mechanism, bool(changed),
                                peak_final=bool(r[10]), source_words=r[11], solo_spread=spread,
-                               sizes=_sizes([s for s in size_rows if s[1] == index])))
+                               sizes=_sizes([s for s in size_rows if s[1] == index]), held=_curve(rows, held=True),
+                               peak_final_if_kept=bool(final)))
     return SubmissionRecord(
         id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
         run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,

@@ -67,14 +67,31 @@ def osds_rate_text(per_osd_iops: float | None, demand_iops: float | None) -> str
     return f"{per_osd_iops:,.0f}/s each"
 
 
-def questionable_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
-    """The device's questionable points, as submitted, with why each was left out."""
-    rows = con.execute(
-        "SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.questionable FROM points p "
-        "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
-        "JOIN submissions s ON s.id = p.submission_id "
-        "WHERE s.device_id = ? AND p.questionable IS NOT NULL ORDER BY p.submission_id, p.run, p.seq", (device_id,))
-    return [{"submission_id": r[0], "write_cache": r[1], "numjobs": r[2], "iops": r[3], "reason": r[4]} for r in rows]
+#: What became of a figure in a conflict, by (decided by other evidence, held out of the verdicts).
+CONFLICT_STATUS = {
+    (False, False): "in the verdicts only as a lower bound (undecided)",
+    (False, True): "held out of the verdicts (undecided)",
+    (True, False): "kept: the model's other evidence decided",
+    (True, True): "set aside: the model's other evidence decided",
+}
+
+
+def conflict_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
+    """Every figure of the device's submissions that is part of a conflict, as submitted, with the
+    conflict, what became of the figure (``status``) and whether it is held out of the verdicts.
+    Both figures of each pair are listed."""
+    from diskq.analyse.plausibility import DECIDED
+
+    query = ("SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.{text}, {held} FROM points p "
+             "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
+             "JOIN submissions s ON s.id = p.submission_id "
+             "WHERE s.device_id = ? AND p.{text} IS NOT NULL ORDER BY p.submission_id, p.run, p.seq")
+    try:
+        rows = con.execute(query.format(text="conflict", held="p.held"), (device_id,)).fetchall()
+    except sqlite3.OperationalError:  # a database from before schema 8: its points held out, as it said why
+        rows = con.execute(query.format(text="questionable", held="1"), (device_id,)).fetchall()
+    return [{"submission_id": r[0], "write_cache": r[1], "numjobs": r[2], "iops": r[3], "reason": r[4],
+             "held": bool(r[5]), "status": CONFLICT_STATUS[(r[4].startswith(DECIDED), bool(r[5]))]} for r in rows]
 
 
 SIZE_COLUMNS = ("block_size", "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us", "sync_p50_us",
@@ -162,7 +179,7 @@ class Match:
     device: dict
     caches: list[dict] = field(default_factory=list)
     curves: dict[str, list[dict]] = field(default_factory=dict)
-    questionable: list[dict] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
     excluded: list[dict] = field(default_factory=list)
     kind: str = EXACT
     sizes: dict[str, list[dict]] = field(default_factory=dict)  # the median block-size profile by setting
@@ -176,7 +193,7 @@ class Match:
 
     def to_dict(self) -> dict:
         return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
-                "curves": self.curves, "sizes": self.sizes, "questionable": self.questionable,
+                "curves": self.curves, "sizes": self.sizes, "conflicts": self.conflicts,
                 "excluded": self.excluded,
                 "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out}
 
@@ -385,7 +402,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             long_writes, left_out = sustained_writes(con, row["id"])
-            out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
+            out.append(Match(score, device, caches, curves, conflict_points(con, row["id"]),
                              excluded_submissions(con, row["id"]), matched, size_profiles(con, row["id"]),
                              sustained=long_writes, sustained_left_out=left_out))
         return out

@@ -228,7 +228,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         open_db,
         osds_rate_text,
         osds_text,
-        questionable_points,
+        conflict_points,
         size_profiles,
         sustained_writes,
     )
@@ -264,7 +264,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
             dev["osds_rate_text"] = osds_rate_text(dev["osds_per_osd_iops"], dev["osds_demand_iops"])
-            dev["questionable"] = questionable_points(con, dev["id"])
+            dev["conflicts"] = conflict_points(con, dev["id"])
             dev["excluded"] = excluded_submissions(con, dev["id"])
             dev["notes"] = _loads(dev["notes"]) or []
             dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None

@@ -314,6 +314,25 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
     return out
 
 
+def cross_checked(data, *, sync: bool = True) -> bool:
+    """Does ``data`` (one step's raw fio JSON) hold the counters this module checks, with every one
+    agreeing with fio's headline figures? True makes the step a measurement the plausibility rule
+    never leaves out (:mod:`diskq.analyse.plausibility`); output without counters (hand-made, fio
+    2.x) is not cross-checked."""
+    if not isinstance(data, dict):
+        return False
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs or not _has_counters(data, jobs):
+        return False
+    version = data.get("fio version")
+    if isinstance(version, str) and version.startswith("fio-2"):
+        return False
+    write = jobs[0].get("write") if isinstance(jobs[0], dict) else None
+    if _n(write, "total_ios") is None:
+        return False
+    return not counter_problems(data, sync=sync)
+
+
 def _disk_writes(disk_util, device: str) -> float | None:
     """Writes (requests + merges) the kernel counted on ``device`` or the disk it is part of."""
     if not isinstance(disk_util, list):
