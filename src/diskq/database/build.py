@@ -35,7 +35,7 @@ from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
-from diskq.submission import paths
+from diskq.submission import duplicates, paths
 
 SCHEMA_VERSION = "6"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
@@ -283,13 +283,25 @@ class _Rows:
         self.submissions, self.runs, self.points, self.sizes, self.sustained = [], [], [], [], []
 
 
+#: Tables holding a submission's rows, each with its column naming the submission.
+_SUBMISSION_TABLES = (("submissions", "id"), ("runs", "submission_id"), ("points", "submission_id"),
+                      ("size_points", "submission_id"), ("sustained", "submission_id"))
+
+
+def _drop(con: sqlite3.Connection, submission_id: str) -> None:
+    """Remove every row written for one submission (a duplicate that a stronger claim displaced)."""
+    for table, column in _SUBMISSION_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE {column} = ?", (submission_id,))  # noqa: S608 (fixed names)
+
+
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
                allowed_signers: Path | None, report: BuildReport, memo: Memo | None) -> dict[str, list[SubmissionRecord]]:
     """Read every file (in path order), write its rows, group accepted ones by device."""
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
-    figures: dict[str, str] = {}  # figures digest -> the first path (whatever model it names)
+    # figures digest -> the claim that stands for it so far and its record (whatever model it names)
+    figures: dict[str, tuple[duplicates.Claim, SubmissionRecord]] = {}
     rows = _Rows(con)
     with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
         for record, problems, key, answer in workers.map(reader, files):
@@ -304,13 +316,22 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
                 first = seen[record.id]
                 report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
                 continue
-            same = figures.get(record.figures_digest)
-            if same is not None:
-                report.skipped.append(Skipped(path, "result.runs", (
-                    f"duplicate of {same}: the same measured figures (the same fio output, signed again or with "
-                    "another date) count once")))
-                continue
-            figures[record.figures_digest] = path
+            mine = duplicates.Claim(path, record.signature, record.legacy, record.created)
+            held = figures.get(record.figures_digest)
+            if held is not None:
+                claim, other = held
+                if claim.key() <= mine.key():
+                    report.skipped.append(Skipped(path, "result.runs", duplicates.duplicate_message(claim, mine)))
+                    continue
+                # the newcomer has the stronger claim: the file held so far gives way, whatever its path
+                rows.flush()
+                _drop(con, other.id)
+                by_device[other.device_id].remove(other)
+                if not by_device[other.device_id]:
+                    del by_device[other.device_id]
+                del seen[other.id]
+                report.skipped.append(Skipped(claim.path, "result.runs", duplicates.duplicate_message(mine, claim)))
+            figures[record.figures_digest] = (mine, record)
             seen[record.id] = path
             rows.add(record)
             # written; keep what aggregation needs
