@@ -36,6 +36,7 @@ from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import duplicates, paths
+from diskq.submission.problems import one_line
 
 SCHEMA_VERSION = "6"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
@@ -360,6 +361,9 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     devices.sort(key=lambda d: (d.not_drive is not None, rank_key(d)))  # hosts after drives, unranked
     _write_devices(con, devices, fts)
 
+    # names and messages as printed and stored: one line of printable text (a file name may hold
+    # an ANSI escape or a newline)
+    report.skipped = [Skipped(one_line(s.path), one_line(s.field), one_line(s.message)) for s in report.skipped]
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
