@@ -43,3 +43,19 @@ def test_a_version_1_measurement_keeps_its_own_regions(tmp_path):
     assert not [p for p in _problems(tmp_path, doc) if "fio ran with" in p]
     doc["method"]["version"] = 2
     assert [p for p in _problems(tmp_path, doc) if "offset_increment=" in p]
+
+
+def test_a_cache_both_bench_reduced_to_one_run_is_refused(tmp_path):
+    result = result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}, "on": {1: 20000, 2: 30000}})
+    result["method"]["cache_states"] = ["off", "on"]
+    assert _problems(tmp_path / "both", result) == []
+    result["runs"] = result["runs"][:1]
+    (problem,) = _problems(tmp_path / "one", result)
+    assert problem.startswith("result.runs: the bench set out to measure the write cache off then on")
+    assert "holds runs at off: a run is missing" in problem
+
+
+def test_a_document_made_before_the_plan_was_recorded_is_judged_as_before(tmp_path):
+    result = result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}})
+    assert "cache_states" not in result["method"]
+    assert _problems(tmp_path, result) == []

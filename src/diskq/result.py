@@ -207,6 +207,9 @@ class Method(_Strict):
     search: Literal["adaptive", "explicit", "manual"] = "adaptive"
     runtime_s: float | None = None
     max_jobs: int | None = None
+    cache_states: list[CacheState] | None = Field(
+        default=None, description="the write-cache states the bench set out to measure, one run each, in order "
+                                  "(from --cache: 'both' promises two runs)")
     kernel: str | None = None
     diskq_version: str | None = None
 
