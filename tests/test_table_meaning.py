@@ -169,7 +169,8 @@ def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, cap
     assert dev["submissions"] == 3 and dev["iops_1job"] == 1000
     (row,) = _rows(db, "SELECT path, aggregated, excluded FROM submissions WHERE aggregated = 0")
     assert row["path"].endswith(forged.name)
-    assert "1-job IOPS 9,800 at cache off is 9.8x the median 1,000 of the 3 other submissions" in row["excluded"]
+    assert ("1-job IOPS 9,800 at cache off is 9.3x the median 1,050 of all 4 figures of this model (4 submissions)"
+            in row["excluded"])
     assert cli("lookup", "example ssd z9", "--db", str(db)) == 0
     assert "not aggregated: " in capsys.readouterr().out
 
@@ -253,7 +254,7 @@ def test_readme_methodology_and_criteria_say_the_same(legacy):
     _, site = legacy
     page = " ".join((site / "methodology.html").read_text().split())
     assert f"more than {ratio} times the curve's own 1-job rate is <em>questionable</em>" in page
-    assert f"more than {outlier} times away from the median of at least {crit['outliers']['min_others']}" in page
+    assert f"more than {outlier} times away from the median of all {crit['outliers']['min_figures']} or more" in page
     for key in ("plausibility", "outliers", "contributor_words", "osds_per_device"):
         assert f'id="crit-{key}"' in page
     assert f"Criteria version {crit['version']}." in page

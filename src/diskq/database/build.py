@@ -184,7 +184,7 @@ def _digest_sections(con: sqlite3.Connection):
     yield "device_search", _search_rows(con)
 
 
-def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
+def _device_figures(item: tuple[str, list[SubmissionRecord], list[tuple[str, float]]], memo: Memo | None = None):
     """(device aggregate, memo key, new memo answer) for one device's submissions."""
     from diskq.database.aggregate import aggregate_device
     from diskq.database.analysis import analyse_device
@@ -345,12 +345,19 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
 
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None) -> None:
-    from diskq.database.aggregate import rank_key
+    from diskq.database.aggregate import public_figures, rank_key
 
     with _Workers(jobs, len(files)) as workers:
         by_device = _read_into(con, workers, files, root, allowed_signers, report, memo)
+        # the model's published figures (legacy rows of any firmware): evidence for every device of the model
+        public: dict[str, list[tuple[str, float]]] = {}
+        for recs in by_device.values():
+            for pair in public_figures(recs):
+                public.setdefault(recs[0].model_key, []).append(pair)
+        items = [(dev_id, recs, sorted(public.get(recs[0].model_key, ())))
+                 for dev_id, recs in sorted(by_device.items())]
         devices = []
-        for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), sorted(by_device.items())):
+        for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), items):
             devices.append(dev)
             if key is not None:
                 memo.put(key, answer)
@@ -397,7 +404,8 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
 
     ranks = iter(range(1, len(devices) + 1))
     for dev in devices:
-        rank = next(ranks) if dev.not_drive is None else None
+        # a host is never ranked among drives, nor a device whose every submission is held back
+        rank = next(ranks) if dev.not_drive is None and dev.submissions else None
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
         values = {
