@@ -122,3 +122,29 @@ def test_every_complete_sweep_passes_and_every_interrupted_one_with_its_marks_re
     calls = len(run.points) + len([n for n in run.notes if "confirmed at" in n])
     cut = bench(curve, max_jobs, confirm_shift=shift, stop_after=data.draw(st.integers(0, calls - 1)))
     assert replay_problems(doc(cut, max_jobs)) != []
+
+
+def _recorded() -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "fixtures" / "bench" / "diskq-adaptive-loop-result.json").read_text())
+
+
+def test_a_recorded_adaptive_bench_replays_and_each_of_its_steps_is_needed():
+    recorded = _recorded()
+    assert replay_problems(ResultDocument.model_validate(recorded)) == []
+    for gone in (1, 2, 4, 8):
+        cut = _recorded()
+        cut["runs"][0]["points"] = [p for p in cut["runs"][0]["points"] if p["numjobs"] != gone]
+        (problem,) = replay_problems(ResultDocument.model_validate(cut))
+        assert f"measures {gone} jobs next" in problem.message
+
+
+def test_a_recorded_adaptive_bench_passes_the_whole_validation(tmp_path):
+    from diskq.database.synthetic import submission, write_submission
+    from diskq.submission.validate import validate_file
+
+    path = write_submission(tmp_path / "submissions", submission(_recorded()))
+    sub, problems = validate_file(path, require_signature=False)
+    assert sub is not None and problems == []
