@@ -121,3 +121,45 @@ def test_validate_of_a_new_file_refuses_it_when_an_existing_file_holds_the_same_
     out = capsys.readouterr().out
     assert f"{new}: result.runs: duplicates the measured figures of {existing}" in out
     assert cli("validate", str(existing)) == 1  # and the other way round
+
+
+@needs_ssh
+def test_the_pull_request_check_refuses_a_new_file_duplicating_one_on_the_base_branch(tmp_path):
+    """The workflow's own validation block on a repository whose base holds the original: the pull
+    request adds the same figures re-signed by its author under a name that sorts first."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_submission_support import public_line
+    from tests.test_submission_workflow import _git, _run_block
+
+    owner, author = keygen(tmp_path, name="owner"), keygen(tmp_path, name="author")
+    repo = tmp_path / "repo"
+    (repo / "submissions").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.org")
+    _git(repo, "config", "user.name", "t")
+    write_submission(repo / "submissions",
+                     sign_submission(submission(_result(ORIGINAL), contributor=None), owner, principal="owner"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    later = _result(COPY, created=datetime(2024, 1, 1, tzinfo=timezone.utc))  # even back-dated
+    copy = write_submission(repo / "submissions",
+                            sign_submission(submission(later, contributor=None), author, principal="octocat"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "contribution")
+    head = _git(repo, "rev-parse", "HEAD")
+    runner = tmp_path / "runner"
+    (runner / "venv" / "bin").mkdir(parents=True)
+    (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
+    (runner / "allowed_signers").write_text(f'octocat namespaces="diskq-submission-v1" {public_line(author)}\n')
+    env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, RUNNER_TEMP=str(runner))
+    done = subprocess.run(["bash", "-c", _run_block("Validate added and changed submission files")],
+                          cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    rel = copy.relative_to(repo).as_posix()
+    assert f"::error::{rel}: result.runs: duplicates the measured figures of " in done.stdout
+    assert [line for line in done.stdout.splitlines() if line.startswith("::error::")] == \
+        [line for line in done.stdout.splitlines() if line.startswith(f"::error::{rel}: result.runs: duplicates")]
