@@ -89,3 +89,13 @@ def test_the_build_holds_back_a_first_submission_far_from_the_models_legacy_rows
     assert dev == {"rank": None, "submissions": 0}  # held back: listed, never ranked
     assert cli("lookup", "example ssd p7 FW1", "--db", str(db)) == 0
     assert "(held back: not ranked)" in capsys.readouterr().out
+
+
+def test_public_figures_are_never_held_back_by_each_other(tmp_path):
+    subs = tmp_path / "submissions"
+    _sub(subs, "Example SSD L2", 5000, firmware="A1", legacy=True)
+    _sub(subs, "Example SSD L2", 16000, firmware="B2", legacy=True)
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    assert rows(db, "SELECT excluded FROM submissions WHERE excluded IS NOT NULL") == []
+    assert [r["rank"] for r in rows(db, "SELECT rank FROM devices ORDER BY rank")] == [1, 2]

@@ -368,8 +368,9 @@ def outliers(records: list[SubmissionRecord], crit: dict | None = None,
     if refs:
         center = statistics.median(refs)
         closest = {}
+        legacy = {r.id for r in records if r.legacy}  # public figures themselves are not held back
         for rid, f in figures.items():
-            ones = [one for one, _ in f.values() if one]
+            ones = [one for one, _ in f.values() if one] if rid not in legacy else []
             if ones:
                 closest[rid] = min(ones, key=lambda v: abs(math.log(v / center)))
         verdict = judge(closest, refs, max_ratio=limit, min_figures=least, what="1-job IOPS",
