@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
 from diskq.analyse.model import Cliff, FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
 from diskq.analyse.model import json_integer, json_one
@@ -214,6 +214,15 @@ class Method(_Strict):
     diskq_version: str | None = None
 
     _json_ints = field_validator("version", "max_jobs", mode="before")(json_integer)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_plan(self, handler):
+        """A document without ``cache_states`` is written without it: the canonical form, and so the
+        id and signature, of every document made before the plan was recorded stay what they were."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cache_states") is None:
+            data.pop("cache_states", None)
+        return data
 
 
 class ResultDocument(_Strict):
