@@ -813,3 +813,20 @@ def test_a_memo_of_another_layout_is_started_afresh_and_space_is_given_back(subs
     assert rows(memo, "SELECT sql FROM sqlite_master WHERE name = 'verdict'")[0]["sql"] == f"CREATE TABLE {memo_mod.TABLE}"
     assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 12 + report.devices
     assert memo.stat().st_size < bloated / 4
+
+
+def test_file_names_are_printed_and_stored_as_one_printable_line(subs, tmp_path, capsys):
+    add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
+    hostile = subs / "bad" / "x\x1b[2Jy\nskipped 0.json: fake summary \u202e.json"
+    hostile.parent.mkdir(parents=True)
+    hostile.write_text("{}")
+    db = tmp_path / "devices.db"
+    assert cli("db", "build", "--submissions", str(subs), "--db", str(db), "--no-memo") == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\u202e" not in err
+    lines = err.splitlines()
+    skipped = [line for line in lines if line.startswith("skipped ")]
+    assert skipped == ["skipped bad/x\\x1b[2Jy skipped 0.json: fake summary \\u202e.json: format: is not "
+                       "'diskq-submission'"]
+    (row,) = rows(db, "SELECT path FROM skipped")
+    assert row["path"] == "bad/x\\x1b[2Jy skipped 0.json: fake summary \\u202e.json"

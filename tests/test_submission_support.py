@@ -108,7 +108,9 @@ def result_from(runs: dict[int, dict], *, method_id: str = "community-fio-ceph-i
     version = runs[min(runs)]["fio version"]
     return ResultDocument(
         device=Device(model="Samsung SSD 860 PRO 512GB", protocol="ata", media="ssd", serial_hash="ab" * 12),
-        method=Method(id=method_id, version=1, fio_version=version, search="manual", runtime_s=1),
+        # the recorded runs write one shared region with no ramp: version 2 of diskq's method, or the community's
+        method=Method(id=method_id, version=2 if method_id == "diskq-fdatasync-sweep" else 1, fio_version=version,
+                      search="manual", runtime_s=1),
         runs=[Run(write_cache="unknown", points=points, peak=Peak(numjobs=best.numjobs, iops=best.iops))],
     )
 

@@ -220,6 +220,11 @@ def test_a_re_signed_forgery_no_longer_validates(loop_outputs, tmp_path, factor)
     forged = _forged_document(honest, factor)
     assert forged.runs[0].points[0].iops == pytest.approx(honest.runs[0].points[0].iops * factor, rel=1e-4)
     _, problems = validate_file(signed(forged), root=None, allowed_signers=signers)
+    # scaled fiftyfold, the step is left with fewer than 0.1 context switches per write: it reads as
+    # memory too (tenfold lies near that limit, 0.1 to 0.2 per write on a loop device)
+    memory = [p for p in problems if p.field == "result.runs" and "memory-backed target" in p.message]
+    assert memory or factor < 50, problems
+    problems = [p for p in problems if p not in memory]
     fields = {p.field for p in problems}
     # nothing but the counters gives it away: figures, fio headline figures and analysis agree
     assert fields and all(".fio." in f for f in fields), problems

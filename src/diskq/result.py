@@ -14,7 +14,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
 from diskq.analyse.model import Cliff, FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
 from diskq.analyse.model import json_integer, json_one
@@ -208,10 +208,22 @@ class Method(_Strict):
     search: Literal["adaptive", "explicit", "manual"] = "adaptive"
     runtime_s: float | None = None
     max_jobs: int | None = None
+    cache_states: list[CacheState] | None = Field(
+        default=None, description="the write-cache states the bench set out to measure, one run each, in order "
+                                  "(from --cache: 'both' promises two runs)")
     kernel: str | None = None
     diskq_version: str | None = None
 
     _json_ints = field_validator("version", "max_jobs", mode="before")(json_integer)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_plan(self, handler):
+        """A document without ``cache_states`` is written without it: the canonical form, and so the
+        id and signature, of every document made before the plan was recorded stay what they were."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cache_states") is None:
+            data.pop("cache_states", None)
+        return data
 
 
 #: RFC 3339's date-time, the JSON Schema ``format: date-time`` the schema gives ``created``:

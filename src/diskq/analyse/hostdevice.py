@@ -16,8 +16,14 @@ Such results are validated, stored and looked up like any other, but never ranke
    VMware, Hyper-V, Dell PERC, HPE Smart Array ``LOGICAL VOLUME``, Broadcom/LSI MegaRAID
    ``MR...`` volumes, any model naming RAID).
 
+5. fio's own output, whatever the identity and notes say (:mod:`diskq.analyse.rawtarget`): it
+   shows a memory-backed target (a RAM disk, zram, pmem or null block device named in its
+   ``filename`` or ``disk_util``, or jobs that hardly ever waited for a write), or it names one of
+   the virtual or stacked devices of rule 3.
+
 Drives behind a plain HBA keep their own model and are drives. The rule reads only the result
-(path, kind, model, vendor, notes), so a legacy row or an import is judged the same way.
+(path, kind, model, vendor, notes, the raw fio output of its steps), so a legacy row or an
+import is judged the same way.
 """
 
 from __future__ import annotations
@@ -88,4 +94,12 @@ def not_a_drive(doc: ResultDocument) -> str | None:
         for pattern, what in _MODELS:
             if text and pattern.search(text):
                 return f"{what} ({text})" + tail
+    from diskq.analyse import rawtarget
+
+    memory = rawtarget.memory_evidence(doc)
+    if memory:
+        return f"a memory-backed target ({memory})" + tail
+    named = rawtarget.named_target(doc, _KERNEL_NAMES)
+    if named:
+        return named + tail
     return None

@@ -290,6 +290,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if not target.is_block:
                 control.can_toggle = False  # a file's "cache" is the filesystem's; leave it alone
             states = cache_states(opts.cache, control.state, control.can_toggle, control.reason)
+            doc.method.cache_states = list(states)  # what --cache promised: validation holds the runs to it
             if control.note:
                 doc.notes.append(control.note)
             profile = _size_plan(plan, doc.device) if "sizes" in opts.profiles else None

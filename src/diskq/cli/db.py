@@ -245,6 +245,8 @@ def lookup_cmd(
     if d.get("not_drive"):
         out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (not a drive: not ranked)")
         out(f"  not a drive: {d['not_drive']}")
+    elif d.get("rank") is None:  # every submission held back: far from the model's other evidence
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (held back: not ranked)")
     else:
         out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
     out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "

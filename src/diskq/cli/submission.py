@@ -256,7 +256,7 @@ def validate_cmd(
     no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
     contribution: bool = typer.Option(False, "--contribution", help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model"),
 ) -> None:
-    from diskq.submission import paths
+    from diskq.submission import duplicates, paths
     from diskq.submission.problems import Problem
     from diskq.submission.validate import validate_file
 
@@ -266,6 +266,8 @@ def validate_cmd(
     results = []
     notes: list[str] = []
     tree_ids: dict[Path, dict[str, list[Path]]] = {}
+    named: dict = {}
+    roots: dict[Path, Path] = {}
     for f in files:
         sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen,
                                       allow_legacy=not (no_legacy or contribution), contribution=contribution)
@@ -286,6 +288,14 @@ def validate_cmd(
             if others:
                 problems.append(Problem(str(f), "id", f"duplicate of {others[0]}"))
         results.append((f, sub, problems))
+        if sub is not None and root is not None:
+            named[f] = sub
+            roots[f] = root
+    for p in duplicates.tree_problems(named, roots, allowed_signers=allowed_signers):
+        for f, _, problems in results:
+            if str(f) == p.path:
+                problems.append(p)
+                break
     problems_all = path_problems + [p for _, _, ps in results for p in ps]
     if as_json:
         print_json(json.dumps({

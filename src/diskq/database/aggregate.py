@@ -25,8 +25,10 @@ Rules (docs/database-and-site.md states them too):
   the model's other evidence decides which enters (:mod:`diskq.database.evidence`); without it the
   1-job figure enters as a lower bound and the other is held out, and the verdicts say so.
 * A submission whose 1-job or max IOPS at a setting is more than ``[outliers] max_ratio`` times
-  (or less than its inverse) the median of the other submissions at that setting (at least
-  ``min_others`` of them) is not aggregated; it stays listed with the reason.
+  (or less than its inverse) the median of all the evidence for its model at that setting (every
+  submission's figure, its own included, at least three) is not aggregated, and one whose 1-job
+  IOPS is that far from the model's public figures (legacy rows of any firmware) is held back;
+  each stays listed with the reason (:mod:`diskq.analyse.outliers`).
 * A result that measures a host (loop, zram, virtio, device-mapper, md, RAID volume, a file:
   :mod:`diskq.analyse.hostdevice`) is not aggregated into a model that has drive results; a
   model whose every result measures a host is a host device, never ranked among drives.
@@ -325,34 +327,66 @@ def _key_figures(rec: SubmissionRecord) -> dict[tuple[str, str], tuple[float | N
     return out
 
 
-def outliers(records: list[SubmissionRecord], crit: dict | None = None) -> dict[str, str]:
-    """Submission id -> why it lies far outside the other submissions of its model and firmware
-    (``[outliers]`` in ``criteria.toml``): its 1-job or max IOPS at a setting is more than
-    ``max_ratio`` times, or less than its inverse, the median of the others at that setting."""
+def public_figures(records: list[SubmissionRecord]) -> list[tuple[str, float]]:
+    """(submission id, 1-job IOPS) of each published measurement among ``records``: today the
+    legacy rows (the community table), each its highest 1-job figure over its settings."""
+    out = []
+    for rec in records:
+        if rec.legacy:
+            ones = [one for one, _ in _key_figures(rec).values() if one]
+            if ones:
+                out.append((rec.id, max(ones)))
+    return sorted(out)
+
+
+def outliers(records: list[SubmissionRecord], crit: dict | None = None,
+             public: list[tuple[str, float]] | tuple = ()) -> tuple[dict[str, str], list[str]]:
+    """(submission id -> why it lies far outside all the evidence for its model, notes) by
+    ``[outliers]`` in ``criteria.toml`` (:mod:`diskq.analyse.outliers` states the rule):
+
+    * per cache setting, its 1-job and its max IOPS against every submission's at that setting;
+    * its 1-job IOPS against the model's public figures (``public``: (id, figure), those of
+      ``records`` themselves left out): the submission's setting closest to them is judged,
+      since a published figure does not say its cache state; a first submission far from them
+      is held back."""
+    from diskq.analyse.outliers import judge
+
     if crit is None:
         try:
             from diskq.analyse import criteria
         except ImportError:
-            return {}
+            return {}, []
         crit = criteria.section("outliers")
-    limit, min_others = float(crit["max_ratio"]), int(crit["min_others"])
+    limit, least = float(crit["max_ratio"]), int(crit["min_figures"])
     figures = {r.id: _key_figures(r) for r in records}
     out: dict[str, str] = {}
-    for rec in records:
-        for key, mine in sorted(figures[rec.id].items()):
-            others = [figures[o.id][key] for o in records if o.id != rec.id and key in figures[o.id]]
-            for i, what in ((0, "1-job IOPS"), (1, "max IOPS")):
-                theirs = [f[i] for f in others if f[i] is not None and f[i] > 0]
-                if mine[i] is None or len(theirs) < min_others:
-                    continue
-                median = statistics.median(theirs)
-                ratio = mine[i] / median
-                if ratio > limit * (1 + 1e-9) or ratio < 1 / limit * (1 - 1e-9):
-                    out.setdefault(rec.id, (
-                        f"{what} {mine[i]:,.0f} at cache {setting_label(*key)} is {ratio:.2g}x the median "
-                        f"{median:,.0f} of the {len(theirs)} other submissions of this model and firmware "
-                        f"(more than {limit:g}x apart): not aggregated"))
-    return out
+    notes: list[str] = []
+    for key in sorted({k for f in figures.values() for k in f}):
+        for i, what in ((0, "1-job IOPS"), (1, "max IOPS")):
+            values = {rid: f[key][i] for rid, f in figures.items() if key in f and f[key][i] is not None}
+            verdict = judge(values, [], max_ratio=limit, min_figures=least, what=what,
+                            where=f"at cache {setting_label(*key)}")
+            for rid, why in verdict.far.items():
+                out.setdefault(rid, why + ": not aggregated")
+            if verdict.note and verdict.note not in notes:
+                notes.append(verdict.note)
+    own = {r.id for r in records}
+    refs = [v for rid, v in public if rid not in own]
+    if refs:
+        center = statistics.median(refs)
+        closest = {}
+        legacy = {r.id for r in records if r.legacy}  # public figures themselves are not held back
+        for rid, f in figures.items():
+            ones = [one for one, _ in f.values() if one] if rid not in legacy else []
+            if ones:
+                closest[rid] = min(ones, key=lambda v: abs(math.log(v / center)))
+        verdict = judge(closest, refs, max_ratio=limit, min_figures=least, what="1-job IOPS",
+                        where="(its cache setting closest to them)")
+        for rid, why in verdict.far.items():
+            out.setdefault(rid, why + ": held back until more evidence agrees with it")
+        if verdict.note and verdict.note not in notes:
+            notes.append(verdict.note)
+    return out, notes
 
 
 def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str, str] | None, list[str]]:
@@ -388,8 +422,11 @@ def noise_caveat(records: list[SubmissionRecord]) -> str | None:
             "figures and verdicts may not hold on a quiet one")
 
 
-def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggregate:
-    """All figures of one device (records must share ``device_id``; order does not matter)."""
+def aggregate_device(dev_id: str, records: list[SubmissionRecord],
+                     public: list[tuple[str, float]] | tuple = ()) -> DeviceAggregate:
+    """All figures of one device (records must share ``device_id``; order does not matter).
+    ``public`` is the model's published figures (:func:`public_figures` over every device of the
+    model), the evidence a submission is judged against beside its device's others."""
     records = sorted(records, key=lambda r: r.id)
     drives = [r for r in records if r.not_drive is None]
     excluded: dict[str, str] = {}
@@ -407,11 +444,8 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord]) -> DeviceAggr
     others = len(usable) - len(counted)
     if others:
         notes.append(f"{others} submission(s) measured with another method are listed but not aggregated")
-    far = outliers(counted)
-    if far and 2 * len(far) >= len(counted):  # no majority to stand apart from: none is singled out
-        notes.append(f"the submissions of this model disagree widely ({len(far)} of {len(counted)} lie far "
-                     "from the others): none is singled out")
-        far = {}
+    far, why = outliers(counted, public=public)
+    notes.extend(why)
     if far:
         excluded.update(far)
         counted = [r for r in counted if r.id not in far]

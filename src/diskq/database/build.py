@@ -35,7 +35,8 @@ from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
-from diskq.submission import paths
+from diskq.submission import duplicates, paths
+from diskq.submission.problems import one_line
 
 SCHEMA_VERSION = "8"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
@@ -186,7 +187,7 @@ def _digest_sections(con: sqlite3.Connection):
     yield "device_search", _search_rows(con)
 
 
-def _device_figures(item: tuple[str, list[SubmissionRecord]], memo: Memo | None = None):
+def _device_figures(item: tuple[str, list[SubmissionRecord], list[tuple[str, float]]], memo: Memo | None = None):
     """(device aggregate, memo key, new memo answer) for one device's submissions."""
     from diskq.database.aggregate import aggregate_device
     from diskq.database.analysis import analyse_device
@@ -290,13 +291,25 @@ class _Rows:
         self.submissions, self.runs, self.points, self.sizes, self.sustained = [], [], [], [], []
 
 
+#: Tables holding a submission's rows, each with its column naming the submission.
+_SUBMISSION_TABLES = (("submissions", "id"), ("runs", "submission_id"), ("points", "submission_id"),
+                      ("size_points", "submission_id"), ("sustained", "submission_id"))
+
+
+def _drop(con: sqlite3.Connection, submission_id: str) -> None:
+    """Remove every row written for one submission (a duplicate that a stronger claim displaced)."""
+    for table, column in _SUBMISSION_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE {column} = ?", (submission_id,))  # noqa: S608 (fixed names)
+
+
 def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
                allowed_signers: Path | None, report: BuildReport, memo: Memo | None) -> dict[str, list[SubmissionRecord]]:
     """Read every file (in path order), write its rows, group accepted ones by device."""
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
     by_device: dict[str, list[SubmissionRecord]] = {}
     seen: dict[str, str] = {}
-    figures: dict[str, str] = {}  # figures digest -> the first path (whatever model it names)
+    # figures digest -> the claim that stands for it so far and its record (whatever model it names)
+    figures: dict[str, tuple[duplicates.Claim, SubmissionRecord]] = {}
     rows = _Rows(con)
     with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
         for record, problems, key, answer in workers.map(reader, files):
@@ -311,13 +324,22 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
                 first = seen[record.id]
                 report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
                 continue
-            same = figures.get(record.figures_digest)
-            if same is not None:
-                report.skipped.append(Skipped(path, "result.runs", (
-                    f"duplicate of {same}: the same measured figures (the same fio output, signed again or with "
-                    "another date) count once")))
-                continue
-            figures[record.figures_digest] = path
+            mine = duplicates.Claim(path, record.signature, record.legacy, record.created)
+            held = figures.get(record.figures_digest)
+            if held is not None:
+                claim, other = held
+                if claim.key() <= mine.key():
+                    report.skipped.append(Skipped(path, "result.runs", duplicates.duplicate_message(claim, mine)))
+                    continue
+                # the newcomer has the stronger claim: the file held so far gives way, whatever its path
+                rows.flush()
+                _drop(con, other.id)
+                by_device[other.device_id].remove(other)
+                if not by_device[other.device_id]:
+                    del by_device[other.device_id]
+                del seen[other.id]
+                report.skipped.append(Skipped(claim.path, "result.runs", duplicates.duplicate_message(mine, claim)))
+            figures[record.figures_digest] = (mine, record)
             seen[record.id] = path
             rows.add(record)
             # written; keep what aggregation needs
@@ -330,7 +352,7 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
 
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None) -> None:
-    from diskq.database.aggregate import rank_key
+    from diskq.database.aggregate import public_figures, rank_key
 
     from diskq.database.evidence import settle
 
@@ -339,8 +361,15 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         point_updates, run_updates = settle([r for recs in by_device.values() for r in recs])
         con.executemany(POINT_CONFLICT, point_updates)
         con.executemany(RUN_SETTLED, run_updates)
+        # the model's published figures (legacy rows of any firmware): evidence for every device of the model
+        public: dict[str, list[tuple[str, float]]] = {}
+        for recs in by_device.values():
+            for pair in public_figures(recs):
+                public.setdefault(recs[0].model_key, []).append(pair)
+        items = [(dev_id, recs, sorted(public.get(recs[0].model_key, ())))
+                 for dev_id, recs in sorted(by_device.items())]
         devices = []
-        for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), sorted(by_device.items())):
+        for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), items):
             devices.append(dev)
             if key is not None:
                 memo.put(key, answer)
@@ -351,6 +380,9 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     devices.sort(key=lambda d: (d.not_drive is not None, rank_key(d)))  # hosts after drives, unranked
     _write_devices(con, devices, fts)
 
+    # names and messages as printed and stored: one line of printable text (a file name may hold
+    # an ANSI escape or a newline)
+    report.skipped = [Skipped(one_line(s.path), one_line(s.field), one_line(s.message)) for s in report.skipped]
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
@@ -384,7 +416,8 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
 
     ranks = iter(range(1, len(devices) + 1))
     for dev in devices:
-        rank = next(ranks) if dev.not_drive is None else None
+        # a host is never ranked among drives, nor a device whose every submission is held back
+        rank = next(ranks) if dev.not_drive is None and dev.submissions else None
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
         values = {

@@ -22,6 +22,7 @@ from diskq.analyse.noise import iops_spread
 from diskq.database import sustained
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
+from diskq.submission.duplicates import figures_digest
 
 #: Larger files are refused before they are parsed (a submission with raw fio JSON for a
 #: 64-step sweep at two cache states is well under 4 MiB).
@@ -202,21 +203,6 @@ def legacy_sources(sub) -> dict[int, tuple[bool, str | None]]:
     # conflict out, and puts it back with this fact when the model's evidence keeps it)
     final = top is not None and top.numjobs == row.peak_jobs == max(p.numjobs for p in run.points)
     return {0: (final, mods[1].shape_words(row.notes))}
-
-
-def figures_digest(doc) -> str:
-    """SHA-256 over every run's cache state and measured figures (job count, IOPS, bandwidth, I/Os,
-    runtime, latencies) and the no-fdatasync step: a result signed again with another ``created``
-    time has the same digest. Figures are checked against their raw fio output by validation, so
-    the same output gives the same figures."""
-    h = hashlib.sha256(b"diskq-figures 1\n")
-    for run in doc.runs:
-        h.update(f"run {run.write_cache} {run.cache_mechanism}\n".encode())
-        for p in [*run.points, *([run.nosync] if run.nosync is not None else [])]:
-            sync = p.sync_lat_us
-            h.update(repr((p.numjobs, p.iops, p.bw_bytes, p.total_ios, p.runtime_ms, p.lat_us.mean, p.lat_us.p99,
-                           sync.mean if sync else None, sync.p99 if sync else None)).encode() + b"\n")
-    return h.hexdigest()
 
 
 def not_a_drive(doc) -> str | None:

@@ -306,7 +306,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                               for f in long_writes],
             })
 
-        drives = [d for d in devices if d["not_drive"] is None]
+        # a device whose every submission is held back (far from its model's evidence) has its page, no row
+        drives = [d for d in devices if d["not_drive"] is None and d["rank"] is not None]
         hosts = [d for d in devices if d["not_drive"] is not None]
         facets = {
             "protocols": sorted({d["protocol"] for d in drives}),

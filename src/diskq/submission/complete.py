@@ -9,6 +9,10 @@ therefore takes complete sweeps only: validation reports every interrupted mark 
 (so ``db build`` skips the file and lists why in ``skipped``), and ``diskq sign`` refuses to
 sign such a document. The contributor runs the bench again to its end.
 
+The write-cache states the bench set out to measure are recorded (``method.cache_states``:
+``--cache both`` promises two runs), and the runs must be those states in that order: a bench
+reduced to one of its two runs is refused. Documents made before this was recorded lack it.
+
 A mark can be removed by editing the file before signing it; the raw fio output of each step
 still says how long the step ran. The block-size profile (``--profile sizes``) is held to the same
 rule, step by step. A step of a time-based sweep (``diskq bench`` and the
@@ -81,6 +85,14 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
                 why = _cut_short(point)
                 if why:
                     out.append(Problem("", f"result.runs[{r}].{where}.runtime_ms", f"{why}; {RERUN}"))
+    planned = result.method.cache_states
+    if planned is not None and not result.interrupted:
+        held = [run.write_cache for run in result.runs]
+        if held != planned:
+            out.append(Problem("", "result.runs", (
+                f"the bench set out to measure the write cache {' then '.join(planned) or '(nothing)'} "
+                f"(method.cache_states), one run each, and the document holds runs at "
+                f"{', '.join(held) or 'none'}: a run is missing or was added; {RERUN}")))
     for i, sustained in enumerate(result.sustained):
         if sustained.interrupted:
             out.append(Problem("", f"result.sustained[{i}].interrupted", f"this sustained write was cut short; {RERUN}"))

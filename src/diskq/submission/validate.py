@@ -28,6 +28,7 @@ from diskq.submission.figures import check_figures
 from diskq.submission.sustained import sustained_problems
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
+from diskq.submission.replay import replay_problems
 from diskq.submission.sign import attribution_problem, payload_and_id, verify_payload
 
 __all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
@@ -302,14 +303,22 @@ def _path_problems(sub: Submission, path: Path, root: Path | None) -> list[Probl
 
 def _memory_backed_problems(result) -> list[Problem]:
     """A bench of a RAM disk, zram or a file on tmpfs measures memory, not a drive: it has no
-    place in the device database (diskq bench marks such documents with a note)."""
+    place in the device database (diskq bench marks such documents with a note, and fio's own
+    output shows it when the note is gone: :mod:`diskq.analyse.rawtarget`)."""
+    from diskq.analyse.rawtarget import memory_evidence
     from diskq.analyse.verdicts import MEMORY_BACKED
 
-    return [
+    out = [
         Problem("", f"result.notes[{i}]", "measured a memory-backed target, not a drive: not a submission")
         for i, note in enumerate(result.notes)
         if isinstance(note, str) and note.startswith(MEMORY_BACKED)
     ]
+    if not out:  # the note can be deleted; fio's own output stays (``[memory_backed]`` in criteria.toml)
+        evidence = memory_evidence(result)
+        if evidence:
+            out.append(Problem("", "result.runs", f"measured a memory-backed target, not a drive ({evidence}): "
+                                                  "not a submission"))
+    return out
 
 
 def _raw_data_problems(result: ResultDocument) -> list[Problem]:
@@ -411,6 +420,7 @@ def _check(
         out += analysis_problems(sub.result)
         out += _memory_backed_problems(sub.result)
         out += incomplete_problems(sub.result)
+        out += replay_problems(sub.result)
 
     if sub.signature is None:
         if require_signature and not sub.legacy:
