@@ -40,6 +40,10 @@ def db_build(
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
     no_memo: bool = typer.Option(False, "--no-memo", help="validate every file again, remember nothing"),
+    sources: Path | None = typer.Option(
+        None, "--sources",
+        help="public-figures catalogue (sources.toml, methods.toml, figures/*.csv) [default: sources/ beside the "
+             "submissions directory; absent: no public figures]"),
 ) -> None:
     """Re-validate every submission and build devices.db (atomically replaced).
 
@@ -49,7 +53,9 @@ def db_build(
     validate new or changed files; --no-memo validates everything again.
 
     Signatures are verified against the repository's allowed_signers (beside the submissions
-    directory) when there is one, or the file given with --allowed-signers.
+    directory) when there is one, or the file given with --allowed-signers. Public figures are
+    imported from the sources/ directory beside the submissions (--sources names another); a
+    malformed file there stops the build with one line naming the file, line and field.
 
     Example: diskq db build --check
     """
@@ -77,10 +83,10 @@ def db_build(
             err(f"signers checked against {beside}")
 
     if check:
-        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
+        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo, sources=sources)
     else:
         with console.status(Text(f"building {db} from {submissions}/ ...")):
-            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
+            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo, sources=sources)
     skipped = report.skipped_files()
     for path, problems in list(skipped.items())[:MAX_SKIPPED_FILES]:
         if len(problems) == 1:
