@@ -32,7 +32,7 @@ def test_the_catalogue_beside_the_submissions_is_imported_with_quote_url_and_cac
     report = build(tree / "submissions", db)
     assert report.devices >= 19
     figs = rows(db, "SELECT * FROM figures ORDER BY source_id, seq")
-    assert len(figs) == 7
+    assert len(figs) == 9
     slog = [f for f in figs if f["source_id"] == "S07_freebsd_diskinfo"][0]
     assert slog["quote"] == "4 kbytes: 2090.7 usec/IO = 1.9 Mbytes/s"
     assert slog["url"] == "https://freshbsd.org/commit/freebsd/src/321928"
@@ -42,9 +42,9 @@ def test_the_catalogue_beside_the_submissions_is_imported_with_quote_url_and_cac
     assert src["S01_shan2014"]["figures"] == 4 and src["S01_shan2014"]["attribution"]
     assert json.loads(src["S05_proxmox2018"]["method_ids"]) == ["M_SYNC_SEQ_LIBAIO"]
     assert {m["id"] for m in rows(db, "SELECT id FROM methods")} == {"M_SYNC_SEQ_PSYNC", "M_SYNC_SEQ_LIBAIO",
-                                                                     "M_DISKINFO_SLOGBENCH"}
+                                                                     "M_DISKINFO_SLOGBENCH", "M_FSYNC_RAND_LIBAIO"}
     meta = {r["key"]: r["value"] for r in rows(db, "SELECT * FROM meta")}
-    assert (meta["public_sources"], meta["public_figures"]) == ("3", "7")
+    assert (meta["public_sources"], meta["public_figures"]) == ("4", "9")
 
 
 def test_figures_of_different_classes_are_never_one_number(tree):

@@ -29,9 +29,9 @@ def catalogue_dir(tmp_path) -> Path:
 
 def test_fixture_loads_with_every_row():
     cat = sources.load(FIXTURE)
-    assert sorted(cat.sources) == ["S01_shan2014", "S05_proxmox2018", "S07_freebsd_diskinfo"]
-    assert sorted(cat.methods) == ["M_DISKINFO_SLOGBENCH", "M_SYNC_SEQ_LIBAIO", "M_SYNC_SEQ_PSYNC"]
-    assert len(cat.figures) == 7
+    assert sorted(cat.sources) == ["S01_shan2014", "S05_proxmox2018", "S06_vitastor", "S07_freebsd_diskinfo"]
+    assert sorted(cat.methods) == ["M_DISKINFO_SLOGBENCH", "M_FSYNC_RAND_LIBAIO", "M_SYNC_SEQ_LIBAIO", "M_SYNC_SEQ_PSYNC"]
+    assert len(cat.figures) == 9
     slog = [f for f in cat.figures if f.source_id == "S07_freebsd_diskinfo"][0]
     assert (slog.model, slog.iops, slog.protocol, slog.where) == ("Samsung 950 PRO", 478, "nvme",
                                                                  "figures/S07_freebsd_diskinfo.csv:2")

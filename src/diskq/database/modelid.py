@@ -41,7 +41,10 @@ VENDORS = {
 #: words that never tell two families apart
 _NOISE = {"ssd", "ssds", "series", "dc", "nvme", "sata", "sas", "pcie", "based", "datacenter", "enterprise"}
 _INTEL_TIER = re.compile(r"^d[357]$")
+#: what smartctl prints before a part number (``SAMSUNG MZ7LH7T6HMLA-00005``, ``INTEL SSDSC2KB480G8``)
+_PART_PREFIXES = ("SAMSUNG", "INTEL")
 _CAPACITY = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(gb|tb|g|t)$", re.I)
+_CAPACITY_IN_TEXT = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:gb|tb)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ class Identity:
 def family_key(vendor: str | None, family: str | None) -> str:
     """``('Intel', 'SSD D3-S4510 Series')`` -> ``'intel:s4510'``."""
     vendor_c = compact(VENDORS.get(compact(vendor or ""), vendor or ""))
-    words = [w for w in re.split(r"[^0-9a-z]+", (family or "").casefold()) if w]
+    family = _CAPACITY_IN_TEXT.sub(" ", family or "")
+    words = [w for w in re.split(r"[^0-9a-z]+", family.casefold()) if w]
     if vendor_c == "intel":
         words = [w for w in words if not _INTEL_TIER.match(w)]
     kept = [w for w in words if w not in _NOISE and not _CAPACITY.match(w) and compact(w) != vendor_c]
@@ -74,18 +78,52 @@ def capacity_bytes(text: str | None) -> int | None:
     return round(float(m.group(1).replace(",", ".")) * (10**12 if m.group(2).lower().startswith("t") else 10**9))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Pattern:
-    regex: re.Pattern
+    pattern: str
     vendor: str
     family: str
     via: str
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern | None:
+        try:
+            return re.compile(self.pattern, re.I)
+        except re.error:
+            return None
+
+    @functools.cached_property
+    def literal(self) -> str:
+        """The pattern's leading literal text, case folded: strings not starting with it cannot
+        match, so most patterns are never compiled for a lookup."""
+        m = re.match(r"[A-Za-z0-9 _-]*", self.pattern)
+        head = m.group(0) if m else ""
+        if len(head) < len(self.pattern) and self.pattern[len(head)] in "?*{":
+            head = head[:-1]  # the last character is optional or repeated
+        return head.casefold()
+
+    @functools.cached_property
+    def stem(self) -> re.Pattern | None:
+        """The pattern without its OEM suffix (a trailing ``-.*`` or ``.*``): a part number typed
+        without ``-00005`` still names the model."""
+        bare = re.sub(r"(\(-\.\*\|0D3\)|-\.\*|\.\*|\.\?)$", "", self.pattern)
+        if bare == self.pattern or len(bare) < 6:
+            return None
+        try:
+            return re.compile(bare, re.I)
+        except re.error:
+            return None
+
+    def matches(self, text: str) -> bool:
+        if not text.casefold().startswith(self.literal) or self.regex is None:
+            return False
+        return bool(self.regex.fullmatch(text) or (self.stem is not None and self.stem.fullmatch(text)))
 
 
 @functools.cache
 def aliases() -> tuple[_Pattern, ...]:
     text = resources.files("diskq.database").joinpath("aliases.toml").read_text(encoding="utf-8")
-    return tuple(_Pattern(re.compile(a["pattern"], re.I), a["vendor"], a["family"], f"alias: {a['source']}")
+    return tuple(_Pattern(a["pattern"], a["vendor"], a["family"], f"alias: {a['source']}")
                  for a in tomllib.loads(text)["alias"])
 
 
@@ -173,12 +211,9 @@ def drivedb(path: Path | None = None) -> tuple[_Pattern, ...]:
         return ()
     out = []
     for regex, family, sub in parse_drivedb(text):
-        try:
-            compiled = re.compile(regex, re.I)
-        except re.error:
-            continue
         vendor = _vendor_word(family) or ""
-        out.append(_Pattern(compiled, vendor, sub or family, f"drivedb: {family}"))
+        if vendor:  # a family without a known vendor cannot name a model here
+            out.append(_Pattern(regex, vendor, sub or family, f"drivedb: {family}"))
     return tuple(out)
 
 
@@ -189,6 +224,7 @@ def _vendor_word(text: str) -> str | None:
 
 def from_name(name: str) -> Identity | None:
     """A marketing name whose first word is a vendor: ``Samsung PM883 7.68TB`` -> Samsung / PM883."""
+    name = re.sub(r"(\d)\s+(GB|TB)\b", r"\1\2", name, flags=re.I)
     parts = re.split(r"[\s_]+", name.strip())
     vendor = _vendor_word(name)
     if vendor is None or len(parts) < 2:
@@ -207,9 +243,11 @@ def resolve(name: str, *, drivedb_path: Path | None = None) -> Identity | None:
     text = " ".join(name.split())
     if not text:
         return None
+    # a bare part number: smartctl prints it after the vendor's name (SAMSUNG MZ7LH..., INTEL SSDSC...)
+    texts = [text] if " " in text or len(text) < 6 else [text, *(f"{v} {text}" for v in _PART_PREFIXES)]
     for source in (aliases(), drivedb(drivedb_path)):
         for p in source:
-            if p.regex.fullmatch(text) and p.vendor:
+            if p.vendor and any(p.matches(t) for t in texts):
                 return Identity(p.vendor, p.family, None, p.via)
     return from_name(text)
 
@@ -217,5 +255,5 @@ def resolve(name: str, *, drivedb_path: Path | None = None) -> Identity | None:
 def patterns_for(key: str, *, drivedb_path: Path | None = None) -> list[tuple[str, str]]:
     """(regex, where it comes from) of every alias and drivedb alternative of family ``key``:
     the part numbers a model is known by."""
-    return [(p.regex.pattern, p.via) for p in (*aliases(), *drivedb(drivedb_path))
+    return [(p.pattern, p.via) for p in (*aliases(), *drivedb(drivedb_path))
             if p.vendor and family_key(p.vendor, p.family) == key]

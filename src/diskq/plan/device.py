@@ -80,13 +80,15 @@ def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str |
 
 
 def from_database(db: Path, query: str) -> WalDbDevice:
-    """The devices.db row the query names: one model whose name contains it (or equals it)."""
+    """The devices.db row the query names: one model whose name contains it (or equals it), or
+    whose family a part number names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883)."""
     from diskq.database.aggregate import setting_slug
     from diskq.database.lookup import lookup
 
     matches = lookup(db, query, limit=8)
     q = compact(unicodedata.normalize("NFKC", query))
-    exact = [m for m in matches if compact(m.device["model"]) == q]
+    # the model the name is, or the model a part number (the string smartctl prints) means
+    exact = [m for m in matches if compact(m.device["model"]) == q or m.via is not None]
     contains = [m for m in matches if m.score >= 1.0]
     names = [f"{m.device['model']} {m.device['firmware']}".strip() for m in matches]
     if exact:

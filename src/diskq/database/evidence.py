@@ -1,0 +1,169 @@
+"""What devices.db knows about a drive beyond its own table row: the model a part number means,
+and the public figures of its family, each labelled with its source and method class.
+
+Used by ``diskq lookup``, ``plan``, ``identify``/``bench`` (what the database knows before a
+measurement), the fleet report and the site. Figures of different classes are listed apart,
+never merged or ranked against each other (:mod:`diskq.analyse.methodclass`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diskq.analyse import methodclass
+from diskq.database import modelid
+from diskq.database.keys import compact
+from diskq.errors import DiskqError
+
+
+def has_public_tables(con: sqlite3.Connection) -> bool:
+    """Does this devices.db have the public-figures tables (schema 7 and later)?"""
+    return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
+
+
+def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.Identity | None]:
+    """(ids of the devices whose family the query names, the identity it resolved to): a part
+    number (``SAMSUNG MZ7LH7T6HMLA-00005``), the string smartctl prints, or a marketing name."""
+    if not has_public_tables(con):
+        return [], None
+    ident = modelid.resolve(query)
+    if ident is None:
+        return [], None
+    ids = [r[0] for r in con.execute(
+        "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,))]
+    return ids, ident
+
+
+@dataclass
+class PublicModel:
+    """A model of the public figures, with its figures by class."""
+
+    id: str
+    name: str
+    family_key: str
+    capacity_bytes: int | None
+    classes: list[dict] = field(default_factory=list)  # model_class rows + 'label'
+    figures: list[dict] = field(default_factory=list)  # figures rows + source title/licence/attribution
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "family_key": self.family_key,
+                "capacity_bytes": self.capacity_bytes, "classes": self.classes, "figures": self.figures}
+
+
+_FIGURES = """
+SELECT f.*, s.title AS source_title, s.author AS source_author, s.date AS source_date, s.licence,
+       s.attribution, s.url AS source_url, m.command
+FROM figures f JOIN sources s ON s.id = f.source_id JOIN methods m ON m.id = f.method_id
+WHERE f.model_id = ? ORDER BY f.method_class, f.source_id, f.numjobs, f.seq
+"""
+
+
+def _model(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
+    model = PublicModel(row["id"], row["name"], row["family_key"], row["capacity_bytes"])
+    for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class", (row["id"],)):
+        c = dict(c)
+        c["sources"] = json.loads(c["sources"])
+        c["label"] = methodclass.label(c["method_class"])
+        model.classes.append(c)
+    model.classes.sort(key=lambda c: methodclass.order(c["method_class"]))
+    model.figures = [{**dict(f), "class_label": methodclass.label(f["method_class"])}
+                     for f in con.execute(_FIGURES, (row["id"],))]
+    return model
+
+
+def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[PublicModel]:
+    """Every public model of a family (each capacity its own model), by capacity."""
+    if not has_public_tables(con) or not family_key:
+        return []
+    return [_model(con, r) for r in con.execute(
+        "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
+        (family_key,))]
+
+
+def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 10) -> list[PublicModel]:
+    """Public models the query names: by the family its part number or name resolves to, else
+    every word of the query in the model's name or in a name a source wrote for it."""
+    if not has_public_tables(con):
+        return []
+    ident = modelid.resolve(query)
+    keys = [ident.key] if ident is not None else []
+    found = []
+    if keys:
+        found = con.execute("SELECT * FROM models WHERE family_key = ? ORDER BY name", keys).fetchall()
+    if not found:
+        q = compact(query)
+        if not q:
+            return []
+        names: dict[str, list[str]] = {}
+        for r in con.execute("SELECT model_id, model FROM figures"):
+            names.setdefault(r[0], []).append(r[1])
+        rows = con.execute("SELECT * FROM models ORDER BY name").fetchall()
+        found = [r for r in rows if any(q in compact(n) for n in (r["name"], *names.get(r["id"], [])))]
+    return [_model(con, r) for r in found[:limit]]
+
+
+def class_summary(model: PublicModel) -> list[str]:
+    """One line per class: ``flush per write · ...: 1-job 16,830 IOPS (2 sources), #1 of 4``."""
+    out = []
+    for c in model.classes:
+        one = f"1-job {c['iops_1job']:,.0f} IOPS" if c["iops_1job"] is not None else "no 1-job figure"
+        spread = (f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
+                  if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"] else "")
+        best = f", best {c['best_iops']:,.0f} at {c['best_numjobs']} jobs" if c["best_numjobs"] != 1 else ""
+        out.append(f"{c['label']}: {one}{spread}{best}; sources {', '.join(c['sources'])}; "
+                   f"#{c['class_rank']} in its class")
+    return out
+
+
+#: Most lines :func:`known_lines` gives: one short block before a measurement.
+KNOWN_LINES = 6
+
+
+def default_db() -> Path:
+    """``devices.db`` in the current directory when there is one, else the checkout's."""
+    here = Path("devices.db")
+    if here.is_file():
+        return here
+    return Path(__file__).resolve().parents[3] / "devices.db"
+
+
+def known_lines(model: str | None, db: Path | None = None) -> list[str]:
+    """What devices.db knows about a drive of this model, in a few lines (table rows of its
+    family with their method class, then public figures by class). Never raises: a missing or
+    unreadable database, or a model it does not know, is said in one line."""
+    if not model:
+        return []
+    path = Path(db) if db is not None else default_db()
+    try:
+        from diskq.database.lookup import open_db
+
+        con = open_db(path)
+    except (DiskqError, OSError, sqlite3.Error) as exc:
+        return [f"device database: not read ({getattr(exc, 'message', exc)})"]
+    try:
+        ids, ident = devices_of(con, model)
+        if ident is None:
+            return [f"device database: {model!r} is not a model it can identify"]
+        lines = []
+        for did in ids:
+            d = con.execute("SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
+                            "ceph_waldb FROM devices WHERE id = ?", (did,)).fetchone()
+            one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
+            fw = f" firmware {d['firmware']}" if d["firmware"] else ""
+            lines.append(f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
+                         f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}")
+        for m in public_models_of_family(con, ident.key):
+            for line in class_summary(m):
+                lines.append(f"public figures: {m.name}: {line}")
+        if not lines:
+            return [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
+        if len(lines) > KNOWN_LINES:
+            lines = lines[:KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]
+        return lines
+    except sqlite3.Error as exc:
+        return [f"device database: not read ({exc})"]
+    finally:
+        con.close()
