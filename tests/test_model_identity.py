@@ -158,3 +158,25 @@ def test_identify_prints_what_the_database_knows(db, capsys, monkeypatch):
     monkeypatch.chdir(db.parent)  # identify reads devices.db in the current directory
     assert cli("identify", "--smartctl-json", str(SMARTCTL / "sce__INTEL_SSDSC2KB240G8.json")) == 0
     assert "device database: Intel SSD S4510: 1-job 1,600 IOPS" in capsys.readouterr().out
+
+
+def test_bench_progress_prints_what_the_database_knows_and_never_fails(db, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from diskq.cli._render import BenchProgress
+    from diskq.result import Device
+
+    buf = io.StringIO()
+    progress = BenchProgress(Console(file=buf, width=200), 20, live=False)
+    monkeypatch.chdir(db.parent)  # bench reads devices.db in the current directory
+    progress.identified(Device(model="INTEL SSDSC2KB240G8"))
+    assert "device database: Intel SSD S4510: 1-job 1,600 IOPS" in buf.getvalue()
+
+    def broken(*a, **k):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("diskq.database.evidence.known_lines", broken)
+    progress.identified(Device(model="INTEL SSDSC2KB240G8"))
+    assert "device database: not read (disk on fire)" in buf.getvalue()
