@@ -180,3 +180,30 @@ def test_bench_progress_prints_what_the_database_knows_and_never_fails(db, monke
     monkeypatch.setattr("diskq.database.evidence.known_lines", broken)
     progress.identified(Device(model="INTEL SSDSC2KB240G8"))
     assert "device database: not read (disk on fire)" in buf.getvalue()
+
+
+def test_the_database_is_the_same_with_or_without_drivedb(tmp_path, monkeypatch):
+    """The build stores families from the repository's own data only, so `db build --check`
+    agrees between machines with any drivedb.h or none."""
+    from diskq.database.synthetic import result_document, submission, write_submission
+
+    subs = tmp_path / "submissions"
+    legacy.write_legacy(subs)
+    write_submission(subs, submission(result_document("SAMSUNG MZ7LH960HAJR-00005", {"off": {1: 11000, 4: 30000}})))
+    shutil.copytree(FIXTURES / "sources", tmp_path / "sources")
+    with_db = build(subs, tmp_path / "a.db").digest
+    monkeypatch.setattr(modelid, "drivedb", lambda path=None: ())
+    assert build(subs, tmp_path / "b.db").digest == with_db
+
+
+@needs_drivedb
+def test_a_row_stored_under_its_part_number_is_found_by_another_of_its_family(tmp_path):
+    from diskq.database.synthetic import result_document, submission, write_submission
+
+    subs = tmp_path / "submissions"
+    write_submission(subs, submission(result_document("SAMSUNG MZ7LH960HAJR-00005", {"off": {1: 11000, 4: 30000}})))
+    db = tmp_path / "devices.db"
+    build(subs, db)
+    best = lookup(db, "SAMSUNG MZ7LH7T6HMLA-00005")[0]  # the 7.68 TB PM883 finds the 960 GB row of its family
+    assert best.is_match and best.device["model"] == "SAMSUNG MZ7LH960HAJR-00005" and best.via.startswith("drivedb")
+    assert lookup(db, "Samsung PM883")[0].device["model"] == "SAMSUNG MZ7LH960HAJR-00005"

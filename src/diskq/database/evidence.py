@@ -34,7 +34,17 @@ def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.
         return [], None
     ids = [r[0] for r in con.execute(
         "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,))]
+    # rows stored under their part number (the build reads no drivedb.h): the family's patterns
+    for pattern in modelid.family_patterns(ident.key):
+        for r in con.execute("SELECT id, model FROM devices WHERE model_key LIKE ? ESCAPE '\\' "
+                             "ORDER BY rank IS NULL, rank, id", (_like_prefix(pattern.literal),)):
+            if r[0] not in ids and pattern.matches(" ".join(r[1].split())):
+                ids.append(r[0])
     return ids, ident
+
+
+def _like_prefix(literal: str) -> str:
+    return literal.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 @dataclass

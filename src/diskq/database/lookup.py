@@ -399,7 +399,10 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             long_writes, left_out = sustained_writes(con, row["id"])
             if device.get("method_class"):
                 device["method_class_label"] = evidence.methodclass.label(device["method_class"])
-            public = [m.to_dict() for m in evidence.public_models_of_family(con, device.get("family_key") or "")]
+            keys = [device.get("family_key") or ""]
+            if ident is not None and row["id"] in by_identity and ident.key not in keys:
+                keys.append(ident.key)  # stored under its part number: the family drivedb.h gives
+            public = [m.to_dict() for k in keys for m in evidence.public_models_of_family(con, k)]
             out.append(Match(score, device, caches, curves, questionable_points(con, row["id"]),
                              excluded_submissions(con, row["id"]), matched, size_profiles(con, row["id"]),
                              sustained=long_writes, sustained_left_out=left_out, public=public,

@@ -237,19 +237,26 @@ def from_name(name: str) -> Identity | None:
     return Identity(vendor, family, caps[0] if caps else None, "name")
 
 
-def resolve(name: str, *, drivedb_path: Path | None = None) -> Identity | None:
+def resolve(name: str, *, drivedb_path: Path | None = None, use_drivedb: bool = True) -> Identity | None:
     """The identity ``name`` means: a curated alias, else drivedb.h, else a vendor-led marketing
-    name; None when none of them knows it."""
+    name; None when none of them knows it. ``use_drivedb=False`` reads only what the repository
+    holds (the aliases and the name itself): what ``db build`` stores, so that a build gives the
+    same database whether or not smartmontools is installed, and whichever drivedb.h it has."""
     text = " ".join(name.split())
     if not text:
         return None
     # a bare part number: smartctl prints it after the vendor's name (SAMSUNG MZ7LH..., INTEL SSDSC...)
     texts = [text] if " " in text or len(text) < 6 else [text, *(f"{v} {text}" for v in _PART_PREFIXES)]
-    for source in (aliases(), drivedb(drivedb_path)):
+    for source in (aliases(), drivedb(drivedb_path) if use_drivedb else ()):
         for p in source:
             if p.vendor and any(p.matches(t) for t in texts):
                 return Identity(p.vendor, p.family, None, p.via)
     return from_name(text)
+
+
+def family_patterns(key: str, *, drivedb_path: Path | None = None) -> list[_Pattern]:
+    """The alias and drivedb patterns of family ``key``."""
+    return [p for p in (*aliases(), *drivedb(drivedb_path)) if p.vendor and family_key(p.vendor, p.family) == key]
 
 
 def patterns_for(key: str, *, drivedb_path: Path | None = None) -> list[tuple[str, str]]:

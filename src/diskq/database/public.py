@@ -44,7 +44,9 @@ def device_class(method_id: str, protocol: str | None) -> methodclass.MethodClas
 
 
 def device_family_key(model: str, vendor: str | None) -> str:
-    ident = modelid.resolve(model)
+    """The family a device row is stored under: from the curated aliases and the name only
+    (drivedb.h differs between machines; lookups add its families at query time)."""
+    ident = modelid.resolve(model, use_drivedb=False)
     if ident is None and vendor:
         ident = modelid.from_name(f"{vendor} {model}")
     return ident.key if ident is not None else modelid.family_key(vendor, model)
@@ -64,7 +66,7 @@ def _identity(fig: PublicFigure) -> modelid.Identity:
     capacity = modelid.capacity_bytes(fig.capacity)
     if fig.vendor and fig.family:
         return modelid.Identity(fig.vendor, fig.family, capacity, "source")
-    ident = modelid.resolve(fig.model)
+    ident = modelid.resolve(fig.model, use_drivedb=False)
     if ident is not None:
         return modelid.Identity(ident.vendor, ident.family, capacity or ident.capacity_bytes, ident.via)
     return modelid.Identity(fig.vendor, fig.family or fig.model, capacity, "as written")

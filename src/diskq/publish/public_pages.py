@@ -34,18 +34,33 @@ def js_patterns(family_key: str) -> list[str]:
     return out
 
 
+def family_keys(dev: dict) -> list[str]:
+    """The families a device row belongs to: the one it is stored under, and the one smartmontools'
+    drive database gives its model where it is installed (the build reads no drivedb.h)."""
+    keys = [dev.get("family_key") or ""]
+    ident = modelid.resolve(dev["model"])
+    if ident is not None and ident.key not in keys:
+        keys.append(ident.key)
+    return [k for k in keys if k]
+
+
+def family_public(con: sqlite3.Connection, dev: dict) -> list[evidence.PublicModel]:
+    return [m for k in family_keys(dev) for m in evidence.public_models_of_family(con, k)]
+
+
 def known_as(con: sqlite3.Connection, dev: dict) -> dict:
     """The names a device is known by: what its drives reported, what sources wrote, and the
     part-number patterns of its family with where each comes from."""
     reported = sorted({r[0] for r in con.execute("SELECT DISTINCT model FROM submissions WHERE device_id = ?",
                                                   (dev["id"],))})
-    written = []
+    keys = family_keys(dev)
+    written: set[str] = set()
     if evidence.has_public_tables(con):
-        written = sorted({r[0] for r in con.execute(
-            "SELECT DISTINCT f.model FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ?",
-            (dev.get("family_key") or "",))})
-    return {"reported": reported, "written": written,
-            "patterns": modelid.patterns_for(dev.get("family_key") or "")}
+        for k in keys:
+            written |= {r[0] for r in con.execute(
+                "SELECT DISTINCT f.model FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ?", (k,))}
+    return {"reported": reported, "written": sorted(written),
+            "patterns": [p for k in keys for p in modelid.patterns_for(k)]}
 
 
 def device_sources(con: sqlite3.Connection, dev: dict) -> list[str]:
@@ -56,10 +71,11 @@ def device_sources(con: sqlite3.Connection, dev: dict) -> list[str]:
         out.append(DISKQ_SOURCE)
     if dev["legacy"]:
         out.append(LEGACY_SOURCE)
-    if evidence.has_public_tables(con) and dev.get("family_key"):
-        out += [r[0] for r in con.execute(
-            "SELECT DISTINCT f.source_id FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ? "
-            "ORDER BY f.source_id", (dev["family_key"],))]
+    if evidence.has_public_tables(con):
+        for k in family_keys(dev):
+            out += [r[0] for r in con.execute(
+                "SELECT DISTINCT f.source_id FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ? "
+                "ORDER BY f.source_id", (k,)) if r[0] not in out]
     return out
 
 

@@ -264,8 +264,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["class_badge"] = public_pages.class_badge(dev["method_class"])
             dev["sources"] = public_pages.device_sources(con, dev)
             dev["known_as"] = public_pages.known_as(con, dev)
-            dev["patterns"] = public_pages.js_patterns(dev["family_key"])
-            dev["public"] = evidence.public_models_of_family(con, dev["family_key"])
+            dev["patterns"] = [p for k in public_pages.family_keys(dev) for p in public_pages.js_patterns(k)]
+            dev["public"] = public_pages.family_public(con, dev)
             dev["public_sources"] = public_pages.sources_of(dev["public"])
             dev["verdicts"] = _loads(dev["verdicts"])
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
@@ -323,14 +323,14 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in drives)],
             "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in drives)],
         }
-        public = public_pages.public_rows(con, {d["family_key"] for d in drives})
+        public = public_pages.public_rows(con, {k for d in drives for k in public_pages.family_keys(d)})
         facets.update(public_pages.facets(con, drives, public))
         (tmp / "public").mkdir()
         public_page = env.get_template("public.html.j2")
         for model in public_pages.public_models(con):
             (tmp / "public" / f"{model.id}.html").write_text(public_page.render(
                 model=model, sources=public_pages.sources_of([model]),
-                devices=[d for d in drives if d["family_key"] == model.family_key], root="../", **common))
+                devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
             devices=drives, hosts=hosts, facets=facets, public=public, root="",
             main_class=public_pages.methodclass.MAIN, main_label=public_pages.methodclass.label(
