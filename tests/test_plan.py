@@ -301,6 +301,15 @@ def test_the_string_smartctl_prints_plans_for_its_model(clone, monkeypatch, caps
     assert json.loads(capsys.readouterr().out)["device"] == "Samsung PM883"
 
 
+def test_a_row_of_another_method_class_says_so(clone, monkeypatch, capsys):
+    # the community table's SAS rows were O_SYNC writes: FUA, not the flush an OSD's fdatasync sends
+    assert cli("plan", "Samsung PM1643a", "--data", "12x16T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("measured as FUA write, may skip the flush") for n in notes)
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    assert not any("FUA" in n for n in json.loads(capsys.readouterr().out)["notes"])
+
+
 def test_model_not_in_the_database_lists_the_closest(clone, monkeypatch, capsys):
     rc = cli("plan", "Samsung PM884", "--data", "12x16T", cwd=clone, monkeypatch=monkeypatch)
     err = capsys.readouterr().err

@@ -123,6 +123,11 @@ def from_database(db: Path, query: str) -> WalDbDevice:
               and all((not c["safe"]) or (c["iops_1job"] or 0) < (best["iops_1job"] or 0) for c in on))
     notes = [f"{dev['submissions']} submission(s) in {db.name}: {dev['verified']} verified, {dev['legacy']} legacy"]
     notes += [n for n in (json.loads(dev["notes"]) if isinstance(dev["notes"], str) else dev["notes"] or [])]
+    from diskq.analyse import methodclass
+
+    if dev.get("method_class") and dev["method_class"] != methodclass.MAIN:
+        notes.append(f"measured as {methodclass.label(dev['method_class'])}, not a flush per write as an OSD's "
+                     "fdatasync sends: these figures may be higher than the OSD gets (see the methodology's method classes)")
     return WalDbDevice(
         label=label, capacity_bytes=dev["capacity_bytes"], protocol=dev["protocol"], curve=curve,
         cache=dev["cache"], knob=dev["cache_knob"], kernel_model=None,
