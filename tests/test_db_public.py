@@ -124,3 +124,15 @@ def test_a_bad_catalogue_stops_the_build_with_one_line_and_keeps_the_old_databas
     assert [line for line in err if "error" in line] == [
         next(line for line in err if line.startswith("diskq: error: sources/figures/S01_shan2014.csv:2: interface:"))]
     assert db.read_bytes() == before
+
+
+def test_a_source_naming_the_family_of_a_rows_exact_name_settles_its_family(tree):
+    path = tree / "sources" / "figures" / "S07_freebsd_diskinfo.csv"
+    path.write_text(path.read_text() + "S07_freebsd_diskinfo,Intel SSD 545,Intel,545s,512GB,SATA,,"
+                    "M_DISKINFO_SLOGBENCH,1,1,900,unknown,,a made-up line for the test,"
+                    "https://freshbsd.org/commit/freebsd/src/321928,\n")
+    db = tree / "devices.db"
+    build(tree / "submissions", db)
+    row = rows(db, "SELECT family_key FROM devices WHERE model = 'Intel SSD 545'")[0]
+    assert row["family_key"] == "intel:545s"  # not 'intel:545', what the name alone gives
+    assert rows(db, "SELECT family_key FROM devices WHERE model = 'Samsung PM883'")[0]["family_key"] == "samsung:pm883"

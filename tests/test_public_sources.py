@@ -145,3 +145,10 @@ def test_shared_survey_rows_are_real_public_figures():
     survey = "".join(p.read_text() for p in SHARED.glob("S0*.csv"))
     for fig in sources.load(FIXTURE).figures:
         assert fig.quote in survey, fig.quote
+
+
+def test_an_empty_attribution_is_a_licence_that_asks_for_none(catalogue_dir):
+    path = catalogue_dir / "sources.toml"
+    path.write_text(path.read_text().replace('attribution = "FreeBSD commit r321928 by Alexander Motin"',
+                                             'attribution = ""'))
+    assert sources.load(catalogue_dir).sources["S07_freebsd_diskinfo"].attribution == ""

@@ -349,7 +349,8 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
             cache = f"cache {f['write_cache']}"
             how = f", {f['derived']}" if f["derived"] else ""
             lines.append(f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
-                         f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution']}, {f['licence']})")
+                         f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution'] or f['source_author']}, "
+                         f"{f['licence']})")
     return lines
 
 

@@ -348,8 +348,9 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
             con.execute(NOT_AGGREGATED, (dev.id, *dev.method))
         con.executemany(EXCLUDED, [(why, sid) for sid, why in sorted(dev.excluded.items())])
     devices.sort(key=_table_key)  # hosts after drives, unranked
-    _write_devices(con, devices, fts)
-    public_counts = public.write(con, catalogue or public_sources.Catalogue())
+    catalogue = catalogue or public_sources.Catalogue()
+    _write_devices(con, devices, fts, public.family_names(catalogue))
+    public_counts = public.write(con, catalogue)
 
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
@@ -380,7 +381,7 @@ def _spread(s):
     return (s.median, s.min, s.max) if s else (None, None, None)
 
 
-def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
+def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str, str] | None = None) -> None:
     from diskq.database.analysis import verdict_columns
 
     ranks = iter(range(1, len(devices) + 1))
@@ -413,7 +414,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             "notes": json.dumps(dev.notes),
             "not_drive": dev.not_drive,
             "method_class": cls, "class_rank": class_rank,
-            "family_key": public.device_family_key(dev.model, dev.vendor),
+            "family_key": public.device_family_key(dev.model, dev.vendor, named),
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
                     tuple(values.values()))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from diskq.analyse import methodclass
 from diskq.analyse.methodclass import Traits
 from diskq.database import modelid
+from diskq.database.keys import compact
 from diskq.database.keys import device_id as slug_id
 from diskq.database.sources import Catalogue, PublicFigure, PublicMethod
 from diskq.submission import methods as submission_methods
@@ -43,9 +44,22 @@ def device_class(method_id: str, protocol: str | None) -> methodclass.MethodClas
     return methodclass.classify(submission_methods.traits(method_id), protocol)
 
 
-def device_family_key(model: str, vendor: str | None) -> str:
-    """The family a device row is stored under: from the curated aliases and the name only
-    (drivedb.h differs between machines; lookups add its families at query time)."""
+def family_names(catalogue: Catalogue) -> dict[str, str]:
+    """Model names as sources write them (letters and digits) -> the family key the source gives:
+    a source that names the family of a drive by the exact name a device row has settles it."""
+    out: dict[str, str] = {}
+    for fig in sorted(catalogue.figures, key=lambda f: (f.source_id, f.where)):
+        if fig.family:
+            out.setdefault(compact(fig.model), _identity(fig).key)
+    return out
+
+
+def device_family_key(model: str, vendor: str | None, named: dict[str, str] | None = None) -> str:
+    """The family a device row is stored under: the family a source gives for its exact name,
+    else from the curated aliases and the name (drivedb.h differs between machines; lookups add
+    its families at query time)."""
+    if named and compact(model) in named:
+        return named[compact(model)]
     ident = modelid.resolve(model, use_drivedb=False)
     if ident is None and vendor:
         ident = modelid.from_name(f"{vendor} {model}")

@@ -4,7 +4,7 @@ The catalogue lives in the top-level ``sources/`` directory of the repository:
 
 - ``sources.toml``: one table per source id (``[S01_shan2014]``) with ``title``, ``url``,
   ``author``, ``date``, ``licence``, ``attribution`` (the text its licence asks a reuser to
-  show), ``method_ids`` (the methods its figures were made with) and ``notes``;
+  show; empty when it asks for none), ``method_ids`` (the methods its figures were made with) and ``notes``;
 - ``methods.toml``: one table per method id (``[M_SYNC_SEQ_PSYNC]``) with the exact
   ``command`` and what it sends: ``sync`` (``fdatasync`` | ``fsync`` | ``o_sync`` | ``o_dsync``
   | ``o_sync+fsync`` | ``flush``), ``pattern`` (``write`` | ``randwrite``), ``engine``,
@@ -65,7 +65,7 @@ class Source(_Strict):
     author: str = Field(min_length=1)
     date: str
     licence: str = Field(min_length=1)
-    attribution: str = Field(min_length=1)
+    attribution: str = ""  # empty where the licence asks for none (CC0, no licence stated)
     method_ids: list[str] = Field(min_length=1)
     notes: str = ""
 
