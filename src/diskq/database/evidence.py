@@ -71,7 +71,8 @@ WHERE f.model_id = ? ORDER BY f.method_class, f.source_id, f.numjobs, f.seq
 """
 
 
-def _model(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
+def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
+    """A ``models`` row with its classes and figures."""
     model = PublicModel(row["id"], row["name"], row["family_key"], row["capacity_bytes"])
     for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class", (row["id"],)):
         c = dict(c)
@@ -88,7 +89,7 @@ def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[Pu
     """Every public model of a family (each capacity its own model), by capacity."""
     if not has_public_tables(con) or not family_key:
         return []
-    return [_model(con, r) for r in con.execute(
+    return [model_of(con, r) for r in con.execute(
         "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
         (family_key,))]
 
@@ -112,7 +113,7 @@ def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 
             names.setdefault(r[0], []).append(r[1])
         rows = con.execute("SELECT * FROM models ORDER BY name").fetchall()
         found = [r for r in rows if any(q in compact(n) for n in (r["name"], *names.get(r["id"], [])))]
-    return [_model(con, r) for r in found[:limit]]
+    return [model_of(con, r) for r in found[:limit]]
 
 
 def class_summary(model: PublicModel) -> list[str]:

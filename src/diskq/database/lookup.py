@@ -368,6 +368,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
         raise InvalidInput("the query needs at least one letter or digit", hint="e.g. diskq lookup 'pm883'")
     con = open_db(db)
     try:
+        from diskq.analyse import methodclass
         from diskq.database import evidence
 
         by_identity, ident = evidence.devices_of(con, query)  # a part number or the string smartctl prints
@@ -398,7 +399,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             long_writes, left_out = sustained_writes(con, row["id"])
             if device.get("method_class"):
-                device["method_class_label"] = evidence.methodclass.label(device["method_class"])
+                device["method_class_label"] = methodclass.label(device["method_class"])
             keys = [device.get("family_key") or ""]
             if ident is not None and row["id"] in by_identity and ident.key not in keys:
                 keys.append(ident.key)  # stored under its part number: the family drivedb.h gives

@@ -115,7 +115,7 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
 def public_models(con: sqlite3.Connection) -> list[evidence.PublicModel]:
     if not evidence.has_public_tables(con):
         return []
-    return [evidence._model(con, r) for r in con.execute("SELECT * FROM models ORDER BY id")]
+    return [evidence.model_of(con, r) for r in con.execute("SELECT * FROM models ORDER BY id")]
 
 
 def facets(con: sqlite3.Connection, devices: list[dict], rows: list[dict]) -> dict:
