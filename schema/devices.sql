@@ -110,7 +110,7 @@ CREATE TABLE size_points (
     sync_p50_us    REAL,                -- ... and fdatasync latency (median, p99)
     sync_p99_us    REAL,
     interrupted    INTEGER NOT NULL,
-    method_id      TEXT NOT NULL,       -- the profile's method; only diskq-size-profile version 1 is aggregated
+    method_id      TEXT NOT NULL,       -- the profile's method; only diskq-size-profile version 2 is aggregated
     method_version INTEGER NOT NULL,
     PRIMARY KEY (submission_id, run, seq)
 ) WITHOUT ROWID;

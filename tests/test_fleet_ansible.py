@@ -92,22 +92,39 @@ def test_the_report_flags_the_memory_backed_drive_and_lists_the_faults(fleet, no
     assert refused["host"] == "h2" and refused["device"] == fleet.hosts[1].mounted and "mounted" in refused["reason"]
 
 
+def _argv(pid: str) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def _parent(pid: str) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return None
+
+
 def _interrupt_first_bench(dev: str, stop: threading.Event) -> None:
-    """SIGINT to the `diskq bench DEV` process once its fio is running (as Ctrl-C would)."""
+    """SIGINT to the `diskq bench DEV` process once fio writes to DEV (as Ctrl-C would).
+
+    It waits for fio itself, found by its --filename, and walks up to the diskq that started it:
+    any child of diskq (a probe such as smartctl) or a fixed delay after one would stop the bench
+    at another point whenever a loaded host runs the probes slower."""
+    target = f"--filename={dev}".encode()
     while not stop.is_set():
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            argv = _argv(pid)
+            if not (argv and argv[0].endswith(b"fio") and target in argv):
                 continue
-            try:
-                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"bench" in argv and dev.encode() in argv and any(a.endswith(b"diskq") for a in argv[:2]):
-                children = Path(f"/proc/{pid}/task/{pid}/children")
-                if children.exists() and children.read_text().strip():
-                    time.sleep(1.0)
-                    os.kill(int(pid), signal.SIGINT)
+            ancestor = _parent(pid)
+            while ancestor not in (None, "0", "1"):
+                up = _argv(ancestor)
+                if b"bench" in up and dev.encode() in up and any(a.endswith(b"diskq") for a in up[:2]):
+                    os.kill(int(ancestor), signal.SIGINT)
                     return
+                ancestor = _parent(ancestor)
         time.sleep(0.05)
 
 

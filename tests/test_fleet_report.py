@@ -165,12 +165,12 @@ def test_sign_signs_every_result_of_a_fleet_directory(tmp_path, monkeypatch):
     runner = CliRunner()
     out = runner.invoke(app, ["sign", str(results), "-f", str(key), "--github", "octocat"])
     # the broken file is named and makes the exit non-zero; the two results are signed all the same
-    assert out.exit_code != 0 and "broken.json" in out.output
+    assert out.exit_code != 0 and "broken.json" in out.stderr
     written = [Path(line) for line in out.stdout.splitlines() if line.startswith("submissions/")]
     assert len(written) == 2 and all(p.is_file() for p in written)
     allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
     ok = runner.invoke(app, ["validate", "submissions", "--allowed-signers", str(allowed), "--json"])
-    assert ok.exit_code == 0 and json.loads(ok.stdout)["ok"] == 2, ok.output
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["ok"] == 2, ok.stderr
     with pytest.raises(SystemExit) as refused:
         main(["sign", str(results), "-f", str(key), "-o", "x.json"])
     assert refused.value.code == 2

@@ -174,7 +174,7 @@ def test_cli_import_fio_shows_the_table_and_verdicts_bench_shows(tmp_path, capsy
     assert captured.out.strip() == str(out)  # stdout: the path alone, for scripts
     doc = ResultDocument.model_validate_json(out.read_text())
     shown = io.StringIO()
-    result_table(doc, Console(file=shown, width=100, highlight=False))
+    result_table(doc, Console(file=shown, width=100, highlight=False, soft_wrap=True))  # as stderr_console()
     expected = [line.rstrip() for line in shown.getvalue().splitlines() if line.strip()]
     assert any(line.startswith("Ceph WAL/DB: ") for line in expected)
     assert any("jobs" in line and "IOPS" in line for line in expected)

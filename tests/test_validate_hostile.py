@@ -65,7 +65,8 @@ def test_cli_validate_prints_one_line_per_problem_and_fails(tmp_path):
     lines = out.stdout.strip().splitlines()
     assert any(line.startswith(f"{HOSTILE / 'nan.json'}: -: not acceptable JSON: NaN") for line in lines)
     assert any("result.device.model: holds markup" in line for line in lines)
-    assert "Traceback" not in out.output
+    assert "Traceback" not in out.stdout + out.stderr
+    assert out.exception is None or isinstance(out.exception, SystemExit)
 
 
 # ------------------------------------------------------------------------------------ fuzzing

@@ -26,10 +26,14 @@ app = typer.Typer(
 
 
 def stderr_console():
-    """A rich console on stderr: progress and messages never mix with --json output."""
+    """A rich console on stderr: progress and messages never mix with --json output.
+
+    Messages are never broken by inserted newlines (soft wrap): piped or logged, a file name or a
+    suggested command stays on its line, where grep and copy-paste find it whole; a terminal wraps
+    long lines itself."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def stdout_console():

@@ -123,10 +123,16 @@ def lookup(method_id: str, version: int) -> MethodSpec | None:
     return KNOWN_METHODS.get((method_id, version))
 
 
-#: The workload profiles' methods (``ProfileMethod``), each with its title.
-SIZE_PROFILE = ("diskq-size-profile", 1)
+#: The workload profiles' methods (``ProfileMethod``), each with its title. Version 2 of the size
+#: profile measures each step over a fixed window after a 1 s ramp; version 1 ended each step with
+#: fio's steady-state detector. Both stay valid and are never compared with each other.
+SIZE_PROFILE = ("diskq-size-profile", 2)
+SIZE_PROFILE_V1 = ("diskq-size-profile", 1)
 KNOWN_PROFILES: dict[tuple[str, int], str] = {
-    SIZE_PROFILE: "diskq bench --profile sizes: 1-job write + fdatasync at each block size",
+    SIZE_PROFILE: "diskq bench --profile sizes: 1-job write + fdatasync at each block size, "
+                  "fixed windows after a 1 s ramp",
+    SIZE_PROFILE_V1: "diskq bench --profile sizes before 2: 1-job write + fdatasync at each block size, "
+                     "steps ended by fio's steady-state detector",
 }
 
 
@@ -135,13 +141,15 @@ def lookup_profile(method_id: str, version: int) -> str | None:
     return KNOWN_PROFILES.get((method_id, version))
 
 
-def size_option_problems(options: dict[str, str], block_size: int | None) -> list[str]:
+def size_option_problems(options: dict[str, str], block_size: int | None, version: int | None = None) -> list[str]:
     """Which of the size profile's fio options ``options`` violates: sequential direct writes,
-    each followed by fdatasync, one job at iodepth 1, and (for one step) ``bs`` equal to the
-    point's ``block_size`` in bytes."""
+    each followed by fdatasync, one job at iodepth 1, (for one step) ``bs`` equal to the point's
+    ``block_size`` in bytes, and for ``version`` 2 the fixed window (a 1 s ramp, no detector)."""
     from diskq.bench.sizes import parse_bs
 
-    required = _required()
+    required = _required(ramp=version is not None and version >= 2)
+    if version == 1:  # version 1's steps had no ramp (fio's detector ended them)
+        required["ramp_time"] = frozenset({None})
     del required["bs"]
     required["numjobs"] = frozenset({"1", None})
     out = _violations(options, required)
