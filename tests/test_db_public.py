@@ -136,3 +136,9 @@ def test_a_source_naming_the_family_of_a_rows_exact_name_settles_its_family(tree
     row = rows(db, "SELECT family_key FROM devices WHERE model = 'Intel SSD 545'")[0]
     assert row["family_key"] == "intel:545s"  # not 'intel:545', what the name alone gives
     assert rows(db, "SELECT family_key FROM devices WHERE model = 'Samsung PM883'")[0]["family_key"] == "samsung:pm883"
+
+
+def test_the_build_says_how_many_public_figures_it_imported(tree, capsys):
+    assert cli("db", "build", "--no-memo", "--submissions", str(tree / "submissions"),
+               "--db", str(tree / "devices.db")) == 0
+    assert "9 public figures of 7 models from 4 sources" in capsys.readouterr().err

@@ -102,8 +102,10 @@ def db_build(
     for note in report.notes:
         err(note)
     verb = "is up to date" if check else "written"
+    public = (f"{report.public.get('public_figures', 0)} public figures of {report.public.get('public_models', 0)} "
+              f"models from {report.public.get('public_sources', 0)} sources, ") if report.public.get("public_figures") else ""
     err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
-              f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+              f"{public}{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
     if strict and skipped:
         raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
 

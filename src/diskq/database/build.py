@@ -78,6 +78,7 @@ class BuildReport:
     fts: str = "none"
     allowed_signers: str = "none"  # or 'sha256:<hex>' of the allowed-signers file
     notes: list[str] = field(default_factory=list)  # worth saying, not an error
+    public: dict[str, int] = field(default_factory=dict)  # public_sources, public_figures, public_models
 
     def skipped_files(self) -> dict[str, list[Skipped]]:
         """The problems of each skipped file, files in path order."""
@@ -350,7 +351,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     devices.sort(key=_table_key)  # hosts after drives, unranked
     catalogue = catalogue or public_sources.Catalogue()
     _write_devices(con, devices, fts, public.family_names(catalogue))
-    public_counts = public.write(con, catalogue)
+    public_counts = report.public = public.write(con, catalogue)
 
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
     con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
