@@ -350,11 +350,13 @@ CREATE TABLE figures (
 ) WITHOUT ROWID;
 CREATE INDEX figures_model ON figures (model_id);
 
--- Per public model and method class: the sources' 1-job figures of that class (median, spread),
--- the best figure and its job count; ranked within the class only.
+-- Per public model, method class and write-cache state: the sources' 1-job figures of that class
+-- and state (median, spread), the best figure and its job count; ranked within the class and the
+-- cache state only (a cache-on and a cache-off figure are never one number).
 CREATE TABLE model_class (
     model_id     TEXT NOT NULL,
     method_class TEXT NOT NULL,
+    write_cache  TEXT NOT NULL,         -- on | off | unknown, as the sources say
     iops_1job    REAL,                  -- median of the 1-job figures of this class; NULL: none
     iops_1job_min REAL,
     iops_1job_max REAL,
@@ -362,8 +364,8 @@ CREATE TABLE model_class (
     best_numjobs INTEGER NOT NULL,
     sources      TEXT NOT NULL,         -- JSON list of source ids
     figures      INTEGER NOT NULL,
-    class_rank   INTEGER NOT NULL,
-    PRIMARY KEY (model_id, method_class)
+    class_rank   INTEGER NOT NULL,      -- within (method_class, write_cache)
+    PRIMARY KEY (model_id, method_class, write_cache)
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

@@ -52,8 +52,11 @@ def test_figures_of_different_classes_are_never_one_number(tree):
     build(tree / "submissions", db)
     per = rows(db, "SELECT m.name, c.* FROM model_class c JOIN models m ON m.id = c.model_id")
     for row in per:
-        figs = rows(db, "SELECT iops, numjobs, method_class FROM figures WHERE model_id = ?", row["model_id"])
-        same = [f["iops"] for f in figs if f["method_class"] == row["method_class"] and f["numjobs"] == 1]
+        figs = rows(db, "SELECT iops, numjobs, method_class, write_cache FROM figures WHERE model_id = ?",
+                    row["model_id"])
+        same = [f["iops"] for f in figs if (f["method_class"], f["write_cache"]) == (row["method_class"],
+                                                                                   row["write_cache"])
+                and f["numjobs"] == 1]
         assert row["iops_1job_min"] == min(same) and row["iops_1job_max"] == max(same)
     # the 950 PRO: O_SYNC on NVMe (FUA) and a flush per write are two classes, two rows, two ranks
     pro = [r for r in per if r["name"].startswith("Samsung 950 PRO")]
@@ -61,10 +64,10 @@ def test_figures_of_different_classes_are_never_one_number(tree):
     # the SM863: O_SYNC on SATA from two sources is one class, its 1-job figure their median
     sm = [r for r in per if r["name"].startswith("Samsung SM863")]
     assert len(sm) == 1 and sm[0]["iops_1job"] == (16175 + 17485) / 2
-    # ranks run 1..n within each class
-    by_class: dict[str, list[int]] = {}
+    # ranks run 1..n within each class and cache state
+    by_class: dict[tuple[str, str], list[int]] = {}
     for r in per:
-        by_class.setdefault(r["method_class"], []).append(r["class_rank"])
+        by_class.setdefault((r["method_class"], r["write_cache"]), []).append(r["class_rank"])
     assert all(sorted(v) == list(range(1, len(v) + 1)) for v in by_class.values())
 
 
@@ -142,3 +145,16 @@ def test_the_build_says_how_many_public_figures_it_imported(tree, capsys):
     assert cli("db", "build", "--no-memo", "--submissions", str(tree / "submissions"),
                "--db", str(tree / "devices.db")) == 0
     assert "9 public figures of 7 models from 4 sources" in capsys.readouterr().err
+
+
+def test_cache_on_and_cache_off_figures_are_never_one_number(tree):
+    """A source giving a drive's figure with its write cache on and off (the yourcmc.ru wiki does)
+    gets two rows of one class, each with its own figure and rank."""
+    path = tree / "sources" / "figures" / "S05_proxmox2018.csv"
+    path.write_text(path.read_text() + "S05_proxmox2018,Intel DC S3510 120GB,Intel,DC S3510,120GB,SATA,,"
+                    "M_SYNC_SEQ_LIBAIO,1,1,600,on,,a made-up line for the test,https://www.proxmox.com/en/,\n")
+    db = tree / "devices.db"
+    build(tree / "submissions", db)
+    s3510 = rows(db, "SELECT c.write_cache, c.iops_1job FROM model_class c JOIN models m ON m.id = c.model_id "
+                     "WHERE m.name = 'Intel DC S3510 120 GB' ORDER BY c.write_cache")
+    assert s3510 == [{"write_cache": "on", "iops_1job": 600}, {"write_cache": "unknown", "iops_1job": 12518}]

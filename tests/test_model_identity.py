@@ -207,3 +207,16 @@ def test_a_row_stored_under_its_part_number_is_found_by_another_of_its_family(tm
     best = lookup(db, "SAMSUNG MZ7LH7T6HMLA-00005")[0]  # the 7.68 TB PM883 finds the 960 GB row of its family
     assert best.is_match and best.device["model"] == "SAMSUNG MZ7LH960HAJR-00005" and best.via.startswith("drivedb")
     assert lookup(db, "Samsung PM883")[0].device["model"] == "SAMSUNG MZ7LH960HAJR-00005"
+
+
+def test_a_devices_db_of_an_older_schema_answers_without_public_figures(db, tmp_path):
+    import sqlite3
+
+    old = tmp_path / "old.db"
+    shutil.copy(db, old)
+    con = sqlite3.connect(old)
+    con.execute("DROP TABLE model_class")  # as a file built before the public figures had one
+    con.commit()
+    con.close()
+    best = lookup(old, "Intel SSD S4510")[0]
+    assert best.device["model"] == "Intel SSD S4510" and best.public == []

@@ -20,8 +20,11 @@ from diskq.errors import DiskqError
 
 
 def has_public_tables(con: sqlite3.Connection) -> bool:
-    """Does this devices.db have the public-figures tables (schema 7 and later)?"""
-    return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
+    """Does this devices.db have the public-figures tables as this code reads them (schema 7)?
+    An older file has none: it answers without public figures until it is rebuilt."""
+    columns = {r[1] for r in con.execute("PRAGMA table_info(model_class)")}
+    return "write_cache" in columns and con.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
 
 
 def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.Identity | None]:
@@ -74,12 +77,13 @@ WHERE f.model_id = ? ORDER BY f.method_class, f.source_id, f.numjobs, f.seq
 def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
     """A ``models`` row with its classes and figures."""
     model = PublicModel(row["id"], row["name"], row["family_key"], row["capacity_bytes"])
-    for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class", (row["id"],)):
+    for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class, write_cache",
+                         (row["id"],)):
         c = dict(c)
         c["sources"] = json.loads(c["sources"])
         c["label"] = methodclass.label(c["method_class"])
         model.classes.append(c)
-    model.classes.sort(key=lambda c: methodclass.order(c["method_class"]))
+    model.classes.sort(key=lambda c: (methodclass.order(c["method_class"]), c["write_cache"]))
     model.figures = [{**dict(f), "class_label": methodclass.label(f["method_class"])}
                      for f in con.execute(_FIGURES, (row["id"],))]
     return model
@@ -96,7 +100,8 @@ def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[Pu
 
 def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 10) -> list[PublicModel]:
     """Public models the query names: by the family its part number or name resolves to, else
-    every word of the query in the model's name or in a name a source wrote for it."""
+    every word of the query in the model's name or in a name a source wrote for it (as
+    :func:`diskq.database.lookup.match_kind` decides for a device)."""
     if not has_public_tables(con):
         return []
     ident = modelid.resolve(query)
@@ -105,27 +110,30 @@ def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 
     if keys:
         found = con.execute("SELECT * FROM models WHERE family_key = ? ORDER BY name", keys).fetchall()
     if not found:
-        q = compact(query)
-        if not q:
+        from diskq.database.lookup import CLOSEST, match_kind
+
+        if not compact(query):
             return []
         names: dict[str, list[str]] = {}
         for r in con.execute("SELECT model_id, model FROM figures"):
             names.setdefault(r[0], []).append(r[1])
         rows = con.execute("SELECT * FROM models ORDER BY name").fetchall()
-        found = [r for r in rows if any(q in compact(n) for n in (r["name"], *names.get(r["id"], [])))]
+        # as lookup matches a device: every word of the query part of a word of a name (a swapped
+        # pair forgiven), or the query without separators part of the name without them
+        found = [r for r in rows if any(match_kind(query, n) != CLOSEST for n in (r["name"], *names.get(r["id"], [])))]
     return [model_of(con, r) for r in found[:limit]]
 
 
 def class_summary(model: PublicModel) -> list[str]:
-    """One line per class: ``flush per write · ...: 1-job 16,830 IOPS (2 sources), #1 of 4``."""
+    """One line per class and cache state: ``flush per write · ..., cache off: 1-job 16,830 IOPS ...``."""
     out = []
     for c in model.classes:
         one = f"1-job {c['iops_1job']:,.0f} IOPS" if c["iops_1job"] is not None else "no 1-job figure"
         spread = (f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
                   if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"] else "")
         best = f", best {c['best_iops']:,.0f} at {c['best_numjobs']} jobs" if c["best_numjobs"] != 1 else ""
-        out.append(f"{c['label']}: {one}{spread}{best}; sources {', '.join(c['sources'])}; "
-                   f"#{c['class_rank']} in its class")
+        out.append(f"{c['label']}, cache {c['write_cache']}: {one}{spread}{best}; sources {', '.join(c['sources'])}; "
+                   f"#{c['class_rank']} in its class and cache state")
     return out
 
 

@@ -30,7 +30,7 @@ TABLES = {  # name -> order of its rows in the content digest
     "methods": "id",
     "models": "id",
     "figures": "source_id, seq",
-    "model_class": "model_id, method_class",
+    "model_class": "model_id, method_class, write_cache",
 }
 
 
@@ -109,7 +109,7 @@ def write(con: sqlite3.Connection, catalogue: Catalogue) -> dict[str, int]:
          m.notes) for m in sorted(catalogue.methods.values(), key=lambda m: m.id)])
     models: dict[str, _Model] = {}
     rows = []
-    per_class: dict[tuple[str, str], list[PublicFigure]] = defaultdict(list)
+    per_class: dict[tuple[str, str, str], list[PublicFigure]] = defaultdict(list)
     seq: dict[str, int] = defaultdict(int)
     for fig in catalogue.figures:
         ident = _identity(fig)
@@ -120,31 +120,31 @@ def write(con: sqlite3.Connection, catalogue: Catalogue) -> dict[str, int]:
                      fig.method_id, cls.id, fig.numjobs, fig.iodepth, fig.iops, fig.write_cache, fig.derived,
                      fig.quote, fig.url, fig.checked, fig.where))
         seq[fig.source_id] += 1
-        per_class[mid, cls.id].append(fig)
+        per_class[mid, cls.id, fig.write_cache].append(fig)
     con.executemany("INSERT INTO models VALUES (?,?,?,?,?,?,?)", [
         (m.id, m.key, m.vendor, m.family, m.capacity_bytes, model_name(m.vendor, m.family, m.capacity_bytes),
          m.protocol) for m in sorted(models.values(), key=lambda m: m.id)])
     con.executemany("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", sorted(rows))
-    con.executemany("INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?)", _model_classes(per_class))
+    con.executemany("INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?,?)", _model_classes(per_class))
     return {"public_sources": len(catalogue.sources), "public_figures": len(rows), "public_models": len(models)}
 
 
-def _model_classes(per_class: dict[tuple[str, str], list[PublicFigure]]) -> list[tuple]:
-    """One row per (model, class): 1-job median with its spread, the best figure and its job
-    count, the sources; ranked within the class by 1-job IOPS (models without a 1-job figure
-    last, by their best figure)."""
+def _model_classes(per_class: dict[tuple[str, str, str], list[PublicFigure]]) -> list[tuple]:
+    """One row per (model, class, cache state): 1-job median with its spread, the best figure and
+    its job count, the sources; ranked within the class and cache state by 1-job IOPS (models
+    without a 1-job figure last, by their best figure)."""
     out = []
-    for (mid, cls), figs in per_class.items():
+    for (mid, cls, cache), figs in per_class.items():
         ones = [f.iops for f in figs if f.numjobs == 1 and f.iodepth == 1]
         best = max(figs, key=lambda f: (f.iops, -f.numjobs))
         one = statistics.median(ones) if ones else None
-        out.append([mid, cls, one, min(ones) if ones else None, max(ones) if ones else None, best.iops,
+        out.append([mid, cls, cache, one, min(ones) if ones else None, max(ones) if ones else None, best.iops,
                     best.numjobs, json.dumps(sorted({f.source_id for f in figs})), len(figs), None])
-    by_class: dict[str, list] = defaultdict(list)
+    groups: dict[tuple[str, str], list] = defaultdict(list)
     for row in out:
-        by_class[row[1]].append(row)
-    for rows in by_class.values():
-        rows.sort(key=lambda r: (r[2] is None, -(r[2] or 0.0), -r[5], r[0]))
+        groups[row[1], row[2]].append(row)
+    for rows in groups.values():
+        rows.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), -r[6], r[0]))
         for n, row in enumerate(rows, 1):
-            row[9] = n
+            row[10] = n
     return sorted(tuple(r) for r in out)

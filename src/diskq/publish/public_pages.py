@@ -108,7 +108,7 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
         row["patterns"] = js_patterns(row["family_key"])
         row["in_table"] = row["family_key"] in device_keys
         out.append(row)
-    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["class_rank"], r["model_id"]))
+    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"], r["model_id"]))
     return out
 
 
