@@ -168,5 +168,5 @@ def test_replaced_short_steps_and_ramps_count_as_device_time():
 def test_stop_rule_replay_prints_both_tables(capsys):
     assert stop_rule.main([]) == 0
     out = capsys.readouterr().out
-    assert "| fixed 7 s window (method 3) | 36 | 7.0 | 1.00 |" in out
+    assert "| fixed 7 s window (method 3) | 48 | 7.0 | 1.00 |" in out  # the recorded 20 s steps
     assert "CI within 10 %" in out and "16 jobs and more: the answer window reads above" in out

@@ -241,3 +241,10 @@ def test_each_model_says_what_the_database_knows_by_the_part_number_it_reports(f
     with pytest.raises(SystemExit):
         main(["fleet", "report", str(fleet), "--db", str(fleet / "missing.db")])
     assert "device database: not read" in capsys.readouterr().out
+
+
+def test_drives_and_hosts_sort_as_an_operator_counts_them():
+    from diskq.fleet.report import natural_key
+
+    assert sorted(["loop10", "loop9", "sdb", "sdaa"], key=natural_key) == ["loop9", "loop10", "sdaa", "sdb"]
+    assert sorted(["h10", "h2", "h1"], key=natural_key) == ["h1", "h2", "h10"]

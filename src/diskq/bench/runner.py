@@ -36,6 +36,8 @@ class BenchOptions:
     max_jobs: int = 32
     jobs: list[int] | None = None
     size_bytes: int = 1024**3
+    #: ``--size`` was given: it sizes a file target, and a block device is refused with it
+    size_given: bool = False
     cache: str = "auto"
     yes: bool = False
     force: bool = False
@@ -157,6 +159,10 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     options.validate()
     notes = fio.check_version(fio.installed_version())
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
+    if target.is_block and options.size_given:  # never silently ignored
+        raise InvalidInput(
+            f"--size only applies to a file target: {path} is a block device, measured as it is",
+            hint=f"drop --size to bench {path}, or give a file path to bench a test file of that size")
     claim = None
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)

@@ -12,7 +12,8 @@ Pages (templates in ``site/templates``, every value autoescaped):
   a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
-* ``devices.json`` and ``devices.db``: the machine-readable exports.
+* ``devices.json`` and ``devices.db``: the machine-readable exports, and ``metadata.json``
+  for Datasette beside the database (:mod:`diskq.publish.datasette`).
 
 The output directory is built next to the target and swapped in; an existing directory is only
 replaced when it is empty or was written by this command (it holds ``.diskq-site``). Its
@@ -343,6 +344,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                "data_as_of": meta.get("data_as_of") or None, "devices": export}
         (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
         shutil.copyfile(db, tmp / "devices.db")
+        from diskq.publish.datasette import metadata
+
+        datasette = metadata(repository=common["repository"], data_as_of=meta.get("data_as_of") or None)
+        (tmp / "metadata.json").write_text(json.dumps(datasette, indent=2, sort_keys=True) + "\n")
         shutil.copytree(site_dir() / "static", tmp / "static")
         if submissions is not None:
             made: set[Path] = set()

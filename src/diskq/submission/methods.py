@@ -67,10 +67,16 @@ class MethodSpec:
     title: str
     #: fio option -> accepted values; an absent option is accepted only where None is listed
     required: dict[str, frozenset[str | None]] = field(default_factory=dict)
+    #: each job wrote its own region: ``offset_increment`` set and not 0 (version 1)
+    own_regions: bool = False
+
+
+#: no ramp: what versions 1 and 2 of ``diskq bench`` ran (``--ramp_time`` came with version 3)
+_NO_RAMP = frozenset({None, "0", "0s"})
 
 
 def _required(*, sync: bool = True, shared_region: bool = False,
-              ramp: bool = False) -> dict[str, frozenset[str | None]]:
+              ramp: bool | None = None) -> dict[str, frozenset[str | None]]:
     required = {
         "rw": frozenset({"write"}),
         "bs": frozenset(_FOUR_K),
@@ -82,9 +88,15 @@ def _required(*, sync: bool = True, shared_region: bool = False,
         # all jobs write from the region's start, as the community command's jobs do
         required["offset_increment"] = frozenset({None, "0"})
     if ramp:
-        # a fixed window after a 1 s ramp left out of the figures; no steady-state detector
+        # a fixed window after a 1 s ramp left out of the figures; no steady-state detector (fio
+        # prints ``--ss`` in its JSON as ``steadystate``)
         required["ramp_time"] = frozenset({"1", "1s"})
         required["ss"] = frozenset({None})
+        required["steadystate"] = frozenset({None})
+    elif ramp is False:
+        # versions 1 and 2 ran no ramp: a version-3 measurement relabelled as an earlier version
+        # carries fio's ramp_time=1 in every step's own JSON
+        required["ramp_time"] = _NO_RAMP
     return required
 
 
@@ -98,9 +110,9 @@ KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
     BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
                       "fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
     BENCH_V2: MethodSpec(*BENCH_V2, "diskq bench before 3: 4 KiB write + fdatasync sweep, all jobs in one region, "
-                         "steps ended by fio's steady-state detector", _required(shared_region=True)),
+                         "steps ended by fio's steady-state detector", _required(shared_region=True, ramp=False)),
     BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
-                         _required()),
+                         _required(ramp=False), own_regions=True),
     COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
     COMMUNITY_OSYNC: MethodSpec(*COMMUNITY_OSYNC, "community table's fio command: 4 KiB O_SYNC direct writes "
                                 "(--sync=1), 60 s, one run per numjobs", _osync_required()),
@@ -161,7 +173,11 @@ def size_option_problems(options: dict[str, str], block_size: int | None, versio
 def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = True) -> list[str]:
     """Which of the method's fio options ``options`` violates, each as ``"rw=randwrite (needs write)"``."""
     required = spec.required if sync else {**spec.required, "fdatasync": _required(sync=False)["fdatasync"]}
-    return _violations(options, required)
+    out = _violations(options, required)
+    if spec.own_regions and options.get("offset_increment") in (None, "0"):
+        out.append(f"offset_increment={options.get('offset_increment') or '(unset)'} "
+                   "(needs each job's own region, as version 1 wrote)")
+    return out
 
 
 def _violations(options: dict[str, str], required: dict[str, frozenset[str | None]]) -> list[str]:
