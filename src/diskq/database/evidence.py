@@ -20,7 +20,7 @@ from diskq.errors import DiskqError
 
 
 def has_public_tables(con: sqlite3.Connection) -> bool:
-    """Does this devices.db have the public-figures tables as this code reads them (schema 7)?
+    """Does this devices.db have the public-figures tables as this code reads them (schema 8)?
     An older file has none: it answers without public figures until it is rebuilt."""
     columns = {r[1] for r in con.execute("PRAGMA table_info(model_class)")}
     return "write_cache" in columns and con.execute(
