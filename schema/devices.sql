@@ -162,7 +162,13 @@ CREATE TABLE devices (
     method_version  INTEGER NOT NULL,
     verdicts        TEXT,               -- JSON: the full verdicts for the row's curve
     notes           TEXT NOT NULL,      -- JSON list of sentences
-    not_drive       TEXT                -- why this measures a host, not a drive model: not ranked; NULL: a drive
+    not_drive       TEXT,               -- why this measures a host, not a drive model: not ranked; NULL: a drive
+    method_class    TEXT NOT NULL,      -- what the method sent to the drive on this protocol (method_classes.toml):
+                                        -- 'flush/write/raw/direct' for diskq bench and the fdatasync command, and
+                                        -- for O_SYNC on SATA; 'fua/...' for O_SYNC on NVMe and SAS
+    class_rank      INTEGER,            -- position within its method_class (rows of different classes are never
+                                        -- ranked against each other; rank orders the table: classes, then IOPS)
+    family_key      TEXT NOT NULL       -- vendor + family (diskq.database.modelid): what public figures join on
 );
 CREATE INDEX devices_model_key ON devices (model_key);
 
@@ -282,6 +288,90 @@ CREATE TABLE device_sustained (
     block_size         INTEGER NOT NULL,   -- the most common among the measurements
     iodepth            INTEGER NOT NULL,
     PRIMARY KEY (device_id, variant, write_cache, knob)
+) WITHOUT ROWID;
+
+-- Public figures: the catalogue of the repository's sources/ directory (docs/methodology.md).
+-- Each source once, with the attribution its licence asks for.
+CREATE TABLE sources (
+    id          TEXT PRIMARY KEY,
+    title       TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    author      TEXT NOT NULL,
+    date        TEXT NOT NULL,
+    licence     TEXT NOT NULL,
+    attribution TEXT NOT NULL,
+    method_ids  TEXT NOT NULL,          -- JSON list
+    notes       TEXT NOT NULL,
+    figures     INTEGER NOT NULL        -- how many figures it gives
+) WITHOUT ROWID;
+
+-- Each method of a public figure once: the exact command and what it sends.
+CREATE TABLE methods (
+    id          TEXT PRIMARY KEY,
+    command     TEXT NOT NULL,
+    sync        TEXT NOT NULL,          -- fdatasync | fsync | o_sync | o_dsync | o_sync+fsync | flush
+    pattern     TEXT NOT NULL,          -- write | randwrite
+    engine      TEXT NOT NULL,
+    iodepth     INTEGER NOT NULL,
+    direct      INTEGER NOT NULL,
+    target      TEXT NOT NULL,          -- raw | file
+    runtime_s   INTEGER,
+    block_size  TEXT NOT NULL,
+    notes       TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- A model of the public figures: vendor + family + capacity.
+CREATE TABLE models (
+    id             TEXT PRIMARY KEY,
+    family_key     TEXT NOT NULL,       -- joins devices.family_key
+    vendor         TEXT NOT NULL,
+    family         TEXT NOT NULL,
+    capacity_bytes INTEGER,             -- NULL: the source does not say
+    name           TEXT NOT NULL,       -- vendor family capacity
+    protocol       TEXT NOT NULL        -- as the first figure's source names the interface
+) WITHOUT ROWID;
+CREATE INDEX models_family ON models (family_key);
+
+-- Every public figure, as the source gives it.
+CREATE TABLE figures (
+    source_id    TEXT NOT NULL REFERENCES sources (id),
+    seq          INTEGER NOT NULL,      -- order in the source's file
+    model_id     TEXT NOT NULL REFERENCES models (id),
+    model        TEXT NOT NULL,         -- as the source writes it
+    firmware     TEXT NOT NULL,
+    interface    TEXT NOT NULL,         -- SATA | SAS | NVMe | PCIe | other
+    protocol     TEXT NOT NULL,         -- ata | scsi | nvme | pcie | unknown
+    method_id    TEXT NOT NULL REFERENCES methods (id),
+    method_class TEXT NOT NULL,         -- the method on this interface (method_classes.toml)
+    numjobs      INTEGER NOT NULL,
+    iodepth      INTEGER NOT NULL,
+    iops         REAL NOT NULL,
+    write_cache  TEXT NOT NULL,         -- on | off | unknown (the source does not say)
+    derived      TEXT NOT NULL,         -- how the IOPS were computed from what the source printed; '' when quoted
+    quote        TEXT NOT NULL,         -- the row or line as published
+    url          TEXT NOT NULL,
+    checked      TEXT NOT NULL,         -- when the row was checked against its source
+    location     TEXT NOT NULL,         -- file and line in sources/
+    PRIMARY KEY (source_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX figures_model ON figures (model_id);
+
+-- Per public model, method class and write-cache state: the sources' 1-job figures of that class
+-- and state (median, spread), the best figure and its job count; ranked within the class and the
+-- cache state only (a cache-on and a cache-off figure are never one number).
+CREATE TABLE model_class (
+    model_id     TEXT NOT NULL REFERENCES models (id),
+    method_class TEXT NOT NULL,
+    write_cache  TEXT NOT NULL,         -- on | off | unknown, as the sources say
+    iops_1job    REAL,                  -- median of the 1-job figures of this class; NULL: none
+    iops_1job_min REAL,
+    iops_1job_max REAL,
+    best_iops    REAL NOT NULL,
+    best_numjobs INTEGER NOT NULL,
+    sources      TEXT NOT NULL,         -- JSON list of source ids
+    figures      INTEGER NOT NULL,
+    class_rank   INTEGER NOT NULL,      -- within (method_class, write_cache)
+    PRIMARY KEY (model_id, method_class, write_cache)
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

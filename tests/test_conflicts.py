@@ -152,7 +152,7 @@ def test_a_decision_keeps_a_figure_no_evidence_contradicts(solo, n, per_job, oth
 
 def test_a_figure_from_another_source_decides_through_the_same_interface():
     # public figures imported from elsewhere are fed as evidence items by model key
-    from diskq.database.evidence import settle
+    from diskq.database.settle import settle
     from diskq.database.extract import read_submission
     from diskq.database.keys import model_key
 

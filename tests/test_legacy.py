@@ -79,7 +79,8 @@ def test_figures_match_the_table_row(row):
     assert doc["legacy"] is True and doc["signature"] is None
     assert doc["provenance"]["license"] == "CC0-1.0"
     assert row[0] in doc["provenance"]["notes"][0]
-    assert doc["result"]["method"]["id"] == "community-fio-ceph-iops"
+    assert doc["result"]["method"]["id"] == "community-fio-journal-osync"
+    assert doc["result"]["method"]["fio_params"]["sync"] == "1" and "fdatasync" not in doc["result"]["method"]["fio_params"]
     assert doc["result"]["device"]["protocol"] == {"NVMe": "nvme", "SAS": "scsi"}.get(proto, "ata")
 
 

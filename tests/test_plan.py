@@ -330,6 +330,24 @@ def test_first_example_on_the_committed_database(clone, monkeypatch, capsys):
     assert 'ATTR{cache_type}:="write through"' in out and "legacy" in out
 
 
+@pytest.mark.skipif(not any(p.is_file() for p in __import__("diskq.database.modelid").database.modelid.DRIVEDB_PATHS),
+                    reason="smartmontools' drivedb.h is not installed")
+def test_the_string_smartctl_prints_plans_for_its_model(clone, monkeypatch, capsys):
+    rc = cli("plan", "SAMSUNG MZ7LH7T6HMLA-00005", "--data", "12x16T", "--workload", "rgw", "--json",
+             cwd=clone, monkeypatch=monkeypatch)
+    assert rc == 0
+    assert json.loads(capsys.readouterr().out)["device"] == "Samsung PM883"
+
+
+def test_a_row_of_another_method_class_says_so(clone, monkeypatch, capsys):
+    # the community table's SAS rows were O_SYNC writes: FUA, not the flush an OSD's fdatasync sends
+    assert cli("plan", "Samsung PM1643a", "--data", "12x16T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("measured as FUA write, may skip the flush") for n in notes)
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    assert not any("FUA" in n for n in json.loads(capsys.readouterr().out)["notes"])
+
+
 def test_model_not_in_the_database_lists_the_closest(clone, monkeypatch, capsys):
     rc = cli("plan", "Samsung PM884", "--data", "12x16T", cwd=clone, monkeypatch=monkeypatch)
     err = capsys.readouterr().err

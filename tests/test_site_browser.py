@@ -75,6 +75,8 @@ def site(tmp_path_factory):
         write_submission(subs, submission(result_document(
             SUSTAINED_MODEL, {"on": {1: 21000 + seed, 2: 38000, 4: 52000}}, protocol="nvme",
             sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
+    # public figures beside the submissions, as sources/ beside submissions/ in the repository
+    shutil.copytree(Path(__file__).parent / "fixtures" / "sources", root / "sources")
     db = root / "devices.db"
     build(subs, db)
     out = root / "_site"
@@ -599,6 +601,75 @@ def test_the_sustained_write_section_never_scrolls_sideways_from_320_to_1700_px(
         if sw > width or box["x"] < 0 or box["x"] + box["width"] > width:
             wide.append((width, sw, box))
     assert wide == [], f"(window width, page width, chart box) where the page or the chart is too wide: {wide}"
+
+
+# --- public figures: method classes, sources, part numbers ----------------------------------
+
+def _public(pg) -> list[str]:
+    return pg.eval_on_selector_all("#public-figures tbody tr:not([hidden]) td:nth-child(2) a",
+                                   "els => els.map(e => e.textContent)")
+
+
+@WIDTHS
+def test_class_and_source_filters_apply_to_the_table_and_the_public_figures(page, site):
+    base, devices = site
+    page.goto(base + "index.html")
+    _no_sideways_scroll(page)
+    everything = _public(page)
+    assert "Samsung 950 PRO 512 GB" in everything and "Samsung 950 PRO" in everything
+    # the FUA class: no row of the table (every one is a flush per write), the two NVMe O_SYNC figures
+    page.select_option("#f-class", "fua/write/raw/direct")
+    assert _models(page) == [] and sorted(_public(page)) == ["Intel DC P3700 400 GB", "Samsung 950 PRO 512 GB"]
+    assert "method class FUA write, may skip the flush" in page.text_content("#caption")
+    assert page.text_content("#public-caption").startswith(f"2 of {len(everything)} public figures")
+    page.select_option("#f-class", "")
+    page.select_option("#f-src", "S06_vitastor")
+    assert _models(page) == ["Intel SSD S4510"]
+    assert sorted(_public(page)) == ["Intel D3-S4510 3.84 TB", "Samsung PM9A3 1.92 TB"]
+    page.select_option("#f-src", "community table")
+    legacy = sorted(d["model"] for d in devices if d["legacy"] and d["rank"] is not None)
+    assert "Intel SSD S4510" in legacy and sorted(_models(page)) == legacy and _public(page) == []
+    _no_sideways_scroll(page)
+    _shot(page, "filter-source")
+
+
+@WIDTHS
+def test_search_takes_the_string_smartctl_prints(page, site):
+    base, _ = site
+    page.goto(base + "index.html")
+    page.fill("#q", "SAMSUNG MZ7LH7T6HMLA-00005")  # a PM883 as smartctl names it
+    assert _models(page) == ["Samsung PM883"]
+    page.fill("#q", "INTEL SSDSC2KB240G8")  # a D3-S4510: the legacy row and the public figure
+    assert _models(page) == ["Intel SSD S4510"] and _public(page) == ["Intel D3-S4510 3.84 TB"]
+    page.fill("#q", "SAMSUNG MZQL23T8HCLS-00A07")  # a PM9A3: known from public figures only
+    assert _models(page) == [] and _public(page) == ["Samsung PM9A3 1.92 TB"]
+    _shot(page, "search-part-number")
+
+
+@WIDTHS
+def test_device_page_shows_public_figures_with_their_attribution_and_part_numbers(page, site):
+    base, devices = site
+    s4510 = next(d for d in devices if d["model"] == "Intel SSD S4510")
+    page.goto(base + f"devices/{s4510['id']}.html")
+    _no_sideways_scroll(page)
+    assert page.is_visible("h2#public")
+    row = page.text_content("table.figures tbody tr")
+    assert "S06_vitastor" in row and "27,000" in row and "flush per write · random" in row and "T1Q1 write" in row
+    sources = page.text_content("ul.sources")
+    assert "Vitaliy Filippov, Vitastor documentation" in sources and "VNPL-1.1" in sources
+    assert "#" in page.text_content(".crumbs") and "in its method class" in page.text_content(".crumbs")
+    known = page.text_content("dd.known-as")
+    assert "Intel SSD S4510" in known and "Intel D3-S4510 3.84 TB" in known and "SSDSC" in known
+    _shot(page, "device-public")
+    pm883 = next(d for d in devices if d["model"] == "Samsung PM883")
+    page.goto(base + f"devices/{pm883['id']}.html")
+    assert "SAMSUNG MZ7LH" in page.text_content("dd.known-as")
+    page.goto(base + "index.html")
+    page.click("#public-figures a:text('Samsung 950 PRO 512 GB')")
+    _no_sideways_scroll(page)
+    assert "Sébastien Han, sebastien-han.fr" in page.text_content("ul.sources")
+    assert "FUA write, may skip the flush" in page.text_content("table.figures")
+    _shot(page, "public-model")
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def built(tmp_path_factory):
 def test_index_lists_every_device_in_rank_order(built):
     db, out, report = built
     con = sqlite3.connect(db)
-    expected = [r[0] for r in con.execute("SELECT rank FROM devices ORDER BY rank")]
+    expected = [r[0] for r in con.execute("SELECT class_rank FROM devices ORDER BY rank")]  # '#' ranks within a class
     iops = [r[0] for r in con.execute("SELECT iops_1job FROM devices ORDER BY rank")]
     con.close()
     parser = Cells()

@@ -27,6 +27,9 @@ LINKS = {
     ("device_cache", ("device_id",), "devices"), ("curve", ("device_id", "write_cache", "knob"), "device_cache"),
     ("device_sizes", ("device_id", "write_cache", "knob"), "device_cache"),
     ("sustained", ("submission_id",), "submissions"), ("device_sustained", ("device_id",), "devices"),
+    # the public figures of sources/
+    ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
+    ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
 }
 
 

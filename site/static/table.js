@@ -51,13 +51,30 @@
     }
     return SHARED_WEIGHT * (n ? hit / n : 0) + EDIT_WEIGHT * edit;
   }
-  var textOf = new Map(rows.map(function (r) { return [r, compact(r.getAttribute("data-s") || r.cells[1].textContent)]; }));
-  function search(query) {  // {mode: "all" | "exact" | "close", ok: [bool per row, in the rows' current order]}
+  var pub = document.getElementById("public-figures");
+  var prows = pub ? Array.prototype.slice.call(pub.tBodies[0].rows) : [];
+  var textOf = new Map(rows.concat(prows).map(function (r) { return [r, compact(r.getAttribute("data-s") || r.cells[1].textContent)]; }));
+  // A part number or the string smartctl prints (SAMSUNG MZ7LH7T6HMLA-00005) names a model through
+  // the patterns of its family (smartmontools' drive database and the curated aliases, in data-re).
+  var patternsOf = new Map(rows.concat(prows).map(function (r) {
+    var list = [];
+    try { list = JSON.parse(r.getAttribute("data-re") || "[]"); } catch (e) { list = []; }
+    return [r, list.map(function (p) { try { return new RegExp("^(?:" + p + ")$", "i"); } catch (e) { return null; } })
+      .filter(Boolean)];
+  }));
+  function partOf(query, r) {
+    var text = query.trim().replace(/\s+/g, " ");
+    if (text.length < 6) return false;
+    var tries = text.indexOf(" ") < 0 ? [text, "SAMSUNG " + text, "INTEL " + text] : [text];
+    return patternsOf.get(r).some(function (re) { return tries.some(function (t) { return re.test(t); }); });
+  }
+  function search(query, list) {  // {mode: "all" | "exact" | "close", ok: [bool per row, in the list's current order]}
+    list = list || rows;
     var words = query.split(/\s+/).map(compact).filter(Boolean), whole = compact(query);
-    var texts = rows.map(function (r) { return textOf.get(r); });
-    if (!words.length) return { mode: "all", ok: rows.map(function () { return true; }) };
-    var exact = texts.map(function (t) {
-      return t.indexOf(whole) >= 0 || words.every(function (w) { return t.indexOf(w) >= 0; });
+    var texts = list.map(function (r) { return textOf.get(r); });
+    if (!words.length) return { mode: "all", ok: list.map(function () { return true; }) };
+    var exact = texts.map(function (t, k) {
+      return t.indexOf(whole) >= 0 || words.every(function (w) { return t.indexOf(w) >= 0; }) || partOf(query, list[k]);
     });
     if (exact.some(Boolean)) return { mode: "exact", ok: exact };
     var scores = texts.map(function (t) {
@@ -101,7 +118,8 @@
   // --- filters, caption and the empty result --------------------------------------------------
   var q = document.getElementById("q"), proto = document.getElementById("f-proto"), media = document.getElementById("f-media"),
       tier = document.getElementById("f-tier"), plp = document.getElementById("f-plp"), verified = document.getElementById("f-verified"),
-      count = document.getElementById("count");
+      mclass = document.getElementById("f-class"), source = document.getElementById("f-src"),
+      count = document.getElementById("count"), pcaption = document.getElementById("public-caption");
   var state = { shown: rows.length, mode: "all" };
   function active() {
     var out = [];
@@ -110,6 +128,8 @@
     if (media.value) out.push("media " + media.value);
     if (tier.value) out.push("Ceph WAL/DB " + tier.value);
     if (plp.value) out.push("power-loss protection " + plp.value);
+    if (mclass.value) out.push("method class " + mclass.options[mclass.selectedIndex].text);
+    if (source.value) out.push("source " + source.value);
     if (verified.checked) out.push("verified only");
     return out;
   }
@@ -145,6 +165,7 @@
     reset.textContent = "Show all devices";
     reset.addEventListener("click", function () {
       q.value = ""; proto.value = ""; media.value = ""; tier.value = ""; plp.value = ""; verified.checked = false;
+      mclass.value = ""; source.value = "";
       filter();
     });
     empty.appendChild(reset);
@@ -158,12 +179,30 @@
         (!media.value || r.getAttribute("data-m") === media.value) &&
         (!tier.value || r.getAttribute("data-t") === tier.value) &&
         (!plp.value || r.getAttribute("data-plp") === plp.value) &&
-        (!verified.checked || r.hasAttribute("data-v"));
+        (!verified.checked || r.hasAttribute("data-v")) && common(r);
       r.hidden = !ok;
       if (ok) shown++;
     });
     state = { shown: shown, mode: found.mode };
     describe();
+    filterPublic();
+  }
+  function common(r) {  // the filters the public figures share with the table
+    return (!mclass.value || r.getAttribute("data-c") === mclass.value) &&
+      (!source.value || (" " + r.getAttribute("data-src") + " ").indexOf(" " + source.value + " ") >= 0);
+  }
+  function filterPublic() {  // no verdicts, media or signatures there: those filters leave no public row
+    if (!pub) return;
+    var found = search(q.value, prows), shown = 0;
+    prows.forEach(function (r, k) {
+      var ok = found.ok[k] && (!proto.value || r.getAttribute("data-p") === proto.value) && common(r) &&
+        !media.value && !tier.value && !plp.value && !verified.checked;
+      r.hidden = !ok;
+      if (ok) shown++;
+    });
+    var filters = active();
+    pcaption.textContent = (filters.length ? shown + " of " + prows.length : prows.length) +
+      " public figures by model and class" + (filters.length ? " (" + filters.join(", ") + ")" : "");
   }
   Array.prototype.forEach.call(heads, function (th, i) {
     var b = document.createElement("button");
@@ -172,7 +211,7 @@
     th.appendChild(b);
     b.addEventListener("click", function () { sortBy(i); });
   });
-  [q, proto, media, tier, plp, verified].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
+  [q, proto, media, tier, plp, verified, mclass, source].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
   form.addEventListener("submit", function (e) { e.preventDefault(); filter(); });  // the Filter button (Enter in the search box)
   form.hidden = false;
 })();

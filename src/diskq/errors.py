@@ -162,6 +162,13 @@ class DatabasePathError(DatabaseError):
     exit_code = 2
 
 
+class SourcesError(DatabaseError):
+    """A file of the public-figures catalogue (``sources/``) is malformed: the message names the
+    file, the line and the field."""
+
+    exit_code = 2
+
+
 class SiteError(DiskqError):
     """The static site cannot be generated."""
 

@@ -23,7 +23,7 @@ Interface (pure: no I/O, no database; callers feed it what they know)::
                                        as a lower bound; the high figure held out)
 
 The database feeds it each submission's figures and, through
-:func:`diskq.database.evidence.settle` (``sources=``), figures from other sources by model key.
+:func:`diskq.database.settle.settle` (``sources=``), figures from other sources by model key.
 
 Two readings are possible: the 1-job figure is right (and the N-job figure too high), or the
 N-job figure is right (and the 1-job figure too low). Another item of evidence (another source,

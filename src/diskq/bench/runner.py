@@ -90,6 +90,10 @@ class Listener:
 
     def note(self, text: str) -> None: ...
 
+    def identified(self, device: Device) -> None:
+        """The drive is identified, before anything is measured (the CLI says what the device
+        database knows about it)."""
+
     def step_planned(self, plan: StepPlan) -> None: ...
 
     def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None: ...
@@ -286,6 +290,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
     with signals.interruptible():
         try:
             doc.device = _identify(target, plan.path)
+            listener.identified(doc.device)
             control = cache.detect(plan.path if target.is_block else "", protocol=doc.device.protocol)
             if not target.is_block:
                 control.can_toggle = False  # a file's "cache" is the filesystem's; leave it alone

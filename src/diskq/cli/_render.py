@@ -80,6 +80,17 @@ class BenchProgress(Listener):
     def note(self, text: str) -> None:
         self._line(f"note: {text}", "yellow")
 
+    def identified(self, device) -> None:
+        """What the device database knows about this drive: one short block, never an error."""
+        from diskq.database.evidence import known_lines
+
+        try:
+            lines = known_lines(device.model)
+        except Exception as exc:  # noqa: BLE001 - a bench never fails for want of database facts
+            lines = [f"device database: not read ({exc})"]
+        for line in lines:
+            self._line(line)
+
     def run_started(self, index: int, total: int, write_cache: str, mechanism: str | None) -> None:
         how = f" via {mechanism}" if mechanism else ""
         self.run_label = f"cache {write_cache}{how}" + (f" (run {index + 1}/{total})" if total > 1 else "")

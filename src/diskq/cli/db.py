@@ -40,6 +40,10 @@ def db_build(
     memo: Path | None = typer.Option(
         None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
     no_memo: bool = typer.Option(False, "--no-memo", help="validate every file again, remember nothing"),
+    sources: Path | None = typer.Option(
+        None, "--sources",
+        help="public-figures catalogue (sources.toml, methods.toml, figures/*.csv) [default: sources/ beside the "
+             "submissions directory; absent: no public figures]"),
 ) -> None:
     """Re-validate every submission and build devices.db (atomically replaced).
 
@@ -49,7 +53,9 @@ def db_build(
     validate new or changed files; --no-memo validates everything again.
 
     Signatures are verified against the repository's allowed_signers (beside the submissions
-    directory) when there is one, or the file given with --allowed-signers.
+    directory) when there is one, or the file given with --allowed-signers. Public figures are
+    imported from the sources/ directory beside the submissions (--sources names another); a
+    malformed file there stops the build with one line naming the file, line and field.
 
     Example: diskq db build --check
     """
@@ -77,10 +83,10 @@ def db_build(
             err(f"signers checked against {beside}")
 
     if check:
-        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
+        report = check_db(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo, sources=sources)
     else:
         with console.status(Text(f"building {db} from {submissions}/ ...")):
-            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo)
+            report = build(submissions, db, allowed_signers=allowed_signers, jobs=jobs, memo=memo, sources=sources)
     skipped = report.skipped_files()
     for path, problems in list(skipped.items())[:MAX_SKIPPED_FILES]:
         if len(problems) == 1:
@@ -96,8 +102,10 @@ def db_build(
     for note in report.notes:
         err(note)
     verb = "is up to date" if check else "written"
+    public = (f"{report.public.get('public_figures', 0)} public figures of {report.public.get('public_models', 0)} "
+              f"models from {report.public.get('public_sources', 0)} sources, ") if report.public.get("public_figures") else ""
     err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
-              f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+              f"{public}{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
     if strict and skipped:
         raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
 
@@ -210,9 +218,12 @@ def lookup_cmd(
     evidence too), scaling curve and sustained-write cliff.
 
     Every word of the query must be part of the model's name (a swapped pair of neighbouring
-    characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
-    other models come close: "no exact match; closest: ..." (with --json, the list has
-    "match": "closest" on each entry).
+    characters is forgiven), or the query is a part number or the string smartctl prints
+    ("SAMSUNG MZ7LH7T6HMLA-00005" finds the PM883). Public figures of the model's family follow,
+    each with its source, method class and quote. A model known only from public figures is
+    shown with them ("match": "public" in --json). Exit 0 with a match; exit 1 when nothing
+    matches, or when only other models come close: "no exact match; closest: ..." (with --json,
+    the list has "match": "closest" on each entry).
 
     Example: diskq lookup "pm883"
     """
@@ -224,6 +235,15 @@ def lookup_cmd(
     from diskq.units import capacity, latency_ms, plural
 
     matches = lookup(db, query, limit=limit)
+    if not matches or not matches[0].is_match:  # public figures may still know the model
+        public = _public_only(db, query)
+        if public:
+            if as_json:
+                print_json(json.dumps([{"match": "public", "public_model": m.to_dict()} for m in public], indent=2))
+            else:
+                for line in _public_lines(public, heading="not measured with diskq; public figures"):
+                    print(line)
+            return
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
         if as_json:
             print_json("[]")
@@ -248,7 +268,12 @@ def lookup_cmd(
     elif d.get("rank") is None:  # every submission held back: far from the model's other evidence
         out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (held back: not ranked)")
     else:
-        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['rank']} of the suitability table)")
+        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['class_rank']} of its method class, "
+            f"#{d['rank']} of the suitability table)")
+    if d.get("method_class_label"):
+        out(f"  method: {d['method_id']} v{d['method_version']}, class: {d['method_class_label']}")
+    if best.via:
+        out(f"  identified by part number ({best.via})")
     out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
               f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
@@ -307,6 +332,9 @@ def lookup_cmd(
         out(line)
     for line in _sustained_lines(best.sustained, best.sustained_left_out):
         out(line)
+    for line in _public_lines(_models(best.public), heading="public figures of this family (other methods: "
+                              "labelled, not merged)"):
+        out(line)
     def names(ms) -> str:
         return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)
 
@@ -314,6 +342,44 @@ def lookup_cmd(
         out("other matches: " + names(m for m in others if m.is_match))
     if any(not m.is_match for m in others):
         out("similar models (not matches): " + names(m for m in others if not m.is_match))
+
+
+def _public_only(db: Path, query: str) -> list:
+    """Public models the query names (when no device of the table does)."""
+    from diskq.database import evidence
+    from diskq.database.lookup import open_db
+
+    con = open_db(db)
+    try:
+        return evidence.public_models_matching(con, query)
+    finally:
+        con.close()
+
+
+def _models(dicts: list[dict]) -> list:
+    from diskq.database.evidence import PublicModel
+
+    return [PublicModel(d["id"], d["name"], d["family_key"], d["capacity_bytes"], d["classes"], d["figures"])
+            for d in dicts]
+
+
+def _public_lines(models: list, *, heading: str) -> list[str]:
+    """Each public model: one line per method class, then each figure with its source and quote."""
+    from diskq.database.evidence import class_summary
+
+    if not models:
+        return []
+    lines = [f"{heading}:"]
+    for m in models:
+        lines.append(f"  {m.name}")
+        lines += [f"    {line}" for line in class_summary(m)]
+        for f in m.figures:
+            cache = f"cache {f['write_cache']}"
+            how = f", {f['derived']}" if f["derived"] else ""
+            lines.append(f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
+                         f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution'] or f['source_author']}, "
+                         f"{f['licence']})")
+    return lines
 
 
 @site_app.command("build")

@@ -75,10 +75,15 @@ def report_cmd(
     results: Path = typer.Argument(..., help="the directory the playbook fetched into (diskq_results_dir)"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
     html: Optional[Path] = typer.Option(None, "--html", help="also write the report as one static HTML page"),
+    db: Optional[Path] = typer.Option(
+        None, "--db", help="devices.db to say what is known about each model [default: ./devices.db, else the checkout's]"),
 ) -> None:
+    from functools import partial
+
+    from diskq.database.evidence import known_lines
     from diskq.fleet import report as report_mod
 
-    rep = report_mod.build(results)
+    rep = report_mod.build(results, known=partial(known_lines, db=db))
     if html is not None:
         from diskq.publish.fleet import write_html
 
@@ -114,6 +119,8 @@ def _render(rep) -> None:
         out.print(table)
         for note in g.notes:
             out.print(f"  [dim]{note}[/]")
+        for line in g.known:
+            out.print(f"  {line}", markup=False, highlight=False)
         for d in g.drives:
             for why in d.outlier:
                 out.print(f"  [red]{d.host} {d.name}[/]: {why}", highlight=False)

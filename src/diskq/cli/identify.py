@@ -129,6 +129,10 @@ def _render(device, verdict) -> None:
             out.print(f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}")
     for line in plp_lines(verdict):
         out.print(line)
+    from diskq.database.evidence import known_lines
+
+    for line in known_lines(device.model):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command(

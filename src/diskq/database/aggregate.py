@@ -22,7 +22,7 @@ Rules (docs/database-and-site.md states them too):
   1-job point exists); when no state is safe, the best unsafe one, with a note.
 * Every measured point (raw fio output that passes the counter checks) enters its curve. Of two
   figures without raw output that cannot both be right (``[plausibility]`` in ``criteria.toml``),
-  the model's other evidence decides which enters (:mod:`diskq.database.evidence`); without it the
+  the model's other evidence decides which enters (:mod:`diskq.database.settle`); without it the
   1-job figure enters as a lower bound and the other is held out, and the verdicts say so.
 * A submission whose 1-job or max IOPS at a setting is more than ``[outliers] max_ratio`` times
   (or less than its inverse) the median of all the evidence for its model at that setting (every
@@ -141,7 +141,7 @@ class CacheAggregate:
     peak_final: bool = False  # one source row's curve whose highest point the contributor measured beyond
     source_words: str | None = None  # that contributor's words about the curve
     sizes: list[SizeAggregate] = field(default_factory=list)  # the median block-size profile, smallest first
-    #: conflicts in the counted runs' figures, and what decided them (:mod:`diskq.database.evidence`)
+    #: conflicts in the counted runs' figures, and what decided them (:mod:`diskq.database.settle`)
     findings: list[str] = field(default_factory=list)
 
     @property

@@ -92,7 +92,7 @@ def source_sweeps(dev: DeviceAggregate, settings: list[tuple[str, str]]) -> dict
     for i, s in enumerate(settings):
         c = dev.caches[s]
         # each submission's points were reviewed when it was read, its conflicts decided with the
-        # model's other evidence (database.evidence): the median curve stands as it is
+        # model's other evidence (database.settle): the median curve stands as it is
         out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words, settled=True,
                              findings=tuple(c.findings))
     return out

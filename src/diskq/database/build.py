@@ -29,7 +29,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.database import sustained
+from diskq.database import public, sustained
+from diskq.database import sources as public_sources
 from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
@@ -38,14 +39,16 @@ from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import duplicates, paths
 from diskq.submission.problems import one_line
 
-SCHEMA_VERSION = "8"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "9"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
 #                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
 #                      6: sustained-write measurements and each device's cliff (sustained, device_sustained);
-#                      7: foreign keys declared, devices_fts (full-text search for SQLite tools)
+#                      7: foreign keys declared, devices_fts (full-text search for SQLite tools);
 #                      8: points.conflict and points.held replace points.questionable (conflicts between
-#                         figures, decided by the model's other evidence)
+#                         figures, decided by the model's other evidence);
+#                      9: public figures (sources, methods, models, figures, model_class), each device's
+#                         method class, rank within it and family key
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -60,6 +63,7 @@ DIGEST_TABLES = {
     "sustained": "submission_id, seq",
     "device_sustained": "device_id, variant, write_cache, knob",
     "skipped": "path, field, message",
+    **public.TABLES,
 }
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
 #: cache would re-read B-tree pages for almost every insert into a large database.
@@ -78,6 +82,7 @@ class BuildReport:
     fts: str = "none"
     allowed_signers: str = "none"  # or 'sha256:<hex>' of the allowed-signers file
     notes: list[str] = field(default_factory=list)  # worth saying, not an error
+    public: dict[str, int] = field(default_factory=dict)  # public_sources, public_figures, public_models
 
     def skipped_files(self) -> dict[str, list[Skipped]]:
         """The problems of each skipped file, files in path order."""
@@ -350,11 +355,19 @@ def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], ro
     return by_device
 
 
-def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
-           jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None) -> None:
-    from diskq.database.aggregate import public_figures, rank_key
+def _table_key(dev):
+    """Order of the table: drives before hosts, the main method class first, then by IOPS."""
+    from diskq.analyse.methodclass import order
+    from diskq.database.aggregate import rank_key
 
-    from diskq.database.evidence import settle
+    return (dev.not_drive is not None, order(public.device_class(dev.method[0], dev.protocol).id), rank_key(dev))
+
+
+def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
+           jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None,
+           catalogue: public_sources.Catalogue | None = None) -> None:
+    from diskq.database.aggregate import public_figures
+    from diskq.database.settle import settle
 
     with _Workers(jobs, len(files)) as workers:
         by_device = _read_into(con, workers, files, root, allowed_signers, report, memo)
@@ -362,11 +375,11 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         con.executemany(POINT_CONFLICT, point_updates)
         con.executemany(RUN_SETTLED, run_updates)
         # the model's published figures (legacy rows of any firmware): evidence for every device of the model
-        public: dict[str, list[tuple[str, float]]] = {}
+        published: dict[str, list[tuple[str, float]]] = {}
         for recs in by_device.values():
             for pair in public_figures(recs):
-                public.setdefault(recs[0].model_key, []).append(pair)
-        items = [(dev_id, recs, sorted(public.get(recs[0].model_key, ())))
+                published.setdefault(recs[0].model_key, []).append(pair)
+        items = [(dev_id, recs, sorted(published.get(recs[0].model_key, ())))
                  for dev_id, recs in sorted(by_device.items())]
         devices = []
         for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), items):
@@ -377,8 +390,10 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         if any(rec.method != dev.method for rec in by_device[dev.id]):
             con.execute(NOT_AGGREGATED, (dev.id, *dev.method))
         con.executemany(EXCLUDED, [(why, sid) for sid, why in sorted(dev.excluded.items())])
-    devices.sort(key=lambda d: (d.not_drive is not None, rank_key(d)))  # hosts after drives, unranked
-    _write_devices(con, devices, fts)
+    devices.sort(key=_table_key)  # hosts after drives, unranked
+    catalogue = catalogue or public_sources.Catalogue()
+    _write_devices(con, devices, fts, public.family_names(catalogue))
+    public_counts = report.public = public.write(con, catalogue)
 
     # names and messages as printed and stored: one line of printable text (a file name may hold
     # an ANSI escape or a newline)
@@ -395,6 +410,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         "fts": report.fts,
         "data_as_of": max(created, default=""),
         "allowed_signers": report.allowed_signers,
+        **{k: str(v) for k, v in public_counts.items()},
     }
     con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
     report.digest = content_digest(con)
@@ -411,13 +427,18 @@ def _spread(s):
     return (s.median, s.min, s.max) if s else (None, None, None)
 
 
-def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
+def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str, str] | None = None) -> None:
     from diskq.database.analysis import verdict_columns
 
     ranks = iter(range(1, len(devices) + 1))
+    class_ranks: dict[str, int] = {}
     for dev in devices:
         # a host is never ranked among drives, nor a device whose every submission is held back
         rank = next(ranks) if dev.not_drive is None and dev.submissions else None
+        cls = public.device_class(dev.method[0], dev.protocol).id
+        class_rank = None
+        if rank is not None:
+            class_rank = class_ranks[cls] = class_ranks.get(cls, 0) + 1
         row = dev.row_cache
         cols = verdict_columns(dev.verdicts)
         values = {
@@ -439,6 +460,8 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             "plp_evidence": _plp_json(dev.verdicts),
             "notes": json.dumps(dev.notes),
             "not_drive": dev.not_drive,
+            "method_class": cls, "class_rank": class_rank,
+            "family_key": public.device_family_key(dev.model, dev.vendor, named),
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
                     tuple(values.values()))
@@ -467,14 +490,22 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool) -> None:
             con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))
 
 
+def default_sources(submissions: Path) -> Path:
+    """The public-figures catalogue beside the submissions directory (``sources/``)."""
+    return Path(submissions).parent / "sources"
+
+
 def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
-          memo: Path | None = None) -> BuildReport:
+          memo: Path | None = None, sources: Path | None = None) -> BuildReport:
     """Build ``db`` from every submission under ``submissions``; replace it atomically.
 
     ``memo`` names a validation memo file (:mod:`diskq.database.memo`): files this exact code
     has already judged are not validated again. The result is the same with or without it.
     Unusable paths (``db`` or ``memo`` a directory, an allowed-signers file that is not a
     regular file, a directory that cannot be written) raise :class:`DatabaseError`.
+    ``sources`` is the public-figures catalogue (default: ``sources/`` beside ``submissions``;
+    absent or empty: no public figures); a malformed file in it raises
+    :class:`~diskq.errors.SourcesError` before anything is written.
     """
     submissions, db = Path(submissions), Path(db)
     check_writable_target(db, "database")
@@ -485,6 +516,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
         check_writable_target(memo, "validation memo")
     memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
+    catalogue = public_sources.load(sources if sources is not None else default_sources(submissions))
     fts = trigram_supported()
     report = BuildReport(db=db, fts="trigram" if fts else "none", allowed_signers=signers)
     try:
@@ -505,7 +537,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             con.execute("BEGIN")
             if memo_ is not None:
                 memo_.open_for_writing()
-            _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_)
+            _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_, catalogue)
             if fts:
                 con.execute("INSERT INTO devices_fts (devices_fts) VALUES ('rebuild')")
             broken = con.execute("PRAGMA foreign_key_check").fetchall()
@@ -558,7 +590,7 @@ def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
 
 
 def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
-          memo: Path | None = None) -> BuildReport:
+          memo: Path | None = None, sources: Path | None = None) -> BuildReport:
     """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now.
 
     Whether this SQLite can build the search index does not matter: a file without the index
@@ -575,7 +607,8 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             hint="run `diskq db build` and commit devices.db",
         )
     with tempfile.TemporaryDirectory(prefix="diskq-db-check-") as tmp:
-        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs, memo=memo)
+        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs, memo=memo,
+                       sources=sources if sources is not None else default_sources(submissions))
     if committed != report.digest:
         raise DatabaseError(
             f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",

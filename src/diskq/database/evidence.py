@@ -1,116 +1,188 @@
-"""The model's other evidence decides the conflicts of its submissions.
+"""What devices.db knows about a drive beyond its own table row: the model a part number means,
+and the public figures of its family, each labelled with its source and method class.
 
-A submission whose figures carry no raw fio output (a community-table row, an import) may hold
-two figures that cannot both be right (:mod:`diskq.analyse.conflicts`). Reading the file alone,
-:mod:`diskq.database.extract` holds the N-job figure out of the run's curve and keeps the 1-job
-figure as a lower bound. Here, once every file is read, the figures of the same model from its
-other submissions (other capacities and firmware included, every source the build reads) are
-the evidence: when they decide, the figure they keep goes (back) into the curve, the other is
-set aside, and the points table says which evidence decided. Otherwise the conflict stays and
-every verdict resting on it says so. Figures in a conflict of their own never decide another.
-
-Pure over the records; :func:`settle` returns the point and run rows to update.
+Used by ``diskq lookup``, ``plan``, ``identify``/``bench`` (what the database knows before a
+measurement), the fleet report and the site. Figures of different classes are listed apart,
+never merged or ranked against each other (:mod:`diskq.analyse.methodclass`).
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Mapping, Sequence
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from diskq.analyse import conflicts, criteria
-from diskq.analyse.plausibility import CONFLICT, DECIDED
-from diskq.database.extract import SubmissionRecord
-
-
-def _label(rec: SubmissionRecord) -> str:
-    size = f", {rec.capacity_bytes / 1e9:,.0f} GB" if rec.capacity_bytes else ""
-    kind = "community-table row" if rec.legacy else "submission"
-    return f"{kind} {rec.id} of {rec.model}{size}"
+from diskq.analyse import methodclass
+from diskq.database import modelid
+from diskq.database.keys import compact
+from diskq.errors import DiskqError
 
 
-def _evidence(rec: SubmissionRecord) -> list[conflicts.Evidence]:
-    """The figures of ``rec`` that may decide another submission's conflict: those of runs in no
-    conflict of their own."""
+def has_public_tables(con: sqlite3.Connection) -> bool:
+    """Does this devices.db have the public-figures tables as this code reads them (schema 8)?
+    An older file has none: it answers without public figures until it is rebuilt."""
+    columns = {r[1] for r in con.execute("PRAGMA table_info(model_class)")}
+    return "write_cache" in columns and con.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
+
+
+def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.Identity | None]:
+    """(ids of the devices whose family the query names, the identity it resolved to): a part
+    number (``SAMSUNG MZ7LH7T6HMLA-00005``), the string smartctl prints, or a marketing name."""
+    if not has_public_tables(con):
+        return [], None
+    ident = modelid.resolve(query)
+    if ident is None:
+        return [], None
+    ids = [r[0] for r in con.execute(
+        "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,))]
+    # rows stored under their part number (the build reads no drivedb.h): the family's patterns
+    for pattern in modelid.family_patterns(ident.key):
+        for r in con.execute("SELECT id, model FROM devices WHERE model_key LIKE ? ESCAPE '\\' "
+                             "ORDER BY rank IS NULL, rank, id", (_like_prefix(pattern.literal),)):
+            if r[0] not in ids and pattern.matches(" ".join(r[1].split())):
+                ids.append(r[0])
+    return ids, ident
+
+
+def _like_prefix(literal: str) -> str:
+    return literal.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+@dataclass
+class PublicModel:
+    """A model of the public figures, with its figures by class."""
+
+    id: str
+    name: str
+    family_key: str
+    capacity_bytes: int | None
+    classes: list[dict] = field(default_factory=list)  # model_class rows + 'label'
+    figures: list[dict] = field(default_factory=list)  # figures rows + source title/licence/attribution
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "family_key": self.family_key,
+                "capacity_bytes": self.capacity_bytes, "classes": self.classes, "figures": self.figures}
+
+
+_FIGURES = """
+SELECT f.*, s.title AS source_title, s.author AS source_author, s.date AS source_date, s.licence,
+       s.attribution, s.url AS source_url, m.command
+FROM figures f JOIN sources s ON s.id = f.source_id JOIN methods m ON m.id = f.method_id
+WHERE f.model_id = ? ORDER BY f.method_class, f.source_id, f.numjobs, f.seq
+"""
+
+
+def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
+    """A ``models`` row with its classes and figures."""
+    model = PublicModel(row["id"], row["name"], row["family_key"], row["capacity_bytes"])
+    for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class, write_cache",
+                         (row["id"],)):
+        c = dict(c)
+        c["sources"] = json.loads(c["sources"])
+        c["label"] = methodclass.label(c["method_class"])
+        model.classes.append(c)
+    model.classes.sort(key=lambda c: (methodclass.order(c["method_class"]), c["write_cache"]))
+    model.figures = [{**dict(f), "class_label": methodclass.label(f["method_class"])}
+                     for f in con.execute(_FIGURES, (row["id"],))]
+    return model
+
+
+def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[PublicModel]:
+    """Every public model of a family (each capacity its own model), by capacity."""
+    if not has_public_tables(con) or not family_key:
+        return []
+    return [model_of(con, r) for r in con.execute(
+        "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
+        (family_key,))]
+
+
+def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 10) -> list[PublicModel]:
+    """Public models the query names: by the family its part number or name resolves to, else
+    every word of the query in the model's name or in a name a source wrote for it (as
+    :func:`diskq.database.lookup.match_kind` decides for a device)."""
+    if not has_public_tables(con):
+        return []
+    ident = modelid.resolve(query)
+    keys = [ident.key] if ident is not None else []
+    found = []
+    if keys:
+        found = con.execute("SELECT * FROM models WHERE family_key = ? ORDER BY name", keys).fetchall()
+    if not found:
+        from diskq.database.lookup import CLOSEST, match_kind
+
+        if not compact(query):
+            return []
+        names: dict[str, list[str]] = {}
+        for r in con.execute("SELECT model_id, model FROM figures"):
+            names.setdefault(r[0], []).append(r[1])
+        rows = con.execute("SELECT * FROM models ORDER BY name").fetchall()
+        # as lookup matches a device: every word of the query part of a word of a name (a swapped
+        # pair forgiven), or the query without separators part of the name without them
+        found = [r for r in rows if any(match_kind(query, n) != CLOSEST for n in (r["name"], *names.get(r["id"], [])))]
+    return [model_of(con, r) for r in found[:limit]]
+
+
+def class_summary(model: PublicModel) -> list[str]:
+    """One line per class and cache state: ``flush per write · ..., cache off: 1-job 16,830 IOPS ...``."""
     out = []
-    for run in rec.runs:
-        if run.held:
-            continue
-        for p in run.points():
-            out.append(conflicts.Evidence(p[1], int(p[0]), run.write_cache, _label(rec), raw=not rec.legacy))
+    for c in model.classes:
+        one = f"1-job {c['iops_1job']:,.0f} IOPS" if c["iops_1job"] is not None else "no 1-job figure"
+        spread = (f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
+                  if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"] else "")
+        best = f", best {c['best_iops']:,.0f} at {c['best_numjobs']} jobs" if c["best_numjobs"] != 1 else ""
+        out.append(f"{c['label']}, cache {c['write_cache']}: {one}{spread}{best}; sources {', '.join(c['sources'])}; "
+                   f"#{c['class_rank']} in its class and cache state")
     return out
 
 
-def settle(records: list[SubmissionRecord], crit: dict | None = None,
-           sources: Mapping[str, Sequence[conflicts.Evidence]] | None = None) -> tuple[list[tuple], list[tuple]]:
-    """Decide every conflict of ``records`` with the model's other evidence, changing their runs'
-    curves in place. ``sources`` adds figures from other sources (a table of public figures), by
-    model key (:func:`diskq.database.keys.model_key`), as :class:`~diskq.analyse.conflicts.Evidence`
-    with their source labels. Return ``(point updates, run updates)``: ``(conflict, held, submission_id,
-    run, numjobs)`` and ``(source_peak_final, iops_1job, max_iops, peak_jobs, p99_sync_us,
-    submission_id, run)`` rows (the run's figures once the evidence kept its N-job figure)."""
-    crit = crit if crit is not None else criteria.load()
-    ratio = float(crit["plausibility"]["max_per_job_ratio"])
-    spread = float(crit["outliers"]["max_ratio"])
-    by_model: dict[str, list[SubmissionRecord]] = {}
-    for rec in records:
-        by_model.setdefault(rec.model_key, []).append(rec)
-    points, runs = [], []
-    for key in sorted(by_model):
-        recs = sorted(by_model[key], key=lambda r: r.id)
-        pool = {r.id: _evidence(r) for r in recs}
-        outside = list((sources or {}).get(key, ()))
-        for rec in recs:
-            others = [e for rid, items in pool.items() if rid != rec.id for e in items] + outside
-            for run in rec.runs:
-                if run.held:
-                    p, r = _settle_run(rec, run, others, ratio, spread)
-                    points += p
-                    runs += r
-    return points, runs
+#: Most lines :func:`known_lines` gives: one short block before a measurement.
+KNOWN_LINES = 6
 
 
-def _settle_run(rec, run, others, ratio: float, spread: float) -> tuple[list[tuple], list[tuple]]:
-    curve = run.points()
-    solo = next((p for p in curve if int(p[0]) == 1), None)
-    if solo is None:
-        return [], []
-    label = _label(rec)
-    low = conflicts.Evidence(solo[1], 1, run.write_cache, label)
-    decisions = []
-    for h in run.held_points():
-        high = conflicts.Evidence(h[1], int(h[0]), run.write_cache, label)
-        c = conflicts.Conflict(low, high, round(high.per_job / low.value, 2))
-        decisions.append((h, conflicts.decide(c, others, ratio, spread)))
-    kept_high = [(h, d) for h, d in decisions if d.kept is d.conflict.high]
-    point_rows: list[tuple] = []
-    run.findings = []
-    for h, d in decisions:
-        text = f"{CONFLICT}{d.conflict.describe()}"
-        if d.kept is not None:
-            finding = f"{DECIDED}{d.conflict.describe()}; {d.reason}"
-            run.findings.append(finding)
-            point_rows.append((finding, int(d.kept is not d.conflict.high), rec.id, run.index, int(h[0])))
-        else:
-            finding = (f"{text}; {d.reason}: the verdicts use only what both allow, {low.value:,.0f} at 1 job as a "
-                       f"lower bound, and hold {h[1]:,.0f} at {int(h[0])} jobs out")
-            run.findings.append(finding)
-            point_rows.append((finding, 1, rec.id, run.index, int(h[0])))
-    run_rows: list[tuple] = []
-    if kept_high:
-        why = "; ".join(d.reason for _, d in kept_high)
-        point_rows.append((f"{DECIDED}set aside: {why}", 1, rec.id, run.index, 1))
-        back = {int(h[0]) for h, _ in kept_high}
-        new_curve, new_held = array("d"), array("d")
-        for p in curve:
-            (new_held if int(p[0]) == 1 else new_curve).extend(p)
-        for h in run.held_points():
-            (new_curve if int(h[0]) in back else new_held).extend(h)
-        rows = sorted(range(0, len(new_curve), 6), key=lambda i: new_curve[i])
-        run.curve = array("d", [v for i in rows for v in new_curve[i:i + 6]])
-        run.held = new_held
-        run.peak_final = len(back) == len(decisions) and run.peak_final_if_kept
-        top = max(run.points(), key=lambda p: (p[1], -p[0]))
-        run_rows.append((int(run.peak_final), None, top[1], int(top[0]), None, rec.id, run.index))
-    else:
-        point_rows.append(("; ".join(run.findings), 0, rec.id, run.index, 1))
-    return point_rows, run_rows
+def default_db() -> Path:
+    """``devices.db`` in the current directory when there is one, else the checkout's."""
+    here = Path("devices.db")
+    if here.is_file():
+        return here
+    return Path(__file__).resolve().parents[3] / "devices.db"
+
+
+def known_lines(model: str | None, db: Path | None = None) -> list[str]:
+    """What devices.db knows about a drive of this model, in a few lines (table rows of its
+    family with their method class, then public figures by class). Never raises: a missing or
+    unreadable database, or a model it does not know, is said in one line."""
+    if not model:
+        return []
+    path = Path(db) if db is not None else default_db()
+    try:
+        from diskq.database.lookup import open_db
+
+        con = open_db(path)
+    except (DiskqError, OSError, sqlite3.Error) as exc:
+        return [f"device database: not read ({getattr(exc, 'message', exc)})"]
+    try:
+        ids, ident = devices_of(con, model)
+        if ident is None:
+            return [f"device database: {model!r} is not a model it can identify"]
+        lines = []
+        for did in ids:
+            d = con.execute("SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
+                            "ceph_waldb FROM devices WHERE id = ?", (did,)).fetchone()
+            one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
+            fw = f" firmware {d['firmware']}" if d["firmware"] else ""
+            lines.append(f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
+                         f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}")
+        for m in public_models_of_family(con, ident.key):
+            for line in class_summary(m):
+                lines.append(f"public figures: {m.name}: {line}")
+        if not lines:
+            return [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
+        if len(lines) > KNOWN_LINES:
+            lines = lines[:KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]
+        return lines
+    except sqlite3.Error as exc:
+        return [f"device database: not read ({exc})"]
+    finally:
+        con.close()

@@ -70,7 +70,7 @@ class RunSummary:
     solo_spread: float | None = None  # within-step spread of the 1-job step's IOPS (diskq.analyse.noise)
     sizes: array = field(default_factory=lambda: array("d"))  # SIZE_FIELDS per completed profile step
     #: points held out of ``curve`` by a conflict with the 1-job figure (CURVE_FIELDS each); the
-    #: model's other evidence may put them back (:mod:`diskq.database.evidence`)
+    #: model's other evidence may put them back (:mod:`diskq.database.settle`)
     held: array = field(default_factory=lambda: array("d"))
     peak_final_if_kept: bool = False  # peak_final, were the held points kept
     #: what the plausibility review and the model's evidence found (notes for every verdict)

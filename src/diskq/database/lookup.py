@@ -185,6 +185,8 @@ class Match:
     sizes: dict[str, list[dict]] = field(default_factory=dict)  # the median block-size profile by setting
     sustained: list[dict] = field(default_factory=list)  # sustained-write figures (:func:`sustained_writes`)
     sustained_left_out: list[dict] = field(default_factory=list)
+    public: list[dict] = field(default_factory=list)  # public figures of its family (evidence.PublicModel dicts)
+    via: str | None = None  # how the query named it when by part number: 'drivedb: ...', 'alias: ...'
 
     @property
     def is_match(self) -> bool:
@@ -195,7 +197,8 @@ class Match:
         return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
                 "curves": self.curves, "sizes": self.sizes, "conflicts": self.conflicts,
                 "excluded": self.excluded,
-                "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out}
+                "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out,
+                "public_figures": self.public, "identified_via": self.via}
 
 
 def words(text: str) -> list[str]:
@@ -374,14 +377,24 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
     (:attr:`Match.kind`: when the first is ``closest``, no device answers the query).
 
     The query is NFKC-normalised first: full-width letters and digits (``ｐｍ８８３``) are the
-    ASCII ones."""
+    ASCII ones. A part number or the string smartctl prints (``SAMSUNG MZ7LH7T6HMLA-00005``)
+    finds the devices of the family it means (:mod:`diskq.database.modelid`) first. Each match
+    carries the public figures of its family, by source and method class."""
     query = unicodedata.normalize("NFKC", query)
     if not compact(query):
         raise InvalidInput("the query needs at least one letter or digit", hint="e.g. diskq lookup 'pm883'")
     con = open_db(db)
     try:
+        from diskq.analyse import methodclass
+        from diskq.database import evidence
+
+        by_identity, ident = evidence.devices_of(con, query)  # a part number or the string smartctl prints
+        ranked = [(1.0, {"id": i}, EXACT) for i in by_identity]
+        ranked += [r for r in _ranked(con, query, limit) if r[1]["id"] not in by_identity]
+        if by_identity:  # the model the part number means answers; near names are not matches then
+            ranked = [r for r in ranked if r[1]["id"] in by_identity or r[2] == EXACT]
         scored = []
-        for score, light, matched in _ranked(con, query, limit)[:limit]:
+        for score, light, matched in ranked[:limit]:
             scored.append((score, matched, con.execute("SELECT * FROM devices WHERE id = ?", (light["id"],)).fetchone()))
         out = []
         for score, matched, row in scored:
@@ -402,9 +415,16 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
                     {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
             long_writes, left_out = sustained_writes(con, row["id"])
+            if device.get("method_class"):
+                device["method_class_label"] = methodclass.label(device["method_class"])
+            keys = [device.get("family_key") or ""]
+            if ident is not None and row["id"] in by_identity and ident.key not in keys:
+                keys.append(ident.key)  # stored under its part number: the family drivedb.h gives
+            public = [m.to_dict() for k in keys for m in evidence.public_models_of_family(con, k)]
             out.append(Match(score, device, caches, curves, conflict_points(con, row["id"]),
                              excluded_submissions(con, row["id"]), matched, size_profiles(con, row["id"]),
-                             sustained=long_writes, sustained_left_out=left_out))
+                             sustained=long_writes, sustained_left_out=left_out, public=public,
+                             via=ident.via if ident is not None and row["id"] in by_identity else None))
         return out
     finally:
         con.close()

@@ -77,6 +77,7 @@ class Group:
     medians: dict[str, float | None]
     compared: bool  #: enough complete drives to compare with a median
     notes: list[str] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)  #: what the device database knows about the model
 
 
 @dataclass
@@ -110,7 +111,7 @@ class FleetReport:
             "thresholds": self.thresholds,
             "groups": [
                 {"model": g.model, "firmware": g.firmware, "medians": g.medians, "compared": g.compared,
-                 "notes": g.notes, "drives": [asdict(d) for d in g.drives]}
+                 "notes": g.notes, "database": g.known, "drives": [asdict(d) for d in g.drives]}
                 for g in self.groups
             ],
             "problems": [asdict(p) for p in self.problems],
@@ -216,8 +217,10 @@ def _status_problems(host: str, status: dict) -> list[Problem]:
     return out
 
 
-def build(results: Path, thresholds: dict | None = None) -> FleetReport:
-    """Read every host directory under ``results`` and compare the drives."""
+def build(results: Path, thresholds: dict | None = None, *, known=None) -> FleetReport:
+    """Read every host directory under ``results`` and compare the drives. ``known(model)``, when
+    given, says in a few lines what the device database knows about a group's model (the string
+    the drive reports, resolved through its part number)."""
     if not results.is_dir():
         raise InvalidInput(f"{results} is not a directory", hint="give the directory the playbook fetched results into")
     thresholds = dict(thresholds or criteria.load()["fleet"])
@@ -251,5 +254,7 @@ def build(results: Path, thresholds: dict | None = None) -> FleetReport:
     for (model, firmware), members in sorted(by_key.items()):
         g = Group(model, firmware, sorted(members, key=lambda d: (natural_key(d.host), natural_key(d.name))), {}, False)
         compare(g, thresholds)
+        if known is not None and model != "unknown model":
+            g.known = known(model)
         groups.append(g)
     return FleetReport(hosts=hosts, groups=groups, problems=problems, thresholds=thresholds)

@@ -81,13 +81,15 @@ def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str |
 
 def from_database(db: Path, query: str) -> WalDbDevice:
     """The devices.db row the query names: the model it equals, else the one model `diskq lookup`
-    finds for it (every word of the query in the model's words, or one swapped pair of letters)."""
+    finds for it (every word of the query in the model's words, or one swapped pair of letters),
+    or whose family a part number names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883)."""
     from diskq.database.aggregate import setting_slug
     from diskq.database.lookup import EXACT, lookup
 
     matches = lookup(db, query, limit=8)
     q = compact(unicodedata.normalize("NFKC", query))
-    exact = [m for m in matches if compact(m.device["model"]) == q]
+    # the model the name is, or the model a part number (the string smartctl prints) means
+    exact = [m for m in matches if compact(m.device["model"]) == q or m.via is not None]
     # the matches `diskq lookup` answers with: every word of the query in the model (exact), else
     # the same after one swap of neighbouring letters (typo); the closest others never
     contains = [m for m in matches if m.kind == EXACT] or [m for m in matches if m.is_match]
@@ -124,6 +126,11 @@ def from_database(db: Path, query: str) -> WalDbDevice:
               and all((not c["safe"]) or (c["iops_1job"] or 0) < (best["iops_1job"] or 0) for c in on))
     notes = [f"{dev['submissions']} submission(s) in {db.name}: {dev['verified']} verified, {dev['legacy']} legacy"]
     notes += [n for n in (json.loads(dev["notes"]) if isinstance(dev["notes"], str) else dev["notes"] or [])]
+    from diskq.analyse import methodclass
+
+    if dev.get("method_class") and dev["method_class"] != methodclass.MAIN:
+        notes.append(f"measured as {methodclass.label(dev['method_class'])}, not a flush per write as an OSD's "
+                     "fdatasync sends: these figures may be higher than the OSD gets (see the methodology's method classes)")
     return WalDbDevice(
         label=label, capacity_bytes=dev["capacity_bytes"], protocol=dev["protocol"], curve=curve,
         cache=dev["cache"], knob=dev["cache_knob"], kernel_model=None,

@@ -37,6 +37,14 @@ TABLES = {
     "device_sustained": ("Per device: the earliest sustained-write cliff and the largest drop.", None),
     "skipped": ("Submission files the build did not accept, and why.", None),
     "meta": ("Facts about the build: schema version, content digest, data as of.", None),
+    "sources": ("Public sources of figures not measured with diskq: address, author, date, licence and the "
+                "attribution it asks for.", "title"),
+    "methods": ("The method of each public figure: the exact command and what it sends to the drive.", "command"),
+    "models": ("Models of the public figures: vendor + family + capacity.", "name"),
+    "figures": ("Every public figure with its source, method, method class, cache state and the quoted row "
+                "(figures of different classes are never merged).", "model"),
+    "model_class": ("Per public model, method class and write-cache state: the 1-job figure, ranked within "
+                    "that class and state only.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")

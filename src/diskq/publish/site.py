@@ -232,7 +232,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         size_profiles,
         sustained_writes,
     )
+    from diskq.database import evidence
     from diskq.database.sustained import block_text
+    from diskq.publish import public_pages
     from diskq.publish.chart import scaling_chart, size_chart
     from diskq.publish.sustained_chart import sustained_chart
 
@@ -259,6 +261,13 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         export = []
         device_page = env.get_template("device.html.j2")
         for dev in devices:
+            dev["class_label"] = public_pages.methodclass.label(dev["method_class"])
+            dev["class_badge"] = public_pages.class_badge(dev["method_class"])
+            dev["sources"] = public_pages.device_sources(con, dev)
+            dev["known_as"] = public_pages.known_as(con, dev)
+            dev["patterns"] = [p for k in public_pages.family_keys(dev) for p in public_pages.js_patterns(k)]
+            dev["public"] = public_pages.family_public(con, dev)
+            dev["public_sources"] = public_pages.sources_of(dev["public"])
             dev["verdicts"] = _loads(dev["verdicts"])
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
@@ -296,7 +305,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                                       sustained_left_out=left_out, raw=submissions is not None, root="../", **common)
             (tmp / "devices" / f"{dev['id']}.html").write_text(html)
             export.append({
-                **{k: v for k, v in dev.items() if k != "show_firmware"},
+                **{k: v for k, v in dev.items() if k not in ("show_firmware", "public", "public_sources")},
+                "public_figures": [m.to_dict() for m in dev["public"]],
                 "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep", "sizes", "size_chart")}
                            for c in caches],
                 "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
@@ -315,10 +325,21 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             "tiers": [t for t in TIERS if any(d["ceph_waldb"] == t for d in drives)],
             "plp": [p for p in PLP_VERDICTS if any(d.get("power_loss_protection") == p for d in drives)],
         }
+        public = public_pages.public_rows(con, {k for d in drives for k in public_pages.family_keys(d)})
+        facets.update(public_pages.facets(con, drives, public))
+        (tmp / "public").mkdir()
+        public_page = env.get_template("public.html.j2")
+        for model in public_pages.public_models(con):
+            (tmp / "public" / f"{model.id}.html").write_text(public_page.render(
+                model=model, sources=public_pages.sources_of([model]),
+                devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
-            devices=drives, hosts=hosts, facets=facets, root="", **common))
+            devices=drives, hosts=hosts, facets=facets, public=public, root="",
+            main_class=public_pages.methodclass.MAIN, main_label=public_pages.methodclass.label(
+                public_pages.methodclass.MAIN), **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
-            criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="", **common))
+            criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="",
+            class_rules=public_pages.methodclass.rules(), **common))
 
         doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
                "data_as_of": meta.get("data_as_of") or None, "devices": export}

@@ -7,6 +7,11 @@ quote; a "cache on: A @ 1job, B @16" note becomes a second run with the write ca
 IOPS were published, so bandwidth is IOPS x 4 KiB, latencies are unknown (null), and
 ``total_ios``/``runtime_ms`` are 0 (not recorded).
 
+The rows were measured with the table's guide as it stood until 2021-06-26: ``--sync=1``
+(O_SYNC) for 60 s, not ``--fdatasync=1`` (``methods.COMMUNITY_OSYNC``). On SATA behind libata
+that sends the same commands as fdatasync; on NVMe and SAS it sends FUA writes
+(``diskq.analyse.methodclass``), so those rows are a class of their own.
+
 Regenerate the files with ``python -m diskq.submission.legacy [SUBMISSIONS_DIR]``.
 """
 
@@ -126,11 +131,11 @@ def result_for(row: Row) -> ResultDocument:
             notes=[f"table columns: size {row.size}, protocol {row.proto}, cache {row.cache}"],
         ),
         method=Method(
-            id=methods.COMMUNITY[0],
-            version=methods.COMMUNITY[1],
-            fio_params=dict(methods.COMMUNITY_PARAMS),
+            id=methods.COMMUNITY_OSYNC[0],
+            version=methods.COMMUNITY_OSYNC[1],
+            fio_params=dict(methods.COMMUNITY_OSYNC_PARAMS),
             search="manual",
-            runtime_s=20,
+            runtime_s=60,
         ),
         runs=runs,
         notes=["legacy: transcribed from the community table, not measured by diskq"],

@@ -2,10 +2,14 @@
 
 Source: github.com/TheJJ/ceph-diskbench, README.md, section "List of Devices" / "SSDs".
 Licence: CC0 1.0 ("This information is released under CC0").
-Method stated there (one run per numjobs, write cache as in the cache column)::
+Method the rows were measured with (one run per numjobs, write cache as in the cache column),
+as the guide stated it from its first commit (eeac118, 2018-11-21) to d9b7f08 (2021-06-26)::
 
-    fio --filename /dev/device --direct=1 --fdatasync=1 --iodepth=1 --runtime=20 --time_based \
-        --rw=write --bs=4k --group_reporting --name=ceph-iops --numjobs=1
+    fio --filename=/dev/device --direct=1 --sync=1 --iodepth=1 --runtime=60 --time_based \
+        --rw=write --bs=4k --numjobs=[JOBCOUNT] --group_reporting --name=ceph-journal-write-test
+
+The guide shows ``--fdatasync=1 --runtime=20`` since 9b96c01 (2021-06-28), which re-tabulated the
+existing rows with their figures unchanged; no drive was added after it.
 
 Columns: "1job IOPS" is the IOPS at one job, "max IOPS" the IOPS at "peak #Jobs", "cache" the
 ``hdparm -W`` state ("-" when not stated). The text below is kept byte for byte.

@@ -16,6 +16,10 @@ BENCH_V2 = ("diskq-fdatasync-sweep", 2)
 #: earlier ``diskq bench`` documents: each job wrote its own region (``--offset_increment``)
 BENCH_V1 = ("diskq-fdatasync-sweep", 1)
 COMMUNITY = ("community-fio-ceph-iops", 1)
+#: The command the community table's rows were measured with: O_SYNC writes, 60 s per run
+#: (github.com/TheJJ/ceph-diskbench, README.md from eeac118 to d9b7f08; its guide showed
+#: ``--fdatasync=1`` only from 9b96c01, which kept the rows' figures unchanged).
+COMMUNITY_OSYNC = ("community-fio-journal-osync", 1)
 
 #: The community command the legacy table and ``diskq import-fio`` runs were made with.
 COMMUNITY_COMMAND = (
@@ -33,6 +37,24 @@ COMMUNITY_PARAMS = {
     "group_reporting": "1",
     "name": "ceph-iops",
 }
+
+COMMUNITY_OSYNC_COMMAND = (
+    "fio --filename=/dev/device --direct=1 --sync=1 --iodepth=1 --runtime=60 --time_based --rw=write --bs=4k "
+    "--numjobs=[JOBCOUNT] --group_reporting --name=ceph-journal-write-test"
+)
+COMMUNITY_OSYNC_PARAMS = {
+    "direct": "1",
+    "sync": "1",
+    "iodepth": "1",
+    "runtime": "60",
+    "time_based": "1",
+    "rw": "write",
+    "bs": "4k",
+    "group_reporting": "1",
+    "name": "ceph-journal-write-test",
+}
+#: The methods a legacy (transcribed, unsigned) submission may declare.
+LEGACY_METHODS = frozenset({COMMUNITY, COMMUNITY_OSYNC})
 
 BLOCK_SIZE = 4096
 _FOUR_K = {"4k", "4K", "4096", "4ki", "4KiB", "4kib"}
@@ -78,6 +100,12 @@ def _required(*, sync: bool = True, shared_region: bool = False,
     return required
 
 
+def _osync_required() -> dict[str, frozenset[str | None]]:
+    required = _required(sync=False)
+    required["sync"] = frozenset({"1"})
+    return required
+
+
 KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
     BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
                       "fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
@@ -86,7 +114,21 @@ KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
     BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
                          _required(ramp=False), own_regions=True),
     COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
+    COMMUNITY_OSYNC: MethodSpec(*COMMUNITY_OSYNC, "community table's fio command: 4 KiB O_SYNC direct writes "
+                                "(--sync=1), 60 s, one run per numjobs", _osync_required()),
 }
+
+#: What each method sends after a write (``diskq.analyse.methodclass`` turns it into a class).
+SYNC_MODE: dict[str, str] = {BENCH[0]: "fdatasync", COMMUNITY[0]: "fdatasync", COMMUNITY_OSYNC[0]: "o_sync"}
+
+
+def traits(method_id: str):
+    """The :class:`~diskq.analyse.methodclass.Traits` of a submission method: 4 KiB sequential
+    writes at iodepth 1 on the device itself with O_DIRECT, followed by what ``SYNC_MODE`` says
+    (a method not listed there is taken as fdatasync, diskq's own)."""
+    from diskq.analyse.methodclass import Traits
+
+    return Traits(SYNC_MODE.get(method_id, "fdatasync"), "write", "raw", True, 1)
 
 
 def lookup(method_id: str, version: int) -> MethodSpec | None:

@@ -408,8 +408,9 @@ def _check(
             out.append(Problem("", "legacy", "legacy submissions are imported by maintainers only"))
         if sub.provenance is None:
             out.append(Problem("", "provenance", "legacy submissions must name their source"))
-        if (method.id, method.version) != methods.COMMUNITY:
-            out.append(Problem("", "result.method", "legacy submissions use the community method"))
+        if (method.id, method.version) not in methods.LEGACY_METHODS:
+            out.append(Problem("", "result.method", "legacy submissions use a community method ("
+                                                    + ", ".join(sorted(m for m, _ in methods.LEGACY_METHODS)) + ")"))
         if sub.signature is not None:
             # Legacy rows are unsigned by definition: a signature would make a re-signed copy of
             # the published table look like a contributor's verified measurement.
