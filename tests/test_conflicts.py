@@ -21,7 +21,8 @@ from diskq.submission.legacy import legacy_submissions
 from tests.cli_support import cli
 from tests.cli_support import rows as _rows
 
-S4510 = "submissions/intel/intel-ssd-s4510/9ebe09ea380e116ed604.json"
+#: the community table's S4510 row, as the repository holds it (its id follows its content)
+(S4510,) = (str(p.relative_to(repo_root())) for p in (repo_root() / "submissions/intel/intel-ssd-s4510").glob("*.json"))
 # A second community-table-style row for the model, another capacity: its 1-job figure is 16x the
 # first row's and fits the first row's 15-job figure (3,227 per job against 26,000 alone).
 SECOND_ROW = "| Intel SSD S4510 | 960GB | SATA | 26000 | 52000 | 16 | off | linear until capped |"
