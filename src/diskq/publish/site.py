@@ -1,6 +1,6 @@
 """``diskq site build``: devices.db -> a static site with no external requests.
 
-Pages (templates in ``site/templates``, every value autoescaped):
+Pages (templates in ``templates/`` beside this module, every value autoescaped):
 
 * ``index.html``: the WAL/DB suitability table in devices.db's rank order (1-job sync IOPS at
   the best safe cache setting), complete without JavaScript; ``static/table.js`` adds sorting,
@@ -49,11 +49,13 @@ class SiteReport:
 
 
 def site_dir() -> Path:
-    from diskq.database.build import repo_root
+    """The directory of the site's ``templates/`` and ``static/``: package data of
+    :mod:`diskq.publish`, found with importlib.resources."""
+    from importlib import resources
 
-    path = repo_root() / "site"
-    if not (path / "templates").is_dir():
-        raise SiteError(f"site templates not found in {path}", hint="run diskq from a source checkout")
+    path = resources.files("diskq.publish")
+    if not isinstance(path, Path) or not (path / "templates").is_dir():
+        raise SiteError(f"site templates not found in {path}", hint="reinstall diskq")
     return path
 
 
