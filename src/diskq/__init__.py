@@ -11,4 +11,6 @@ The package is laid out in the order data flows through it:
     cli/         the thin typer front end; the only place that prints
 """
 
-__version__ = "0.1.0"
+from diskq.package import version as _version
+
+__version__ = _version()  # from the installed metadata: pyproject.toml's version is the one source

@@ -18,7 +18,7 @@ app = typer.Typer(
         "Example: diskq bench /dev/nvme0n1"
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -50,8 +50,19 @@ def print_json(text: str) -> None:
     sys.stdout.flush()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from diskq.package import DISTRIBUTION, version
+
+        print(f"diskq {version()} ({DISTRIBUTION})")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=False)
-def _warn_pending_restores() -> None:
+def _warn_pending_restores(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="print diskq's version (from the installed package) and exit"),
+) -> None:
     # Runs before every command: a killed run may have left a write cache switched.
     # Light import (stdlib only) and never fails: a broken journal must not stop diskq.
     try:

@@ -195,18 +195,11 @@ def _rows(cursor) -> list[SimpleNamespace]:
 
 
 def source_url() -> str | None:
-    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) in the
-    checkout's pyproject.toml; None when it names none."""
-    import tomllib
+    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) of the
+    installed package's metadata; None when it names none."""
+    from diskq.package import project_url
 
-    from diskq.database.build import repo_root
-
-    try:
-        with open(repo_root() / "pyproject.toml", "rb") as f:
-            urls = tomllib.load(f).get("project", {}).get("urls", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    url = urls.get("Repository") or urls.get("Source")
+    url = project_url("Repository") or project_url("Source")
     return url if isinstance(url, str) and url.startswith("https://") else None
 
 
