@@ -7,6 +7,7 @@ happen inside the command functions so ``diskq --help`` starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import typer
@@ -40,6 +41,27 @@ def stdout_console():
     from rich.console import Console
 
     return Console(highlight=False)
+
+
+@contextlib.contextmanager
+def database(option):
+    """The devices.db a command reads (``--db``, else the checkout's, the user's copy, the shipped
+    snapshot: :mod:`diskq.database.locate`). Said on stderr after the command's output, or under
+    its error (a message stays the first line)::
+
+        with database(db) as found:
+            ... read found.path ...
+    """
+    from diskq.database.locate import find
+    from diskq.errors import DiskqError
+
+    found = find(option)
+    try:
+        yield found
+    except DiskqError as exc:
+        exc.reasons = [*(getattr(exc, "reasons", None) or []), f"database: {found.describe()}"]
+        raise
+    print(f"database: {found.describe()}", file=sys.stderr, flush=True)
 
 
 def print_json(text: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from diskq.cli.app import app, print_json, stderr_console
+from diskq.cli.app import app, database, print_json, stderr_console
 
 db_app = typer.Typer(
     help="Build devices.db from the submissions.\n\nExample: diskq db build --submissions submissions --db devices.db",
@@ -185,7 +185,9 @@ def _size_verdict_lines(verdicts: dict) -> list[str]:
 @app.command("lookup")
 def lookup_cmd(
     query: str = typer.Argument(..., help="part of the model name; small typos are fine"),
-    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to search"),
+    db: Path | None = typer.Option(
+        None, "--db", help="devices.db to search [default: the checkout's, else your copy from "
+                           "`diskq db update`, else the snapshot shipped with diskq]"),
     limit: int = typer.Option(5, "--limit", min=1, max=100, help="most matches to show"),
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
@@ -195,7 +197,9 @@ def lookup_cmd(
     Every word of the query must be part of the model's name (a swapped pair of neighbouring
     characters is forgiven). Exit 0 with the match; exit 1 when nothing matches, or when only
     other models come close: "no exact match; closest: ..." (with --json, the list has
-    "match": "closest" on each entry).
+    "match": "closest" on each entry). The database read is said on stderr (and with --json as
+    "database" on each entry): --db, else the checkout's, else your copy from `diskq db update`,
+    else the snapshot shipped with diskq.
 
     Example: diskq lookup "pm883"
     """
@@ -206,19 +210,20 @@ def lookup_cmd(
     from diskq.errors import DatabaseError
     from diskq.units import capacity, latency_ms, plural
 
-    matches = lookup(db, query, limit=limit)
-    if not matches:  # with --json too, after its empty list: scripts can test the exit status
+    with database(db) as found:
+        matches = lookup(found.path, query, limit=limit)
+        if not matches:  # with --json too, after its empty list: scripts can test the exit status
+            if as_json:
+                print_json("[]")
+            raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
         if as_json:
-            print_json("[]")
-        raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
-    if as_json:
-        print_json(json.dumps([m.to_dict() for m in matches], indent=2))
-    if not matches[0].is_match:  # similar models only: never shown as the answer
-        closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
-        raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
-                            hint="a different model number is a different model; query by the words of its name")
-    if as_json:
-        return
+            print_json(json.dumps([{**m.to_dict(), "database": found.to_dict()} for m in matches], indent=2))
+        if not matches[0].is_match:  # similar models only: never shown as the answer
+            closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
+            raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
+                                hint="a different model number is a different model; query by the words of its name")
+        if as_json:
+            return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
         print(text)
@@ -292,7 +297,9 @@ def lookup_cmd(
 
 @site_app.command("build")
 def site_build(
-    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to publish"),
+    db: Path | None = typer.Option(
+        None, "--db", help="devices.db to publish [default: the checkout's, else your copy from "
+                           "`diskq db update`, else the snapshot shipped with diskq]"),
     out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
     submissions: Path | None = typer.Option(
         Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
@@ -312,8 +319,8 @@ def site_build(
     if repository is not None and not repository.startswith("https://"):
         raise InvalidInput(f"--repository must be an https:// address, got {repository!r}")
     err = stderr_console()
-    with err.status(Text(f"writing the site to {out}/ ...")):
-        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
+    with database(db) as found, err.status(Text(f"writing the site to {out}/ ...")):
+        report = build_site(found.path, out, submissions=submissions if submissions and submissions.is_dir() else None,
                             repository=repository)
     err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
               f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)
