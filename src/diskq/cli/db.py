@@ -1,4 +1,5 @@
-"""``diskq db build``, ``diskq lookup`` and ``diskq site build``: the device database and the site."""
+"""``diskq db build``, ``diskq db update``, ``diskq lookup`` and ``diskq site build``: the device
+database and the site."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import typer
 from diskq.cli.app import app, database, print_json, stderr_console
 
 db_app = typer.Typer(
-    help="Build devices.db from the submissions.\n\nExample: diskq db build --submissions submissions --db devices.db",
+    help="Build devices.db from the submissions, or fetch the published one.\n\n"
+         "Example: diskq db build --submissions submissions --db devices.db",
     no_args_is_help=True,
 )
 site_app = typer.Typer(
@@ -100,6 +102,37 @@ def db_build(
               f"{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
     if strict and skipped:
         raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
+
+
+@db_app.command("update")
+def db_update(
+    url: str | None = typer.Option(
+        None, "--url", help="address of the published devices.db; its digest is read from URL.sha256 "
+                            "[default: $DISKQ_DB_URL, else devices.db on the project's site]"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="seconds a connection or a read may stall"),
+) -> None:
+    """Fetch the current devices.db from the published site into your data directory
+    ($XDG_DATA_HOME/diskq, or ~/.local/share/diskq), checked against the SHA-256 digest the site
+    publishes beside it. On any failure (no answer, a truncated download, a wrong digest) the
+    previous copy is kept. Outside a checkout, lookup and plan read this copy before the snapshot
+    shipped with diskq.
+
+    Example: diskq db update
+    """
+    from diskq.database.locate import NAME, checkout_database, user_data_dir
+    from diskq.database.update import default_url, update
+
+    err = stderr_console()
+    address = url or default_url()
+    with err.status(f"fetching {address} ..."):
+        report = update(address, user_data_dir() / NAME, timeout=timeout)
+    say = (f"{report.path} updated" if report.changed else f"{report.path} is up to date")
+    err.print(f"{say}: {report.devices} devices, {report.bytes:,} bytes, sha256 {report.digest[:12]}, "
+              f"from {report.url}", markup=False, highlight=False, soft_wrap=True)
+    shadow = checkout_database()
+    if shadow is not None:
+        err.print(f"note: here commands read {shadow} first (the checkout's); give --db to choose",
+                  markup=False, highlight=False, soft_wrap=True)
 
 
 def _problem(s) -> str:

@@ -12,7 +12,8 @@ Pages (templates in ``templates/`` beside this module, every value autoescaped):
   a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
-* ``devices.json`` and ``devices.db``: the machine-readable exports.
+* ``devices.json`` and ``devices.db``: the machine-readable exports, and ``devices.db.sha256``,
+  the digest ``diskq db update`` checks the database against.
 
 The output directory is built next to the target and swapped in; an existing directory is only
 replaced when it is empty or was written by this command (it holds ``.diskq-site``). Its
@@ -22,6 +23,7 @@ by the next build once their process is gone, as ``diskq db build`` does with it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -317,6 +319,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                "data_as_of": meta.get("data_as_of") or None, "devices": export}
         (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
         shutil.copyfile(db, tmp / "devices.db")
+        # the digest `diskq db update` checks a download against, as `sha256sum devices.db` writes it
+        digest = hashlib.sha256((tmp / "devices.db").read_bytes()).hexdigest()
+        (tmp / "devices.db.sha256").write_text(f"{digest}  devices.db\n")
         shutil.copytree(site_dir() / "static", tmp / "static")
         if submissions is not None:
             made: set[Path] = set()
