@@ -7,7 +7,6 @@ happen inside the command functions so ``diskq --help`` starts fast.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import typer
@@ -43,25 +42,19 @@ def stdout_console():
     return Console(highlight=False)
 
 
-@contextlib.contextmanager
-def database(option):
-    """The devices.db a command reads (``--db``, else the checkout's, the user's copy, the shipped
-    snapshot: :mod:`diskq.database.locate`). Said on stderr after the command's output, or under
-    its error (a message stays the first line)::
+#: The devices.db files this run read: :func:`diskq.cli.main` says which after the command's
+#: output, or under its error (the message stays the first line).
+READ: list = []
 
-        with database(db) as found:
-            ... read found.path ...
-    """
+
+def database(option):
+    """The devices.db a command reads: ``--db``, else the checkout's, the user's copy, the shipped
+    snapshot (:mod:`diskq.database.locate`); remembered so that the run says which it read."""
     from diskq.database.locate import find
-    from diskq.errors import DiskqError
 
     found = find(option)
-    try:
-        yield found
-    except DiskqError as exc:
-        exc.reasons = [*(getattr(exc, "reasons", None) or []), f"database: {found.describe()}"]
-        raise
-    print(f"database: {found.describe()}", file=sys.stderr, flush=True)
+    READ.append(found)
+    return found
 
 
 def print_json(text: str) -> None:

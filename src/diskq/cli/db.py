@@ -243,20 +243,20 @@ def lookup_cmd(
     from diskq.errors import DatabaseError
     from diskq.units import capacity, latency_ms, plural
 
-    with database(db) as found:
-        matches = lookup(found.path, query, limit=limit)
-        if not matches:  # with --json too, after its empty list: scripts can test the exit status
-            if as_json:
-                print_json("[]")
-            raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
+    found = database(db)
+    matches = lookup(found.path, query, limit=limit)
+    if not matches:  # with --json too, after its empty list: scripts can test the exit status
         if as_json:
-            print_json(json.dumps([{**m.to_dict(), "database": found.to_dict()} for m in matches], indent=2))
-        if not matches[0].is_match:  # similar models only: never shown as the answer
-            closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
-            raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
-                                hint="a different model number is a different model; query by the words of its name")
-        if as_json:
-            return
+            print_json("[]")
+        raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
+    if as_json:
+        print_json(json.dumps([{**m.to_dict(), "database": found.to_dict()} for m in matches], indent=2))
+    if not matches[0].is_match:  # similar models only: never shown as the answer
+        closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
+        raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
+                            hint="a different model number is a different model; query by the words of its name")
+    if as_json:
+        return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
         print(text)
@@ -352,8 +352,9 @@ def site_build(
     if repository is not None and not repository.startswith("https://"):
         raise InvalidInput(f"--repository must be an https:// address, got {repository!r}")
     err = stderr_console()
-    with database(db) as found, err.status(Text(f"writing the site to {out}/ ...")):
-        report = build_site(found.path, out, submissions=submissions if submissions and submissions.is_dir() else None,
+    db = database(db).path
+    with err.status(Text(f"writing the site to {out}/ ...")):
+        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
                             repository=repository)
     err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
               f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)

@@ -62,11 +62,8 @@ def plan_cmd(
     size = parse_drive_size(db_size) if db_size is not None else None
     if cephadm_spec is not None and cephadm_spec.is_dir():
         raise InvalidInput(f"--cephadm-spec {cephadm_spec} is a directory", hint="name a file, e.g. osd-spec.yaml")
-    if source.looks_like_file(device):
-        found, dev = None, source.from_document_file(Path(device))
-    else:
-        with database(db) as found:
-            dev = source.from_database(found.path, device)
+    found = None if source.looks_like_file(device) else database(db)
+    dev = source.from_document_file(Path(device)) if found is None else source.from_database(found.path, device)
     plan = layout.make_plan(dev, data_devices, workload, compression=comp, release=rel, rules=rules,
                             criteria=criteria.load(), db_size=size)
     doc = report.document(plan, rules)
