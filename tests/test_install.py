@@ -51,6 +51,7 @@ def test_the_sdist_carries_what_a_build_and_a_reader_need(dists):
                    "src/diskq/publish/templates/index.html.j2", "src/diskq/publish/static/style.css",
                    "src/diskq/submission/schemas/submission.schema.json", "src/diskq/data/devices.db"):
         assert needed in names, needed
+    assert not any(n.startswith("tests/") for n in names)  # half a test suite would not run
 
 
 @pytest.fixture(scope="module", params=["wheel", "sdist"])
