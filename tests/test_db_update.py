@@ -188,3 +188,22 @@ def test_site_build_publishes_the_digest_beside_the_database(tmp_path, site, hom
     site.files["/devices.db.sha256"] = line.encode()
     assert cli("db", "update", "--url", site.url, "--timeout", str(TIMEOUT)) == 0
     assert home.read_bytes() == COMMITTED.read_bytes()
+
+
+def test_the_address_comes_from_the_option_the_environment_or_the_projects_site(monkeypatch):
+    from diskq.database.update import default_url
+    from diskq.package import project_url
+
+    monkeypatch.delenv("DISKQ_DB_URL", raising=False)
+    assert default_url() == project_url("Homepage").rstrip("/") + "/devices.db"
+    assert default_url().startswith("https://")
+    monkeypatch.setenv("DISKQ_DB_URL", "https://mirror.example/devices.db")
+    assert default_url() == "https://mirror.example/devices.db"
+
+
+def test_in_a_checkout_the_update_says_that_the_checkouts_database_comes_first(site, home, tmp_path, capsys):
+    publish(site, COMMITTED.read_bytes())
+    shutil.copy(COMMITTED, tmp_path / "devices.db")  # the current directory is tmp_path
+    assert cli("db", "update", "--url", site.url, "--timeout", str(TIMEOUT)) == 0
+    assert "note: here commands read devices.db first (the checkout's)" in capsys.readouterr().err
+    assert home.read_bytes() == COMMITTED.read_bytes()

@@ -58,7 +58,7 @@ def _complete(words: str, cword: int) -> list[str]:
 
 def test_shell_completion_completes_commands_subcommands_and_options():
     assert _complete("diskq loo", 1) == ["lookup"]
-    assert _complete("diskq db ", 2) == ["build", "update"]
+    assert {"build", "update"} <= set(_complete("diskq db ", 2))
     assert "--limit" in _complete("diskq lookup --", 2)
 
 
