@@ -174,13 +174,14 @@ class Fleet:
         path.write_text("\n".join(lines) + "\n")
         return path
 
-    def playbook(self, inventory: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    def playbook(self, inventory: Path, *args: str, timeout: float = 900,
+                 playbook: str = "qualify.yml") -> subprocess.CompletedProcess:
         env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible" / "ansible.cfg"),
                    ANSIBLE_LOCAL_TEMP=str(self.tmp / "ansible-local"), ANSIBLE_HOME=str(self.tmp / "ansible-home"),
                    ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_HOST_KEY_CHECKING="False",
                    ANSIBLE_SSH_CONTROL_PATH_DIR=str(self.tmp / "cp"), ANSIBLE_TIMEOUT="10")
         cmd = [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
-               str(REPO / "ansible" / "qualify.yml"), "-e", "diskq_hosts=fleet", *args]
+               str(REPO / "ansible" / playbook), "-e", "diskq_hosts=fleet", *args]
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
 
 

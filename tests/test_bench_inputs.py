@@ -164,3 +164,22 @@ def test_confirmation_mismatch_says_what_to_do(monkeypatch, tmp_path):
     assert info.value.hint and "--yes" in info.value.hint
     assert existing.read_bytes() == b"x" * 4096
 
+
+
+@needs_loop
+def test_size_with_a_block_device_is_refused_not_ignored(loop_device, monkeypatch, capsys):
+    """``--size`` sizes a file target; with a block device it once did nothing, silently."""
+    from diskq.cli import main
+
+    before = Path(f"/sys/block/{Path(loop_device).name}/size").read_text()
+    with pytest.raises(InvalidInput, match="--size only applies to a file target") as info:
+        runner.plan(loop_device, runner.BenchOptions(size_bytes=4 << 30, size_given=True, yes=True))
+    assert "drop --size" in info.value.hint
+    monkeypatch.setattr("sys.argv", ["diskq"])
+    with pytest.raises(SystemExit) as code:
+        main(["bench", loop_device, "--size", "4G", "--yes"])
+    err = capsys.readouterr().err
+    assert code.value.code == 2 and err.startswith("diskq: error: --size only applies to a file target")
+    assert "Traceback" not in err and Path(f"/sys/block/{Path(loop_device).name}/size").read_text() == before
+    with runner.plan(loop_device, runner.BenchOptions(yes=True)) as plan:  # without --size: accepted
+        assert plan.target.kind == "disk"

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from benchmarks import (
     database_scale, diskqrun, fidelity, qualification_time, rawfio, size_profile, startup, stats, steady_state,
-    sustained_write, write_history,
+    stop_rule, sustained_write, write_history,
 )
 
 
 @pytest.mark.parametrize("module", [stats, rawfio, diskqrun, qualification_time, steady_state, size_profile,
-                                    sustained_write, write_history])
+                                    stop_rule, sustained_write, write_history])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -163,3 +163,10 @@ def test_replaced_short_steps_and_ramps_count_as_device_time():
     # three 8 s steps in the document, two 5 s steps they replaced
     assert run.device_s == pytest.approx(34.0)
     assert run.peak == (32, 20011.0)
+
+
+def test_stop_rule_replay_prints_both_tables(capsys):
+    assert stop_rule.main([]) == 0
+    out = capsys.readouterr().out
+    assert "| fixed 7 s window (method 3) | 48 | 7.0 | 1.00 |" in out  # the recorded 20 s steps
+    assert "CI within 10 %" in out and "16 jobs and more: the answer window reads above" in out

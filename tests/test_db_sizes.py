@@ -15,7 +15,7 @@ from diskq.database.lookup import lookup
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.result import ResultDocument
 from tests.conftest import needs_fio
-from tests.size_profiles import measure_profile, recorded, recorded_profile
+from tests.size_profiles import SIZES, measure_profile, recorded, recorded_profile
 from tests.cli_support import cli, rows
 
 CURVE = {1: 3000.0, 2: 5200.0, 4: 8000.0, 8: 9000.0}
@@ -98,13 +98,31 @@ def test_a_profile_with_an_interrupted_step_is_refused_like_an_interrupted_sweep
 def test_a_recorded_profile_reaches_the_database_as_fio_measured_it(tmp_path):
     root = tmp_path / "subs"
     result = result_document("Vendor LOOPREC 4", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm")
-    result["runs"][0]["sizes"] = recorded_profile("on").model_dump(mode="json")
+    result["runs"][0]["sizes"] = recorded_profile("on", version=2).model_dump(mode="json")
     add(root, "", result=result)
-    build(root, tmp_path / "devices.db", jobs=1)
+    assert build(root, tmp_path / "devices.db", jobs=1).skipped == []
     med = {r["block_size"]: r for r in rows(tmp_path / "devices.db", "SELECT * FROM device_sizes")}
+    assert sorted(med) == sorted(SIZES)
     for bs, m in med.items():
-        write = recorded("on", bs)["jobs"][0]["write"]
-        assert m["iops"] == pytest.approx(write["iops"]) and m["bw_bytes"] == pytest.approx(write["bw_bytes"])
+        write = recorded("on", bs, version=2)["jobs"][0]["write"]
+        assert m["iops"] == pytest.approx(write["iops"], abs=1e-3)  # kept to the milli-IOPS
+        assert m["bw_bytes"] == pytest.approx(write["bw_bytes"])
+
+
+def test_a_version_1_profile_is_stored_but_never_mixed_into_the_medians(tmp_path):
+    """Version 1 ended its steps with fio's detector, version 2 measures fixed windows: another
+    method, so its steps are kept with the submission but no median mixes the two."""
+    root = tmp_path / "subs"
+    # NVMe: the recorded 1 MiB step (793 MB/s on a loop device) is more than a SATA link carries
+    result = result_document("Vendor LOOPOLD 6", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="nvme", protocol="nvme")
+    result["runs"][0]["sizes"] = recorded_profile("on", version=1).model_dump(mode="json")
+    add(root, "", result=result)
+    assert build(root, tmp_path / "devices.db", jobs=1).skipped == []
+    stored = rows(tmp_path / "devices.db", "SELECT block_size, method_version FROM size_points")
+    assert sorted(r["block_size"] for r in stored) == sorted(SIZES) and {r["method_version"] for r in stored} == {1}
+    assert rows(tmp_path / "devices.db", "SELECT * FROM device_sizes") == []
+    (dev,) = rows(tmp_path / "devices.db", "SELECT verdicts FROM devices")
+    assert json.loads(dev["verdicts"])["etcd"]["basis"] == "estimated from 4 KiB"
 
 
 def test_the_memo_keeps_the_profiles(tmp_path, db):

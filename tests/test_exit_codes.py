@@ -45,9 +45,15 @@ CASES = [
      "-o with a name validate would reject"),
     (["sign", "{w}/bad-field.json", "-f", "{w}/id_ed25519", "--github", "octocat"], 5, "a field the schema refuses"),
     (["sign", "{w}/result.json", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out"], 0, "signed"),
+    (["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir"], 0,
+     "a directory signed into a directory"),
+    (["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir/x.json"], 2,
+     "a directory signed into a file"),
     # validate
     (["validate", "{w}/corrupt.json"], 1, "problems found"),
     (["validate", str(LEGACY)], 0, "a valid file"),
+    (["validate", "{w}/missing.json"], 2, "a missing file"),
+    (["validate", str(LEGACY), "{w}/missing-dir"], 2, "a missing directory beside a valid file"),
     # import-fio
     (["import-fio", "{w}/corrupt.json"], 2, "not JSON"),
     (["import-fio", "{w}/missing.json"], 2, "a missing file"),
@@ -93,6 +99,11 @@ CASES = [
     (["fleet", "candidates", "--path", "/dev/diskq-no-such-device", "--json"], 0, "a list"),
     (["fleet", "report", "{w}/missing"], 2, "no results directory"),
     (["fleet", "report", "{w}/dir"], 2, "no host directories"),
+    # cluster
+    (["cluster", "--from", "{w}/missing"], 2, "no such directory"),
+    (["cluster", "--from", "{w}/dir"], 2, "nothing to read"),
+    (["cluster", "--from", "{w}/corrupt.json"], 2, "a file, not a directory"),
+    (["cluster", "collect"], 2, "no directory given"),
     # site build
     (["site", "build", "--db", "{w}/dir", "--out", "{w}/site"], 2, "--db names a directory"),
     (["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/corrupt.json", "--submissions", "{w}/subs"], 2,
@@ -115,7 +126,7 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers") else argv[0] for argv, _, _ in CASES}
+    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers", "cluster") else argv[0] for argv, _, _ in CASES}
     assert _commands() <= covered, _commands() - covered
 
 
@@ -127,12 +138,15 @@ def world(tmp_path_factory) -> Path:
     (w / "full.img").write_bytes(b"precious")
     (w / "dir").mkdir()
     (w / "out").mkdir()
+    (w / "out-dir").mkdir()
+    (w / "results" / "host1").mkdir(parents=True)
     subs = w / "subs" / "submissions"
     target = subs / LEGACY.relative_to(REPO / "submissions")
     target.parent.mkdir(parents=True)
     shutil.copy(LEGACY, target)
     result = json.loads(LEGACY.read_text())["result"]
     (w / "result.json").write_text(json.dumps(result))
+    (w / "results" / "host1" / "sdb.json").write_text(json.dumps(result))
     bad = dict(result, runs="not a list")
     (w / "bad-field.json").write_text(json.dumps(bad))
     (w / "stale.db").write_bytes((REPO / "devices.db").read_bytes())

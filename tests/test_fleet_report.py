@@ -227,3 +227,10 @@ def test_physical_disks_leave_out_virtual_and_empty_devices(tmp_path):
     (found,) = physical_disks(sysfs_root=str(tmp_path), dev_root="/dev")
     assert (found.path, found.model, found.size_bytes, found.rotational) == \
         ("/dev/sda", "SAMSUNG MZ7L3480HCHQ-00A07", 937703088 * 512, False)
+
+
+def test_drives_and_hosts_sort_as_an_operator_counts_them():
+    from diskq.fleet.report import natural_key
+
+    assert sorted(["loop10", "loop9", "sdb", "sdaa"], key=natural_key) == ["loop9", "loop10", "sdaa", "sdb"]
+    assert sorted(["h10", "h2", "h1"], key=natural_key) == ["h1", "h2", "h10"]

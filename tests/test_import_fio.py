@@ -94,6 +94,11 @@ def test_cli_import_fio_with_smartctl_identity(tmp_path, monkeypatch):
     assert doc.device.model == "INTEL SSDSCKKB480G8"
     assert doc.device.protocol == "ata"
     assert len(doc.runs[0].points) == 2
+    # the next step names the key to sign with (without -f and a key in ~/.ssh: "no SSH key found")
+    assert f"next: diskq sign {out} -f ~/.ssh/id_ed25519 --github YOUR_LOGIN" in res.stderr
+    nameless = CliRunner().invoke(app, ["import-fio", *map(str, files), "-o", str(tmp_path / "nameless.json")])
+    assert nameless.exit_code == 0 and "diskq sign" not in nameless.stderr
+    assert "not for the device database: the result names no device model" in nameless.stderr
 
 
 def test_cli_import_fio_bad_input_is_one_line(tmp_path, capsys):

@@ -40,10 +40,15 @@ CEPHADM_SPEC = {"data_devices", "db_devices", "wal_devices", "db_slots", "wal_sl
 CEPHADM_FILTERS = {"model", "vendor", "size", "rotational", "paths", "limit", "all"}
 
 
-def batch_parser() -> argparse.ArgumentParser:
-    """``ceph-volume lvm batch`` as https://docs.ceph.com/en/latest/man/8/ceph-volume/ lists it."""
+def batch_parser(release: str = "squid") -> argparse.ArgumentParser:
+    """``ceph-volume lvm batch`` as https://docs.ceph.com/en/latest/man/8/ceph-volume/ lists it;
+    from Tentacle with ``--objectstore {bluestore,seastore}`` (ceph/ceph pull request 64323, backported
+    by 65038: src/ceph-volume/ceph_volume/devices/lvm/batch.py), whose help marks ``--bluestore``
+    deprecated."""
     p = argparse.ArgumentParser(prog="ceph-volume lvm batch", add_help=False, allow_abbrev=False)
     p.add_argument("devices", nargs="*")
+    if release == "tentacle":
+        p.add_argument("--objectstore", choices=["bluestore", "seastore"])
     for opt in ("--db-devices", "--wal-devices"):
         p.add_argument(opt, nargs="*")
     for opt in ("--block-db-size", "--block-wal-size", "--block-db-slots", "--block-wal-slots",
@@ -263,12 +268,45 @@ def test_yaml_quotes_what_yaml_would_misread():
     assert yaml.safe_load(text) == {"a": "*", "b": "on", "c": "1:2", "d": "it's", "e": 3, "f": True}
 
 
-def test_ceph_volume_line_round_trips_through_its_documented_options():
-    p = plan()
-    args = batch_parser().parse_args(shlex.split(ceph_volume.line(p))[3:])
-    assert shlex.split(ceph_volume.line(p))[:3] == ["ceph-volume", "lvm", "batch"]
+@pytest.mark.parametrize("release", ["quincy", "reef", "squid", "tentacle"])
+def test_ceph_volume_line_round_trips_through_its_documented_options(release):
+    p = plan(release=release)
+    words = shlex.split(ceph_volume.line(p, RULES))
+    args = batch_parser(release).parse_args(words[3:])
+    assert words[:3] == ["ceph-volume", "lvm", "batch"]
     assert len(args.devices) == 12 and len(args.db_devices) == p.db_devices == 3
-    assert int(args.block_db_slots) == p.db_slots and args.bluestore and args.report and not args.yes
+    assert int(args.block_db_slots) == p.db_slots and args.report and not args.yes
+    if release == "tentacle":  # its ceph-volume deprecates --bluestore: --objectstore instead
+        assert args.objectstore == "bluestore" and not args.bluestore and "--bluestore" not in words
+    else:  # older ones know no --objectstore
+        assert args.bluestore and "--objectstore" not in words
+
+
+@pytest.mark.parametrize("release,honoured", [("quincy", False), ("reef", False), ("squid", False),
+                                              ("tentacle", True)])
+def test_where_plan_writes_db_slots_it_says_whether_the_release_honours_it(release, honoured):
+    doc = report.document(plan(release=release), RULES)
+    text = doc["cephadm_spec_yaml"]
+    assert yaml.safe_load(text) == doc["cephadm_spec"]  # the caveat is a comment YAML ignores
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  db_slots:"))
+    comment = []
+    for line in reversed(lines[:at]):
+        if not line.startswith("  # "):
+            break
+        comment.insert(0, line[4:])
+    said = " ".join(comment)
+    assert said == doc["cephadm_db_slots"]["note"] and "64893" in said
+    assert said.startswith(f"{release}'s cephadm {'passes' if honoured else 'ignores'} db_slots")
+    assert "https://github.com/ceph/ceph/pull/64893" in doc["cephadm_db_slots"]["source"]
+
+
+def test_the_specification_and_the_ceph_volume_line_are_said_to_be_alternatives(clone, monkeypatch, capsys):
+    assert cli("plan", "Samsung PM883", "--data", "12x16T", cwd=clone, monkeypatch=monkeypatch) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "are alternatives, not steps" in out and "never both" in out
+    assert out.index("Either: cephadm OSD specification") < out.index("Or: ceph-volume")
+    assert "alternatives, not steps" in report.document(plan(), RULES)["alternatives"]
 
 
 # --- end to end ------------------------------------------------------------------------------
@@ -485,3 +523,45 @@ def test_on_a_committed_legacy_submission_file(monkeypatch, capsys):
     assert doc["speed"]["n"] == 16 and doc["speed"]["limited_by_sweep"]
     assert any("legacy" in n for n in doc["notes"])
     assert doc["write_cache"]["value"] is not None and "legacy" in doc["write_cache"]["reasons"][0]
+
+
+# --- papercuts -------------------------------------------------------------------------------
+
+def test_a_data_size_without_a_unit_is_refused_not_read_as_bytes(clone, monkeypatch, capsys):
+    with pytest.raises(InvalidInput, match="no unit"):
+        layout.parse_data("12x16")
+    assert cli("plan", "Samsung PM883", "--data", "12x16", cwd=clone, monkeypatch=monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("diskq: error: the data device size in '12x16' has no unit") and "12x16T" in err
+    assert "Traceback" not in err and not (clone / "osd-spec.yaml").exists()
+
+
+def test_plan_finds_a_model_where_lookup_finds_it(clone, monkeypatch, capsys):
+    from diskq.database.lookup import lookup
+
+    first = lookup(clone / "devices.db", "samsung 860 evo", limit=1)[0]
+    assert first.is_match and first.device["model"] == "Samsung SSD 860 EVO"
+    assert cli("plan", "samsung 860 evo", "--data", "2x4T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["device"] == "Samsung SSD 860 EVO"
+
+
+def test_small_sizes_and_single_counts_read_as_they_are(clone, monkeypatch, capsys):
+    assert layout._gb(4_294_967_296) == "4.29 GB" and layout._gb(960 * 10**9) == "960 GB"
+    assert cli("plan", "samsung 860 evo", "--data", "1x100G", "--db-size", "8G", cwd=clone,
+               monkeypatch=monkeypatch) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert " 0 GB" not in out and "block.db: at least 2.5 GB per OSD" in out
+    assert "1 data OSD per WAL/DB device" in out and "1 data OSDs" not in out
+    assert "1 block.db volume of 8 GB" in out and "at 1 OSD:" in out
+
+
+def test_a_sweep_stopped_at_one_job_says_one_job():
+    p = plan(device(curve=[(1, 40000.0)]), data="2x4T")
+    assert any("the sweep stopped at 1 job:" in r for r in p.limits["speed"].reasons)
+
+
+def test_one_ssd_osd_reads_as_one():
+    slow = device(curve=[(1, 30000.0), (2, 31000.0)], protocol="nvme")
+    p = plan(slow, data="1x4T", media="ssd", workload="rbd")
+    assert p.speed["n"] == 1 and p.mclock.reasons[0].startswith("the one SSD OSD commits at most")
+    assert "1 SSD OSDs" not in " ".join(p.mclock.reasons)

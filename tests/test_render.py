@@ -101,3 +101,31 @@ def test_the_scaling_line_does_not_repeat_a_description_that_is_the_class():
     doc.runs[0].scaling = doc.runs[0].scaling.model_copy(update={"description": "asymptotic"})
     text = _render(doc, 120)
     assert "scaling: asymptotic\n" in text and "asymptotic — asymptotic" not in text
+
+
+def test_marks_beside_the_bar_never_cut_a_figure_at_80_columns_or_in_a_pipe():
+    """An interrupted and a questionable point add words beside the bar; at 80 columns and when
+    the output is piped (not a terminal: rich's 80 columns) they once squeezed the figures to
+    ``j…`` and ``13,…``. The marks wrap instead; every figure stays whole."""
+    import io
+
+    doc = _doc()
+    for p, iops in zip(doc.runs[0].points, (13500.0, 27000.0, 52000.0, 91000.0, 135000.0, 13100.0)):
+        p.iops, p.bw_bytes = iops, iops * 4096
+    doc.runs[0].points[-1].interrupted = True
+    doc.runs[0].points.append(Point(numjobs=3, iops=140000.0, bw_bytes=140000.0 * 4096, total_ios=2_800_000,
+                                    runtime_ms=20000, lat_us=Latency(mean=64.0),
+                                    sync_lat_us=Latency(mean=540.0, p99=2850.0, p999=114000.0)))
+    annotate(doc)
+    piped = io.StringIO()
+    pipe_console = Console(file=piped, color_system=None)
+    assert not pipe_console.is_terminal
+    result_table(doc, pipe_console)
+    for text in (_render(doc, 80), piped.getvalue()):
+        rows = [line for line in text.splitlines() if "│" in line or "┃" in line]
+        assert not any("…" in line for line in rows)
+        assert "jobs" in rows[0] and "sync p99" in rows[0] and "p99.9" in rows[0]
+        for figure in ("13,500", "135,000", "140,000", "13,100", "553.0", "342µs", "15.2ms", "608ms", "1.22s"):
+            assert figure in text, figure
+        assert "(interrupted)" in text and "? questionable" in text
+        assert max(len(line) for line in rows) <= 80

@@ -599,3 +599,48 @@ def test_the_sustained_write_section_never_scrolls_sideways_from_320_to_1700_px(
         if sw > width or box["x"] < 0 or box["x"] + box["width"] > width:
             wide.append((width, sw, box))
     assert wide == [], f"(window width, page width, chart box) where the page or the chart is too wide: {wide}"
+
+
+@pytest.fixture(scope="module")
+def fleet_page(tmp_path_factory):
+    """A fleet report of three hosts (the HTML ``diskq fleet report --html`` writes)."""
+    from benchmarks.fleet_report import write_fleet
+    from diskq.cli import main
+
+    root = tmp_path_factory.mktemp("fleet-browser")
+    write_fleet(root / "results", hosts=3, drives=3)
+    try:
+        main(["fleet", "report", str(root / "results"), "--html", str(root / "fleet.html")])
+    except SystemExit as exc:
+        assert not exc.code
+    return root / "fleet.html"
+
+
+def _axe_all(page) -> list[str]:
+    """Every axe-core violation of the page, whatever its impact (landmark-unique is "moderate")."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return [f"{v['id']} ({v['impact']}): {v['help']} {[n['target'] for n in v['nodes']][:3]}"
+            for v in Axe().run(page).response["violations"]]
+
+
+@WIDTHS
+def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, fleet_page):
+    base, devices = site
+    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices]
+    found = {}
+    for url in urls:
+        page.goto(url)
+        if bad := _axe_all(page):
+            found[url.removeprefix(base)] = bad
+    context = page.context.browser.new_context(viewport=page.viewport_size)
+    try:
+        fleet = context.new_page()
+        fleet.goto(fleet_page.as_uri())
+        if bad := _axe_all(fleet):
+            found["fleet.html"] = bad
+        scrolling = fleet.locator("section.scroll[tabindex='0']").count()
+    finally:
+        context.close()
+    assert found == {}, found
+    assert scrolling >= 2  # each group's table scrolls in a region the keyboard reaches

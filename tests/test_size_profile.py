@@ -63,19 +63,23 @@ def test_sizes_follow_the_logical_block_size_and_the_region():
     assert kept == ALL_SIZES[:-1] and "1m left out" in notes[0]
 
 
-def test_step_options_are_the_sweeps_one_job_step_with_another_bs():
+def test_step_options_are_the_sweeps_one_job_answer_step_with_another_bs():
     common = sizes.options(runtime_s=20, region_bytes=1 << 30)
-    sweep = fio.base_options(runtime_s=20, region_bytes=1 << 30, steady=fio.CONFIRMATION)
+    sweep = fio.window_options(fio.ANSWER, region_bytes=1 << 30)
     assert "bs" not in common and "offset_increment" not in common
     assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == \
         {k: v for k, v in common.items() if k != "name"}
-    assert common["ss"] == "iops:5%" and common["ss_dur"] == "5s" and common["ss_ramp"] == "2s"
+    # method version 2: a fixed 7 s window after a 1 s ramp fio leaves out, no steady-state detector
+    assert common["ramp_time"] == "1" and common["runtime"] == "7" and "ss" not in common
     argv = fio.command("/dev/loop9", 1, sizes.step_options(common, 8192))
     assert "--bs=8k" in argv and "--fdatasync=1" in argv and "--direct=1" in argv and "--iodepth=1" in argv
     assert argv.index("--rw=write") + 1 == argv.index("--bs=8k")  # where the sweep has its bs
-    # a step shorter than the detector's ramp and window runs its full time
-    assert "ss" not in sizes.options(runtime_s=5, region_bytes=1 << 30)
-    assert "ss" not in sizes.options(runtime_s=20, region_bytes=1 << 30, steady_state=False)
+    # --runtime caps the window; --full-steps measures --runtime at every size
+    assert sizes.options(runtime_s=5, region_bytes=1 << 30)["runtime"] == "5"
+    full = sizes.options(runtime_s=20, region_bytes=1 << 30, short_steps=False)
+    assert full["runtime"] == "20" and full["ramp_time"] == "1"
+    # seven sizes: under a minute of device time at the defaults
+    assert len(sizes.SIZES) * sizes.window(runtime_s=20).device_s == 56
 
 
 @given(st.integers(min_value=1, max_value=65536), st.sampled_from([1, 1024, 1024 * 1024]))
@@ -278,9 +282,26 @@ def test_sizes_out_of_order_and_an_unknown_method_are_found():
     assert any(f == "result.runs[0].sizes.points[2].block_size" for f, _ in _problems(swap))
 
     def newer(profile):
+        profile["method"]["version"] = 3
+
+    assert _problems(newer) == [("result.runs[0].sizes.method", "unknown profile method diskq-size-profile version 3")]
+
+
+def test_a_profile_relabelled_with_another_version_is_found():
+    # the recorded profile is version 1 (steps ended by fio's detector, no ramp): claimed as version 2,
+    # its options and every step's own options lack the fixed window's ramp
+    def relabel(profile):
         profile["method"]["version"] = 2
 
-    assert _problems(newer) == [("result.runs[0].sizes.method", "unknown profile method diskq-size-profile version 2")]
+    found = _problems(relabel)
+    assert ("result.runs[0].sizes.method.fio_params", "method ran fio with ramp_time=(unset) (needs 1/1s)") in found
+    assert any(f == "result.runs[0].sizes.points[0].fio" and "ramp_time=(unset)" in m for f, m in found)
+
+    # and a version-2 profile claimed as version 1: version 1 never ran a ramp
+    def ramped_v1(profile):
+        profile["method"]["fio_params"]["ramp_time"] = "1"
+
+    assert any("ramp_time=1 (needs" in m for _, m in _problems(ramped_v1))
 
 
 def test_a_step_ran_with_other_options_is_found():
@@ -333,7 +354,8 @@ def test_profile_runs_in_every_cache_state_on_a_loop_device(make_loop, tmp_path)
     for run in doc.runs:
         profile = run.sizes
         assert profile is not None and not profile.interrupted
-        assert profile.method.id == "diskq-size-profile" and profile.method.version == 1
+        assert profile.method.id == "diskq-size-profile" and profile.method.version == 2
+        assert profile.method.fio_params["ramp_time"] == "1" and "ss" not in profile.method.fio_params
         assert profile.method.fio_params["fdatasync"] == "1" and "bs" not in profile.method.fio_params
         assert [p.block_size for p in profile.points] == ALL_SIZES  # a loop device has 512 B sectors
         for p in profile.points:

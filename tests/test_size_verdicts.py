@@ -100,10 +100,17 @@ def test_no_step_within_a_factor_of_two_is_an_estimate():
     assert v.zfs_slog.basis == "measured" and v.zfs_slog.block_size == 65536  # 128 KiB's neighbour
 
 
-def test_a_profile_of_another_method_version_is_not_read():
-    v = evaluate(doc(Run(write_cache="on", points=[solo(3100.0)], sizes=recorded_profile("on", version=2))))
+def test_a_profile_of_an_unknown_method_version_is_not_read():
+    v = evaluate(doc(Run(write_cache="on", points=[solo(3100.0)], sizes=recorded_profile("on", version=3))))
     assert v.etcd.basis == "estimated from 4 KiB"
-    assert any("size profile of method diskq-size-profile version 2 not read" in n for n in v.notes)
+    assert any("size profile of method diskq-size-profile version 3 not read (this diskq reads versions 1 and 2)"
+               in n for n in v.notes)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_both_size_profile_versions_are_read(version):
+    v = evaluate(doc(Run(write_cache="on", points=[solo(3100.0)], sizes=recorded_profile("on", version=version))))
+    assert v.etcd.basis == v.postgres_wal.basis == "measured"
 
 
 def test_the_profile_of_an_unsafe_run_is_never_used():

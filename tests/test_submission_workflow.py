@@ -33,7 +33,7 @@ def test_keys_come_from_both_github_sources_for_the_pr_author():
 def test_validation_uses_the_base_branch_validator_and_flags_other_changes():
     text = WORKFLOW.read_text()
     assert "pip\" install --quiet ./base" in text
-    assert 'validate --no-legacy' in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
+    assert 'validate --contribution' in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
     assert "grep -v '^submissions/'" in text and "maintainer must review" in text
 
 

@@ -140,3 +140,55 @@ def test_committed_results_validate_in_check_jsonschema_and_a_spoofed_name_does_
     done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "submission.schema.json"),
                            str(spoof)], capture_output=True, text=True)
     assert done.returncode == 1 and "contributor" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+# --- one rule for `created` ---------------------------------------------------------------------
+
+CREATED = {
+    "2026-01-01T00:00:00Z": True, "2026-01-01T02:00:00+02:00": True, "2026-01-01T00:00:00.5Z": True,
+    "2026-01-01t00:00:00z": True,
+    "2026-01-01T00:00:00": False, "2026-01-01 00:00:00Z": False, "2026-01-01": False, "2026-01-01T00:00Z": False,
+}
+
+
+@pytest.mark.skipif(_check_jsonschema() is None,
+                    reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)")
+def test_created_needs_a_time_zone_in_the_model_as_in_check_jsonschema(tmp_path):
+    from diskq.result import ResultDocument
+
+    result = json.loads(sorted((ROOT / "submissions").rglob("*.json"))[0].read_text())["result"]
+    files = {}
+    for i, (value, ok) in enumerate(CREATED.items()):
+        files[value] = tmp_path / f"r{i}.json"
+        files[value].write_text(json.dumps(dict(result, created=value)))
+        if ok:
+            ResultDocument.model_validate_json(files[value].read_text())
+        else:
+            with pytest.raises(ValueError, match="created"):
+                ResultDocument.model_validate_json(files[value].read_text())
+    with pytest.raises(ValueError, match="created"):
+        ResultDocument.model_validate(dict(result, created=1767225600))  # an epoch number is no date-time
+    done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "result.schema.json"),
+                           *map(str, files.values())], capture_output=True, text=True)
+    refused = {value for value, path in files.items() if f"{path}::$.created" in done.stdout + done.stderr}
+    assert refused == {value for value, ok in CREATED.items() if not ok}, done.stdout
+
+
+def test_sign_and_validate_refuse_a_created_without_a_time_zone(tmp_path, monkeypatch, capsys):
+    from diskq.cli import main
+
+    legacy = sorted((ROOT / "submissions").rglob("*.json"))[0]
+    doc = json.loads(legacy.read_text())
+    doc["result"]["created"] = "2026-01-01T00:00:00"
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps(doc["result"]))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as code:
+        main(["sign", str(result), "-f", str(tmp_path / "no-key-needed")])
+    err = capsys.readouterr().err
+    assert code.value.code == 5 and "created" in err and "time zone" in err and "Traceback" not in err
+    naive = tmp_path / "submissions" / legacy.relative_to(ROOT / "submissions")
+    naive.parent.mkdir(parents=True)
+    naive.write_text(json.dumps(doc))
+    _, problems = validate_file(naive)
+    assert any(p.field.endswith("created") and "time zone" in p.message for p in problems), problems

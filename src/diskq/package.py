@@ -33,3 +33,15 @@ def project_url(label: str) -> str | None:
         if name.strip().lower() == label.lower():
             return url.strip()
     return None
+
+
+def license_expression() -> str | None:
+    """The SPDX licence expression of the metadata (``License-Expression``, from pyproject.toml's
+    ``license``), or None."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        value = metadata(DISTRIBUTION).get("License-Expression")
+    except PackageNotFoundError:
+        return None
+    return value or None

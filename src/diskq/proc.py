@@ -38,6 +38,8 @@ PACKAGES = {
     "ssh-keygen": "openssh-client",
     "mkfs.ext4": "e2fsprogs",
     "mkswap": "util-linux",
+    "ceph": "ceph-common",
+    "ceph-volume": "ceph-volume",
 }
 
 

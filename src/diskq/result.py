@@ -10,6 +10,7 @@ cache state. Latencies are in microseconds. ``lat_us`` is the latency of each 4 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -213,6 +214,30 @@ class Method(_Strict):
     _json_ints = field_validator("version", "max_jobs", mode="before")(json_integer)
 
 
+#: RFC 3339's date-time, the JSON Schema ``format: date-time`` the schema gives ``created``:
+#: a ``T`` between date and time and a time zone (``Z`` or an offset), both required.
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
+
+
+def rfc3339(value: Any) -> Any:
+    """``created`` as the schema says it: an RFC 3339 date-time with its time zone, one rule for
+    the model, ``diskq sign``, ``validate`` and any JSON Schema validator (a time without a zone
+    names no instant; pydantic alone would take it, or a number, as local or epoch time).
+
+    >>> rfc3339("2026-01-01T00:00:00Z").isoformat(), rfc3339("2026-01-01t02:00:00+02:00").isoformat()
+    ('2026-01-01T00:00:00+00:00', '2026-01-01T02:00:00+02:00')
+    >>> rfc3339("2026-01-01T00:00:00")
+    Traceback (most recent call last):
+    ...
+    ValueError: created must be an RFC 3339 date-time with a time zone, e.g. 2026-01-01T00:00:00Z
+    """
+    if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset() is not None:
+        return value
+    if isinstance(value, str) and RFC3339.match(value):  # parsed here: strict validation takes no string
+        return datetime.fromisoformat(value.upper())
+    raise ValueError("created must be an RFC 3339 date-time with a time zone, e.g. 2026-01-01T00:00:00Z")
+
+
 class ResultDocument(_Strict):
     format: Literal["diskq-result"] = "diskq-result"
     format_version: Literal[1] = 1
@@ -228,6 +253,7 @@ class ResultDocument(_Strict):
     notes: list[str] = Field(default_factory=list)
 
     _json_one = field_validator("format_version", mode="before")(json_one)
+    _created = field_validator("created", mode="before")(rfc3339)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return self.model_dump_json(indent=indent)

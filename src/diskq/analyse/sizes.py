@@ -3,7 +3,8 @@
 The 4 KiB sweep answers for BlueStore's commits; etcd, PostgreSQL's WAL and a ZFS SLOG write
 other sizes (``[etcd]``, ``[postgres_wal]`` and ``[zfs_slog]`` in ``criteria.toml`` say which and
 why). When the run a verdict uses carries a size profile (:class:`~diskq.result.SizeProfile`, method
-``diskq-size-profile`` version 1), the verdict reads the profile's step nearest that size (within
+``diskq-size-profile`` version 1 or 2: one document holds one version, so its runs are never
+compared across versions), the verdict reads the profile's step nearest that size (within
 ``[size_profile] nearest_max_ratio``) and says ``basis: "measured"``. Without one, the sweep's 1-job
 4 KiB step stands in, as before criteria version 4, and the verdict says ``basis: "estimated from
 4 KiB"`` with a reason. Pure functions: the runs are chosen by :mod:`diskq.analyse.verdicts`.
@@ -21,8 +22,11 @@ from diskq.units import block_label, latency_ms
 if TYPE_CHECKING:
     from diskq.result import Point, SizePoint, SizeProfile
 
-#: The one size-profile method these verdicts know how to read.
-METHOD = ("diskq-size-profile", 1)
+#: The size-profile method ``diskq bench`` writes today (fixed windows after a 1 s ramp).
+METHOD = ("diskq-size-profile", 2)
+#: Every size-profile method a verdict reads: the current one and version 1 (steps ended by fio's
+#: steady-state detector). A verdict reads the runs of one document, which share one version.
+READABLE = (("diskq-size-profile", 1), METHOD)
 MEASURED = "measured"
 ESTIMATED = "estimated from 4 KiB"
 #: The sweep's block size: what an estimate rests on.
@@ -39,8 +43,8 @@ class Run(Protocol):
 
 def usable_points(profile: SizeProfile | None) -> list[SizePoint]:
     """The steps of ``profile`` a verdict may read, smallest size first: completed steps of a
-    profile measured with :data:`METHOD` (another method or version is never compared)."""
-    if profile is None or (profile.method.id, profile.method.version) != METHOD:
+    profile measured with a method of :data:`READABLE` (another method is never read)."""
+    if profile is None or (profile.method.id, profile.method.version) not in READABLE:
         return []
     return sorted((p for p in profile.points if not p.interrupted), key=lambda p: p.block_size)
 

@@ -199,9 +199,10 @@ def _size_notes(run: Run) -> list[str]:
     profile = run.sizes
     if profile is None:
         return []
-    if (profile.method.id, profile.method.version) != sizes.METHOD:
+    if (profile.method.id, profile.method.version) not in sizes.READABLE:
+        versions = " and ".join(str(v) for _, v in sizes.READABLE)
         return [f"cache {run.write_cache}: size profile of method {profile.method.id} version "
-                f"{profile.method.version} not read (this diskq reads version {sizes.METHOD[1]})"]
+                f"{profile.method.version} not read (this diskq reads versions {versions})"]
     cut = sum(p.interrupted for p in profile.points)
     return [f"cache {run.write_cache}: {plural(cut, 'interrupted size-profile step')} left out"] if cut else []
 

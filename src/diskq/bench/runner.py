@@ -36,6 +36,8 @@ class BenchOptions:
     max_jobs: int = 32
     jobs: list[int] | None = None
     size_bytes: int = 1024**3
+    #: ``--size`` was given: it sizes a file target, and a block device is refused with it
+    size_given: bool = False
     cache: str = "auto"
     yes: bool = False
     force: bool = False
@@ -153,6 +155,10 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     options.validate()
     notes = fio.check_version(fio.installed_version())
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
+    if target.is_block and options.size_given:  # never silently ignored
+        raise InvalidInput(
+            f"--size only applies to a file target: {path} is a block device, measured as it is",
+            hint=f"drop --size to bench {path}, or give a file path to bench a test file of that size")
     claim = None
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
@@ -218,7 +224,7 @@ class _Steps:
     this_run_left: int = 0  # fdatasync steps the current run may still take
     check_pending: bool = False  # the current run's flush check is still to come
     sizes_per_run: int = 0  # block-size profile steps of one run
-    size_s: float | None = None  # the longest block-size profile step (its --runtime)
+    size_s: float | None = None  # one block-size profile step, its ramp included
     this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
 
     def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
@@ -293,7 +299,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
                            runtime_s=(answer or steer).device_s, check_s=check.device_s,
                            exact=bool(opts.jobs),
-                           sizes_per_run=len(profile[0]) if profile else 0, size_s=opts.runtime_s)
+                           sizes_per_run=len(profile[0]) if profile else 0,
+                           size_s=sizes.window(runtime_s=opts.runtime_s, short_steps=opts.steady_state).device_s)
             doc.notes.append(_window_note(steer, answer, bool(opts.jobs)))
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
@@ -373,7 +380,7 @@ def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], l
     block_sizes, notes = sizes.block_sizes(lbs, region)
     if not plan.target.is_block and notes and notes[0].startswith("512 B"):
         notes[0] = "512 B left out: file mode (the filesystem may refuse direct writes below its block size)"
-    common = sizes.options(runtime_s=opts.runtime_s, region_bytes=region, steady_state=opts.steady_state)
+    common = sizes.options(runtime_s=opts.runtime_s, region_bytes=region, short_steps=opts.steady_state)
     return block_sizes, common, notes
 
 

@@ -3,18 +3,20 @@
 The sweep measures BlueStore's 4 KiB commits; other workloads commit other sizes (etcd's own
 disk check writes 2.3 KB or 8 000 bytes per fdatasync, PostgreSQL's WAL 8 KiB pages, BlueStore's
 deferred writes up to 64 KiB, ZFS SLOG users test 512 B to 8 MiB). The profile is one fio step
-per size, each the sweep's 1-job step with another ``--bs``::
+per size, each the sweep's 1-job answer step with another ``--bs``::
 
     fio --filename=/dev/X --name=diskq-sizes --ioengine=psync --direct=1 --fdatasync=1 \
-        --iodepth=1 --rw=write --bs=8k --time_based --runtime=20 --size=1073741824 \
-        --group_reporting --ss=iops:5% --ss_dur=5s --ss_ramp=2s --numjobs=1 --output-format=json
+        --iodepth=1 --rw=write --bs=8k --time_based --ramp_time=1 --runtime=7 \
+        --size=1073741824 --group_reporting --numjobs=1 --output-format=json
 
-1 job, iodepth 1, sequential writes in one region (the target's first GiB at most), each step
-ended by fio's steady-state detector with the window of the sweep's confirmed steps
-(:data:`diskq.bench.fio.CONFIRMATION`), ``--runtime`` as the cap. 512 B is measured only where
-the device's logical block size is 512 (a direct write below it fails). Method
-``diskq-size-profile`` version 1; fio's JSON is parsed by :func:`diskq.bench.fio.point_from_json`,
-like every sweep step.
+1 job, iodepth 1, sequential writes in one region (the target's first GiB at most), each step a
+fixed window after a 1 s ramp that fio leaves out of its figures: the window of the sweep's answer
+steps (:data:`diskq.bench.fio.ANSWER`, 7 s), capped by ``--runtime``; ``--full-steps`` measures
+``--runtime`` at every size. Seven sizes take 56 s of device time. 512 B is measured only where the
+device's logical block size is 512 (a direct write below it fails). Method ``diskq-size-profile``
+version 2; version 1 ended each step with fio's steady-state detector (5 % over 5 s after a 2 s
+ramp, ``--runtime`` as the cap) and its documents stay valid, never compared with version 2. fio's
+JSON is parsed by :func:`diskq.bench.fio.point_from_json`, like every sweep step.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from diskq.errors import StepCutShort
 from diskq.result import Point, ProfileMethod, SizePoint
 
 METHOD_ID = "diskq-size-profile"
-METHOD_VERSION = 1
+METHOD_VERSION = 2
 JOB_NAME = "diskq-sizes"
 KiB = 1024
 #: every size the profile may measure, smallest first
 SIZES = (512, 4 * KiB, 8 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 1024 * KiB)
-#: the detector that ends each step (see benchmarks/results.md, "size profile")
-STEADY = fio.CONFIRMATION
+#: the window of each step with short steps (the default): the sweep's answer window
+WINDOW = fio.ANSWER
 
 
 def block_sizes(logical_block_size: int | None, region_bytes: int) -> tuple[list[int], list[str]]:
@@ -93,12 +95,29 @@ def parse_bs(text: object) -> int | None:
     return int(m.group(1)) * {"": 1, "k": KiB, "m": KiB * KiB}[unit]
 
 
-def options(*, runtime_s: float, region_bytes: int, steady_state: bool = True) -> dict[str, str]:
+def window(*, runtime_s: float, short_steps: bool = True) -> fio.Window:
+    """The fixed window of every step: :data:`WINDOW` capped by ``--runtime``, or ``--runtime``
+    itself with ``--full-steps`` (``short_steps=False``); a 1 s ramp before it either way.
+
+    >>> window(runtime_s=20).describe(), window(runtime_s=3).describe()
+    ('7 s after a 1 s ramp', '3 s after a 1 s ramp')
+    >>> window(runtime_s=20, short_steps=False).device_s
+    21
+    """
+    if short_steps:
+        return WINDOW.capped(runtime_s)
+    return fio.Window(max(1, int(runtime_s)), fio.RAMP_S)
+
+
+def options(*, runtime_s: float, region_bytes: int, short_steps: bool = True) -> dict[str, str]:
     """fio's options common to every step of the profile (all but ``filename`` and ``bs``), in
-    command-line order: the document's ``method.fio_params``. The detector is left out where its
-    ramp and window do not fit in ``runtime_s`` (the step then runs its full time)."""
-    steady = STEADY if steady_state and runtime_s > STEADY.shortest_s else None
-    opts = fio.base_options(runtime_s=runtime_s, region_bytes=region_bytes, steady=steady)
+    command-line order: the document's ``method.fio_params``.
+
+    >>> opts = options(runtime_s=20, region_bytes=1 << 30)
+    >>> opts["ramp_time"], opts["runtime"], "ss" in opts, "bs" in opts
+    ('1', '7', False, False)
+    """
+    opts = fio.window_options(window(runtime_s=runtime_s, short_steps=short_steps), region_bytes=region_bytes)
     opts["name"] = JOB_NAME
     del opts["bs"]
     opts.pop("offset_increment", None)  # one job: one region, from the start of the target

@@ -169,7 +169,8 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         )
         for col in ("jobs", "IOPS", "MB/s", "lat", "sync", "sync p99", "p99.9"):
             table.add_column(col, justify="right", no_wrap=True)
-        table.add_column("", justify="left", no_wrap=True, min_width=bar_width)
+        # the bar and its marks wrap, so the figures never lose a digit (at 80 columns, in a pipe)
+        table.add_column("", justify="left", overflow="fold", min_width=bar_width)
         peak = run.peak.numjobs if run.peak else None
         top = max((p.iops for p in run.points), default=0) or 1
         questionable = {q.numjobs: q for q in plausibility.questionable(

@@ -53,7 +53,7 @@ def size_table(run: Run, console: Console, title: str) -> None:
     )
     for col in ("size", "IOPS", "MB/s", "write\np50", "write\np99", "sync\np50", "sync\np99"):
         table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("", justify="left", no_wrap=True, min_width=bar)
+    table.add_column("", justify="left", overflow="fold", min_width=bar)  # the mark wraps, never a figure
     points: list[SizePoint] = profile.points
     top = max((p.iops for p in points), default=0.0)
     for p in points:

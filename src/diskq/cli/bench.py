@@ -39,7 +39,7 @@ def bench_cmd(
     runtime: float = typer.Option(20, "--runtime", metavar="<seconds>", help="whole seconds a step measures at most, 1 to 86400 (short steps measure 4 s, 7 s for the reported figures)"),
     max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
     jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
-    size: str = typer.Option("1G", "--size", help="file mode: size of the test file"),
+    size: Optional[str] = typer.Option(None, "--size", help="file mode: size of the test file (default 1G); refused with a block device"),
     cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
     flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
     steady_state: bool = typer.Option(True, "--short-steps/--full-steps", "--steady-state/--no-steady-state", help="short steps (default): 4 s to steer the search, 7 s for the reported figures, each after a 1 s ramp; --full-steps: every step measures --runtime, as the community protocol"),
@@ -64,7 +64,8 @@ def bench_cmd(
         runtime_s=runtime,
         max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
         jobs=parse_int_list(jobs) if jobs is not None else None,  # "" is refused, never the search
-        size_bytes=parse_size(size),
+        size_bytes=parse_size(size if size is not None else "1G"),
+        size_given=size is not None,
         cache=cache,
         yes=yes,
         force=force,
@@ -84,7 +85,9 @@ def bench_cmd(
         if scratch:
             with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
                 err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
-                _bench(path, options, output, as_json, err)
+                from dataclasses import replace
+
+                _bench(path, replace(options, size_given=False), output, as_json, err)  # --size sized it
         else:
             _bench(target, options, output, as_json, err)
 
@@ -94,6 +97,7 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq.bench import output as output_mod, runner
     from diskq.cli._render import BenchProgress, result_table
     from diskq.errors import DiskqError
+    from diskq.submission.contributable import not_contributable
     from rich.markup import escape
 
     plan = runner.plan(path, options)
@@ -134,6 +138,8 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
         if doc.interrupted:
             err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
                       "so run the bench again to its end to contribute a result")
+        elif (why := not_contributable(doc)) is not None:  # a scratch run, a loop device, a file...
+            err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
         else:
             err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
             err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)

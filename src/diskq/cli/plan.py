@@ -10,7 +10,8 @@ import typer
 from diskq.cli.app import app, database, print_json, stdout_console
 
 PLAN_HELP = """Plan the OSD layout for a WAL/DB device: OSDs per device, block.db size, how many
-WAL/DB devices, a cephadm OSD specification and the ceph-volume lvm batch line.
+WAL/DB devices, a cephadm OSD specification or, without cephadm, the equivalent ceph-volume lvm
+batch line (alternatives, not steps), each as the target --release reads it.
 
 DEVICE is a result document (diskq bench, or a submission file) or a model name looked up in
 devices.db. The data devices of one host are COUNTxSIZE, sizes decimal as on the drive's label
@@ -96,12 +97,16 @@ def _write(path: Path, text: str) -> None:
 
 
 def _gb(n) -> str:
-    return "-" if n is None else f"{n / 1e9:,.0f} GB"
+    from diskq.plan.layout import _gb as gb
+
+    return "-" if n is None else gb(n)
 
 
 def _render(doc: dict, spec_path: Path | None) -> None:
     from rich.markup import escape
     from rich.table import Table
+
+    from diskq.units import plural
 
     out = stdout_console()
     d = doc["data"]
@@ -110,7 +115,7 @@ def _render(doc: dict, spec_path: Path | None) -> None:
               f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})")
     out.print(f"  figures: {escape(doc['basis'])}; WAL/DB device {_gb(doc['capacity_bytes'])}")
     binds = ", ".join(doc["binding"])
-    out.print(f"\n[bold]{doc['osds_per_device']} data OSDs per WAL/DB device[/] ({binds} binds)")
+    out.print(f"\n[bold]{plural(doc['osds_per_device'], 'data OSD')} per WAL/DB device[/] ({binds} binds)")
     table = Table("limit", "OSDs", "why", show_header=True, title_justify="left")
     for name, rule in doc["limits"].items():
         mark = " *" if name in doc["binding"] else ""
@@ -118,14 +123,14 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print(table)
     s = doc["speed"]
     if s["per_osd_iops"] is not None:
-        out.print(f"  per-OSD commit rate at {s['n']} OSDs: {s['per_osd_iops']:,.0f}/s, "
+        out.print(f"  per-OSD commit rate at {plural(s['n'], 'OSD')}: {s['per_osd_iops']:,.0f}/s, "
                   f"{s['headroom']:.1f}x the {s['demand_iops']:,.0f} one {s['osd_kind'].upper()} OSD needs"
                   + (" (the sweep's largest count: at least that many)" if s["limited_by_sweep"] else ""))
     f = doc["db_fraction"]
     out.print(f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)")
     for r in f["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {doc['db_slots']} block.db volumes of "
+    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {plural(doc['db_slots'], 'block.db volume')} of "
               f"{_gb(doc['db_size_bytes'])} on each")
     for r in doc["layout_reasons"]:
         out.print(f"  - {escape(r)}")
@@ -142,9 +147,11 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print("[bold]osd_mclock_max_capacity_iops_ssd[/]: " + (str(mc["value"]) if mc["value"] else "does not apply"))
     for r in mc["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print("\n[bold]cephadm OSD specification[/]" + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
+    out.print(f"\n[bold]Deploying[/]: {escape(doc['alternatives'])}.", soft_wrap=True)
+    out.print("\n[bold]Either: cephadm OSD specification[/]"
+              + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
     out.print(escape(doc["cephadm_spec_yaml"].rstrip()), soft_wrap=True)
-    out.print("\n[bold]ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
+    out.print("\n[bold]Or: ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
     out.print(escape(doc["ceph_volume"]["line"]), soft_wrap=True)
     for n in doc["notes"]:
         out.print(f"note: {escape(n)}", soft_wrap=True)

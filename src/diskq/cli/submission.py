@@ -21,7 +21,9 @@ GitHub login: pull-request checks verify the signature against the keys GitHub p
 you. The file goes to submissions/<vendor>/<model>/<id>.json unless -o says otherwise; its
 path is printed. Given a directory (the results a fleet run fetched), every result document
 under it is signed the same way (status.json files are left out). An interrupted result (a
-bench stopped before its end) is refused: the database takes complete sweeps only.
+bench stopped before its end) is refused: the database takes complete sweeps only. A result
+that measures the host (a loop or zram device, a file) or names no model is signed with a
+warning: the pull-request check refuses it.
 
 Example: diskq sign nvme0n1.json -f ~/.ssh/id_ed25519 --github octocat
 Example: diskq sign fleet-results/ -f ~/.ssh/id_ed25519 --github octocat
@@ -38,6 +40,9 @@ figures against physics (Little's law, IOPS x 4 KiB, interface limits), a stored
 better than its figures give, duplicates, wrong path or file name, markup or bidirectional and
 invisible controls in names, oversize files. Directories are searched for *.json without following symbolic links; only
 regular files are read, and a directory without submission files is a problem too.
+
+--contribution is the pull-request check: it also refuses legacy files and results that measure
+the host (loop, zram, a file...) or name no model, saying why; without it such a file gets a note.
 
 Example: diskq validate submissions/ --allowed-signers allowed_signers
 """
@@ -110,16 +115,20 @@ def sign_cmd(
     if not file.is_dir():
         _sign_one(file, key, github, name, principal, output)
         return
-    if output is not None:
-        raise InvalidInput("--output names one file: it does not go with a directory",
-                           hint="each result of the directory is written to submissions/<vendor>/<model>/<id>.json")
+    if output is not None and not output.is_dir():
+        raise InvalidInput(f"-o {output}: with a directory of results, -o names an existing directory",
+                           hint="each result is written to DIR/<id>.json (DIR/<vendor>/<model>/<id>.json in a "
+                                "submissions/ directory); without -o to submissions/<vendor>/<model>/<id>.json")
     files = sorted(p for p in file.rglob("*.json") if p.is_file() and not p.is_symlink() and p.name != "status.json")
+    if output is not None:  # never sign what this run writes (an -o inside the directory)
+        out_dir = output.resolve()
+        files = [p for p in files if out_dir not in p.resolve().parents]
     if not files:
         raise InvalidInput(f"no result documents (*.json) under {file}")
     failed = []
     for path in files:
         try:
-            _sign_one(path, key, github, name, principal, None)
+            _sign_one(path, key, github, name, principal, output)
         except DiskqError as exc:
             failed.append(path)
             stderr_console().print(f"diskq: error: {path}: {exc.message}", markup=False, highlight=False)
@@ -140,6 +149,12 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     err = stderr_console()
     loaded = _load_for_signing(file)
     _refuse_incomplete(file, loaded.result if isinstance(loaded, Submission) else loaded)
+    from diskq.submission.contributable import not_contributable
+
+    why = not_contributable(loaded.result if isinstance(loaded, Submission) else loaded)
+    if why:  # signed all the same (kept locally, compared with a drive's), never contributed
+        err.print(f"warning: {file}: {why}: the pull-request check refuses it, so do not submit it",
+                  style="yellow", markup=False, highlight=False, soft_wrap=True)
     try:
         contributor = Contributor(name=name, github=github) if (name or github) else None
     except ValueError:
@@ -176,8 +191,9 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     if not github:
         err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
     more = f" {listing}" if listing is not None and listing.is_file() else ""
-    err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
-              "and open a pull request")
+    if not why:
+        err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
+                  "and open a pull request")
     print(out)
     return out
 
@@ -216,6 +232,12 @@ def _expand(paths_in: list[Path]):
 
     out: list[Path] = []
     problems: list[Problem] = []
+    from diskq.errors import InvalidInput
+
+    missing = [p for p in paths_in if not p.exists() and not p.is_symlink()]
+    if missing:  # a mistyped path is bad input (exit 2), not a file with problems
+        raise InvalidInput(f"{missing[0]} does not exist" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+                           hint="give submission files or directories, e.g. diskq validate submissions/")
     for p in paths_in:
         if p.is_dir() and not p.is_symlink():
             found, links = find_files(p)
@@ -234,6 +256,7 @@ def validate_cmd(
     allowed_signers: Optional[Path] = typer.Option(None, "--allowed-signers", help="ssh allowed-signers file: who may sign"),
     as_json: bool = typer.Option(False, "--json", help="print the problems as JSON on stdout"),
     no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
+    contribution: bool = typer.Option(False, "--contribution", help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model"),
 ) -> None:
     from diskq.submission import paths
     from diskq.submission.problems import Problem
@@ -243,9 +266,17 @@ def validate_cmd(
     files, path_problems = _expand(paths_in)
     seen: set[str] = set()
     results = []
+    notes: list[str] = []
     tree_ids: dict[Path, dict[str, list[Path]]] = {}
     for f in files:
-        sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen, allow_legacy=not no_legacy)
+        sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen,
+                                      allow_legacy=not (no_legacy or contribution), contribution=contribution)
+        if sub is not None and not contribution and not sub.legacy:
+            from diskq.submission.contributable import not_contributable
+
+            why = not_contributable(sub.result)
+            if why:
+                notes.append(f"note: {f}: {why}: a pull request cannot contribute it (validate --contribution)")
         root = paths.find_root(f)
         if sub is not None and root is not None:
             if root not in tree_ids:
@@ -267,6 +298,8 @@ def validate_cmd(
     else:
         for p in problems_all:
             typer.echo(str(p))
+    for note in notes:
+        err.print(note, markup=False, highlight=False, soft_wrap=True)
     bad = sum(1 for _, _, ps in results if ps)
     err.print(f"{len(results)} file(s) checked, {bad} with problems, {len(problems_all)} problem(s)")
     if bad or path_problems:
@@ -312,7 +345,14 @@ def import_fio_cmd(
     peak = doc.runs[0].peak
     err.print(f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}")
     err.print(f"result written to [bold]{out}[/]")
-    err.print(f"next: diskq sign {out} --github YOUR_LOGIN")
+    from diskq.submission.contributable import not_contributable
+
+    why = not_contributable(doc)
+    if why:
+        err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
+    else:
+        err.print(f"next: diskq sign {out} -f ~/.ssh/id_ed25519 --github YOUR_LOGIN (the SSH key GitHub knows for you)",
+                  markup=False, highlight=False, soft_wrap=True)
     print(out)
 
 

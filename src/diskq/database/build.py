@@ -37,11 +37,12 @@ from diskq.database.readahead import THREADS, ReadAhead
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.submission import paths
 
-SCHEMA_VERSION = "6"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "7"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
 #                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
-#                      6: sustained-write measurements and each device's cliff (sustained, device_sustained)
+#                      6: sustained-write measurements and each device's cliff (sustained, device_sustained);
+#                      7: foreign keys declared, devices_fts (full-text search for SQLite tools)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {
@@ -464,6 +465,11 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             if memo_ is not None:
                 memo_.open_for_writing()
             _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_)
+            if fts:
+                con.execute("INSERT INTO devices_fts (devices_fts) VALUES ('rebuild')")
+            broken = con.execute("PRAGMA foreign_key_check").fetchall()
+            if broken:  # a defect of the build, never the submissions' fault: no file is written
+                raise DatabaseError(f"the build broke {len(broken)} foreign key(s), first {tuple(broken[0])}")
             con.execute("COMMIT")
             if memo_ is not None:
                 memo_.close()

@@ -3,6 +3,7 @@
 -- The build executes this file verbatim on an empty database. The one exception is the block
 -- between the "fts5-trigram" markers: it is left out when the SQLite library has no trigram
 -- tokenizer (SQLite < 3.34), meta.fts then says 'none' and lookups scan the devices table.
+-- Foreign keys are declared (SQLite tools show the links) and checked by the build.
 --
 -- Units: IOPS are 4 KiB write+fdatasync pairs per second, latencies are microseconds, sizes bytes.
 -- "cache" / "write_cache" is the write cache state during the run: 'on', 'off', 'unknown'; "knob" is
@@ -22,7 +23,7 @@ CREATE TABLE meta (
 -- One row per accepted submission file.
 CREATE TABLE submissions (
     id             TEXT PRIMARY KEY,
-    device_id      TEXT NOT NULL,
+    device_id      TEXT NOT NULL REFERENCES devices (id),
     path           TEXT NOT NULL,       -- relative to the submissions directory
     sha256         TEXT NOT NULL,       -- of the file's bytes
     created        TEXT,                -- when the result was measured (UTC, ISO 8601); NULL when not
@@ -62,7 +63,7 @@ CREATE INDEX submissions_device ON submissions (device_id);
 
 -- One row per sweep (one write-cache state) in a submission.
 CREATE TABLE runs (
-    submission_id   TEXT NOT NULL,
+    submission_id   TEXT NOT NULL REFERENCES submissions (id),
     run             INTEGER NOT NULL,   -- index in the document's runs list
     write_cache     TEXT NOT NULL,
     cache_mechanism TEXT,               -- hdparm, sdparm, nvme, sysfs (the kernel's knob), or NULL
@@ -93,7 +94,8 @@ CREATE TABLE points (
     interrupted   INTEGER NOT NULL,
     questionable  TEXT,                 -- why the point is questionable (a per-job rate no drive gives):
                                         -- kept here, left out of every curve and verdict; NULL: plausible
-    PRIMARY KEY (submission_id, run, seq)
+    PRIMARY KEY (submission_id, run, seq),
+    FOREIGN KEY (submission_id, run) REFERENCES runs (submission_id, run)
 ) WITHOUT ROWID;
 
 -- Every step of each run's block-size profile (diskq bench --profile sizes), as submitted: 1 job,
@@ -110,9 +112,10 @@ CREATE TABLE size_points (
     sync_p50_us    REAL,                -- ... and fdatasync latency (median, p99)
     sync_p99_us    REAL,
     interrupted    INTEGER NOT NULL,
-    method_id      TEXT NOT NULL,       -- the profile's method; only diskq-size-profile version 1 is aggregated
+    method_id      TEXT NOT NULL,       -- the profile's method; only diskq-size-profile version 2 is aggregated
     method_version INTEGER NOT NULL,
-    PRIMARY KEY (submission_id, run, seq)
+    PRIMARY KEY (submission_id, run, seq),
+    FOREIGN KEY (submission_id, run) REFERENCES runs (submission_id, run)
 ) WITHOUT ROWID;
 
 -- One row per device (model normalised for case and white space, plus firmware): the row of
@@ -164,7 +167,7 @@ CREATE INDEX devices_model_key ON devices (model_key);
 
 -- Per device and cache state: medians over submissions, with their spread.
 CREATE TABLE device_cache (
-    device_id       TEXT NOT NULL,
+    device_id       TEXT NOT NULL REFERENCES devices (id),
     write_cache     TEXT NOT NULL,
     knob            TEXT NOT NULL,      -- drive | kernel
     submissions     INTEGER NOT NULL,
@@ -202,7 +205,8 @@ CREATE TABLE curve (
     lat_p99_us   REAL,
     sync_mean_us REAL,                  -- ... and of the fdatasync latency (mean, p99)
     sync_p99_us  REAL,
-    PRIMARY KEY (device_id, write_cache, knob, numjobs)
+    PRIMARY KEY (device_id, write_cache, knob, numjobs),
+    FOREIGN KEY (device_id, write_cache, knob) REFERENCES device_cache (device_id, write_cache, knob)
 ) WITHOUT ROWID;
 
 -- The median block-size profile per device and cache setting: one row per block size, over the
@@ -221,14 +225,15 @@ CREATE TABLE device_sizes (
     sync_p50_us REAL,                   -- ... and of the fdatasync latency (median, p99)
     sync_p99_us REAL,
     n           INTEGER NOT NULL,
-    PRIMARY KEY (device_id, write_cache, knob, block_size)
+    PRIMARY KEY (device_id, write_cache, knob, block_size),
+    FOREIGN KEY (device_id, write_cache, knob) REFERENCES device_cache (device_id, write_cache, knob)
 ) WITHOUT ROWID;
 
 -- Every sustained-write measurement (diskq bench --profile sustained), as submitted: fio's
 -- throughput per sample interval and the cliff the validated document states. Bytes per second,
 -- bytes, seconds.
 CREATE TABLE sustained (
-    submission_id      TEXT NOT NULL,
+    submission_id      TEXT NOT NULL REFERENCES submissions (id),
     seq                INTEGER NOT NULL,   -- index in the document's sustained list
     method_version     INTEGER NOT NULL,   -- of diskq-sustained-write
     variant            TEXT NOT NULL,      -- fdatasync (1 job, fdatasync after every write) | sequential
@@ -258,7 +263,7 @@ CREATE TABLE sustained (
 -- Per device, variant and cache setting: what the counted submissions' sustained writes say
 -- (the device's most common method version, interrupted writes left out).
 CREATE TABLE device_sustained (
-    device_id          TEXT NOT NULL,
+    device_id          TEXT NOT NULL REFERENCES devices (id),
     variant            TEXT NOT NULL,
     write_cache        TEXT NOT NULL,
     knob               TEXT NOT NULL,      -- drive | kernel | unknown, as in device_cache
@@ -290,5 +295,14 @@ CREATE VIRTUAL TABLE device_search USING fts5 (
     device_id UNINDEXED,
     text,
     tokenize = 'trigram'
+);
+
+-- Full-text search of devices for SQLite tools, named and attached as sqlite-utils names one
+-- (`sqlite-utils search devices.db devices pm883`, Datasette's search box): an external-content
+-- index of devices' model, vendor and firmware by rowid, filled by the build ('rebuild').
+-- diskq lookup uses device_search, which also finds fragments and typos.
+CREATE VIRTUAL TABLE devices_fts USING fts5 (
+    model, vendor, firmware,
+    content=[devices]
 );
 -- fts5-trigram:end

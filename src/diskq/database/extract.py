@@ -34,9 +34,10 @@ _WIDTH = len(CURVE_FIELDS)
 #: Fields of one packed size-profile step in :attr:`RunSummary.sizes`.
 SIZE_FIELDS = ("block_size", "iops", "bw_bytes", "lat_p50_us", "lat_p99_us", "sync_p50_us", "sync_p99_us")
 _SIZE_WIDTH = len(SIZE_FIELDS)
-#: The size-profile method the database aggregates (``diskq.analyse.sizes.METHOD``): steps of
-#: another method or version are stored as submitted but never enter a median.
-SIZE_METHOD = ("diskq-size-profile", 1)
+#: The size-profile method the database aggregates (``diskq.analyse.sizes.METHOD``, version 2:
+#: fixed windows): steps of another method or version (version 1's detector-ended steps among
+#: them) are stored as submitted but never enter a median, so the two are never mixed in one figure.
+SIZE_METHOD = ("diskq-size-profile", 2)
 NAN = float("nan")
 
 

@@ -94,8 +94,10 @@ def _nosync_point(iops: float) -> dict:
     }
 
 
-SIZE_RUNTIME_MS = 5_000
-SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime", "ramp_time")} | {"runtime": "5"}
+SIZE_RUNTIME_MS = 7_000
+#: the size profile's options (method version 2): the sweep's without bs, a 7 s window after the ramp
+SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime", "ramp_time")} | {
+    "ramp_time": "1", "runtime": "7"}
 
 
 def _size_point(block_size: int, iops: float) -> dict:
@@ -124,7 +126,7 @@ def _size_point(block_size: int, iops: float) -> dict:
 
 def size_profile(curve: dict[int, float]) -> dict:
     """A block-size profile (JSON-ready) with exactly the given ``{block size: IOPS}``."""
-    return {"method": {"id": "diskq-size-profile", "version": 1, "fio_params": SIZE_OPTIONS, "runtime_s": 5},
+    return {"method": {"id": "diskq-size-profile", "version": 2, "fio_params": SIZE_OPTIONS, "runtime_s": 7},
             "points": [_size_point(bs, float(iops)) for bs, iops in sorted(curve.items())]}
 
 

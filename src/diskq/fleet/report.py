@@ -17,6 +17,7 @@ The thresholds and why they are what they are: ``[fleet]`` in ``criteria.toml``.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,6 +27,16 @@ from diskq.errors import InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
 STATUS = "status.json"
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that reads runs of digits as numbers, as an operator counts drives and hosts.
+
+    >>> sorted(["sdaa", "loop10", "sdb", "loop9", "nvme10n1", "nvme2n1"], key=natural_key)
+    ['loop9', 'loop10', 'nvme2n1', 'nvme10n1', 'sdaa', 'sdb']
+    """
+    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(name))
 #: A result document carries every step's raw fio output; the database reads at most this much.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: The figures compared within a group: (key, label, True when higher is better).
@@ -238,7 +249,7 @@ def build(results: Path, thresholds: dict | None = None) -> FleetReport:
         by_key.setdefault(d.group_key, []).append(d)
     groups = []
     for (model, firmware), members in sorted(by_key.items()):
-        g = Group(model, firmware, sorted(members, key=lambda d: (d.host, d.name)), {}, False)
+        g = Group(model, firmware, sorted(members, key=lambda d: (natural_key(d.host), natural_key(d.name))), {}, False)
         compare(g, thresholds)
         groups.append(g)
     return FleetReport(hosts=hosts, groups=groups, problems=problems, thresholds=thresholds)

@@ -60,6 +60,41 @@ def spec(plan: Plan, rules: dict) -> dict:
     }
 
 
+def db_slots_caveat(release: str, rules: dict) -> str:
+    """What ``db_slots`` does on the target release: cephadm passes it to ceph-volume only from
+    the release named in ``rules.toml`` [cephadm] ``db_slots_honoured_from``.
+
+    >>> from diskq.plan import rules
+    >>> db_slots_caveat("squid", rules.load()).startswith("squid's cephadm ignores db_slots")
+    True
+    >>> db_slots_caveat("tentacle", rules.load()).startswith("tentacle's cephadm passes db_slots")
+    True
+    """
+    from diskq.plan.layout import release_index
+
+    section = rules["cephadm"]
+    since = section["db_slots_honoured_from"]
+    if release_index(release, rules) >= release_index(since, rules):
+        return (f"{release}'s cephadm passes db_slots to ceph-volume (--block-db-slots) from the point release "
+                "carrying ceph/ceph pull request 65597 (the backport of 64893); before it, as in squid, db_slots "
+                "is ignored")
+    return (f"{release}'s cephadm ignores db_slots (it passes it to ceph-volume only from {since}: ceph/ceph pull "
+            "request 64893; the squid backport, 65598, is not merged): ceph-volume then divides each DB device "
+            "among the data devices the specification selects on the host, the same volumes when the host has "
+            "exactly the planned devices")
+
+
+def spec_yaml(plan: Plan, rules: dict) -> str:
+    """The specification as YAML with the ``db_slots`` caveat of the target release as a comment
+    above the field (YAML readers ignore it; the dict is :func:`spec`)."""
+    import textwrap
+
+    text = to_yaml(spec(plan, rules))
+    note = "\n".join(textwrap.wrap(db_slots_caveat(plan.release, rules), 96, initial_indent="  # ",
+                                   subsequent_indent="  # "))
+    return text.replace("\n  db_slots:", "\n" + note + "\n  db_slots:", 1)
+
+
 def size_ranges_overlap(plan: Plan, rules: dict) -> bool:
     """Would one drive match both size filters? (SSD data devices of a size near the WAL/DB device's.)"""
     margin = float(rules["cephadm"]["size_margin"])

@@ -80,18 +80,21 @@ def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str |
 
 
 def from_database(db: Path, query: str) -> WalDbDevice:
-    """The devices.db row the query names: one model whose name contains it (or equals it)."""
+    """The devices.db row the query names: the model it equals, else the one model `diskq lookup`
+    finds for it (every word of the query in the model's words, or one swapped pair of letters)."""
     from diskq.database.aggregate import setting_slug
-    from diskq.database.lookup import lookup
+    from diskq.database.lookup import EXACT, lookup
 
     matches = lookup(db, query, limit=8)
     q = compact(unicodedata.normalize("NFKC", query))
     exact = [m for m in matches if compact(m.device["model"]) == q]
-    contains = [m for m in matches if m.score >= 1.0]
+    # the matches `diskq lookup` answers with: every word of the query in the model (exact), else
+    # the same after one swap of neighbouring letters (typo); the closest others never
+    contains = [m for m in matches if m.kind == EXACT] or [m for m in matches if m.is_match]
     names = [f"{m.device['model']} {m.device['firmware']}".strip() for m in matches]
     if exact:
         chosen = exact
-    elif len(contains) == 1:
+    elif len({compact(m.device["model"]) for m in contains}) == 1:
         chosen = contains
     elif contains:
         raise PlanRefused(f"{query!r} names {len(contains)} devices in {db}", [", ".join(names)],

@@ -20,6 +20,7 @@ from typing import Literal
 
 from diskq.analyse import osds
 from diskq.errors import InvalidInput, PlanRefused
+from diskq.units import plural
 
 Workload = Literal["rbd", "rgw", "cephfs"]
 Media = Literal["hdd", "ssd"]
@@ -51,6 +52,9 @@ def parse_data(text: str, media: str = "hdd") -> DataDevices:
         raise InvalidInput(f"the data device count must be 1 to 10000, got {n}")
     if media not in ("hdd", "ssd"):
         raise InvalidInput(f"--data-media must be hdd or ssd, got {media!r}")
+    if size.strip().replace(".", "", 1).isdigit():  # 12x16 is 16 bytes to parse_drive_size: surely meant 16T
+        raise InvalidInput(f"the data device size in {text!r} has no unit",
+                           hint=f"e.g. --data {n}x{size.strip()}T (TB, decimal as on the label) or {n}x{size.strip()}TiB")
     return DataDevices(n, parse_drive_size(size), media)  # type: ignore[arg-type]
 
 
@@ -169,7 +173,15 @@ def guideline_max(protocol: str, rules: dict) -> int:
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:,.0f} GB"
+    """Whole GB from 10 GB up, as the plan's sums read (``16,000 GB``); below that the label's
+    form with three significant digits, so a small device is never "0 GB".
+
+    >>> _gb(16 * 10**12), _gb(4_294_967_296), _gb(104_857_600)
+    ('16,000 GB', '4.29 GB', '105 MB')
+    """
+    from diskq.units import capacity
+
+    return f"{n / 1e9:,.0f} GB" if n >= 9.5e9 else capacity(n)
 
 
 def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression: bool, release: str,
@@ -199,7 +211,7 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
     guide = guideline_max(dev.protocol, rules)
     speed_reasons = list(share.reasons)
     if share.limited_by_sweep:
-        speed_reasons.append(f"the sweep stopped at {share.largest_tested} jobs: speed allows at least "
+        speed_reasons.append(f"the sweep stopped at {plural(share.largest_tested, 'job')}: speed allows at least "
                              f"{share.n}; the plan uses {share.n}, never more than was measured")
     limits = {
         "speed": Rule(share.n, speed_reasons,
@@ -240,7 +252,7 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
         capacity_bytes=capacity, osds_per_device=per_device, binding=binding, limits=limits, speed=speed,
         db_fraction=frac, db_required_bytes=required, db_devices=devices, db_slots=slots, db_size_bytes=size,
         layout_reasons=[
-            f"{data.count} data OSDs at most {per_device} per WAL/DB device: ceil({data.count} / {per_device}) = "
+            f"{plural(data.count, 'data OSD')} at most {per_device} per WAL/DB device: ceil({data.count} / {per_device}) = "
             f"{devices} WAL/DB device{'s' if devices != 1 else ''}",
             f"spread evenly: ceil({data.count} / {devices}) = {slots} block.db volume{'s' if slots != 1 else ''} "
             "per device (cephadm db_slots)",
@@ -289,6 +301,7 @@ def mclock_advice(share: osds.OsdShare, media: str) -> Rule:
                            "which each OSD's share of the WAL/DB device meets; osd_mclock_max_capacity_iops_ssd "
                            "does not apply"], src)
     value = int(share.per_osd_iops)
-    return Rule(value, [f"each of {share.n} SSD OSDs commits at most {share.per_osd_iops:.0f} times per second "
+    who = "the one SSD OSD" if share.n == 1 else f"each of {share.n} SSD OSDs"
+    return Rule(value, [f"{who} commits at most {share.per_osd_iops:.0f} times per second "
                         "through the shared WAL/DB device: `ceph config set osd osd_mclock_max_capacity_iops_ssd "
                         f"{value}` keeps mClock from assuming more"], src)

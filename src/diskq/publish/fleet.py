@@ -24,10 +24,14 @@ def render_html(report) -> str:
 
 def write_html(report, path: Path) -> None:
     """Write the page atomically (a temporary file in the same directory, then a rename)."""
-    text = render_html(report)
+    write_text_atomic(render_html(report), path)
+
+
+def write_text_atomic(text: str, path: Path) -> None:
+    """Write a page atomically (a temporary file in the same directory, then a rename)."""
     directory = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        raise SiteError(f"{path} is a directory", hint="give a file name, e.g. fleet.html")
+        raise SiteError(f"{path} is a directory", hint="give a file name, e.g. report.html")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:

@@ -12,8 +12,9 @@ Pages (templates in ``templates/`` beside this module, every value autoescaped):
   a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
-* ``devices.json`` and ``devices.db``: the machine-readable exports, and ``devices.db.sha256``,
-  the digest ``diskq db update`` checks the database against.
+* ``devices.json`` and ``devices.db``: the machine-readable exports, ``metadata.json`` for
+  Datasette beside the database (:mod:`diskq.publish.datasette`), and ``devices.db.sha256``, the
+  digest ``diskq db update`` checks the database against.
 
 The output directory is built next to the target and swapped in; an existing directory is only
 replaced when it is empty or was written by this command (it holds ``.diskq-site``). Its
@@ -322,6 +323,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         # the digest `diskq db update` checks a download against, as `sha256sum devices.db` writes it
         digest = hashlib.sha256((tmp / "devices.db").read_bytes()).hexdigest()
         (tmp / "devices.db.sha256").write_text(f"{digest}  devices.db\n")
+        from diskq.publish.datasette import metadata
+
+        datasette = metadata(repository=common["repository"], data_as_of=meta.get("data_as_of") or None)
+        (tmp / "metadata.json").write_text(json.dumps(datasette, indent=2, sort_keys=True) + "\n")
         shutil.copytree(site_dir() / "static", tmp / "static")
         if submissions is not None:
             made: set[Path] = set()

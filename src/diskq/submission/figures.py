@@ -384,8 +384,14 @@ def _size_problems(profile: SizeProfile, where: str, limit: tuple[float, str] | 
     if methods.lookup_profile(method.id, method.version) is None:
         out.append(Problem("", f"{where}.method", f"unknown profile method {method.id} version {method.version}"))
         return out
-    for issue in methods.size_option_problems(method.fio_params, None):
+    for issue in methods.size_option_problems(method.fio_params, None, method.version):
         out.append(Problem("", f"{where}.method.fio_params", f"method ran fio with {issue}"))
+    for i, p in enumerate(profile.points):  # each step's own options, as fio printed them
+        fig, _ = read_fio(p.fio)
+        if fig is not None:
+            for issue in methods.size_option_problems(fig.options, None, method.version):
+                if issue.startswith(("ramp_time=", "ss=")):  # the rest: _point_problems
+                    out.append(Problem("", f"{where}.points[{i}].fio", f"fio ran with {issue}"))
     last = 0
     for i, p in enumerate(profile.points):
         if p.block_size <= last:

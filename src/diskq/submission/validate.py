@@ -335,13 +335,16 @@ def validate_file(
     seen_ids: set[str] | None = None,
     allow_legacy: bool = True,
     data: bytes | None = None,
+    contribution: bool = False,
 ) -> tuple[Submission | None, list[Problem]]:
     """Check one submission file. Returns the submission (None if unreadable) and its problems.
 
     ``root`` is the ``submissions/`` directory the file should sit in (found from the path when
     None); ``allowed_signers`` restricts who may have signed; ``seen_ids`` collects ids across
     calls and reports repeats; ``allow_legacy=False`` refuses legacy files (contributors cannot
-    add unsigned data); ``data`` is the file's content when the caller has read it already.
+    add unsigned data); ``data`` is the file's content when the caller has read it already;
+    ``contribution`` also refuses a result a pull request may not contribute (one that measures
+    the host, or names no model: :mod:`diskq.submission.contributable`).
     """
     path = Path(path)
     label = str(path)
@@ -351,6 +354,12 @@ def validate_file(
             return None, problems
         problems = _check(sub, path, root=root, allowed_signers=allowed_signers,
                           require_signature=require_signature, seen_ids=seen_ids, allow_legacy=allow_legacy)
+        if contribution:
+            from diskq.submission.contributable import not_contributable
+
+            why = not_contributable(sub.result)
+            if why:
+                problems.append(Problem("", "result.device", f"not a contribution: {why}"))
         return sub, [Problem(label, p.field, p.message) for p in problems]
     except (DiskqError, CanonicalError, ValueError, TypeError, RecursionError, OverflowError) as exc:
         # A defect, not the file's fault: still one line, never a traceback.

@@ -173,6 +173,6 @@
     b.addEventListener("click", function () { sortBy(i); });
   });
   [q, proto, media, tier, plp, verified].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
-  form.addEventListener("submit", function (e) { e.preventDefault(); });
+  form.addEventListener("submit", function (e) { e.preventDefault(); filter(); });  // the Filter button (Enter in the search box)
   form.hidden = false;
 })();

@@ -1,0 +1,171 @@
+"""``diskq cluster`` (judge a running cluster's WAL/DB devices) and ``diskq cluster collect``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from diskq.cli.app import app, print_json, stderr_console, stdout_console
+from diskq.cli.app import database as find_database
+
+cluster_app = typer.Typer(
+    help=(
+        "Judge a running Ceph cluster's OSDs and their WAL/DB devices from what Ceph reports (osd metadata, "
+        "perf dump, osd df, config dump): sharing, spillover, commit latency, mClock capacities. Reads only; "
+        "prints `ceph config` lines, never runs them.\n\n"
+        "Example: diskq cluster --from saved/ --html cluster.html"
+    ),
+    invoke_without_command=True,
+)
+app.add_typer(cluster_app, name="cluster")
+
+
+def _aliases(values: list[str] | None) -> dict[str, str]:
+    from diskq.errors import InvalidInput
+
+    out = {}
+    for v in values or []:
+        part, sep, name = v.partition("=")
+        if not sep or not part.strip() or not name.strip():
+            raise InvalidInput(f"--as needs REPORTED=MODEL, got {v!r}",
+                               hint="e.g. --as 'SSDSC2KB038T8=Intel SSD S4510'")
+        out[part.strip()] = name.strip()
+    return out
+
+
+@cluster_app.callback()
+def cluster_cmd(
+    ctx: typer.Context,
+    source: Optional[Path] = typer.Option(None, "--from", help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked"),
+    db: Optional[Path] = typer.Option(None, "--db", help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]"),
+    alias: Optional[list[str]] = typer.Option(None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"),
+    as_json: bool = typer.Option(False, "--json", help="print the answer as JSON on stdout"),
+    html: Optional[Path] = typer.Option(None, "--html", help="also write the answer as one static HTML page"),
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    import tempfile
+
+    from diskq.cluster import inputs, report
+
+    aliases = _aliases(alias)
+    if source is not None:
+        inp = inputs.read_dir(source)
+    else:
+        with tempfile.TemporaryDirectory(prefix="diskq-cluster-") as tmp:
+            errors = inputs.collect(Path(tmp))
+            inp = inputs.read_dir(Path(tmp))
+            inp.source = "the ceph command of this host"
+        from rich.markup import escape
+
+        for e in errors:
+            stderr_console().print(f"[yellow]collection:[/] {escape(e)}", highlight=False)
+    if db is not None and not db.exists():
+        from diskq.errors import DatabasePathError
+
+        raise DatabasePathError(f"{db} does not exist", hint="give a devices.db with --db, or leave --db out")
+    database = find_database(db).path
+    doc = report.build(inp, db=database, aliases=aliases)
+    if html is not None:
+        from diskq.publish.cluster import write_html
+
+        write_html(doc, html)
+        stderr_console().print(f"report written to [bold]{html}[/]")
+    if as_json:
+        print_json(json.dumps(doc, indent=2))
+        return
+    _render(doc)
+
+
+@cluster_app.command(
+    "collect",
+    help=(
+        "Save the outputs `diskq cluster --from` reads into DIR: ceph osd metadata, osd df, config dump, "
+        "device ls, health detail, `ceph tell osd.N perf dump` of every OSD, and `ceph-volume inventory` where "
+        "this host has it. Runs only read-only ceph commands; an OSD that does not answer is named.\n\n"
+        "Example: diskq cluster collect ceph-outputs/ && diskq cluster --from ceph-outputs/"
+    ),
+)
+def collect_cmd(directory: Path = typer.Argument(..., help="where to save the outputs (created if missing)")) -> None:
+    from diskq.cluster import inputs
+
+    errors = inputs.collect(directory)
+    err = stderr_console()
+    for e in errors:
+        err.print(f"  {e}", markup=False, highlight=False)
+    err.print(f"saved to {directory}" + (f" ({len(errors)} could not be collected)" if errors else ""),
+              markup=False, highlight=False)
+
+
+def _num(value, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _render(doc: dict) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = stdout_console()
+    s = doc["summary"]
+    out.print(f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
+              f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})")
+    if doc["db_devices"]:
+        t = Table(title="DB drives", title_justify="left")
+        for col in ("host", "drive", "model", "OSDs", "database", "OSDs/device"):
+            t.add_column(col)
+        for d in doc["db_devices"]:
+            f = d["database"] or {}
+            t.add_row(escape(d["host"] or "-"), escape(",".join(d["names"])), escape(d["model"] or "unknown"),
+                      str(len(d["osds"])), escape(f.get("model") or "not found") + (f" ({f['tier']})" if f.get("tier") else ""),
+                      _num(f.get("osds_per_device")))
+        out.print(t)
+    judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"]]
+    if judged:
+        t = Table(title="OSDs with counters or mClock capacities", title_justify="left")
+        for col in ("osd", "DB used/total GB", "slow used GB", "kv_commit ms", "predicted ms", "mClock", "per-OSD rate"):
+            t.add_column(col, justify="right")
+        for o in judged[:200]:
+            b, kv, mc = o["bluefs"] or {}, o["kv_ms"] or {}, o["mclock"] or {}
+            used = (f"{_num((b.get('db_used_bytes') or 0) / 1e9, 1)}/{_num((b.get('db_total_bytes') or 0) / 1e9, 1)}"
+                    if b else "-")
+            slow = _num(b["slow_used_bytes"] / 1e9, 2) if b.get("slow_used_bytes") is not None else "-"
+            pred = (o["predicted_commit_ms"] or {}).get("value")
+            t.add_row(f"osd.{o['osd']}", used, slow, _num(kv.get("kv_commit_lat"), 3), _num(pred, 3),
+                      _num(mc.get("value")), _num(o["per_osd_rate"]))
+        out.print(t)
+        if len(judged) > 200:
+            out.print(f"  ({len(judged) - 200} more in --json)")
+    for u in doc["unnamed_perf_dumps"]:
+        b, kv = u["bluefs"], u["kv_ms"]
+        out.print(f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
+                  f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
+                  f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
+                  f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", highlight=False)
+    if doc["findings"]:
+        out.print("[bold]Findings[/]")
+        shown: dict[str, int] = {}
+        for f in doc["findings"]:
+            shown[f["rule"]] = shown.get(f["rule"], 0) + 1
+            if shown[f["rule"]] > 10:
+                continue
+            who = ", ".join(f"osd.{i}" for i in f["osds"][:6]) + (f" +{len(f['osds']) - 6}" if len(f["osds"]) > 6 else "")
+            out.print(f"  [red]{f['rule']}[/] {escape(who)}: {escape(f['message'])}", highlight=False)
+        for rule, n in shown.items():
+            if n > 10:
+                out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
+    else:
+        out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
+    if doc["config_lines"]:
+        out.print("[bold]ceph config lines you could apply[/] (printed, not run):")
+        for line in doc["config_lines"]:
+            out.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    if doc["missing"]:
+        out.print("[bold]Missing or partial inputs[/]")
+        for m in doc["missing"]:
+            out.print(f"  - {m}", markup=False, highlight=False, soft_wrap=True)
+    for p in doc["inputs"]["problems"]:
+        out.print(f"  [dim]{escape(p)}[/]", highlight=False, soft_wrap=True)
+    out.print("rules: criteria.toml [cluster], docs/cluster.md", style="dim", markup=False)

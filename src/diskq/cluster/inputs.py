@@ -1,0 +1,297 @@
+"""What a cluster reports, read from a directory of saved outputs or collected through ``ceph``.
+
+A directory may hold any of these (file names are free; each file is recognised by what it
+holds, and a perf dump, bench or config show names its OSD in the file name, e.g.
+``perf-dump.osd.12.json``):
+
+===========================================  ==========================================
+command                                       what diskq reads from it
+===========================================  ==========================================
+``ceph osd metadata -f json``                 every OSD's devices (or ``ceph report``)
+``ceph tell osd.N perf dump``                 BlueFS usage, kv commit latencies of osd.N
+``ceph osd df -f json``                       device class and up/down of every OSD
+``ceph config dump -f json``                  mClock capacities (the plain table too)
+``ceph daemon osd.N config show``             options in force on osd.N (op queue)
+``ceph device ls -f json``                    wear level of each device
+``ceph-volume inventory --format json``       the whole DB drive's size (one file per host)
+``ceph health detail -f json``                BLUEFS_SPILLOVER details
+``ceph tell osd.N bench``                     the IOPS mClock's capacity is measured with
+===========================================  ==========================================
+
+:func:`collect` runs these (read-only commands) and saves them under the names above;
+:func:`read_dir` reads such a directory. Nothing is fatal but a directory with nothing usable:
+every file that could not be used is named in :attr:`Inputs.problems`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diskq.cluster import config as cfg
+from diskq.cluster import health, parse
+from diskq.errors import DiskqError, InvalidInput
+from diskq.files import UnreadableFile, read_regular
+
+#: The largest file read (a ``ceph report`` of a 300-OSD cluster is about 2.3 MB).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_OSD_IN_NAME = re.compile(r"osd[._-]?(\d+)", re.IGNORECASE)
+
+
+@dataclass
+class Inputs:
+    source: str
+    osds: list[parse.OsdMeta] | None = None
+    perf: dict[int, parse.PerfDump] = field(default_factory=dict)
+    perf_unnamed: dict[str, parse.PerfDump] = field(default_factory=dict)  #: file -> a perf dump of no known OSD
+    df: dict[int, parse.DfRow] | None = None
+    config: list[cfg.ConfigEntry] | None = None
+    config_show: dict[int, dict[str, str]] = field(default_factory=dict)
+    devices: list[health.DeviceHealth] | None = None
+    inventory: dict[str, list[parse.InventoryDevice]] = field(default_factory=dict)
+    spills: list[health.Spill] | None = None
+    bench: dict[int, float] = field(default_factory=dict)
+    version: str | None = None  #: of the cluster, from ceph report
+    read: list[str] = field(default_factory=list)  #: "file: what it was read as"
+    problems: list[str] = field(default_factory=list)  #: files not used, and why
+
+    @property
+    def empty(self) -> bool:
+        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.spills or self.bench)
+
+
+def osd_of(name: str) -> int | None:
+    """The OSD a file name names: ``perf-dump.osd.12.json`` -> 12, ``perf-dump-osd.json`` -> None."""
+    m = _OSD_IN_NAME.search(name)
+    return int(m.group(1)) if m else None
+
+
+def _kind(name: str, data) -> str | None:
+    """What a decoded output is, from its shape (and, for an empty list, its name)."""
+    low = name.lower()
+    if isinstance(data, str):
+        if re.search(r"^WHO\s+.*OPTION", data, re.M):
+            return "config"
+        if re.search(r"^\s*ID\s+CLASS\s", data, re.M):
+            return "df"
+        if "spilled over" in data:
+            return "health"
+        return None
+    if isinstance(data, dict):
+        if data.get("format") == COLLECT_FORMAT:
+            return "collect"
+        if isinstance(data.get("osd_metadata"), list):
+            return "report"
+        if "id" in data and ("osd_objectstore" in data or "hostname" in data):
+            return "metadata"
+        if isinstance(data.get("nodes"), list) and "summary" in data:
+            return "df"
+        if isinstance(data.get("checks"), dict):
+            return "health"
+        if "iops" in data and "blocksize" in data:
+            return "bench"
+        if "osd_op_queue" in data:
+            return "config_show"
+        if any(isinstance(data.get(k), dict) for k in ("bluefs", "bluestore", "filestore")) and isinstance(data.get("osd"), dict):
+            return "perf"
+        return None
+    if isinstance(data, list):
+        first = next((x for x in data if isinstance(x, dict)), None)
+        if first is None:
+            return "devices" if "device" in low and "ls" in low else None
+        if "osd_objectstore" in first or ("id" in first and "hostname" in first):
+            return "metadata"
+        if "section" in first and "name" in first:
+            return "config"
+        if "devid" in first:
+            return "devices"
+        if "path" in first and "sys_api" in first:
+            return "inventory"
+    return None
+
+
+def _decode(path: Path) -> object:
+    raw = read_regular(path, MAX_FILE_BYTES)
+    text = raw.decode("utf-8")
+    if path.suffix.lower() == ".json" or text.lstrip()[:1] in ("{", "["):
+        return json.loads(text)
+    return text
+
+
+def _host_of(name: str) -> str:
+    """The host in an inventory's file name, after the first dot.
+
+    >>> _host_of("ceph-volume-inventory.osd-01.example.net.json"), _host_of("inventory.json")
+    ('osd-01.example.net', 'unknown host')
+    """
+    stem = Path(name).stem
+    return stem.split(".", 1)[1] if "." in stem else "unknown host"
+
+
+def read_dir(directory: Path) -> Inputs:
+    """Read every ``*.json`` and ``*.txt`` file of ``directory`` (not below it)."""
+    if not directory.is_dir():
+        raise InvalidInput(f"{directory} is not a directory",
+                           hint="give the directory `diskq cluster collect` wrote, or saved `ceph` outputs")
+    inp = Inputs(source=str(directory))
+    # JSON before the plain tables of the same command, then by name
+    files = sorted((p for p in directory.iterdir() if p.suffix.lower() in (".json", ".txt") and p.is_file()),
+                   key=lambda p: (p.suffix.lower() != ".json", p.name))
+    for path in files:
+        try:
+            data = _decode(path)
+        except (UnreadableFile, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            inp.problems.append(f"{path.name}: not read: {getattr(exc, 'message', None) or exc}")
+            continue
+        kind = _kind(path.name, data)
+        if kind is None:
+            inp.problems.append(f"{path.name}: not an output diskq cluster reads; left aside")
+            continue
+        try:
+            add(inp, kind, path.name, data)
+        except DiskqError as exc:
+            inp.problems.append(f"{path.name}: {exc.message}")
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape no Ceph release prints
+            inp.problems.append(f"{path.name}: looks like {kind} output but is not shaped like it ({exc}); not used")
+    if not files or (inp.empty and not inp.read):
+        what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
+        raise InvalidInput(f"{directory} holds {what}",
+                           hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
+    return inp
+
+
+def add(inp: Inputs, kind: str, name: str, data) -> None:
+    """Add one decoded output of ``kind`` to ``inp`` (a second one of a kind is named, not mixed)."""
+    def once(attr: str, value) -> None:
+        if getattr(inp, attr) is not None:
+            inp.problems.append(f"{name}: another {kind} output was read first; this one is not used")
+            return
+        setattr(inp, attr, value)
+        inp.read.append(f"{name}: {kind}")
+
+    if kind == "report" or (kind == "metadata" and inp.osds is not None and isinstance(data, list)):
+        osds = parse.osd_metadata(data)
+        if inp.osds is not None and {o.osd for o in osds} == {o.osd for o in inp.osds}:
+            inp.read.append(f"{name}: {kind} (the same OSDs as read already; not used again)")
+        else:
+            once("osds", osds)
+        if kind == "metadata":
+            return
+        inp.version = inp.version or (data["version"] if isinstance(data.get("version"), str) else None)
+        if inp.spills is None:
+            inp.spills = health.spillover(data)
+    elif kind == "metadata":
+        osds = parse.osd_metadata(data)
+        if inp.osds is not None:  # ceph osd metadata N, one file per OSD
+            known = {o.osd for o in inp.osds}
+            inp.osds += [o for o in osds if o.osd not in known]
+            inp.read.append(f"{name}: {kind}")
+        else:
+            once("osds", osds)
+    elif kind in ("perf", "bench", "config_show"):
+        osd = osd_of(name)
+        target = {"perf": inp.perf, "bench": inp.bench, "config_show": inp.config_show}[kind]
+        if osd is None and kind == "perf":
+            inp.perf_unnamed[name] = parse.perf_dump(data)
+            inp.read.append(f"{name}: perf dump of an OSD its name does not give (name it e.g. perf-dump.osd.12.json)")
+            return
+        if osd is None:
+            inp.problems.append(f"{name}: a {kind.replace('_', ' ')} output, but its name does not say which OSD "
+                                "(name it e.g. perf-dump.osd.12.json); not used")
+            return
+        if osd in target:
+            inp.problems.append(f"{name}: a second {kind} output of osd.{osd}; not used")
+            return
+        target[osd] = {"perf": parse.perf_dump, "bench": cfg.osd_bench, "config_show": cfg.config_show}[kind](data)
+        inp.read.append(f"{name}: {kind.replace('_', ' ')} of osd.{osd}")
+    elif kind == "df":
+        once("df", parse.osd_df(data))
+    elif kind == "config":
+        once("config", cfg.config_dump(data))
+    elif kind == "devices":
+        once("devices", health.device_ls(data))
+    elif kind == "inventory":
+        host = _host_of(name)
+        inp.inventory[host] = parse.inventory(data)
+        inp.read.append(f"{name}: ceph-volume inventory of {host}")
+    elif kind == "health":
+        once("spills", health.spillover(data))
+    elif kind == "collect":
+        inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
+        inp.read.append(f"{name}: what the collection could not get")
+
+
+#: The commands :func:`collect` runs once per cluster, and the file each output goes to.
+CLUSTER_COMMANDS = (
+    (["ceph", "osd", "metadata", "-f", "json"], "osd-metadata.json"),
+    (["ceph", "osd", "df", "-f", "json"], "osd-df.json"),
+    (["ceph", "config", "dump", "-f", "json"], "config-dump.json"),
+    (["ceph", "device", "ls", "-f", "json"], "device-ls.json"),
+    (["ceph", "health", "detail", "-f", "json"], "health-detail.json"),
+)
+COLLECT_FORMAT = "diskq-cluster-collect"
+#: Seconds one ``ceph`` call may take (an OSD that does not answer must not hang the collection).
+CEPH_TIMEOUT_S = 60.0
+
+
+def _ceph_json(argv: list[str]) -> object:
+    from diskq import proc
+
+    done = proc.run(argv, timeout=CEPH_TIMEOUT_S)
+    if not done.ok:
+        tail = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ValueError(f"exit {done.returncode}: {tail}")
+    return json.loads(done.stdout)
+
+
+def collect(directory: Path, *, host: str | None = None) -> list[str]:
+    """Run the read-only ``ceph`` commands of :data:`CLUSTER_COMMANDS`, then ``ceph tell osd.N
+    perf dump`` for every OSD the metadata lists, and ``ceph-volume inventory`` when this host
+    has it; save each output in ``directory`` (created if missing). What failed (an OSD that did
+    not answer, a command the release does not know) is saved in ``collect-status.json`` and
+    returned; raises :class:`~diskq.errors.ToolMissing` when there is no ``ceph`` command."""
+    import socket
+
+    from diskq import proc
+    from diskq.errors import ToolMissing
+
+    if proc.which("ceph") is None:
+        raise ToolMissing("ceph", "ceph-common")
+    if directory.exists() and not directory.is_dir():
+        raise InvalidInput(f"{directory} is not a directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    saved: dict[str, object] = {}
+    for argv, name in CLUSTER_COMMANDS:
+        try:
+            saved[name] = _ceph_json(argv)
+        except (DiskqError, ValueError) as exc:
+            errors.append(f"`{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
+            continue
+        _write(directory / name, saved[name])
+    ids = sorted({int(m["id"]) for m in saved.get("osd-metadata.json") or [] if isinstance(m, dict)
+                  and isinstance(m.get("id"), int)})
+    for osd in ids:
+        argv = ["ceph", "tell", f"osd.{osd}", "perf", "dump"]
+        try:
+            _write(directory / f"perf-dump.osd.{osd}.json", _ceph_json(argv))
+        except (DiskqError, ValueError) as exc:
+            errors.append(f"osd.{osd} did not answer `{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
+    if proc.which("ceph-volume") is not None:
+        name = host or socket.gethostname()
+        argv = ["ceph-volume", "inventory", "--format", "json"]
+        try:
+            _write(directory / f"ceph-volume-inventory.{name}.json", _ceph_json(argv))
+        except (DiskqError, ValueError) as exc:
+            errors.append(f"`{' '.join(argv)}` on {name}: {getattr(exc, 'message', None) or exc}")
+    _write(directory / "collect-status.json", {"format": COLLECT_FORMAT, "errors": errors})
+    return errors
+
+
+def _write(path: Path, data) -> None:
+    try:
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,330 @@
+"""One cluster's OSDs, their devices and the database's figures put together and judged.
+
+:func:`build` takes :class:`~diskq.cluster.inputs.Inputs` and (optionally) a devices.db, and
+returns a plain dict (``"format": "diskq-cluster"``): one row per OSD, one per DB drive, the
+findings with their rules and evidence, the ``ceph config`` lines, and every input that was
+missing or partial, by name. Models are matched as ``diskq lookup`` matches them (an exact
+match only: a typo match is named, never used), after the operator's own ``aliases``
+(``{"SSDSC2KB038T8": "Intel SSD S4510"}``: a part number Ceph reports -> a database model).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from pathlib import Path
+
+from diskq.cluster import judge
+from diskq.cluster.inputs import Inputs
+from diskq.cluster.parse import OsdMeta
+
+FORMAT = "diskq-cluster"
+BLUEFS_SHOWN = ("db_total_bytes", "db_used_bytes", "slow_total_bytes", "slow_used_bytes")
+_MCLOCK_RELEASE = 17  # mclock_scheduler is the default op queue from Quincy
+
+
+def _major(version: str | None) -> int | None:
+    m = re.match(r"(\d+)\.", version or "")
+    return int(m.group(1)) if m else None
+
+
+class Matcher:
+    """Models -> database facts, each model looked up once."""
+
+    def __init__(self, db: Path | None, aliases: dict[str, str] | None = None):
+        self.db, self.aliases, self.cache = db, dict(aliases or {}), {}
+        self.notes: list[str] = []
+
+    def facts(self, model: str | None) -> dict | None:
+        if not model or self.db is None:
+            return None
+        if model not in self.cache:
+            self.cache[model] = self._lookup(model)
+        return self.cache[model]
+
+    def _query(self, model: str) -> str:
+        from diskq.database.keys import compact
+
+        for part, name in self.aliases.items():
+            if compact(part) and compact(part) in compact(model):
+                return name
+        return model
+
+    def _lookup(self, model: str) -> dict | None:
+        from diskq.database.aggregate import setting_slug
+        from diskq.database.lookup import EXACT, lookup
+
+        query = self._query(model)
+        matches = lookup(self.db, query, limit=3)
+        if not matches or matches[0].kind != EXACT:
+            if matches and matches[0].is_match:
+                self.notes.append(f"{model}: only a near match in the database ({matches[0].device['model']}); "
+                                  "not used (map it with --as if it is the same drive)")
+            return None
+        d = matches[0].device
+        curve = [(p["numjobs"], p["iops"]) for p in matches[0].curves.get(setting_slug(d["cache"], d["cache_knob"]), [])
+                 if d["cache"]]
+        return {"model": d["model"], "query": query, "tier": d["ceph_waldb"], "iops_1job": d["iops_1job"],
+                "max_iops": d["max_iops"], "p99_sync_us": d["p99_sync_us"], "osds_per_device": d["osds_per_device"],
+                "osds_limited_by_sweep": d["osds_limited_by_sweep"], "curve": curve, "cache": d["cache"]}
+
+
+def per_osd_rate(curve: list[tuple[int, float]], n: int) -> float | None:
+    """Commits/s each of ``n`` OSDs gets from the device, read so as not to understate it:
+    IOPS(M)/M at the largest measured M <= n, and never more than the peak IOPS / n.
+
+    >>> per_osd_rate([(1, 1000.0), (4, 2000.0), (8, 2400.0)], 6)
+    400.0
+    """
+    pts = sorted((int(m), float(x)) for m, x in curve if x and x > 0)
+    below = [(m, x) for m, x in pts if m <= n]
+    if not pts or not below or n < 1:
+        return None
+    m, x = below[-1]
+    return min(x / m, max(x for _, x in pts) / n)
+
+
+def _db_key(o: OsdMeta) -> str | None:
+    if o.db is None:
+        return None
+    return o.db.device_id or f"{o.host or '?'}:{','.join(o.db.names) or '?'}"
+
+
+def _mclock(o: OsdMeta, kind: str, inp: Inputs, crit: dict) -> dict:
+    """The capacity in force on ``o`` and where it comes from."""
+    option = f"osd_mclock_max_capacity_iops_{kind}"
+    shown = inp.config_show.get(o.osd, {})
+    if option in shown:
+        return {"option": option, "value": float(shown[option]), "source": f"config show of osd.{o.osd}"}
+    for who in (f"osd.{o.osd}", "osd", "global"):
+        for e in inp.config or []:
+            # a mask other than the OSD's own device class (a host, a CRUSH location) is not followed
+            if e.who == who and e.option == option and e.mask in ("", f"class:{kind}"):
+                try:
+                    return {"option": option, "value": float(e.value),
+                            "source": f"config dump ({who}{'/' + e.mask if e.mask else ''})"}
+                except ValueError:
+                    continue
+    return {"option": option, "value": float(crit[f"mclock_default_{kind}"]), "source": "Ceph's default"}
+
+
+def _op_queue(o: OsdMeta, inp: Inputs) -> str | None:
+    if "osd_op_queue" in inp.config_show.get(o.osd, {}):
+        return inp.config_show[o.osd]["osd_op_queue"]
+    for who in (f"osd.{o.osd}", "osd", "global"):
+        for e in inp.config or []:
+            if e.who == who and e.option == "osd_op_queue":
+                return e.value
+    return None
+
+
+def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None) -> dict:
+    from diskq.analyse import criteria
+    from diskq.plan import rules as plan_rules
+
+    crit = criteria.section("cluster")
+    guide = plan_rules.load()["osds"]
+    match = Matcher(db, aliases)
+    missing: list[str] = []
+    findings: list[judge.Finding] = []
+    osds = inp.osds or _osds_without_metadata(inp)
+    if inp.osds is None:
+        missing.append("no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
+                       + (f"; {len(osds)} OSDs known from osd df or config dump only" if osds else ""))
+    if db is None:
+        missing.append("no devices.db: no model could be looked up (give --db)")
+    if not inp.perf and osds:
+        missing.append("no perf dump: BlueFS usage, spillover counters and commit latencies unknown "
+                       "(ceph tell osd.N perf dump)")
+    if inp.config is None and not inp.config_show:
+        missing.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
+    known = {o.osd for o in osds}
+    for osd in sorted(set(inp.perf) - known):
+        missing.append(f"perf dump of osd.{osd}, which the metadata does not list: not judged")
+
+    groups: dict[str, list[OsdMeta]] = {}
+    for o in osds:
+        if (key := _db_key(o)) is not None:
+            groups.setdefault(key, []).append(o)
+    # the whole drive (ceph-volume inventory) and its wear (device ls), by Ceph's device id
+    inventory = {d.device_id: d for devs in inp.inventory.values() for d in devs if d.device_id}
+    wear = {d.device_id: d.wear_level for d in inp.devices or [] if d.wear_level is not None}
+    db_rows = []
+    for key, members in sorted(groups.items(), key=lambda kv: (kv[1][0].host or "", kv[0])):
+        dev = members[0].db
+        facts = match.facts(dev.model)
+        ids = [o.osd for o in members]
+        whole = inventory.get(key)
+        row = {"key": key, "host": members[0].host, "names": dev.names, "model": dev.model, "nvme": dev.nvme,
+               "rotational": dev.rotational, "osds": ids, "database": facts,
+               "drive_size_bytes": whole.size_bytes if whole else None, "wear_level": wear.get(key),
+               "data_osds": [], "notes": []}
+        if dev.model is None:
+            row["notes"].append("model unknown (no device id in the metadata)")
+        elif facts is None and db is not None:
+            row["notes"].append(f"{dev.model} is not in the database")
+        findings += [f for f in (
+            judge.db_guideline(ids, dev.nvme, guide),
+            facts and judge.db_unsuitable(ids, dev.model, facts["tier"]),
+            facts and judge.db_shared(ids, dev.model, facts["osds_per_device"], facts["osds_limited_by_sweep"]),
+        ) if f]
+        if facts and facts["osds_limited_by_sweep"] and facts["osds_per_device"] and len(ids) > facts["osds_per_device"]:
+            row["notes"].append(f"{len(ids)} OSDs share it; the database measured up to {facts['osds_per_device']} "
+                                "(at least that many): more is not known")
+        db_rows.append(row)
+
+    # an OSD whose data device is a DB drive (another namespace or partition of it) commits there too
+    on_db_drive: dict[str, list[int]] = {}
+    for o in osds:
+        if o.db is None and o.data.device_id in groups:
+            on_db_drive.setdefault(o.data.device_id, []).append(o.osd)
+    for row in db_rows:
+        if row["key"] in on_db_drive:
+            others = on_db_drive[row["key"]]
+            row["data_osds"] = others
+            row["notes"].append("also the data device of " + ", ".join(f"osd.{i}" for i in others))
+    sharing = {o.osd: len(g) + len(on_db_drive.get(k, [])) for k, g in groups.items() for o in g}
+    for k, ids in on_db_drive.items():
+        sharing.update({i: len(groups[k]) + len(ids) for i in ids})
+    # RocksDB's WAL, and so each commit, goes to a dedicated WAL device where there is one
+    wal_groups: dict[str, list[int]] = {}
+    for o in osds:
+        if o.wal is not None:
+            wal_groups.setdefault(o.wal.device_id or f"{o.host or '?'}:{','.join(o.wal.names) or '?'}", []).append(o.osd)
+    sharing.update({i: len(ids) for ids in wal_groups.values() for i in ids})
+    spilled = {s.osd: s for s in inp.spills or []}
+    rows, capacities = [], {"hdd": {}, "ssd": {}}
+    for o in osds:
+        rows.append(_osd_row(o, inp, match, crit, sharing.get(o.osd, 1), spilled.get(o.osd), findings, capacities,
+                             missing))
+    for kind, caps in capacities.items():
+        if f := judge.mclock_spread(kind, caps, crit):
+            findings.append(f)
+    for s in inp.spills or []:
+        if s.osd not in known:
+            findings.append(judge.Finding("spillover", [s.osd], f"ceph health detail: {s.line}",
+                                          {"spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes,
+                                           "db_total_bytes": s.total_bytes}))
+    unnamed = []
+    for name, perf in sorted(inp.perf_unnamed.items()):
+        b = perf.bluefs
+        unnamed.append({"file": name, "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN},
+                        "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
+                        "dedicated_db": (b.get("slow_total_bytes") or 0) > 0, "missing": perf.missing})
+        if (b.get("slow_total_bytes") or 0) > 0 and b.get("slow_used_bytes"):
+            missing.append(f"{name}: BlueFS spilled {b['slow_used_bytes'] / 1e9:,.1f} GB onto the slow device, "
+                           "but the file does not say which OSD it is")
+    missing += match.notes
+    absent = sorted(m for m, f in match.cache.items() if f is None)
+    if absent:
+        missing.append(f"not in the database ({len(absent)}): " + "; ".join(absent))
+    rules = {f.rule for f in findings}
+    return {
+        "format": FORMAT, "format_version": 1, "source": inp.source,
+        "version": inp.version or _common_version(osds),
+        "summary": {"osds": len(osds), "db_devices": len(db_rows), "findings": len(findings),
+                    "osds_flagged": len({i for f in findings for i in f.osds}),
+                    "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules}},
+        "osds": rows, "db_devices": db_rows, "unnamed_perf_dumps": unnamed, "findings": [asdict(f) for f in findings],
+        "config_lines": [line for f in findings for line in f.config],
+        "missing": missing, "inputs": {"read": inp.read, "problems": inp.problems},
+        "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
+    }
+
+
+def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
+    """OSDs that ``osd df`` (with their device class) or per-OSD mClock entries of ``config dump``
+    (whose option names the media Ceph's bench assumed) name, when there is no metadata."""
+    from diskq.cluster.parse import Device
+
+    media: dict[int, bool | None] = {}
+    for osd, row in (inp.df or {}).items():
+        media[osd] = {"hdd": True, "ssd": False, "nvme": False}.get(row.device_class or "")
+    for e in inp.config or []:
+        m = re.fullmatch(r"osd\.(\d+)", e.who)
+        if m and e.option.startswith("osd_mclock_max_capacity_iops_") and media.get(int(m.group(1))) is None:
+            media[int(m.group(1))] = e.option.endswith("_hdd")
+    return [OsdMeta(osd, None, None, None, Device([], rotational=rot), None, None, None,
+                    ["no metadata: devices unknown"]) for osd, rot in sorted(media.items())]
+
+
+def _common_version(osds: list[OsdMeta]) -> str | None:
+    versions = sorted({o.version for o in osds if o.version})
+    return ", ".join(versions) or None
+
+
+def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, spill, findings: list,
+             capacities: dict, missing: list[str]) -> dict:
+    df = (inp.df or {}).get(o.osd)
+    commit_dev = o.wal or o.db or o.data
+    facts = match.facts(commit_dev.model)
+    perf = inp.perf.get(o.osd)
+    row = {"osd": o.osd, "host": o.host, "objectstore": o.objectstore, "version": o.version,
+           "status": df.status if df else None, "device_class": df.device_class if df else None,
+           "data": asdict(o.data), "db": asdict(o.db) if o.db else None, "wal": asdict(o.wal) if o.wal else None,
+           "commit_device_shared_by": sharing, "commit_device": "wal" if o.wal else "db" if o.db else "data",
+           "database": facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
+           "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
+    if df and df.status and df.status != "up":
+        row["notes"].append(f"{df.status} (osd df / osd tree)")
+    if o.objectstore == "filestore":
+        return row
+    if o.db is not None:
+        for f in (judge.db_rotational(o.osd, o.db.rotational), judge.db_small(o.osd, o.db.size_bytes, o.data.size_bytes, crit)):
+            if f:
+                findings.append(f)
+    if spill is not None:
+        findings.append(judge.Finding("spillover", [o.osd], f"ceph health detail: {spill.line}",
+                                      {"spilled_bytes": spill.spilled_bytes, "db_used_bytes": spill.used_bytes,
+                                       "db_total_bytes": spill.total_bytes}))
+    if perf is not None:
+        b = perf.bluefs
+        row["bluefs"] = {k: b.get(k) for k in BLUEFS_SHOWN}
+        row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
+        if perf.missing:
+            row["notes"].append("perf dump lacks " + ", ".join(perf.missing))
+        if o.db is not None and spill is None and (f := judge.spillover(o.osd, b.get("slow_used_bytes"),
+                                                                         b.get("db_used_bytes"), b.get("db_total_bytes"))):
+            findings.append(f)
+        if facts and "kv_commit_lat" in perf.latencies:
+            pred = judge.predicted_commit_s(facts["curve"], sharing, facts["p99_sync_us"])
+            if pred:
+                row["predicted_commit_ms"] = {"value": round(pred[0] * 1000, 4), "from": pred[1]}
+                if f := judge.commit_latency(o.osd, perf.latencies["kv_commit_lat"].avg_s, pred[0], crit):
+                    f.evidence["prediction"] = pred[1]
+                    findings.append(f)
+    elif inp.perf:
+        row["notes"].append("no perf dump of this OSD (it did not answer, or was not collected)")
+    _judge_mclock(o, row, inp, facts, sharing, crit, findings, capacities)
+    return row
+
+
+def _judge_mclock(o: OsdMeta, row: dict, inp: Inputs, facts: dict | None, sharing: int, crit: dict,
+                  findings: list, capacities: dict) -> None:
+    if inp.config is None and o.osd not in inp.config_show:
+        return
+    rot = o.data.rotational
+    if rot is None and row["device_class"] in ("hdd", "ssd", "nvme"):
+        rot = row["device_class"] == "hdd"
+    if rot is None:
+        row["notes"].append("media unknown: which mClock capacity applies is unknown")
+        return
+    kind = "hdd" if rot else "ssd"
+    queue = _op_queue(o, inp)
+    major = _major(o.version)
+    if queue is not None and queue != "mclock_scheduler":
+        row["notes"].append(f"osd_op_queue is {queue}: mClock capacities are not in force")
+        return
+    if queue is None and major is not None and major < _MCLOCK_RELEASE:
+        row["notes"].append(f"Ceph {o.version}: mclock_scheduler is not the default before Quincy; capacities not judged")
+        return
+    mc = _mclock(o, kind, inp, crit)
+    row["mclock"] = mc
+    capacities[kind][o.osd] = mc["value"]
+    if mc["source"] != "Ceph's default" and (f := judge.mclock_threshold(o.osd, kind, mc["value"], crit)):
+        findings.append(f)
+    if facts and facts["curve"]:
+        rate = per_osd_rate(facts["curve"], sharing)
+        row["per_osd_rate"] = None if rate is None else round(rate, 1)
+        if rate is not None and (f := judge.mclock_vs_device(o.osd, kind, mc["value"], rate, crit)):
+            findings.append(f)

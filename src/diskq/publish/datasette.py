@@ -1,0 +1,88 @@
+"""``metadata.json`` for Datasette, published beside ``devices.db``: the database's title, its
+licences and sources, what each table holds, and how a row is named in links.
+
+Datasette reads it with ``datasette devices.db --metadata metadata.json``; the keys are those of
+Datasette's metadata documentation (https://docs.datasette.io/en/stable/metadata.html): ``title``,
+``description``, ``license``/``license_url``, ``source``/``source_url``, ``about``/``about_url``,
+and under ``databases.devices.tables`` each table's ``description``, ``label_column`` (the column
+a foreign key's link shows) and ``hidden`` (index tables nobody browses). Licences: diskq and
+the contributed submissions come with the repository's licence (``project.license`` in
+pyproject.toml); the legacy rows are the community table's figures, released under CC0 1.0
+(:mod:`diskq.submission.legacy_table`).
+"""
+
+from __future__ import annotations
+
+from diskq.submission import legacy_table
+
+#: Datasette names a database after its file: devices.db -> devices
+DATABASE = "devices"
+
+LICENSE_URLS = {"Apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0", "CC0-1.0":
+                "https://creativecommons.org/publicdomain/zero/1.0/"}
+
+TABLES = {
+    "devices": ("One row per drive model and firmware at its best safe write-cache setting: the suitability "
+                "table, ranked (hosts and virtual devices have no rank).", "model"),
+    "submissions": ("One row per accepted submission file, with its signature status and why it is not "
+                    "counted, if it is not.", "path"),
+    "runs": ("One row per sweep (write-cache state) of a submission.", None),
+    "points": ("Every measured point of every sweep, as submitted (4 KiB write + fdatasync pairs per second).",
+               None),
+    "size_points": ("Every step of the block-size profile, as submitted.", None),
+    "device_cache": ("Per device and write-cache setting: medians over submissions with their spread.", None),
+    "curve": ("The median curve per device and write-cache setting, one row per numjobs.", None),
+    "device_sizes": ("The median block-size profile per device and write-cache setting.", None),
+    "sustained": ("Every sustained-write measurement, with its cliff.", None),
+    "device_sustained": ("Per device: the earliest sustained-write cliff and the largest drop.", None),
+    "skipped": ("Submission files the build did not accept, and why.", None),
+    "meta": ("Facts about the build: schema version, content digest, data as of.", None),
+}
+#: full-text indexes: searched through their table, not browsed
+HIDDEN = ("device_search", "devices_fts")
+
+
+def project_license() -> str | None:
+    """``project.license`` of pyproject.toml (an SPDX expression), as the installed package's
+    metadata keeps it (License-Expression), or None."""
+    from diskq.package import license_expression
+
+    return license_expression()
+
+
+def metadata(*, repository: str | None, data_as_of: str | None = None, license: str | None = None) -> dict:
+    """The metadata document for ``devices.db`` of the repository at ``repository`` (its address).
+
+    >>> m = metadata(repository="https://github.com/example/diskq", license="Apache-2.0")
+    >>> m["title"], m["license"], m["source_url"]
+    ('diskq device database', 'Apache-2.0', 'https://github.com/example/diskq/tree/main/submissions')
+    >>> m["databases"]["devices"]["tables"]["devices"]["label_column"]
+    'model'
+    """
+    license = license if license is not None else project_license()
+    legacy_url = "https://" + legacy_table.SOURCE.split()[0]
+    doc = {
+        "title": "diskq device database",
+        "description": ("Drives qualified for synchronous writes (Ceph BlueStore WAL/DB, etcd, database WAL): "
+                        "4 KiB write + fdatasync IOPS over numjobs, per write-cache setting, built from signed "
+                        "submissions" + (f"; data as of {data_as_of}" if data_as_of else "") + ". Legacy rows "
+                        f"are the community table's figures ({legacy_table.LICENSE})."),
+        "source": "the signed submissions of the diskq repository",
+        "about": f"legacy rows: {legacy_table.SOURCE}, {legacy_table.LICENSE}",
+        "about_url": legacy_url,
+        "databases": {DATABASE: {
+            "title": "diskq devices",
+            "tables": {
+                **{name: {"description": text, **({"label_column": label} if label else {})}
+                   for name, (text, label) in TABLES.items()},
+                **{name: {"hidden": True} for name in HIDDEN},
+            },
+        }},
+    }
+    if license:
+        doc["license"] = license
+        if license in LICENSE_URLS:
+            doc["license_url"] = LICENSE_URLS[license]
+    if repository:
+        doc["source_url"] = repository.rstrip("/") + "/tree/main/submissions"
+    return doc
