@@ -234,7 +234,7 @@ def test_schema_file_is_executed_as_is(subs, tmp_path):
     add(subs, "Intel SSD 545", {"on": {1: 1500, 8: 6460}})
     db = tmp_path / "devices.db"
     build(subs, db)
-    text = (Path(build_mod.__file__).resolve().parents[3] / "schema" / "devices.sql").read_text()
+    text = build_mod.schema_path().read_text()
     created = {r["name"] for r in rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
     for name in ("meta", "submissions", "runs", "points", "devices", "device_cache", "curve", "skipped",
                  "device_search", "submissions_device", "devices_model_key"):

@@ -60,6 +60,10 @@ CASES = [
     # schema
     (["schema", "--check", "--dir", "{w}/dir"], 1, "schemas differ"),
     (["schema", "--check", "--dir", str(REPO / "schema")], 0, "schemas match"),
+    # db update (nothing answers on port 1; a plain http:// address elsewhere is refused)
+    (["db", "update", "--url", "http://127.0.0.1:1/devices.db", "--timeout", "5"], 1, "no server"),
+    (["db", "update", "--url", "http://example.org/devices.db"], 2, "plain http beyond this machine"),
+    (["db", "update", "--timeout", "0"], 2, "a timeout of 0"),
     # lookup
     (["lookup", "pm883", "--db", "{w}/dir"], 2, "--db names a directory"),
     (["lookup", "pm883", "--db", "{w}/missing.db"], 2, "--db names nothing"),

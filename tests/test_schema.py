@@ -210,3 +210,44 @@ def test_usl_lambda_is_known_by_its_json_name_only():
         UslFit.model_validate_json(json.dumps(bad), strict=True)
     schema = _load("result")["$defs"]["UslFit"]
     assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+
+
+def test_the_package_ships_the_published_schemas(capsys):
+    # the package's copy (what an installed diskq hands out) equals the models and schema/
+    packaged = SCHEMA_DIR.parent / schema.PACKAGED
+    assert schema.stale(packaged) == [], "run `diskq schema` in the checkout's root and commit both copies"
+    for name, file in schema.FILES.items():
+        assert schema.shipped(name) == (SCHEMA_DIR / file).read_text() == schema.render(schema.schemas()[name])
+    from diskq.cli import main
+
+    try:
+        main(["schema", "--show", "result"])
+    except SystemExit as exc:
+        assert not exc.code
+    assert json.loads(capsys.readouterr().out) == _load("result")
+
+
+def test_show_of_an_unknown_schema_is_a_one_line_error(capsys):
+    from diskq.cli import main
+    from diskq.errors import InvalidInput
+
+    with pytest.raises(SystemExit) as exc:
+        main(["schema", "--show", "nonesuch"])
+    assert exc.value.code == InvalidInput.exit_code
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "diskq: error: no schema named 'nonesuch'" and "submission, result, plp-datasheets" in err[1]
+
+
+def test_schema_in_a_checkouts_root_writes_and_checks_both_copies(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from diskq.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / schema.PACKAGED).mkdir(parents=True)
+    runner = CliRunner()
+    assert runner.invoke(app, ["schema"]).exit_code == 0
+    assert schema.stale(tmp_path / "schema") == [] and schema.stale(tmp_path / schema.PACKAGED) == []
+    (tmp_path / schema.PACKAGED / schema.FILES["result"]).write_text("{}\n")
+    done = runner.invoke(app, ["schema", "--check"])
+    assert done.exit_code == 1 and str(schema.PACKAGED / schema.FILES["result"]) in done.stdout

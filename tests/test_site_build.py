@@ -521,18 +521,25 @@ def test_every_page_has_a_favicon_in_the_site_and_links_the_source_repository(bu
     assert (out / "static" / "favicon.svg").read_text().startswith("<svg")
 
 
-def test_the_repository_comes_from_pyproject_or_the_option(tmp_path, monkeypatch, capsys):
-    import diskq.database.build as dbbuild
-    import diskq.publish.site as site
+def test_the_repository_comes_from_the_package_metadata_or_the_option(tmp_path, monkeypatch, capsys):
+    import importlib.metadata
+    import tomllib
 
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/o/r"\n')
-    monkeypatch.setattr(dbbuild, "repo_root", lambda: tmp_path)
-    assert site.source_url() == "https://github.com/o/r"
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    import diskq.publish.site as site
+    from diskq.database.build import repo_root
+
+    urls = tomllib.loads((repo_root() / "pyproject.toml").read_text())["project"]["urls"]
+    assert site.source_url() == urls["Repository"]  # what pyproject.toml says, read from the metadata
+    monkeypatch.setattr(importlib.metadata, "metadata", lambda name: _NoUrls())
     assert site.source_url() is None
     with pytest.raises(SystemExit) as exc:
         main(["site", "build", "--db", str(tmp_path / "none.db"), "--out", str(tmp_path / "s"), "--repository", "ftp://x"])
     assert exc.value.code and "--repository must be an https:// address" in capsys.readouterr().err
+
+
+class _NoUrls:
+    def get_all(self, name):
+        return None
 
 
 def test_models_with_several_firmwares_show_the_firmware_and_legacy_rows_say_so_beside_the_name(tmp_path):

@@ -11,4 +11,13 @@ The package is laid out in the order data flows through it:
     cli/         the thin typer front end; the only place that prints
 """
 
-__version__ = "0.1.0"
+
+def __getattr__(name: str):
+    # ``diskq.__version__`` comes from the installed metadata (pyproject.toml's version is the one
+    # source), read when first asked for: importlib.metadata costs start-up time every command pays
+    if name == "__version__":
+        from diskq.package import version
+
+        globals()["__version__"] = value = version()
+        return value
+    raise AttributeError(f"module 'diskq' has no attribute {name!r}")

@@ -26,14 +26,26 @@ _register_commands()
 
 
 def main(argv: list[str] | None = None) -> None:
+    from diskq.cli.app import READ
     from diskq.errors import DiskqError, Interrupted
 
+    def say_database() -> None:  # which devices.db the answer came from
+        for found in READ:
+            print(f"database: {found.describe()}", file=sys.stderr)
+
+    READ.clear()
     try:
         app(args=argv, prog_name="diskq")
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            say_database()
+        raise
     except DiskqError as exc:
         print(f"diskq: error: {exc.message}", file=sys.stderr)
         for reason in getattr(exc, "reasons", []) or []:
             print(f"  - {reason}", file=sys.stderr)
+        for found in READ:
+            print(f"  - database: {found.describe()}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -43,6 +55,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C outside a bench: nothing to clean up
         print("diskq: interrupted", file=sys.stderr)
         sys.exit(130)
+    else:
+        say_database()
 
 
 if __name__ == "__main__":  # pragma: no cover

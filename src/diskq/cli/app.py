@@ -18,7 +18,7 @@ app = typer.Typer(
         "Example: diskq bench /dev/nvme0n1"
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -42,6 +42,21 @@ def stdout_console():
     return Console(highlight=False)
 
 
+#: The devices.db files this run read: :func:`diskq.cli.main` says which after the command's
+#: output, or under its error (the message stays the first line).
+READ: list = []
+
+
+def database(option):
+    """The devices.db a command reads: ``--db``, else the checkout's, the user's copy, the shipped
+    snapshot (:mod:`diskq.database.locate`); remembered so that the run says which it read."""
+    from diskq.database.locate import find
+
+    found = find(option)
+    READ.append(found)
+    return found
+
+
 def print_json(text: str) -> None:
     """Write a JSON document to stdout, and nothing else."""
     sys.stdout.write(text)
@@ -50,8 +65,19 @@ def print_json(text: str) -> None:
     sys.stdout.flush()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from diskq.package import DISTRIBUTION, version
+
+        print(f"diskq {version()} ({DISTRIBUTION})")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=False)
-def _warn_pending_restores() -> None:
+def _warn_pending_restores(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="print diskq's version (from the installed package) and exit"),
+) -> None:
     # Runs before every command: a killed run may have left a write cache switched.
     # Light import (stdlib only) and never fails: a broken journal must not stop diskq.
     try:

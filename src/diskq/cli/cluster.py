@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from diskq.cli.app import app, print_json, stderr_console, stdout_console
+from diskq.cli.app import database as find_database
 
 cluster_app = typer.Typer(
     help=(
@@ -39,7 +40,7 @@ def _aliases(values: list[str] | None) -> dict[str, str]:
 def cluster_cmd(
     ctx: typer.Context,
     source: Optional[Path] = typer.Option(None, "--from", help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked"),
-    db: Path = typer.Option(Path("devices.db"), "--db", help="the device database the models are looked up in (without it, and no ./devices.db, nothing is looked up and the answer says so)"),
+    db: Optional[Path] = typer.Option(None, "--db", help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]"),
     alias: Optional[list[str]] = typer.Option(None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"),
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON on stdout"),
     html: Optional[Path] = typer.Option(None, "--html", help="also write the answer as one static HTML page"),
@@ -62,11 +63,11 @@ def cluster_cmd(
 
         for e in errors:
             stderr_console().print(f"[yellow]collection:[/] {escape(e)}", highlight=False)
-    if db != Path("devices.db") and not db.exists():
+    if db is not None and not db.exists():
         from diskq.errors import DatabasePathError
 
         raise DatabasePathError(f"{db} does not exist", hint="give a devices.db with --db, or leave --db out")
-    database = db if db.exists() else None
+    database = find_database(db).path
     doc = report.build(inp, db=database, aliases=aliases)
     if html is not None:
         from diskq.publish.cluster import write_html

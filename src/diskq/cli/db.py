@@ -1,4 +1,5 @@
-"""``diskq db build``, ``diskq lookup`` and ``diskq site build``: the device database and the site."""
+"""``diskq db build``, ``diskq db update``, ``diskq lookup`` and ``diskq site build``: the device
+database and the site."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from pathlib import Path
 
 import typer
 
-from diskq.cli.app import app, print_json, stderr_console
+from diskq.cli.app import app, database, print_json, stderr_console
 
 db_app = typer.Typer(
-    help="Build devices.db from the submissions.\n\nExample: diskq db build --submissions submissions --db devices.db",
+    help="Build devices.db from the submissions, or fetch the published one.\n\n"
+         "Example: diskq db build --submissions submissions --db devices.db",
     no_args_is_help=True,
 )
 site_app = typer.Typer(
@@ -108,6 +110,37 @@ def db_build(
               f"{public}{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
     if strict and skipped:
         raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
+
+
+@db_app.command("update")
+def db_update(
+    url: str | None = typer.Option(
+        None, "--url", help="address of the published devices.db; its digest is read from URL.sha256 "
+                            "[default: $DISKQ_DB_URL, else devices.db on the project's site]"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="seconds a connection or a read may stall"),
+) -> None:
+    """Fetch the current devices.db from the published site into your data directory
+    ($XDG_DATA_HOME/diskq, or ~/.local/share/diskq), checked against the SHA-256 digest the site
+    publishes beside it. On any failure (no answer, a truncated download, a wrong digest) the
+    previous copy is kept. Outside a checkout, lookup and plan read this copy before the snapshot
+    shipped with diskq.
+
+    Example: diskq db update
+    """
+    from diskq.database.locate import NAME, checkout_database, user_data_dir
+    from diskq.database.update import default_url, update
+
+    err = stderr_console()
+    address = url or default_url()
+    with err.status(f"fetching {address} ..."):
+        report = update(address, user_data_dir() / NAME, timeout=timeout)
+    say = (f"{report.path} updated" if report.changed else f"{report.path} is up to date")
+    err.print(f"{say}: {report.devices} devices, {report.bytes:,} bytes, sha256 {report.digest[:12]}, "
+              f"from {report.url}", markup=False, highlight=False, soft_wrap=True)
+    shadow = checkout_database()
+    if shadow is not None:
+        err.print(f"note: here commands read {shadow} first (the checkout's); give --db to choose",
+                  markup=False, highlight=False, soft_wrap=True)
 
 
 def _problem(s) -> str:
@@ -210,7 +243,9 @@ def _size_verdict_lines(verdicts: dict) -> list[str]:
 @app.command("lookup")
 def lookup_cmd(
     query: str = typer.Argument(..., help="part of the model name; small typos are fine"),
-    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to search"),
+    db: Path | None = typer.Option(
+        None, "--db", help="devices.db to search [default: the checkout's, else your copy from "
+                           "`diskq db update`, else the snapshot shipped with diskq]"),
     limit: int = typer.Option(5, "--limit", min=1, max=100, help="most matches to show"),
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
@@ -223,7 +258,9 @@ def lookup_cmd(
     each with its source, method class and quote. A model known only from public figures is
     shown with them ("match": "public" in --json). Exit 0 with a match; exit 1 when nothing
     matches, or when only other models come close: "no exact match; closest: ..." (with --json,
-    the list has "match": "closest" on each entry).
+    the list has "match": "closest" on each entry). The database read is said on stderr (and with
+    --json as "database" on each entry): --db, else the checkout's, else your copy from
+    `diskq db update`, else the snapshot shipped with diskq.
 
     Example: diskq lookup "pm883"
     """
@@ -234,12 +271,14 @@ def lookup_cmd(
     from diskq.errors import DatabaseError
     from diskq.units import capacity, latency_ms, plural
 
-    matches = lookup(db, query, limit=limit)
+    found = database(db)
+    matches = lookup(found.path, query, limit=limit)
     if not matches or not matches[0].is_match:  # public figures may still know the model
-        public = _public_only(db, query)
+        public = _public_only(found.path, query)
         if public:
             if as_json:
-                print_json(json.dumps([{"match": "public", "public_model": m.to_dict()} for m in public], indent=2))
+                print_json(json.dumps([{"match": "public", "public_model": m.to_dict(), "database": found.to_dict()}
+                                       for m in public], indent=2))
             else:
                 for line in _public_lines(public, heading="not measured with diskq; public figures"):
                     print(line)
@@ -249,7 +288,7 @@ def lookup_cmd(
             print_json("[]")
         raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
     if as_json:
-        print_json(json.dumps([m.to_dict() for m in matches], indent=2))
+        print_json(json.dumps([{**m.to_dict(), "database": found.to_dict()} for m in matches], indent=2))
     if not matches[0].is_match:  # similar models only: never shown as the answer
         closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
         raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
@@ -384,7 +423,9 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
 
 @site_app.command("build")
 def site_build(
-    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to publish"),
+    db: Path | None = typer.Option(
+        None, "--db", help="devices.db to publish [default: the checkout's, else your copy from "
+                           "`diskq db update`, else the snapshot shipped with diskq]"),
     out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
     submissions: Path | None = typer.Option(
         Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
@@ -404,6 +445,7 @@ def site_build(
     if repository is not None and not repository.startswith("https://"):
         raise InvalidInput(f"--repository must be an https:// address, got {repository!r}")
     err = stderr_console()
+    db = database(db).path
     with err.status(Text(f"writing the site to {out}/ ...")):
         report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
                             repository=repository)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from diskq.cli.app import app, print_json, stdout_console
+from diskq.cli.app import app, database, print_json, stdout_console
 
 PLAN_HELP = """Plan the OSD layout for a WAL/DB device: OSDs per device, block.db size, how many
 WAL/DB devices, a cephadm OSD specification or, without cephadm, the equivalent ceph-volume lvm
@@ -36,7 +36,9 @@ def plan_cmd(
         None, "--compression", help="RocksDB compression on or off [default: on from Squid, off before]"),
     release: Optional[str] = typer.Option(None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"),
     db_size: Optional[str] = typer.Option(None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"),
-    db: Path = typer.Option(Path("devices.db"), "--db", help="devices.db to look the model up in"),
+    db: Optional[Path] = typer.Option(
+        None, "--db", help="devices.db to look the model up in [default: the checkout's, else your copy "
+                           "from `diskq db update`, else the snapshot shipped with diskq]"),
     cephadm_spec: Optional[Path] = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
     as_json: bool = typer.Option(False, "--json", help="print the plan as JSON on stdout"),
 ) -> None:
@@ -61,11 +63,13 @@ def plan_cmd(
     size = parse_drive_size(db_size) if db_size is not None else None
     if cephadm_spec is not None and cephadm_spec.is_dir():
         raise InvalidInput(f"--cephadm-spec {cephadm_spec} is a directory", hint="name a file, e.g. osd-spec.yaml")
-    dev = (source.from_document_file(Path(device)) if source.looks_like_file(device)
-           else source.from_database(db, device))
+    found = None if source.looks_like_file(device) else database(db)
+    dev = source.from_document_file(Path(device)) if found is None else source.from_database(found.path, device)
     plan = layout.make_plan(dev, data_devices, workload, compression=comp, release=rel, rules=rules,
                             criteria=criteria.load(), db_size=size)
     doc = report.document(plan, rules)
+    if found is not None:
+        doc["database"] = found.to_dict()
     if cephadm_spec is not None:
         _write(cephadm_spec, doc["cephadm_spec_yaml"])
     if as_json:

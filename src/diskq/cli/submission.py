@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -58,7 +59,8 @@ counts as unsafe. Then sign the result with `diskq sign`.
 Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json --write-cache off --cache-mechanism drive -o sda-result.json
 """
 
-SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models.
+SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models; --show
+prints one of the schemas shipped with diskq.
 
 Example: diskq schema --check
 """
@@ -366,19 +368,28 @@ def import_fio_cmd(
 
 @app.command("schema", help=SCHEMA_HELP)
 def schema_cmd(
-    directory: Path = typer.Option(Path("schema"), "--dir", help="where the schema files live"),
+    directory: Optional[list[Path]] = typer.Option(
+        None, "--dir", help="where the schema files live [default: schema/, and in a checkout's root "
+                            "the package's copy src/diskq/submission/schemas/ too]"),
     check: bool = typer.Option(False, "--check", help="only compare; exit 1 if a file is missing or differs"),
+    show: Optional[str] = typer.Option(
+        None, "--show", metavar="NAME", help="print the schema shipped with diskq: submission, result or plp-datasheets"),
 ) -> None:
     from diskq.submission import schema
 
     err = stderr_console()
+    if show is not None:
+        sys.stdout.write(schema.shipped(show))
+        return
+    directories = directory or schema.default_directories()
     if check:
-        stale = schema.stale(directory)
+        stale = [s for d in directories for s in schema.stale(d)]
         for s in stale:
             typer.echo(f"{s}: differs from the models (run `diskq schema`)")
         if stale:
             raise typer.Exit(1)
         err.print("schemas match the models")
         return
-    for p in schema.write(directory):
-        print(p)
+    for d in directories:
+        for p in schema.write(d):
+            print(p)

@@ -3,7 +3,7 @@
 The build re-validates each file with the current code (in worker processes), writes its runs
 and points as they arrive, groups accepted submissions into devices, aggregates them
 (:mod:`diskq.database.aggregate`), recomputes scaling and verdicts on the median curves
-(:mod:`diskq.database.analysis`) and writes the tables defined by ``schema/devices.sql``.
+(:mod:`diskq.database.analysis`) and writes the tables defined by ``devices.sql`` (beside this module).
 
 * Deterministic: files are read in sorted path order, every table is written in key order,
   nothing about the build itself (time, host, diskq version) goes into the tables. The
@@ -97,10 +97,13 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
-def schema_path() -> Path:
-    path = repo_root() / "schema" / "devices.sql"
+def schema_path():
+    """``devices.sql``, package data of :mod:`diskq.database` (found with importlib.resources)."""
+    from importlib import resources
+
+    path = resources.files("diskq.database").joinpath("devices.sql")
     if not path.is_file():
-        raise DatabaseError(f"schema file not found: {path}", hint="run diskq from a source checkout")
+        raise DatabaseError(f"schema file not found: {path}", hint="reinstall diskq")
     return path
 
 

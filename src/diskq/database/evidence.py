@@ -142,11 +142,11 @@ KNOWN_LINES = 6
 
 
 def default_db() -> Path:
-    """``devices.db`` in the current directory when there is one, else the checkout's."""
-    here = Path("devices.db")
-    if here.is_file():
-        return here
-    return Path(__file__).resolve().parents[3] / "devices.db"
+    """The devices.db every command reads without ``--db`` (:mod:`diskq.database.locate`: the
+    checkout's, the user's copy, the shipped snapshot)."""
+    from diskq.database.locate import find
+
+    return find().path
 
 
 def known_lines(model: str | None, db: Path | None = None) -> list[str]:
@@ -155,11 +155,10 @@ def known_lines(model: str | None, db: Path | None = None) -> list[str]:
     unreadable database, or a model it does not know, is said in one line."""
     if not model:
         return []
-    path = Path(db) if db is not None else default_db()
     try:
         from diskq.database.lookup import open_db
 
-        con = open_db(path)
+        con = open_db(Path(db) if db is not None else default_db())
     except (DiskqError, OSError, sqlite3.Error) as exc:
         return [f"device database: not read ({getattr(exc, 'message', exc)})"]
     try:

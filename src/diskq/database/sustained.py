@@ -28,7 +28,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-#: Columns of the ``sustained`` table, in order (see schema/devices.sql).
+#: Columns of the ``sustained`` table, in order (see devices.sql beside this module).
 COLUMNS = (
     "submission_id", "seq", "method_version", "variant", "write_cache", "cache_mechanism", "block_size", "iodepth",
     "budget_bytes", "budget_s", "written_bytes", "runtime_ms", "iops", "bw_bytes", "sample_interval_ms",

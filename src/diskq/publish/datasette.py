@@ -51,17 +51,11 @@ HIDDEN = ("device_search", "devices_fts")
 
 
 def project_license() -> str | None:
-    """``project.license`` of the checkout's pyproject.toml (an SPDX expression), or None."""
-    import tomllib
+    """``project.license`` of pyproject.toml (an SPDX expression), as the installed package's
+    metadata keeps it (License-Expression), or None."""
+    from diskq.package import license_expression
 
-    from diskq.database.build import repo_root
-
-    try:
-        with open(repo_root() / "pyproject.toml", "rb") as f:
-            value = tomllib.load(f).get("project", {}).get("license")
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    return value if isinstance(value, str) else None
+    return license_expression()
 
 
 def metadata(*, repository: str | None, data_as_of: str | None = None, license: str | None = None) -> dict:

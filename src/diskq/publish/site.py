@@ -1,6 +1,6 @@
 """``diskq site build``: devices.db -> a static site with no external requests.
 
-Pages (templates in ``site/templates``, every value autoescaped):
+Pages (templates in ``templates/`` beside this module, every value autoescaped):
 
 * ``index.html``: the WAL/DB suitability table in devices.db's rank order (1-job sync IOPS at
   the best safe cache setting), complete without JavaScript; ``static/table.js`` adds sorting,
@@ -12,8 +12,9 @@ Pages (templates in ``site/templates``, every value autoescaped):
   a raw-data link;
 * ``methodology.html``: the method, the verdict criteria from the analysis' data file, how to
   contribute;
-* ``devices.json`` and ``devices.db``: the machine-readable exports, and ``metadata.json``
-  for Datasette beside the database (:mod:`diskq.publish.datasette`).
+* ``devices.json`` and ``devices.db``: the machine-readable exports, ``metadata.json`` for
+  Datasette beside the database (:mod:`diskq.publish.datasette`), and ``devices.db.sha256``, the
+  digest ``diskq db update`` checks the database against.
 
 The output directory is built next to the target and swapped in; an existing directory is only
 replaced when it is empty or was written by this command (it holds ``.diskq-site``). Its
@@ -23,6 +24,7 @@ by the next build once their process is gone, as ``diskq db build`` does with it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -50,11 +52,13 @@ class SiteReport:
 
 
 def site_dir() -> Path:
-    from diskq.database.build import repo_root
+    """The directory of the site's ``templates/`` and ``static/``: package data of
+    :mod:`diskq.publish`, found with importlib.resources."""
+    from importlib import resources
 
-    path = repo_root() / "site"
-    if not (path / "templates").is_dir():
-        raise SiteError(f"site templates not found in {path}", hint="run diskq from a source checkout")
+    path = resources.files("diskq.publish")
+    if not isinstance(path, Path) or not (path / "templates").is_dir():
+        raise SiteError(f"site templates not found in {path}", hint="reinstall diskq")
     return path
 
 
@@ -194,18 +198,11 @@ def _rows(cursor) -> list[SimpleNamespace]:
 
 
 def source_url() -> str | None:
-    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) in the
-    checkout's pyproject.toml; None when it names none."""
-    import tomllib
+    """The source repository's address: ``[project.urls]`` ``Repository`` (or ``Source``) of the
+    installed package's metadata; None when it names none."""
+    from diskq.package import project_url
 
-    from diskq.database.build import repo_root
-
-    try:
-        with open(repo_root() / "pyproject.toml", "rb") as f:
-            urls = tomllib.load(f).get("project", {}).get("urls", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    url = urls.get("Repository") or urls.get("Source")
+    url = project_url("Repository") or project_url("Source")
     return url if isinstance(url, str) and url.startswith("https://") else None
 
 
@@ -345,6 +342,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                "data_as_of": meta.get("data_as_of") or None, "devices": export}
         (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
         shutil.copyfile(db, tmp / "devices.db")
+        # the digest `diskq db update` checks a download against, as `sha256sum devices.db` writes it
+        digest = hashlib.sha256((tmp / "devices.db").read_bytes()).hexdigest()
+        (tmp / "devices.db.sha256").write_text(f"{digest}  devices.db\n")
         from diskq.publish.datasette import metadata
 
         datasette = metadata(repository=common["repository"], data_as_of=meta.get("data_as_of") or None)

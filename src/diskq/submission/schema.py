@@ -4,12 +4,17 @@ from the models.
 The pydantic models are the one source of truth; ``schema/*.schema.json`` are these functions'
 output, committed so that other tools can validate files without diskq, and a test fails
 whenever the two drift apart (``diskq schema`` rewrites them, ``diskq schema --check`` compares).
+The package ships the same files (``schemas/`` beside this module, read with importlib.resources:
+``diskq schema --show NAME``), so an installed diskq hands them out without a checkout; in a
+checkout's root ``diskq schema`` writes and checks both copies.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from diskq.errors import InvalidInput
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 FILES = {"submission": "submission.schema.json", "result": "result.schema.json",
@@ -28,6 +33,24 @@ def schemas() -> dict[str, dict]:
         body = model.model_json_schema(mode="validation")
         out[name] = {"$schema": DIALECT, **body}
     return out
+
+
+#: The shipped copy, relative to a checkout's root.
+PACKAGED = Path("src") / "diskq" / "submission" / "schemas"
+
+
+def default_directories() -> list[Path]:
+    """``schema/``, and in a checkout's root the package's copy too."""
+    return [Path("schema"), *([PACKAGED] if PACKAGED.is_dir() else [])]
+
+
+def shipped(name: str) -> str:
+    """The schema file shipped inside the package, as text."""
+    from importlib import resources
+
+    if name not in FILES:
+        raise InvalidInput(f"no schema named {name!r}", hint=f"one of: {', '.join(FILES)}")
+    return resources.files("diskq.submission").joinpath("schemas", FILES[name]).read_text(encoding="utf-8")
 
 
 def render(schema: dict) -> str:
