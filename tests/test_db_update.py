@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cli import main
 from diskq.database import locate
 from diskq.database.update import UpdateError, parse_digest, update
+from tests.cli_support import cli
 from diskq.errors import InvalidInput
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,14 +101,6 @@ def home(tmp_path, monkeypatch):
     con.close()
     shutil.copy(old, dest)
     return dest
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def leftovers(dest: Path) -> list[str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cli import main
 from diskq.database import locate
+from tests.cli_support import cli
 from diskq.errors import DatabasePathError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,14 +25,6 @@ def nowhere(tmp_path, monkeypatch):
     monkeypatch.chdir(cwd)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     return cwd
-
-
-def cli(*args: str) -> int:
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def test_the_option_wins_even_when_it_names_nothing(nowhere):

@@ -22,6 +22,7 @@ from diskq.analyse.noise import iops_spread
 from diskq.database import sustained
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.errors import DatabaseError, DiskqError
+from diskq.submission import sign
 from diskq.submission.duplicates import figures_digest
 
 #: Larger files are refused before they are parsed (a submission with raw fio JSON for a
@@ -232,24 +233,6 @@ def _validator():
 SIGNATURE_STATUSES = ("verified", "intact", "unlisted", "unchecked", "unsigned")
 
 
-def signature_status(sub, allowed_signers: Path | None) -> str:
-    """Status of a submission whose signature (if any) the validator found intact."""
-    if sub.signature is None:
-        return "unsigned"
-    if allowed_signers is None:
-        return "intact"
-    from diskq.errors import SignatureError
-    from diskq.submission.sign import verify_payload
-
-    try:
-        verify_payload(sub, None, allowed_signers=allowed_signers)
-    except SignatureError:
-        return "unlisted"
-    except DiskqError:  # e.g. ssh-keygen needed for a certificate line and not installed
-        return "intact"
-    return "verified"
-
-
 def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path | None):
     """(submission or None, problems, signature status) with the current submission code."""
     validate_file = _validator()
@@ -261,7 +244,7 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
                     for p in problems]
         if sub is None or problems:
             return None, problems or [Skipped(str(path), "", "rejected by the validator")], "unsigned"
-        return sub, [], signature_status(sub, allowed_signers)
+        return sub, [], sign.signature_status(sub, allowed_signers)
 
     from pydantic import ValidationError
 

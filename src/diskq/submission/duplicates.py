@@ -27,7 +27,7 @@ from pathlib import Path
 
 from diskq.submission.problems import Problem
 
-#: Signature status, strongest first (``diskq.database.extract.signature_status`` gives them).
+#: Signature status, strongest first (``diskq.submission.sign.signature_status`` gives them).
 SIGNATURE_ORDER = ("verified", "intact", "unlisted", "unchecked", "unsigned")
 _LATEST = "9999-12-31T23:59:59+00:00"
 
@@ -105,8 +105,8 @@ def signature_claim(sub, allowed_signers: Path | None) -> str:
     """The signature status of a submission for :class:`Claim` (the statuses of the database's
     ``submissions.signature``): verified or unlisted against ``allowed_signers``, intact without
     one, unsigned without a signature; a signature that does not verify at all claims nothing."""
-    from diskq.errors import DiskqError, SignatureError
-    from diskq.submission.sign import verify_payload
+    from diskq.errors import DiskqError
+    from diskq.submission.sign import signature_status, verify_payload
 
     if sub.signature is None:
         return "unsigned"
@@ -114,15 +114,7 @@ def signature_claim(sub, allowed_signers: Path | None) -> str:
         verify_payload(sub, None, allowed_signers=None)
     except DiskqError:
         return "unsigned"
-    if allowed_signers is None:
-        return "intact"
-    try:
-        verify_payload(sub, None, allowed_signers=allowed_signers)
-    except SignatureError:
-        return "unlisted"
-    except DiskqError:
-        return "intact"
-    return "verified"
+    return signature_status(sub, allowed_signers)
 
 
 def _claim(path: Path, sub, allowed_signers: Path | None) -> Claim:

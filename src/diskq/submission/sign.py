@@ -223,3 +223,23 @@ def _ssh_keygen_verify(armored: str, payload: bytes, principal: str, allowed_sig
                                  "(ssh-keygen compares principals with case: a certificate must spell the login "
                                  "as the allowed-signers line does)")
         raise SignatureError(f"signature does not verify: {tail}")
+
+
+def signature_status(sub, allowed_signers: Path | None) -> str:
+    """The status of a submission whose signature (if any) is intact, as the database stores it:
+    "unsigned" without one, "intact" without ``allowed_signers`` to check its signer against,
+    "verified" or "unlisted" against them ("intact" where they cannot be checked, e.g. ssh-keygen
+    needed for a certificate line and not installed)."""
+    from diskq.errors import DiskqError, SignatureError
+
+    if sub.signature is None:
+        return "unsigned"
+    if allowed_signers is None:
+        return "intact"
+    try:
+        verify_payload(sub, None, allowed_signers=allowed_signers)
+    except SignatureError:
+        return "unlisted"
+    except DiskqError:
+        return "intact"
+    return "verified"
