@@ -104,7 +104,7 @@ def test_the_scaling_line_does_not_repeat_a_description_that_is_the_class():
 
 
 def test_marks_beside_the_bar_never_cut_a_figure_at_80_columns_or_in_a_pipe():
-    """An interrupted and a questionable point add words beside the bar; at 80 columns and when
+    """An interrupted point and one in a conflict add words beside the bar; at 80 columns and when
     the output is piped (not a terminal: rich's 80 columns) they once squeezed the figures to
     ``j…`` and ``13,…``. The marks wrap instead; every figure stays whole."""
     import io
@@ -127,5 +127,5 @@ def test_marks_beside_the_bar_never_cut_a_figure_at_80_columns_or_in_a_pipe():
         assert "jobs" in rows[0] and "sync p99" in rows[0] and "p99.9" in rows[0]
         for figure in ("13,500", "135,000", "140,000", "13,100", "553.0", "342µs", "15.2ms", "608ms", "1.22s"):
             assert figure in text, figure
-        assert "(interrupted)" in text and "? questionable" in text
+        assert "(interrupted)" in text and "≠ conflict" in text
         assert max(len(line) for line in rows) <= 80
