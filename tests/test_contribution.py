@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 from diskq.cli import app
 from diskq.result import Device
 from diskq.submission.contributable import not_contributable
-from tests.test_submission_support import HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, fio_runs, keygen, result_from
+from tests.test_submission_support import (
+    HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, drive_fio_runs, keygen, result_from,
+)
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_FIO, reason="needs fio (the recorded runs are checked against it)"),
@@ -32,7 +34,7 @@ CASES = {
 
 
 def _result(tmp_path: Path, device: Device, name: str = "result.json") -> Path:
-    doc = result_from(fio_runs(), method_id="diskq-fdatasync-sweep")
+    doc = result_from(drive_fio_runs(), method_id="diskq-fdatasync-sweep")
     doc.device = device
     path = tmp_path / name
     path.write_text(doc.to_json())
@@ -88,7 +90,7 @@ def test_the_workflow_runs_the_contribution_check():
 
 
 def test_the_rule_reads_the_result_alone():
-    doc = result_from(fio_runs())
+    doc = result_from(drive_fio_runs())
     assert not_contributable(doc) is None
     doc.device = Device(path="/dev/vda", model="")
     assert "virtual machine" in not_contributable(doc)

@@ -10,7 +10,7 @@ import pytest
 from diskq.errors import InvalidInput
 from diskq.submission.figures import check_figures, read_fio
 from diskq.submission.importfio import import_fio, point_from_fio
-from tests.test_submission_support import HAVE_FIO, fio_runs
+from tests.test_submission_support import HAVE_FIO, drive_fio_runs, fio_runs
 
 FIX = Path(__file__).parent / "fixtures" / "submission"
 needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")
@@ -83,7 +83,7 @@ def test_cli_import_fio_with_smartctl_identity(tmp_path, monkeypatch):
     from diskq.result import ResultDocument
 
     files = []
-    for k, v in fio_runs().items():
+    for k, v in drive_fio_runs().items():
         files.append(tmp_path / f"nj{k}.json")
         files[-1].write_text("note: a line fio prints before its JSON\n" + json.dumps(v))
     out = tmp_path / "result.json"

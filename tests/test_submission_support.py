@@ -79,6 +79,18 @@ def fio_runs() -> dict[int, dict]:
     return {int(k): v for k, v in json.loads(_fio_runs_cached()).items()}
 
 
+def drive_fio_runs() -> dict[int, dict]:
+    """:func:`fio_runs` as fio prints them for a drive whose disk statistics it does not report:
+    without ``disk_util``. The runs write a file in the temp directory, whose ``disk_util`` names
+    this machine's own disk (``vda`` on a virtual machine); a document that claims a drive while
+    fio's own output names a virtual disk is, rightly, a measurement of the host
+    (:mod:`diskq.analyse.rawtarget`)."""
+    runs = fio_runs()
+    for data in runs.values():
+        data.pop("disk_util", None)
+    return runs
+
+
 def _latency(section: dict) -> Latency:
     pct = section["percentile"]
     return Latency(mean=section["mean"] / 1000, p50=pct["50.000000"] / 1000, p99=pct["99.000000"] / 1000,
