@@ -18,7 +18,8 @@ re-parented to the keeper (the subreaper), not to init.
   measured). The program gets them as usual: it starts with their default actions.
 - When the program ends, the keeper waits until every process in its subtree has ended (or the
   pipe closes: then the rest is killed) and exits as the program did: the same exit status, or
-  the same signal.
+  the same signal (a program killed with SIGKILL, by the OOM killer say, kills its keeper with
+  SIGKILL too, so diskq sees a death by signal 9).
 
 Only the standard library is used, and nothing of diskq, so the keeper starts in a few tens of
 milliseconds.
@@ -34,6 +35,8 @@ import sys
 
 POLL_S = 0.05
 PR_SET_CHILD_SUBREAPER = 36
+#: signals whose action cannot be changed: the keeper re-raises them as they are
+UNCATCHABLE = (signal.SIGKILL, signal.SIGSTOP)
 
 
 def descendants(root: int) -> list[int]:
@@ -150,7 +153,11 @@ def main(argv: list[str]) -> int:
             break
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in UNCATCHABLE:  # SIGKILL and SIGSTOP always act by default (and cannot be set)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
         os.kill(me, sig)
         return 128 + sig
     return os.waitstatus_to_exitcode(status)
