@@ -300,6 +300,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 control.can_toggle = False  # a file's "cache" is the filesystem's; leave it alone
             states = cache_states(opts.cache, control.state, control.can_toggle, control.reason)
             doc.method.cache_states = list(states)  # what --cache promised: validation holds the runs to it
+            if control.can_toggle and any(state != control.state for state in states):
+                journal.Journal().check_device(control.device)  # a damaged entry: its original may be lost
             if control.note:
                 doc.notes.append(control.note)
             profile = _size_plan(plan, doc.device) if "sizes" in opts.profiles else None
