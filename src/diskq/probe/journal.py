@@ -92,6 +92,15 @@ def _process_alive(pid: int, start: str | None, boot_id: str | None) -> bool:
     return start is None or _start_time(pid) == start
 
 
+def _printable(text: str) -> str:
+    r"""``text`` as it is when every character prints, else with JSON string escapes.
+
+    >>> _printable("cache-sdb-hdparm.json"), _printable("cache-\x1b[2J-sysfs.json")
+    ('cache-sdb-hdparm.json', 'cache-\\u001b[2J-sysfs.json')
+    """
+    return text if text.isprintable() else json.dumps(text)[1:-1]
+
+
 class DamagedEntry:
     """A journal file that cannot be read as an entry: ``reason`` says why, ``raw`` holds its
     content (at most :data:`RAW_LIMIT` bytes, undecodable bytes replaced), ``device`` the device
@@ -102,7 +111,8 @@ class DamagedEntry:
 
     @property
     def name(self) -> str:
-        return Path(self.file).name
+        """The file name, as ``--discard`` takes it (control characters escaped)."""
+        return _printable(Path(self.file).name)
 
     def shown(self, limit: int = 200) -> str:
         """The raw content as one printable line: JSON string escapes (no control character
@@ -112,7 +122,7 @@ class DamagedEntry:
 
     def describe(self) -> str:
         """One line for messages."""
-        return f"{self.file}: damaged journal entry ({self.reason}); raw content: {self.shown()}"
+        return f"{_printable(self.file)}: damaged journal entry ({self.reason}); raw content: {self.shown()}"
 
     def as_dict(self) -> dict:
         return {"file": self.file, "reason": self.reason, "raw": self.raw, "device": self.device}
@@ -187,10 +197,14 @@ def _same_device(damaged: DamagedEntry, device: str) -> bool:
         named.append(legible.group(1))
     if not named:
         return True
-    target = os.path.realpath(device)
     for other in named:
-        if other == device or Path(other).name == Path(device).name or os.path.realpath(other) == target:
+        if other == device or Path(other).name == Path(device).name:
             return True
+        try:
+            if os.path.realpath(other) == os.path.realpath(device):
+                return True
+        except (OSError, ValueError):  # an embedded NUL, say: not a path of this device
+            continue
     return False
 
 
