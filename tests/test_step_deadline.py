@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -190,3 +191,15 @@ def test_a_bench_whose_fio_hangs_with_the_cache_switched_restores_it(loop_wb, tm
     assert doc.interrupted and [r.write_cache for r in doc.runs] == ["on", "off"]
     assert not doc.runs[0].interrupted and doc.runs[1].interrupted and doc.runs[1].points == []
     assert any("the step at 1 job did not end by its deadline" in note for note in doc.notes)
+
+
+def test_the_margin_grows_with_the_overhead_seen_and_a_late_program_is_killed():
+    clock = deadline.Clock(floor_s=0.5)
+    clock.run(["sh", "-c", "sleep 0.3"], 0.0, "a step")  # 0.3 s and more beyond its writing time
+    assert clock.worst_overhead_s >= 0.3 and clock.margin_s() == deadline.FACTOR * clock.worst_overhead_s
+    late = deadline.Clock(floor_s=0.2)
+    with pytest.raises(StepOverdue) as info:
+        late.run(["sh", "-c", "setsid sleep 47.31 & sleep 47.32"], 0.1, "the step at 1 job")
+    assert info.value.message.startswith("the step at 1 job did not end by its deadline")
+    assert info.value.limit_s == pytest.approx(0.3)
+    assert subprocess.run(["pgrep", "-f", "sleep 47.3"], capture_output=True).returncode == 1  # none left
