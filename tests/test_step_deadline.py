@@ -124,6 +124,8 @@ def test_a_hung_step_is_killed_at_its_deadline(make_loop, act):
     assert info.value.message.startswith("the step at 2 jobs did not end by its deadline: fio was still running ")
     assert f"(3 s of writing + {SMALL_MARGIN_S:g} s margin)" in info.value.message
     assert "diskq killed it and every process it started" in info.value.message
+    orphaned = "(fio's main process had been killed by signal 9 (SIGKILL) and a process it started never ended)"
+    assert info.value.message.endswith(orphaned) == (act is orphan_a_sleeping_job)
     assert info.value.partial is None and "SIGSTOP" in info.value.hint
     assert all(gone(pid) for pid in meddler.touched), "a process of the hung fio outlived its deadline"
     assert holders(dev) == set()

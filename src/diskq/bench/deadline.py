@@ -17,10 +17,12 @@ a floor (:data:`FLOOR_S` by default). Past it, diskq kills fio's whole subtree a
 
 from __future__ import annotations
 
+import re
+import signal
 import time
 from dataclasses import dataclass
 
-from diskq import proc
+from diskq import proc, watchdog
 from diskq.errors import CommandTimedOut, StepOverdue
 
 #: the least margin a run gets beyond its writing time, in seconds (fio 3.33 on a loop device
@@ -38,6 +40,33 @@ def writing_seconds(options: dict[str, str]) -> float:
     (5.0, 600.0)
     """
     return float(options.get("ramp_time", "0")) + float(options["runtime"])
+
+
+_LEFT = re.compile(re.escape(watchdog.LEFT_BEHIND).replace(r"\{how\}", r"ended (by signal (\d+)|with exit status (-?\d+))"))
+
+
+def left_behind(stderr: str) -> str | None:
+    """What the keeper said of a fio that had ended while a process it started still ran
+    (:data:`diskq.watchdog.LEFT_BEHIND`), as words for the error; None when it said nothing.
+
+    >>> left_behind("diskq keeper: the program had ended by signal 9; the processes it left were killed")
+    "fio's main process had been killed by signal 9 (SIGKILL) and a process it started never ended"
+    >>> left_behind("fio: some note") is None
+    True
+    """
+    m = _LEFT.search(stderr)
+    if not m:
+        return None
+    if m.group(2):
+        number = int(m.group(2))
+        try:
+            name = f" ({signal.Signals(number).name})"
+        except ValueError:
+            name = ""
+        how = f"been killed by signal {number}{name}"
+    else:
+        how = f"exited with status {m.group(3)}"
+    return f"fio's main process had {how} and a process it started never ended"
 
 
 @dataclass
@@ -64,10 +93,13 @@ class Clock:
         started = time.monotonic()
         try:
             done = proc.run(argv, timeout=limit, grace=0)
-        except CommandTimedOut:
+        except CommandTimedOut as exc:
+            completed = getattr(exc, "completed", None)
+            left = left_behind(completed.stderr if completed is not None else "")
             raise StepOverdue(
                 f"{label} did not end by its deadline: fio was still running {limit:g} s after it started "
-                f"({writing_s:g} s of writing + {margin:g} s margin), so diskq killed it and every process it started",
+                f"({writing_s:g} s of writing + {margin:g} s margin), so diskq killed it and every process it started"
+                + (f" ({left})" if left else ""),
                 limit_s=limit,
                 hint="fio hung: it was stopped (SIGSTOP), or a job process was left waiting by a fio whose main "
                 "process was killed (as the OOM killer does); the steps that completed are kept and the write "
