@@ -149,12 +149,13 @@ def test_fio_killed_from_outside_is_reported_as_killed(make_loop):
 @needs_fio
 def test_a_hung_size_profile_step_is_killed_at_its_deadline(make_loop):
     dev = make_loop(128 * 1024 * 1024)
-    common = sizes.options(runtime_s=3, region_bytes=16 * 1024 * 1024, steady_state=False)
+    common = sizes.options(runtime_s=2, region_bytes=16 * 1024 * 1024)
     with Meddler(dev, stop_main) as meddler:
         with pytest.raises(StepOverdue) as info:
             sizes.run_step(dev, 8192, common, clock=deadline.Clock(floor_s=SMALL_MARGIN_S))
     assert meddler.touched
     assert info.value.message.startswith("the size-profile step at 8k did not end by its deadline")
+    assert f"(3 s of writing + {SMALL_MARGIN_S:g} s margin)" in info.value.message  # its 1 s ramp and 2 s window
     assert all(gone(pid) for pid in meddler.touched) and holders(dev) == set()
 
 
