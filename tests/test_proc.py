@@ -101,3 +101,10 @@ def test_descendants_finds_processes_that_left_the_group():
         child.kill()
         child.wait()
         subprocess.run(["pkill", "-f", "--", "sleep 30.41"], capture_output=True)
+
+
+def test_a_program_killed_with_sigkill_is_reported_as_killed():
+    # SIGKILL (the OOM killer's) cannot be re-armed; the keeper must still die of it, not of an error
+    done = proc.run(["sh", "-c", "kill -KILL $$"])
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert done.stderr == ""

@@ -59,7 +59,7 @@ def bench_file(tmp_path, monkeypatch):
         times = iter(durations)
         taken: list[float] = []
 
-        def step(path, numjobs, opts):
+        def step(path, numjobs, opts, **_):  # clock: the deadline of a real step
             cap = float(opts["runtime"]) + float(opts.get("ramp_time", 0))  # fio writes its ramp too
             d = min(next(times), cap + max_overhead)  # never past its cap + fio's overhead
             clock.now += d

@@ -81,6 +81,16 @@ class StepCutShort(FioError):
         self.partial = partial
 
 
+class StepOverdue(StepCutShort):
+    """A step (or the sustained write) was still running past its deadline (a stopped fio, or a
+    job process left asleep by a fio whose main process was killed): diskq killed fio and every
+    process it started. ``limit_s`` is the deadline in seconds after fio started."""
+
+    def __init__(self, message: str, *, limit_s: float, partial=None, hint: str | None = None):
+        super().__init__(message, partial=partial, hint=hint)
+        self.limit_s = limit_s
+
+
 class UnsupportedFio(FioError):
     """The installed fio is too old (or too new) for diskq's JSON parser."""
 

@@ -72,12 +72,16 @@ def run(
     timeout: float | None = None,
     input: str | None = None,
     env: dict[str, str] | None = None,
+    grace: float | None = None,
 ) -> Completed:
     """Run ``argv`` and capture its output as text.
 
     A missing program raises :class:`ToolMissing` naming the Debian package. With ``check``, a
     non-zero exit raises :class:`CommandFailed`; a program still running after ``timeout``
-    seconds is stopped and :class:`CommandTimedOut` raised. If the caller is interrupted (Ctrl-C,
+    seconds is stopped and :class:`CommandTimedOut` raised, with what it printed as
+    ``exc.completed``. ``grace``: the seconds a program past its timeout gets to end on SIGINT
+    before it and every process it started are killed (default :data:`STOP_GRACE_S`; 0 kills at
+    once, for a program that is hung rather than slow). If the caller is interrupted (Ctrl-C,
     or a signal handler raising) while the program runs, the program is sent SIGINT, given a few
     seconds to finish and print what it has, then killed; the interruption is re-raised after the
     child has exited with the child's output attached to the exception as ``exc.completed``.
@@ -130,12 +134,16 @@ def run(
         try:
             out, err = child.communicate(input=input, timeout=timeout)
         except BaseException as exc:
-            out, err = _stop(child, held)
+            timed_out = isinstance(exc, subprocess.TimeoutExpired)
+            out, err = _stop(child, held, grace if timed_out else None)
             # what the program printed before it stopped (fio prints its JSON when interrupted)
-            exc.completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
-                                      out or "", err or "", interrupted=True)
-            if isinstance(exc, subprocess.TimeoutExpired):
-                raise CommandTimedOut(list(argv), timeout or 0.0) from None
+            completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
+                                  out or "", err or "", interrupted=True)
+            exc.completed = completed
+            if timed_out:
+                failure = CommandTimedOut(list(argv), timeout or 0.0)
+                failure.completed = completed
+                raise failure from None
             raise
     finally:
         if held is not None:
@@ -211,8 +219,18 @@ def _stop(child: subprocess.Popen, lifeline: _Lifeline | None, grace: float | No
             lifeline.cut()  # the keeper kills everything it started, then ends
             out, err = child.communicate(timeout=10)
         except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
+            _kill_tree(child.pid)
             out, err = child.communicate()
         break
     return out, err
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL every process below ``pid`` (fio's jobs leave its process group), then its group."""
+    from diskq import watchdog
+
+    for below in watchdog.descendants(pid):
+        with contextlib.suppress(OSError):
+            os.kill(below, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)

@@ -18,7 +18,8 @@ re-parented to the keeper (the subreaper), not to init.
   measured). The program gets them as usual: it starts with their default actions.
 - When the program ends, the keeper waits until every process in its subtree has ended (or the
   pipe closes: then the rest is killed) and exits as the program did: the same exit status, or
-  the same signal.
+  the same signal (a program killed with SIGKILL, by the OOM killer say, kills its keeper with
+  SIGKILL too, so diskq sees a death by signal 9).
 
 Only the standard library is used, and nothing of diskq, so the keeper starts in a few tens of
 milliseconds.
@@ -34,6 +35,8 @@ import sys
 
 POLL_S = 0.05
 PR_SET_CHILD_SUBREAPER = 36
+#: signals whose action cannot be changed: the keeper re-raises them as they are
+UNCATCHABLE = (signal.SIGKILL, signal.SIGSTOP)
 
 
 def descendants(root: int) -> list[int]:
@@ -87,8 +90,22 @@ def _reap() -> tuple[bool, list[tuple[int, int]]]:
         ended.append((pid, status))
 
 
-def _kill_all(me: int) -> None:
-    """SIGKILL every process of the subtree, until none is left; then end the keeper."""
+#: the line the keeper writes on stderr when it kills what a program that had already ended left
+#: behind (a job process of a fio whose main process was killed): ``... ended by signal 9`` or
+#: ``... ended with exit status 1``
+LEFT_BEHIND = "diskq keeper: the program had {how}; the processes it left were killed"
+
+
+def _kill_all(me: int, status: int | None = None) -> None:
+    """SIGKILL every process of the subtree, until none is left; then end the keeper. ``status``:
+    the program's own wait status when it had ended already (said on stderr)."""
+    if status is not None:
+        how = (f"ended by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+               else f"ended with exit status {os.waitstatus_to_exitcode(status)}")
+        try:
+            os.write(2, (LEFT_BEHIND.format(how=how) + "\n").encode())
+        except OSError:
+            pass
     while True:
         pids = descendants(me)
         for pid in pids:
@@ -143,14 +160,18 @@ def main(argv: list[str]) -> int:
         waiting = ended is not None and status is None
         ready, _, _ = select.select([fd, ended] if waiting else [fd], [], [], None if waiting else POLL_S)
         if fd in ready and _parent_gone(fd, 0):
-            _kill_all(me)
+            _kill_all(me, status)
         left, gone = _reap()
         status = next((s for pid, s in gone if pid == program), status)
         if status is not None and not left and (reaper or not descendants(me)):
             break
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in UNCATCHABLE:  # SIGKILL and SIGSTOP always act by default (and cannot be set)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
         os.kill(me, sig)
         return 128 + sig
     return os.waitstatus_to_exitcode(status)

@@ -33,6 +33,7 @@ import signal
 from dataclasses import dataclass
 
 from diskq import proc
+from diskq.bench import deadline
 from diskq.errors import FioError, InvalidInput, StepCutShort, UnsupportedFio
 from diskq.result import Latency, Point
 
@@ -438,23 +439,45 @@ def cut_short(point: Point, asked_s: float, *, returncode: int = 0, output: str 
             name = ""
         reasons.append(f"fio was terminated by signal {number}{name}")
     elif returncode != 0:
-        reasons.append(f"fio exited with status {returncode}")
+        reasons.append(killed_by(returncode) or f"fio exited with status {returncode}")
     if point.steady_state is not True and point.runtime_ms < asked_s * 1000 * FULL_STEP_SHARE:
         reasons.append(f"it ran {point.runtime_ms / 1000:g} s of the {asked_s:g} s asked")
     return " and ".join(reasons) or None
 
 
-def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
+def killed_by(returncode: int) -> str | None:
+    """``fio was killed by signal 9 (SIGKILL)`` for a fio that died of a signal (a negative
+    status, as :mod:`subprocess` reports it), else None.
+
+    >>> killed_by(-9), killed_by(1)
+    ('fio was killed by signal 9 (SIGKILL)', None)
+    """
+    if returncode >= 0:
+        return None
+    try:
+        name = f" ({signal.Signals(-returncode).name})"
+    except ValueError:
+        name = ""
+    return f"fio was killed by signal {-returncode}{name}"
+
+
+def run_step(filename: str, numjobs: int, options: dict[str, str], *, clock: deadline.Clock | None = None,
+             label: str | None = None) -> Point:
     """Run one fio step and parse it.
 
     If the step is interrupted (Ctrl-C, SIGTERM, SIGHUP), fio is told to stop, the partial
     point it printed (if any) is attached to the exception as ``exc.partial`` and the
     interruption is re-raised. A step that fio ended early without diskq asking (see
-    :func:`cut_short`) raises :class:`StepCutShort` with the point, marked interrupted.
+    :func:`cut_short`), or that fio did not live to report (killed by a signal from elsewhere,
+    the OOM killer's SIGKILL say), raises :class:`StepCutShort` with the point, marked
+    interrupted, where fio printed one. A step still running past its deadline (``clock``, see
+    :mod:`diskq.bench.deadline`) is killed with everything fio started: :class:`StepOverdue`.
+    ``label`` names the step in messages (default ``the step at N jobs``).
     """
     argv = command(filename, numjobs, options)
+    label = label or f"the step at {numjobs} job" + ("s" if numjobs != 1 else "")
     try:
-        done = proc.run(argv, timeout=None)
+        done = (clock or deadline.Clock()).run(argv, deadline.writing_seconds(options), label)
     except BaseException as exc:  # interruption: keep what fio measured so far
         partial = getattr(exc, "completed", None)
         if partial is not None and partial.stdout.strip():
@@ -464,13 +487,15 @@ def run_step(filename: str, numjobs: int, options: dict[str, str]) -> Point:
                 exc.partial = None
         raise
     if done.returncode != 0 and "{" not in done.stdout:
+        killed = killed_by(done.returncode)
+        if killed:
+            raise cut_short_error(label, killed, None)
         tail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
         raise FioError(f"fio failed: {tail}", hint=_hint_for(done.stderr))
     point = point_from_json(extract_json(done.stdout), numjobs)
     why = cut_short(point, float(options["runtime"]), returncode=done.returncode, output=done.stdout + done.stderr)
     if why:
-        jobs = f"{numjobs} job" + ("s" if numjobs != 1 else "")
-        raise cut_short_error(f"the step at {jobs}", why, point.model_copy(update={"interrupted": True}))
+        raise cut_short_error(label, why, point.model_copy(update={"interrupted": True}))
     return point
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
-from diskq.bench import fio, sizes, sweep
+from diskq.bench import deadline, fio, sizes, sweep
 from diskq.bench.progress import StepPlan
 from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
@@ -47,6 +47,9 @@ class BenchOptions:
     profiles: tuple[str, ...] = ()
     #: the sustained write's budget (``--sustain``); None: the default, when the profile is asked for
     sustain: Budget | None = None
+    #: the least margin a fio run gets beyond its writing time before diskq kills it (seconds;
+    #: :mod:`diskq.bench.deadline`)
+    step_margin_s: float = deadline.FLOOR_S
 
     @property
     def sustain_budget(self) -> Budget | None:
@@ -287,6 +290,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
     )
     failure: DiskqError | None = None
     sustaining = False  # the sweeps are over and the sustained write runs
+    clock = deadline.Clock(floor_s=opts.step_margin_s)  # every fio run's deadline, from the overhead seen
     with signals.interruptible():
         try:
             doc.device = _identify(target, plan.path)
@@ -296,6 +300,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 control.can_toggle = False  # a file's "cache" is the filesystem's; leave it alone
             states = cache_states(opts.cache, control.state, control.can_toggle, control.reason)
             doc.method.cache_states = list(states)  # what --cache promised: validation holds the runs to it
+            if control.can_toggle and any(state != control.state for state in states):
+                journal.Journal().check_device(control.device)  # a damaged entry: its original may be lost
             if control.note:
                 doc.notes.append(control.note)
             profile = _size_plan(plan, doc.device) if "sizes" in opts.profiles else None
@@ -316,11 +322,11 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 steps.this_run_sizes_left = steps.sizes_per_run
                 listener.run_started(index, len(states), state, control.mechanism)
                 _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
-                         profile)
+                         profile, clock)
             budget = opts.sustain_budget
             if budget is not None:  # every cache state is restored by now: the device as it was found
                 sustaining = True
-                _sustained(doc, plan, control, budget, listener)
+                _sustained(doc, plan, control, budget, listener, clock)
         except Interrupted as exc:
             _stopped(doc, exc, sweeping=not sustaining)
         except DiskqError as exc:
@@ -390,7 +396,7 @@ def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], l
     return block_sizes, common, notes
 
 
-def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listener) -> None:
+def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listener, clock: deadline.Clock) -> None:
     """The block-size profile of this cache state, smallest size first, into ``run.sizes``. An
     interrupted step keeps fio's partial figures, marked, and marks the profile."""
     block_sizes, common, notes = profile
@@ -401,7 +407,7 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
             listener.step_planned(step_plan)
             listener.size_step_started(size, eta_s=step_plan.eta_s())
             try:
-                point = sizes.run_step(plan.path, size, common)
+                point = sizes.run_step(plan.path, size, common, clock=clock)
             except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
                 if isinstance(partial, SizePoint):
@@ -417,7 +423,7 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
 
 
 def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
-             profile=None) -> None:
+             profile=None, clock: deadline.Clock | None = None) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards; then the
     block-size profile (``profile``, from :func:`_size_plan`) in the same state."""
     opts = plan.options
@@ -439,7 +445,7 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
             listener.step_planned(step_plan)
             listener.step_started(numjobs, fdatasync=fdatasync, eta_s=step_plan.eta_s())
             try:
-                point = fio.run_step(plan.path, numjobs, options)
+                point = fio.run_step(plan.path, numjobs, options, clock=clock)
             except (Interrupted, StepCutShort) as exc:
                 partial = getattr(exc, "partial", None)
                 if partial is not None and fdatasync and all(p.numjobs != numjobs for p in run.points):
@@ -477,7 +483,7 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
             if opts.flush_check:
                 run.nosync = measure(1, check_opts)
             if profile is not None:
-                _size_profile(run, plan, profile, steps, listener)
+                _size_profile(run, plan, profile, steps, listener, clock or deadline.Clock())
         finally:
             run.points.sort(key=lambda p: p.numjobs)
             run.peak = sweep.peak_of(run.points)
@@ -491,7 +497,8 @@ def _osd_boundary():
     return lambda curve: osds.deciding(curve, demand)
 
 
-def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listener: Listener) -> None:
+def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listener: Listener,
+               clock: deadline.Clock) -> None:
     """The sustained write, after every sweep, with the write cache as the device was found:
     the fdatasync variant, then the sequential one if the first found no cliff. An interrupted
     or cut-short write keeps what fio measured, marked interrupted."""
@@ -503,7 +510,7 @@ def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listene
         listener.sustained_started(variant.name, budget)
         try:
             measured = sustained.run(plan.path, variant, budget, span, write_cache=control.state,
-                                     mechanism=control.mechanism)
+                                     mechanism=control.mechanism, clock=clock)
         except (Interrupted, StepCutShort) as exc:
             partial = getattr(exc, "partial", None)
             if partial is not None:

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import re
 
-from diskq.bench import fio
-from diskq.errors import StepCutShort
+from diskq.bench import deadline, fio
 from diskq.result import Point, ProfileMethod, SizePoint
 
 METHOD_ID = "diskq-size-profile"
@@ -163,16 +162,15 @@ def point_from_json(data: dict, size: int, *, interrupted: bool = False) -> Size
     return size_point(fio.point_from_json(data, 1, interrupted=interrupted), size)
 
 
-def run_step(filename: str, size: int, common: dict[str, str]) -> SizePoint:
-    """Run the step at ``size`` and parse it, like :func:`diskq.bench.fio.run_step`: an
-    interruption keeps fio's partial figures as ``exc.partial`` (a :class:`SizePoint`, marked
-    interrupted); a step ended by something else raises :class:`StepCutShort` with its point."""
+def run_step(filename: str, size: int, common: dict[str, str], *, clock: deadline.Clock | None = None) -> SizePoint:
+    """Run the step at ``size`` and parse it, like :func:`diskq.bench.fio.run_step` (under the
+    deadline of ``clock``): an interruption keeps fio's partial figures as ``exc.partial`` (a
+    :class:`SizePoint`, marked interrupted); a step ended by something else raises
+    :class:`~diskq.errors.StepCutShort` with its point, one past its deadline
+    :class:`~diskq.errors.StepOverdue`."""
     try:
-        point = fio.run_step(filename, 1, step_options(common, size))
-    except StepCutShort as exc:
-        partial = size_point(exc.partial, size) if exc.partial is not None else None
-        why = exc.message.split(": ", 1)[-1]
-        raise fio.cut_short_error(f"the size-profile step at {bs_text(size)}", why, partial) from None
+        point = fio.run_step(filename, 1, step_options(common, size), clock=clock,
+                             label=f"the size-profile step at {bs_text(size)}")
     except BaseException as exc:
         partial = getattr(exc, "partial", None)
         if isinstance(partial, Point):

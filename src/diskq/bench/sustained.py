@@ -35,8 +35,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-from diskq import proc
-from diskq.bench import fio
+from diskq.bench import deadline, fio
 from diskq.errors import FioError, InvalidInput
 from diskq.result import ProfileMethod, Sustained
 from diskq.units import human_bytes, parse_size
@@ -271,13 +270,17 @@ def cut_short(s: Sustained, budget: Budget, *, returncode: int, output: str) -> 
 
 
 def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
-        write_cache: str, mechanism: str | None) -> Sustained:
+        write_cache: str, mechanism: str | None, clock: deadline.Clock | None = None) -> Sustained:
     """Run one sustained write and read its figures and samples.
 
     Interrupted (Ctrl-C, SIGTERM, SIGHUP), fio is told to stop; what it printed and logged is
     attached to the exception as ``exc.partial`` (a :class:`Sustained` marked interrupted, or
     None) and the interruption is re-raised. A write that fio ended before its budget without
-    diskq asking raises :class:`StepCutShort` with the measurement, marked interrupted.
+    diskq asking, or that fio did not live to report (killed by a signal), raises
+    :class:`StepCutShort` with the measurement, marked interrupted, where fio printed one. Its
+    deadline (``clock``, :mod:`diskq.bench.deadline`) follows from its budget: the time budget,
+    or fio's runtime cap for a byte budget, plus the margin; past it fio is killed with every
+    process it started (:class:`~diskq.errors.StepOverdue`).
     """
     workdir = tempfile.mkdtemp(prefix="diskq-sustained-")
     try:
@@ -296,8 +299,9 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
             return from_output(fio.extract_json(stdout), log_text(), variant, budget, opts,
                                write_cache=write_cache, mechanism=mechanism, interrupted=interrupted)
 
+        label = f"the sustained write ({variant.name})"
         try:
-            done = proc.run(command(filename, opts), timeout=None)
+            done = (clock or deadline.Clock()).run(command(filename, opts), deadline.writing_seconds(opts), label)
         except BaseException as exc:  # interruption: keep what fio measured so far
             partial = getattr(exc, "completed", None)
             if partial is not None and partial.stdout.strip():
@@ -307,12 +311,15 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
                     exc.partial = None
             raise
         if done.returncode != 0 and "{" not in done.stdout:
+            killed = fio.killed_by(done.returncode)
+            if killed:
+                raise fio.cut_short_error(label, killed, None)
             tail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
             raise FioError(f"fio failed in the sustained write ({variant.name}): {tail}")
         measured = build(done.stdout, interrupted=False)
         why = cut_short(measured, budget, returncode=done.returncode, output=done.stdout + done.stderr)
         if why:
-            raise fio.cut_short_error(f"the sustained write ({variant.name})", why,
+            raise fio.cut_short_error(label, why,
                                       measured.model_copy(update={"interrupted": True}))
         return measured
     finally:

@@ -140,8 +140,11 @@ def _render(device, verdict) -> None:
         "Put back every write-cache setting that a killed diskq run (SIGKILL, power loss, crash) "
         "left changed, from the journal diskq writes before each change. Runs still going are "
         "left alone, and so is a device that a process still has open for writing after --wait "
-        "seconds (it is named). Exits non-zero if anything could not be restored.\n\n"
-        "Example: diskq restore"
+        "seconds (it is named). A journal entry that cannot be read (damaged) is shown with its "
+        "raw content and kept until you set that cache back by hand and remove it with --discard. "
+        "Exits non-zero if anything could not be restored.\n\n"
+        "Example: diskq restore\n\n"
+        "Example: diskq restore --discard cache-sdb-hdparm.json"
     )
 )
 def restore(
@@ -149,6 +152,10 @@ def restore(
     as_json: bool = typer.Option(False, "--json", help="print the outcome as JSON on stdout"),
     wait: float = typer.Option(
         WRITERS_WAIT_S, "--wait", min=0, max=3600, help="seconds to wait for processes still writing to a device before refusing it"
+    ),
+    discard: Optional[str] = typer.Option(
+        None, "--discard", metavar="ENTRY",
+        help="remove the journal entry ENTRY (a file name shown by --list), after setting its cache back by hand",
     ),
 ) -> None:
     import json
@@ -158,31 +165,49 @@ def restore(
     from diskq.probe.journal import Journal
 
     journal = Journal()
-    if list_only:
-        entries = [{**asdict(e), "running": e.running} for e in journal.pending()]
+    if discard is not None:
+        gone = journal.discard(discard)
+        raw = gone.shown() if hasattr(gone, "shown") else json.dumps(asdict(gone))
         if as_json:
-            print_json(json.dumps({"pending": entries}, indent=2))
+            print_json(json.dumps({"discarded": gone.file}, indent=2))
+        stderr_console().print(f"discarded {gone.file} (its content was: {raw})", markup=False, highlight=False,
+                               soft_wrap=True)
+        return
+    entries, damaged = journal.read()
+    if list_only:
+        listed = [{**asdict(e), "running": e.running} for e in entries]
+        if as_json:
+            print_json(json.dumps({"pending": listed, "damaged": [d.as_dict() for d in damaged]}, indent=2))
         else:
             out = stdout_console()
-            if not entries:
+            if not listed and not damaged:
                 out.print("nothing to restore")
-            for e in entries:
+            for e in listed:
                 state = "run in progress" if e["running"] else "left by a run that is gone"
-                out.print(f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}", markup=False)
+                out.print(f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}", markup=False,
+                          soft_wrap=True)
+            for d in damaged:
+                out.print(f"{d.describe()}; the original state of {d.device or 'its device'} may be lost: set it by "
+                          f"hand, then `diskq restore --discard {d.name}`", markup=False, highlight=False,
+                          soft_wrap=True)
         return
 
     messages = journal.restore_all(wait_s=wait)
-    left = journal.stale()
+    left, damaged = journal.stale(), journal.damaged()
     if as_json:
-        print_json(json.dumps({"messages": messages, "not_restored": [asdict(e) for e in left]}, indent=2))
+        print_json(json.dumps({"messages": messages, "not_restored": [asdict(e) for e in left],
+                               "damaged": [d.as_dict() for d in damaged]}, indent=2))
     else:
         err = stderr_console()
         if not messages:
             err.print("nothing to restore")
         for m in messages:
-            err.print(m, markup=False)
-    if left:
+            err.print(m, markup=False, highlight=False, soft_wrap=True)
+    if left or damaged:
+        what = [f"{len(left)} write-cache setting(s) could not be restored"] if left else []
+        what += [f"{len(damaged)} journal entr{'y is' if len(damaged) == 1 else 'ies are'} damaged"] if damaged else []
         raise CacheError(
-            f"{len(left)} write-cache setting(s) could not be restored",
-            hint="see the messages above; the journal keeps them for another `diskq restore`",
+            "; ".join(what),
+            hint="see the messages above; the journal keeps them for another `diskq restore`"
+            + ("; a damaged entry stays until `diskq restore --discard ENTRY`" if damaged else ""),
         )

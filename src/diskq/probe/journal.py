@@ -8,6 +8,12 @@ An entry records the owner process (pid and start time, so a reused pid is not m
 it) and the device's ``diskseq`` (so a detached and re-created loop device, or a replugged
 drive, is not "restored" by mistake). ``diskq restore`` replays entries whose owner is gone.
 
+An entry that cannot be read as one (empty, truncated, extended with junk, a field of the wrong
+type) is *damaged*: the original state it held may be lost. It is never overwritten nor removed
+by diskq on its own; every start reports it with its raw content, no cache of its device is
+switched while it exists (the state found then may be the switched one), and only ``diskq
+restore --discard NAME`` removes it, once the user has put the cache back by hand.
+
 This module imports only the standard library: the CLI reads it at every start.
 """
 
@@ -15,15 +21,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 ENV_DIR = "DISKQ_JOURNAL_DIR"
 #: Seconds ``diskq restore`` waits for processes still writing to a device before it refuses.
 WRITERS_WAIT_S = 10.0
 DEFAULT_DIRS = ("/run/diskq", "/var/lib/diskq")
+#: the mechanisms an entry's name may end with (:mod:`diskq.probe.cache`)
+MECHANISMS = ("sysfs", "hdparm", "sdparm", "nvme")
+#: bytes of an entry read at most (a real entry has about 300)
+RAW_LIMIT = 4096
+#: the largest value of a pid_t (Linux hands out at most 2**22)
+PID_MAX = 2**31 - 1
 
 
 @dataclass
@@ -79,6 +92,122 @@ def _process_alive(pid: int, start: str | None, boot_id: str | None) -> bool:
     return start is None or _start_time(pid) == start
 
 
+def _printable(text: str) -> str:
+    r"""``text`` as it is when every character prints, else with JSON string escapes.
+
+    >>> _printable("cache-sdb-hdparm.json"), _printable("cache-\x1b[2J-sysfs.json")
+    ('cache-sdb-hdparm.json', 'cache-\\u001b[2J-sysfs.json')
+    """
+    return text if text.isprintable() else json.dumps(text)[1:-1]
+
+
+class DamagedEntry:
+    """A journal file that cannot be read as an entry: ``reason`` says why, ``raw`` holds its
+    content (at most :data:`RAW_LIMIT` bytes, undecodable bytes replaced), ``device`` the device
+    its name points to, or None when its name does not tell."""
+
+    def __init__(self, file: str, reason: str, raw: str, device: str | None):
+        self.file, self.reason, self.raw, self.device = file, reason, raw, device
+
+    @property
+    def name(self) -> str:
+        """The file name, as ``--discard`` takes it (control characters escaped)."""
+        return _printable(Path(self.file).name)
+
+    def shown(self, limit: int = 200) -> str:
+        """The raw content as one printable line: JSON string escapes (no control character
+        reaches the terminal), cut at ``limit`` characters."""
+        text = json.dumps(self.raw)
+        return text if len(text) <= limit else text[:limit] + "..."
+
+    def describe(self) -> str:
+        """One line for messages."""
+        return f"{_printable(self.file)}: damaged journal entry ({self.reason}); raw content: {self.shown()}"
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "reason": self.reason, "raw": self.raw, "device": self.device}
+
+
+_STRINGS = ("device", "mechanism", "sysfs_root", "created")
+_OPTIONAL = ("diskseq", "pid_start", "boot_id")
+
+
+def parse_entry(text: str, file: str = "") -> JournalEntry:
+    """A journal entry from its JSON; ValueError saying what is wrong with anything else: not
+    JSON, trailing junk, a missing or unknown field, a field of the wrong type. A sample::
+
+        {"device": "/dev/sdb", "mechanism": "hdparm", "original": "on", "sysfs_root": "/sys",
+         "diskseq": "12", "pid": 4242, "pid_start": "98765", "boot_id": "9c1e...",
+         "created": "2026-11-26T07:00:00Z"}
+    """
+    if not text.strip():
+        raise ValueError("it is empty")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"not JSON: {getattr(exc, 'msg', 'too deeply nested')}") from None
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    wanted = [f.name for f in fields(JournalEntry) if f.name != "file"]
+    missing = [k for k in wanted if k not in data]
+    unknown = [k for k in data if k not in wanted]
+    if missing or unknown:
+        parts = ([f"missing field(s) {', '.join(missing)}"] if missing else []) + (
+            [f"unknown field(s) {', '.join(json.dumps(k)[:40] for k in unknown[:5])}"] if unknown else [])
+        raise ValueError("; ".join(parts))
+    for key in _STRINGS:
+        if not isinstance(data[key], str) or not data[key]:
+            raise ValueError(f"{key} is not a non-empty string: {json.dumps(data[key])[:40]}")
+    for key in _OPTIONAL:
+        if data[key] is not None and not isinstance(data[key], str):
+            raise ValueError(f"{key} is neither a string nor null: {json.dumps(data[key])[:40]}")
+    pid = data["pid"]
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= PID_MAX:
+        raise ValueError(f"pid is not a process id: {json.dumps(pid)[:40]}")
+    if data["original"] not in ("on", "off"):
+        raise ValueError(f"original is neither \"on\" nor \"off\": {json.dumps(data['original'])[:40]}")
+    if not data["device"].startswith("/"):
+        raise ValueError(f"device is not a path: {json.dumps(data['device'])[:40]}")
+    return JournalEntry(**data, file=file)
+
+
+def device_of_name(name: str) -> str | None:
+    """The device an entry's file name points to (``cache-NAME-MECHANISM.json`` ->
+    ``/dev/NAME``), or None when the name does not follow that form.
+
+    >>> device_of_name("cache-nvme0n1-nvme.json"), device_of_name("cache-dm-3-sysfs.json"), device_of_name("cache-x.json")
+    ('/dev/nvme0n1', '/dev/dm-3', None)
+    """
+    m = re.fullmatch(r"cache-(.+)-([a-z]+)\.json", name)
+    if not m or m.group(2) not in MECHANISMS or "/" in m.group(1):
+        return None
+    return f"/dev/{m.group(1)}"
+
+
+_DEVICE_FIELD = re.compile(r'"device"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _same_device(damaged: DamagedEntry, device: str) -> bool:
+    """Whether a damaged entry may be ``device``'s: its name or a ``"device"`` field still
+    legible in its raw content names it (by path, by the last part of the path, or by the
+    node both resolve to); True when neither tells which device it was."""
+    named = [damaged.device] if damaged.device else []
+    legible = _DEVICE_FIELD.search(damaged.raw)
+    if legible:
+        named.append(legible.group(1))
+    if not named:
+        return True
+    for other in named:
+        if other == device or Path(other).name == Path(device).name:
+            return True
+        try:
+            if os.path.realpath(other) == os.path.realpath(device):
+                return True
+        except (OSError, ValueError):  # an embedded NUL, say: not a path of this device
+            continue
+    return False
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -118,10 +247,12 @@ class Journal:
 
         If an entry for the device already exists from a run that is gone, that entry is kept
         and returned: it holds the true original, the device may still be in the changed state.
-        Raises CacheError if another live diskq process owns the entry.
+        Raises CacheError if another live diskq process owns the entry, or if a damaged entry
+        may be this device's (:meth:`check_device`): nothing is written then.
         """
         from diskq.errors import CacheError
 
+        self.check_device(control.device)
         name = _entry_name(control.device, control.mechanism)
         for existing in self.pending():
             if Path(existing.file).name != name:
@@ -143,6 +274,7 @@ class Journal:
             boot_id=_boot_id(),
             created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
+        tmp = None
         try:
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
@@ -152,8 +284,14 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.dir / name)
+            tmp = None
             _fsync_dir(self.dir)
         except OSError as exc:
+            if tmp is not None:  # a failed write leaves no empty or partial temp file behind
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
             raise CacheError(
                 f"cannot write the restore journal in {self.dir}: {exc.strerror}",
                 hint=f"make {self.dir} writable or set {ENV_DIR}; the cache is left unchanged",
@@ -173,17 +311,76 @@ class Journal:
 
     # -- reading -------------------------------------------------------------------------
 
-    def pending(self) -> list[JournalEntry]:
-        """Every entry, oldest first. Unreadable files are skipped (see :meth:`broken`)."""
-        entries = []
+    def read(self) -> tuple[list[JournalEntry], list[DamagedEntry]]:
+        """The readable entries (oldest first) and the damaged ones, in one pass."""
+        entries, damaged = [], []
         for d in self.read_dirs:
-            for path in sorted(d.glob("cache-*.json")) if d.is_dir() else []:
+            try:
+                paths = sorted(d.glob("cache-*.json")) if d.is_dir() else []
+            except OSError:
+                paths = []
+            for path in paths:
                 try:
-                    data = json.loads(path.read_text())
-                    entries.append(JournalEntry(**{**data, "file": str(path)}))
-                except (OSError, ValueError, TypeError):
+                    with open(path, "rb") as f:
+                        raw = f.read(RAW_LIMIT + 1)
+                except OSError as exc:
+                    damaged.append(DamagedEntry(str(path), f"cannot be read: {exc.strerror}", "",
+                                                device_of_name(path.name)))
                     continue
-        return sorted(entries, key=lambda e: e.created)
+                text = raw[:RAW_LIMIT].decode("utf-8", errors="replace")
+                try:
+                    if len(raw) > RAW_LIMIT:
+                        raise ValueError(f"longer than {RAW_LIMIT} bytes")
+                    entries.append(parse_entry(raw.decode("utf-8"), str(path)))
+                except ValueError as exc:  # UnicodeDecodeError is one too
+                    damaged.append(DamagedEntry(str(path), str(exc) if not isinstance(exc, UnicodeError)
+                                                else "not UTF-8 text", text, device_of_name(path.name)))
+        return sorted(entries, key=lambda e: e.created), damaged
+
+    def pending(self) -> list[JournalEntry]:
+        """Every readable entry, oldest first (the damaged ones: :meth:`damaged`)."""
+        return self.read()[0]
+
+    def damaged(self) -> list[DamagedEntry]:
+        """Every file that cannot be read as an entry; diskq leaves each as it is."""
+        return self.read()[1]
+
+    def check_device(self, device: str) -> None:
+        """Raise CacheError when a damaged entry may be ``device``'s: its original state may be
+        lost, and the state found now may be a switched one, so no cache of it is switched."""
+        from diskq.errors import CacheError
+
+        mine = [d for d in self.damaged() if _same_device(d, device)]
+        if mine:
+            raise CacheError(
+                f"refusing to switch the write cache of {device}: the restore journal holds a damaged entry "
+                f"that may be its own, so the state it found may not be the original ({mine[0].describe()})",
+                hint=f"set the write cache of {device} back by hand, then `diskq restore --discard {mine[0].name}`; "
+                "or run with --cache keep to measure it as it is",
+            )
+
+    def discard(self, name: str) -> JournalEntry | DamagedEntry:
+        """Remove the entry file ``name`` (its file name, or its path in the journal) after the
+        user has dealt with it by hand; InvalidInput when there is none, CacheError when the run
+        that wrote it is still going."""
+        from diskq.errors import CacheError, InvalidInput
+
+        entries, damaged = self.read()
+        dirs = {os.path.realpath(d) for d in self.read_dirs}
+        wanted = Path(name)
+        for found in [*damaged, *entries]:
+            path = Path(found.file)
+            if path.name != wanted.name or (wanted.parent != Path(".") and os.path.realpath(wanted.parent) not in dirs):
+                continue
+            if isinstance(found, JournalEntry) and found.running:
+                raise CacheError(f"{found.file} belongs to a run still going (pid {found.pid}); it is not discarded",
+                                 hint="wait for that run to end")
+            path.unlink(missing_ok=True)
+            _fsync_dir(path.parent)
+            return found
+        where = ", ".join(str(d) for d in self.read_dirs)
+        raise InvalidInput(f"no journal entry named {json.dumps(name)[:80]} in {where}",
+                           hint="`diskq restore --list` names every entry")
 
     def stale(self) -> list[JournalEntry]:
         """Entries whose run is gone: changes that nobody will put back but ``diskq restore``."""
@@ -204,8 +401,13 @@ class Journal:
         from diskq.probe.cache import CacheControl, set_state
         from diskq.probe.writers import wait_for_no_writers
 
-        messages = []
-        for entry in self.pending():
+        entries, damaged = self.read()
+        messages = [
+            f"{d.describe()}: NOT restored; set the write cache of {d.device or 'its device'} by hand, "
+            f"then `diskq restore --discard {d.name}`"
+            for d in damaged
+        ]
+        for entry in entries:
             what = f"{entry.device} write cache ({entry.mechanism})"
             if entry.running:
                 messages.append(f"{what}: left alone, the run that changed it (pid {entry.pid}) is still going")
@@ -238,16 +440,21 @@ class Journal:
 def pending_warning() -> str | None:
     """One line for the CLI to print at start when a killed run left a write cache changed.
 
+    Damaged entries get a line each, with their raw content, until the user discards them.
     Never raises: a broken journal must not stop diskq from starting.
     """
     try:
-        stale = Journal().stale()
+        journal = Journal()
+        entries, damaged = journal.read()
+        stale = [e for e in entries if not e.running]
     except Exception:  # noqa: BLE001 - a warning must never break startup
         return None
-    if not stale:
-        return None
-    devices = ", ".join(sorted({f"{e.device} ({e.mechanism}, was {e.original})" for e in stale}))
-    return (
-        f"diskq: warning: an interrupted run left the write cache changed on {devices}; "
-        "run `diskq restore` to put it back"
-    )
+    lines = []
+    if stale:
+        devices = ", ".join(sorted({f"{e.device} ({e.mechanism}, was {e.original})" for e in stale}))
+        lines.append(f"diskq: warning: an interrupted run left the write cache changed on {devices}; "
+                     "run `diskq restore` to put it back")
+    for d in damaged:
+        lines.append(f"diskq: warning: {d.describe()}; the original write cache state of "
+                     f"{d.device or 'its device'} may be lost: set it by hand, then `diskq restore --discard {d.name}`")
+    return "\n".join(lines) or None

@@ -5,7 +5,9 @@ is active swap, has holders (device-mapper, LVM, md, bcache), cannot be opened w
 or carries ``/`` or ``/boot`` (also through LVM or md). Softer: any on-disk signature that
 libblkid finds (partition table, filesystem, LVM PV, md superblock, Ceph BlueStore label, ZFS
 label, swap) refuses unless ``force``; the refusal names each one. In file mode the backing
-file of an attached loop device is refused like a device in use. Other names for the same
+file of an attached loop device is refused like a device in use, and so is a file that another
+process holds open for writing (``/proc/*/fd``), in file mode and as a loop device's backing
+file. Other names for the same
 storage (:mod:`diskq.probe.aliases`: loop devices over one file, a loop device and the device
 under it, multipath paths) are judged with the target: if any is in use, the target is refused.
 
@@ -460,6 +462,7 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
         if busy:
             reasons.append(busy)
     reasons += alias_reasons(name, sysfs_root=sysfs_root)
+    reasons += backing_file_reasons(name, sysfs_root=sysfs_root)
     if reasons:
         raise UnsafeTarget(f"refusing to write to {path}: it is in use", reasons, hint=IN_USE_HINT)
     if sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro") == "1":
@@ -516,6 +519,37 @@ def loop_devices_backed_by(path: str, *, sysfs_root: str = "/sys") -> list[str]:
     return found
 
 
+def backing_file_reasons(name: str, *, sysfs_root: str = "/sys") -> list[str]:
+    """Why block device ``name`` writes a file that another process writes too: for the loop
+    device it is (or is a partition of) and every loop device among its aliases, each process
+    that holds the loop's backing file open for writing (a database file, a VM image). The loop
+    driver's own use of the file goes through no descriptor and does not count."""
+    from diskq.probe.aliases import aliases, loop_backing
+    from diskq.probe.writers import file_open_for_writing
+
+    reasons = []
+    loops = [sysfs.disk_name(name, sysfs_root=sysfs_root), *(a.name for a in aliases(name, sysfs_root=sysfs_root))]
+    for loop in dict.fromkeys(loops):
+        backing = loop_backing(loop, sysfs_root=sysfs_root)
+        if backing is None or backing[1][0] != "file":
+            continue
+        path, (_, key) = backing
+        for writer in file_open_for_writing(key):  # type: ignore[arg-type]
+            reasons.append(f"/dev/{loop} writes the file {path}, which {writer} has open for writing")
+    return reasons
+
+
+def file_writer_reasons(path: str) -> list[str]:
+    """Each other process that has the file ``path`` open for writing, as a reason."""
+    from diskq.probe.writers import file_open_for_writing
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    return [f"{path} is open for writing by {w}" for w in file_open_for_writing((st.st_dev, st.st_ino))]
+
+
 def check_file_target(path: str, *, yes: bool, sysfs_root: str = "/sys") -> None:
     """Refuse a directory, a device node or other special file; refuse overwriting data without ``yes``.
 
@@ -551,6 +585,14 @@ def check_file_target(path: str, *, yes: bool, sysfs_root: str = "/sys") -> None
             f"refusing to write to {path}: it is the backing file of an attached loop device",
             [f"{path} backs {dev}" for dev in loops],
             hint=f"detach it first (`losetup -d {loops[0]}`) if nothing uses it, or give another file name",
+        )
+    writers = file_writer_reasons(path)
+    if writers:
+        raise UnsafeTarget(
+            f"refusing to write to {path}: another process has it open for writing",
+            writers,
+            hint="a file some program writes (a database, a VM image) is in use: stop that program first, "
+            "or give another file name",
         )
     real = os.path.realpath(p)
     if real in {os.path.realpath(a) for a in parse_proc_swaps(_read("/proc/swaps"))}:

@@ -1,11 +1,15 @@
-"""Which processes have a block device open for writing, read from ``/proc``.
+"""Which processes have a block device or a file open for writing, read from ``/proc``.
 
 ``diskq restore`` asks this before it puts a write cache back: a process still writing to the
 device (a job of a fio that outlived a killed diskq, say) would go on measuring, or corrupting,
-under the restored setting. A process counts when one of its file descriptors is the device
-node (or one of its partitions) opened for writing: ``/proc/PID/fd/N`` resolves to a block
-device with that device number, and the ``flags`` line of ``/proc/PID/fdinfo/N`` (octal) has
-``O_WRONLY`` or ``O_RDWR`` in its access mode::
+under the restored setting. The safety checks ask it of a file a bench would overwrite (file
+mode, or a loop device's backing file): a file some program writes (a database, a VM image) is
+in use.
+
+A process counts when one of its file descriptors is the device node (or one of its
+partitions), or the file, opened for writing: ``/proc/PID/fd/N`` resolves to a block device with
+that device number (or to the file's device and inode), and the ``flags`` line of
+``/proc/PID/fdinfo/N`` (octal) has ``O_WRONLY`` or ``O_RDWR`` in its access mode::
 
     pos:    0
     flags:  0140002
@@ -80,11 +84,9 @@ def _name(pid: str) -> str:
         return "?"
 
 
-def open_for_writing(device: str, *, sysfs_root: str = "/sys", proc_root: str = "/proc") -> list[Writer]:
-    """Every process (but this one) with ``device`` or a partition of it open for writing."""
-    numbers = device_numbers(device, sysfs_root)
-    if not numbers:
-        return []
+def _writers(matches, proc_root: str) -> list[Writer]:
+    """Every process (but this one) with a descriptor whose target's ``stat`` ``matches``,
+    opened for writing."""
     me = str(os.getpid())
     found = []
     try:
@@ -98,8 +100,7 @@ def open_for_writing(device: str, *, sysfs_root: str = "/sys", proc_root: str = 
             continue
         for fd in fds:
             try:
-                st = os.stat(f"{proc_root}/{pid}/fd/{fd}")
-                if not stat.S_ISBLK(st.st_mode) or st.st_rdev not in numbers:
+                if not matches(os.stat(f"{proc_root}/{pid}/fd/{fd}")):
                     continue
                 with open(f"{proc_root}/{pid}/fdinfo/{fd}") as f:
                     info = f.read()
@@ -109,6 +110,21 @@ def open_for_writing(device: str, *, sysfs_root: str = "/sys", proc_root: str = 
                 found.append(Writer(int(pid), _name(pid)))
                 break
     return sorted(found, key=lambda w: w.pid)
+
+
+def open_for_writing(device: str, *, sysfs_root: str = "/sys", proc_root: str = "/proc") -> list[Writer]:
+    """Every process (but this one) with ``device`` or a partition of it open for writing."""
+    numbers = device_numbers(device, sysfs_root)
+    if not numbers:
+        return []
+    return _writers(lambda st: stat.S_ISBLK(st.st_mode) and st.st_rdev in numbers, proc_root)
+
+
+def file_open_for_writing(key: tuple[int, int], *, proc_root: str = "/proc") -> list[Writer]:
+    """Every process (but this one) with the regular file ``key`` (its ``(st_dev, st_ino)``, so
+    another name, a hard link or a deleted file count too) open for writing: a database, a VM
+    image, or a loop device's backing file that something else also writes."""
+    return _writers(lambda st: stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == key, proc_root)
 
 
 def wait_for_no_writers(device: str, wait_s: float, *, sysfs_root: str = "/sys") -> list[Writer]:
