@@ -247,6 +247,34 @@ def _signal_when(p, cond, signum, *, settle=0.0, timeout=30.0):
             p.kill()
 
 
+def _sectors_written(dev: str) -> int:
+    """The 512-byte sectors the device has written since it appeared (/sys/block/X/stat)."""
+    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[6])
+
+
+def _written_past_the_ramp(dev: str, ramp_s: float = 1.0):
+    """A condition that holds once a write reached the device (only fio writes to a loop device
+    the test made) more than ``ramp_s`` + 0.5 s after the first one: fio's job had started by the
+    first write, so that later one counts in its figures whatever time fio took to start (a fixed
+    sleep after the cache switch signalled fio before its ramp ended on a loaded host)."""
+    state: dict = {}
+
+    def cond() -> bool:
+        now, sectors = time.monotonic(), _sectors_written(dev)
+        if "first" not in state:
+            if sysfs_cache(dev) == "write through" and sectors > state.setdefault("before", sectors):
+                state["first"] = now
+            return False
+        if "after_ramp" not in state:
+            if now - state["first"] >= ramp_s + 0.5:
+                state["after_ramp"] = sectors
+            return False
+        return sectors > state["after_ramp"]
+
+    _sectors_written(dev)  # the device exists
+    return cond
+
+
 def _wait_for(cond, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -262,8 +290,8 @@ def test_signal_restores_cache_and_keeps_partial_results(make_loop, tmp_path, jo
     dev = make_loop()
     assert sysfs_cache(dev) == "write back"
     p = _start_bench(dev, tmp_path, journal_env)
-    # let fio run a little after the switch so there is something to keep
-    out, err = _signal_when(p, lambda: sysfs_cache(dev) == "write through", signum, settle=1.5)
+    # signal once fio has written past its 1 s ramp, so that its figures hold something to keep
+    out, err = _signal_when(p, _written_past_the_ramp(dev), signum)
     assert p.returncode == 130, err
     assert sysfs_cache(dev) == "write back"
     doc = ResultDocument.model_validate_json((tmp_path / "r.json").read_text())
