@@ -104,3 +104,18 @@ def loop_wb(make_loop):
     wc_file(dev).write_text("write back")
     yield dev
     wc_file(dev).write_text("write back")
+
+
+def fio_processes(dev: str) -> dict[int, tuple[int, list[bytes]]]:
+    """Every fio process writing to ``dev`` (found by its ``--filename``): pid -> (parent pid,
+    argv). fio's main process is the one whose parent is not among them; its jobs are its children."""
+    out: dict[int, tuple[int, list[bytes]]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            ppid = int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if cmdline and cmdline[0].endswith(b"fio") and f"--filename={dev}".encode() in cmdline:
+            out[int(pid)] = (ppid, cmdline)
+    return out

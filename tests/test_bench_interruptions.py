@@ -9,12 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from diskq.probe.journal import Journal
-from tests.conftest import needs_fio, needs_loop
+from tests.conftest import fio_processes, needs_fio, needs_loop
 from tests.conftest import wc_file
 from tests.test_kill_bench import holders
 
@@ -68,16 +67,9 @@ def test_signals_after_the_first_do_not_change_the_outcome(make_loop, tmp_path, 
 def fio_main(dev: str, numjobs: int) -> int | None:
     """The pid of fio's main process running ``numjobs`` jobs on ``dev`` (its jobs are fio
     processes whose parent is fio)."""
-    fios = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            ppid = int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if cmdline and cmdline[0].endswith(b"fio") and f"--filename={dev}".encode() in cmdline:
-            fios[int(pid)] = (ppid, f"--numjobs={numjobs}".encode() in cmdline)
-    return next((pid for pid, (ppid, wanted) in fios.items() if wanted and ppid not in fios), None)
+    fios = fio_processes(dev)
+    wanted = f"--numjobs={numjobs}".encode()
+    return next((pid for pid, (ppid, argv) in fios.items() if wanted in argv and ppid not in fios), None)
 
 
 @needs_loop

@@ -23,7 +23,7 @@ import pytest
 from diskq.bench import deadline, fio, runner, sizes, sustained
 from diskq.errors import StepCutShort, StepOverdue
 from diskq.probe.journal import Journal
-from tests.conftest import needs_fio, needs_loop, wc_file
+from tests.conftest import fio_processes, needs_fio, needs_loop, wc_file
 from tests.test_kill_bench import holders, write_ios
 
 #: seconds after which the watcher releases a fio that diskq never stopped (a failure, not a wait)
@@ -33,15 +33,7 @@ SMALL_MARGIN_S = 2.0
 
 def fio_tree(dev: str) -> tuple[int | None, list[int]]:
     """fio's main process on ``dev`` (a fio whose parent is not fio) and its job processes."""
-    fios: dict[int, int] = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            ppid = int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if cmdline and cmdline[0].endswith(b"fio") and f"--filename={dev}".encode() in cmdline:
-            fios[int(pid)] = ppid
+    fios = {pid: ppid for pid, (ppid, _) in fio_processes(dev).items()}
     main = next((pid for pid, ppid in fios.items() if ppid not in fios), None)
     return main, [pid for pid, ppid in fios.items() if ppid == main]
 
