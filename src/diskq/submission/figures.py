@@ -265,10 +265,11 @@ def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float 
 
 def _point_problems(
     p: Point | SizePoint, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None,
-    fio_version: str | None, *, sync: bool, block: int = BLOCK,
+    fio_version: str | None, *, sync: bool, block: int = BLOCK, size_version: int | None = None,
 ) -> list[Problem]:
     """The problems of one point; ``limit`` is :func:`link_limit` of the device. A
-    :class:`SizePoint` is one job writing ``block`` bytes per I/O."""
+    :class:`SizePoint` is one job writing ``block`` bytes per I/O, held to the options of its
+    profile's method ``size_version``."""
     out: list[Problem] = []
     numjobs = p.numjobs if isinstance(p, Point) else 1
 
@@ -289,7 +290,7 @@ def _point_problems(
                 for issue in methods.option_problems(fig.options, spec, sync=sync):
                     bad("fio", f"fio ran with {issue}")
             if isinstance(p, SizePoint):
-                for issue in methods.size_option_problems(fig.options, p.block_size):
+                for issue in methods.size_option_problems(fig.options, p.block_size, size_version):
                     bad("fio", f"fio ran with {issue}")
             nj = fig.options.get("numjobs")
             entries_jobs = fig.entries if fig.entries > 1 else None
@@ -386,17 +387,12 @@ def _size_problems(profile: SizeProfile, where: str, limit: tuple[float, str] | 
         return out
     for issue in methods.size_option_problems(method.fio_params, None, method.version):
         out.append(Problem("", f"{where}.method.fio_params", f"method ran fio with {issue}"))
-    for i, p in enumerate(profile.points):  # each step's own options, as fio printed them
-        fig, _ = read_fio(p.fio)
-        if fig is not None:
-            for issue in methods.size_option_problems(fig.options, None, method.version):
-                if issue.startswith(("ramp_time=", "ss=")):  # the rest: _point_problems
-                    out.append(Problem("", f"{where}.points[{i}].fio", f"fio ran with {issue}"))
     last = 0
     for i, p in enumerate(profile.points):
         if p.block_size <= last:
             out.append(Problem("", f"{where}.points[{i}].block_size",
                                f"{p.block_size} B comes after {last} B: the sizes must rise, each once"))
         last = max(last, p.block_size)
-        out += _point_problems(p, f"{where}.points[{i}]", limit, None, fio_version, sync=True, block=p.block_size)
+        out += _point_problems(p, f"{where}.points[{i}]", limit, None, fio_version, sync=True, block=p.block_size,
+                               size_version=method.version)
     return out
