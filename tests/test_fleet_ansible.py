@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from diskq.fleet.report import natural_key
+from tests.conftest import fio_processes
 from tests.fleet_hosts import Fleet, missing, write_cache, write_ios
 
 pytestmark = [pytest.mark.root, pytest.mark.fio, pytest.mark.slow]
@@ -113,13 +114,9 @@ def _interrupt_first_bench(dev: str, stop: threading.Event) -> None:
     It waits for fio itself, found by its --filename, and walks up to the diskq that started it:
     any child of diskq (a probe such as smartctl) or a fixed delay after one would stop the bench
     at another point whenever a loaded host runs the probes slower."""
-    target = f"--filename={dev}".encode()
     while not stop.is_set():
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            argv = _argv(pid)
-            if not (argv and argv[0].endswith(b"fio") and target in argv):
-                continue
-            ancestor = _parent(pid)
+        for ppid, _ in fio_processes(dev).values():
+            ancestor = str(ppid)
             while ancestor not in (None, "0", "1"):
                 up = _argv(ancestor)
                 if b"bench" in up and dev.encode() in up and any(a.endswith(b"diskq") for a in up[:2]):
