@@ -119,3 +119,8 @@ def fio_processes(dev: str) -> dict[int, tuple[int, list[bytes]]]:
         if cmdline and cmdline[0].endswith(b"fio") and f"--filename={dev}".encode() in cmdline:
             out[int(pid)] = (ppid, cmdline)
     return out
+
+
+def sectors_written(dev: str) -> int:
+    """The 512-byte sectors a block device has written since it appeared (/sys/block/X/stat)."""
+    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[6])

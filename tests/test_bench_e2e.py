@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from diskq.result import ResultDocument
-from tests.conftest import needs_fio, needs_loop
+from tests.conftest import needs_fio, needs_loop, sectors_written
 
 pytestmark = [needs_fio]
 
@@ -247,11 +247,6 @@ def _signal_when(p, cond, signum, *, settle=0.0, timeout=30.0):
             p.kill()
 
 
-def _sectors_written(dev: str) -> int:
-    """The 512-byte sectors the device has written since it appeared (/sys/block/X/stat)."""
-    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[6])
-
-
 def _written_past_the_ramp(dev: str, ramp_s: float = 1.0):
     """A condition that holds once a write reached the device (only fio writes to a loop device
     the test made) more than ``ramp_s`` + 0.5 s after the first one: fio's job had started by the
@@ -260,7 +255,7 @@ def _written_past_the_ramp(dev: str, ramp_s: float = 1.0):
     state: dict = {}
 
     def cond() -> bool:
-        now, sectors = time.monotonic(), _sectors_written(dev)
+        now, sectors = time.monotonic(), sectors_written(dev)
         if "first" not in state:
             if sysfs_cache(dev) == "write through" and sectors > state.setdefault("before", sectors):
                 state["first"] = now
@@ -271,7 +266,7 @@ def _written_past_the_ramp(dev: str, ramp_s: float = 1.0):
             return False
         return sectors > state["after_ramp"]
 
-    _sectors_written(dev)  # the device exists
+    sectors_written(dev)  # the device exists
     return cond
 
 

@@ -23,7 +23,7 @@ from diskq.errors import FioError, InvalidInput, NotConfirmed
 from diskq.result import Device, Method, ResultDocument
 from diskq.submission.complete import incomplete_problems
 from diskq.submission.sustained import sustained_problems
-from tests.conftest import FIXTURES, needs_fio, needs_loop
+from tests.conftest import FIXTURES, fio_processes, needs_fio, needs_loop, sectors_written
 
 HERE = FIXTURES / "sustained"
 THROTTLE = Path("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device")
@@ -278,21 +278,10 @@ def throttle():
                 pass
 
 
-def _sectors_written(dev: str) -> int:
-    """The 512-byte sectors a block device has written since it appeared (/sys/block/X/stat)."""
-    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[6])
-
-
 def _sustained_fio(dev: str) -> int | None:
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if cmdline and cmdline[0].endswith(b"fio") and f"--filename={dev}".encode() in cmdline \
-                and any(a.startswith(b"--write_bw_log=") for a in cmdline):
-            return int(pid)
-    return None
+    """A fio process of the sustained write on ``dev`` (the one run with a bandwidth log)."""
+    return next((pid for pid, (_, argv) in fio_processes(dev).items()
+                 if any(a.startswith(b"--write_bw_log=") for a in argv)), None)
 
 
 @needs_loop
@@ -346,10 +335,10 @@ def test_an_interrupted_sustained_write_keeps_what_fio_measured(make_loop, tmp_p
         assert _sustained_fio(dev) is not None, "the sustained write never started"
         # interrupt once the device has taken 8 MiB of the sustained write, however long a loaded
         # host takes to get there (a fixed sleep interrupted fio still starting up)
-        before = _sectors_written(dev)
-        while _sectors_written(dev) - before < 16384 and time.monotonic() < deadline:
+        before = sectors_written(dev)
+        while sectors_written(dev) - before < 16384 and time.monotonic() < deadline:
             time.sleep(0.05)
-        seen = (_sectors_written(dev) - before) * 512
+        seen = (sectors_written(dev) - before) * 512
         assert seen >= 8 << 20, "the sustained write wrote nothing"
         bench.send_signal(signal.SIGINT)
         err = bench.stderr.read()
