@@ -129,10 +129,9 @@ def test_the_pull_request_check_refuses_a_new_file_duplicating_one_on_the_base_b
     request adds the same figures re-signed by its author under a name that sorts first."""
     import os
     import subprocess
-    import sys
 
     from tests.test_submission_support import public_line
-    from tests.test_submission_workflow import _git, _run_block
+    from tests.test_submission_workflow import _git, _run_block, pr_runner
 
     owner, author = keygen(tmp_path, name="owner"), keygen(tmp_path, name="author")
     repo = tmp_path / "repo"
@@ -151,10 +150,7 @@ def test_the_pull_request_check_refuses_a_new_file_duplicating_one_on_the_base_b
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "contribution")
     head = _git(repo, "rev-parse", "HEAD")
-    runner = tmp_path / "runner"
-    (runner / "venv" / "bin").mkdir(parents=True)
-    (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
-    (runner / "allowed_signers").write_text(f'octocat namespaces="diskq-submission-v1" {public_line(author)}\n')
+    runner = pr_runner(tmp_path, f'octocat namespaces="diskq-submission-v1" {public_line(author)}\n')
     env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, RUNNER_TEMP=str(runner))
     done = subprocess.run(["bash", "-c", _run_block("Validate added and changed submission files")],
                           cwd=repo, env=env, capture_output=True, text=True)

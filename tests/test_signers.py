@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from diskq.submission.signers import FILE_NAME, pull_request_problems, signer_li
 from diskq.submission.sign import sign_submission
 from diskq.submission.validate import validate_file
 from tests.test_submission_support import HAVE_SSH_KEYGEN, keygen, public_line
-from tests.test_submission_workflow import WORKFLOW, _git, _run_block
+from tests.test_submission_workflow import WORKFLOW, _git, _run_block, pr_runner
 from tests.cli_support import cli
 
 pytestmark = pytest.mark.skipif(not HAVE_SSH_KEYGEN, reason="needs ssh-keygen")
@@ -106,11 +105,7 @@ def test_the_workflow_step_runs_the_check_on_what_the_pull_request_changes(tmp_p
     _git(repo, "commit", "-qm", "with the line")
     head = _git(repo, "rev-parse", "HEAD")
 
-    runner = tmp_path / "runner"
-    (runner / "venv" / "bin").mkdir(parents=True)
-    (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
-    (runner / "allowed_signers").write_text(
-        f'OctoCat namespaces="diskq-submission-v1" {public_line(key)}\n')  # built from GitHub's keys
+    runner = pr_runner(tmp_path, f'OctoCat namespaces="diskq-submission-v1" {public_line(key)}\n')  # from GitHub's keys
     script = _run_block("Check allowed_signers (only the author's keys added, every signing key listed)")
 
     def step(head_sha: str) -> subprocess.CompletedProcess:

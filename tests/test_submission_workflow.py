@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,16 @@ def test_validation_uses_the_base_branch_validator_and_flags_other_changes():
     assert "pip\" install --quiet ./base" in text
     assert 'validate --contribution' in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
     assert "grep -v '^submissions/'" in text and "maintainer must review" in text
+
+
+def pr_runner(tmp_path: Path, allowed_signers: str) -> Path:
+    """The workflow's RUNNER_TEMP as its setup steps leave it: diskq in ``venv/bin`` (this one) and
+    the ``allowed_signers`` built from the author's GitHub keys (``allowed_signers``, its text)."""
+    runner = tmp_path / "runner"
+    (runner / "venv" / "bin").mkdir(parents=True)
+    (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
+    (runner / "allowed_signers").write_text(allowed_signers)
+    return runner
 
 
 def _run_block(step_name: str) -> str:
