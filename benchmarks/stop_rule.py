@@ -11,6 +11,13 @@ Two questions, answered without writing to a device:
 2. **The lean.** Does the rate move within a step, and by how much does diskq's answer window
    (seconds 1-8) read above or below the full step? Per backing and job count: the window's
    figure over the full step's, the trend across the whole step and across the window.
+3. **Settling windows** (method version 4's answer steps): the 7 s window goes on while the slope
+   of its last 7 seconds is steeper than a limit (fio's ``iops_slope``), up to a cap. Per limit
+   and cap, at 16 jobs and more and below: steps above and below the full step, the median ratio,
+   the share within 5 %, and the seconds measured.
+
+A trace's last second is one that not every job closed (it reads 4-100 % of the step's rate), so
+"the full step" is the mean of every closed second: all but the last.
 
 Traces: ``tests/fixtures/fio_iops_log/traces_20s*.json`` (each a ``{"traces": [{"backing",
 "numjobs", "iops": [...]}, ...]}``), plus any file given with ``--traces``.
@@ -31,7 +38,7 @@ if __package__ in (None, ""):
 
 from benchmarks import stats
 
-from diskq.bench.steady import window_iops
+from diskq.bench.steady import settling_iops, window_iops
 from diskq.bench.stoprule import StopRule, rule_iops, stop_second, trend_pct
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fio_iops_log"
@@ -50,12 +57,19 @@ def load(paths: list[Path]) -> list[dict]:
 
 
 def full_mean(samples: list[float]) -> float:
-    """The full step's figure: the mean of every closed second.
+    """The full step's figure: the mean of every closed second (the last one, which not every job
+    closed, left out).
 
-    >>> full_mean([100, 110, 90])
+    >>> full_mean([100, 110, 90, 12])
     100.0
     """
-    return sum(samples) / len(samples)
+    closed = samples[:-1] if len(samples) > 1 else samples
+    return sum(closed) / len(closed)
+
+
+#: the settling windows replayed: (slope limit in % a second, cap in measured seconds); None: the
+#: fixed 7 s window of method version 3
+SETTLING = ((None, WINDOW_S), (2.0, 19), (1.0, 12), (1.0, 19), (0.75, 19), (0.5, 12), (0.5, 19))
 
 
 def error_pct(figure: float, reference: float) -> float:
@@ -105,6 +119,30 @@ def lean_rows(tagged: list[dict]) -> list[tuple]:
     return rows
 
 
+def settle_rows(tagged: list[dict]) -> list[tuple]:
+    """One row per settling window and group of job counts: steps above and below the full step,
+    the median ratio, the share within 5 %, and the mean and longest measured seconds."""
+    rows = []
+    for label, chosen in (("16 and more", lambda j: j >= 16), ("below 16", lambda j: j < 16)):
+        for limit, cap in SETTLING:
+            ratios, lengths = [], []
+            for t in tagged:
+                if not chosen(t["numjobs"]):
+                    continue
+                closed = t["iops"][:-1]
+                if limit is None:
+                    figure, measured = window_iops(closed, RAMP_S, WINDOW_S), WINDOW_S
+                else:
+                    figure, measured = settling_iops(closed, RAMP_S, WINDOW_S, limit, cap)
+                ratios.append(figure / full_mean(t["iops"]))
+                lengths.append(measured)
+            name = "fixed 7 s (method 3)" if limit is None else f"slope {limit:g} %/s, up to {cap} s"
+            rows.append((label, name, len(ratios), sum(r > 1 for r in ratios), sum(r < 1 for r in ratios),
+                         f"{stats.median(ratios):.3f}", f"{sum(abs(r - 1) <= 0.05 for r in ratios) / len(ratios) * 100:.0f} %",
+                         f"{sum(lengths) / len(lengths):.1f}", max(lengths)))
+    return rows
+
+
 def sign_test(tagged: list[dict], min_jobs: int) -> tuple[int, int, float]:
     """Steps at ``min_jobs`` jobs or more whose window reads above / below the full step, and the
     median ratio."""
@@ -127,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(stats.table(["traces", "backing", "jobs", "steps", "window / full (median)", "each",
                        "trend over 20 s %", "trend over the window %"], lean_rows(tagged)))
+    print()
+    print(stats.table(["jobs", "answer step", "steps", "above", "below", "median ratio", "within 5 %",
+                       "measured s (mean)", "measured s (max)"], settle_rows(tagged)))
     above, below, median = sign_test(tagged, 16)
     print()
     print(f"16 jobs and more: the answer window reads above the full step in {above} steps, below in {below}; "

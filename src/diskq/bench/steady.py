@@ -15,6 +15,9 @@ with it, and one low first second weighs four times as much in a 5 s step as in 
 
 Method version 3 does not end steps early: each measures a fixed window after a ramp fio leaves
 out of its figures (``--ramp_time``); :func:`window_iops` and :func:`window_errors` replay that.
+Method version 4's answer steps measure such a window and go on while its rate still trends
+(``iops_slope`` over the last seconds, counted from the ramp's end, up to a cap);
+:func:`settling_iops` replays that.
 
 Nothing here runs fio.
 """
@@ -88,7 +91,7 @@ def stop_second(samples: Sequence[float], detector: Detector) -> int | None:
     >>> stop_second([100, 50, 100, 101, 99, 100], Detector("iops", 5, 3, 1))
     5
     >>> stop_second([80, 90, 95, 99, 103, 103, 103], Detector("iops", 5, 3, 1))
-    5
+    4
     >>> stop_second([80, 90, 95, 99, 103, 103, 103], Detector("iops_slope", 2, 3, 1))
     6
     """
@@ -118,6 +121,25 @@ def window_iops(samples: Sequence[float], ramp_s: int, measure_s: int) -> float:
     100.0
     """
     return step_iops(samples[ramp_s: ramp_s + measure_s], None)
+
+
+def settling_iops(samples: Sequence[float], ramp_s: int, window_s: int, limit_pct: float,
+                  cap_s: int) -> tuple[float, int]:
+    """The IOPS fio reports for an answer step of method version 4 (``--ramp_time=RAMP
+    --runtime=CAP --ss=iops_slope:LIMIT% --ss_dur=WINDOW --ss_ramp=0``), and the seconds it measured:
+    the step ends at the first second from ``window_s`` on whose last ``window_s`` samples have a
+    slope below ``limit_pct`` of their mean per second, at ``cap_s`` at the latest (or where the
+    trace ends); its figure is the mean of every second after the ramp.
+
+    >>> settling_iops([50, 100, 100, 100, 100, 90, 80], 1, 3, 1, 5)
+    (100.0, 3)
+    >>> settling_iops([50, 130, 120, 110, 100, 100, 100, 100], 1, 3, 1, 5)
+    (112.0, 5)
+    """
+    measured = list(samples[ramp_s:])
+    last = min(cap_s, len(measured))
+    stop = stop_second(measured[:last], Detector("iops_slope", limit_pct, window_s, 0)) or last
+    return step_iops(measured, stop), stop
 
 
 def window_errors(traces: Iterable[Sequence[float]], ramp_s: int, measure_s: int) -> list[float]:
