@@ -90,8 +90,10 @@ def test_bench_explicit_jobs_and_keep(make_loop, tmp_path, journal_env):
 
 @needs_loop
 def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_path, journal_env):
-    """Default steps: the steps that steer the search measure 4 s, the 1-job point and the peak
-    7 s, each after a 1 s ramp fio leaves out of its figures; the peak is never a short step."""
+    """Default steps (method version 4): the steps that steer the search measure 4 s, the 1-job
+    point and the peak at least 7 s and up to 19 s while their rate still trends (fio's
+    iops_slope detector), each after a 1 s ramp fio leaves out of its figures; the peak is never
+    a short step."""
     from diskq.submission.figures import check_figures
 
     dev = make_loop(128 * 1024 * 1024)
@@ -99,28 +101,34 @@ def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_pa
               "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
-    assert (doc.method.id, doc.method.version) == ("diskq-fdatasync-sweep", 3)
+    assert (doc.method.id, doc.method.version) == ("diskq-fdatasync-sweep", 4)
     assert doc.method.fio_params["ramp_time"] == "1" and doc.method.fio_params["runtime"] == "4"
     assert "ss" not in doc.method.fio_params
-    assert any(n.startswith("step windows:") and "measure 7 s after a 1 s ramp" in n for n in doc.notes)
+    assert any(n.startswith("step windows:") and "measure 7 s after a 1 s ramp, longer while the IOPS still "
+               "trend by more than 1 % a second, up to 19 s" in n for n in doc.notes)
     run = doc.runs[0]
     points = {p.numjobs: p for p in run.points}
     assert sorted(points) == [1, 2]
 
     def window(p):
         opts = p.fio["jobs"][0]["job options"]
-        return opts.get("runtime"), opts.get("ramp_time")
+        return opts.get("runtime"), opts.get("ramp_time"), opts.get("steadystate"), opts.get("steadystate_duration")
 
-    assert window(points[1]) == ("7", "1")
-    # fio's figures cover the window only: its runtime is the window, not the ramp with it
-    assert 7000 <= points[1].runtime_ms <= 7500 and points[1].steady_state is None
+    def settled_in_time(p):
+        # fio's figures cover the measured seconds only (the ramp left out): at least the 7 s
+        # window; ended by the detector (steady_state True) or at the 19 s cap (False)
+        seconds = p.runtime_ms / 1000
+        return 7.0 <= seconds <= 19.6 and (p.steady_state is True or seconds >= 18.9)
+
+    assert window(points[1]) == ("19", "1", "iops_slope:1%", "7s")
+    assert settled_in_time(points[1]), (points[1].runtime_ms, points[1].steady_state)
     peak = points[run.peak.numjobs]
-    assert window(peak) == ("7", "1")
+    assert window(peak) == ("19", "1", "iops_slope:1%", "7s")
     if peak.numjobs == 2:  # the short step at 2 jobs was the best: measured again, and the note says so
         assert any(n.startswith("peak confirmed at 2 jobs with the longer window:") for n in run.notes)
     else:  # 2 jobs did not beat 1: it stays a short step, read only to steer
-        assert window(points[2]) == ("4", "1")
-    assert check_figures(doc) == []  # the method's options (ramp_time, no ss) included
+        assert window(points[2]) == ("4", "1", None, None)
+    assert check_figures(doc) == []  # the method's options (ramp_time, the one detector) included
 
 
 @needs_loop

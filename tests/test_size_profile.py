@@ -63,9 +63,9 @@ def test_sizes_follow_the_logical_block_size_and_the_region():
     assert kept == ALL_SIZES[:-1] and "1m left out" in notes[0]
 
 
-def test_step_options_are_the_sweeps_one_job_answer_step_with_another_bs():
+def test_step_options_are_the_sweeps_fixed_answer_window_with_another_bs():
     common = sizes.options(runtime_s=20, region_bytes=1 << 30)
-    sweep = fio.window_options(fio.ANSWER, region_bytes=1 << 30)
+    sweep = fio.window_options(fio.FIXED_ANSWER, region_bytes=1 << 30)
     assert "bs" not in common and "offset_increment" not in common
     assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == \
         {k: v for k, v in common.items() if k != "name"}

@@ -198,11 +198,13 @@ class Method(_Strict):
     """How the figures were produced; documents with different (id, version) are never compared."""
 
     id: str = "diskq-fdatasync-sweep"
-    #: 3: every step a fixed window after a 1 s ramp fio leaves out of its figures; 2: steps ended by
+    #: 4: after a 1 s ramp fio leaves out of its figures, fixed 4 s windows to steer the search and
+    #: answer steps of at least 7 s that go on while their rate still trends (up to 19 s);
+    #: 3: every step a fixed window after the 1 s ramp; 2: steps ended by
     #: fio's steady-state detector, every job writing one shared region from its start, as the
     #: community command does; 1: each job wrote its own region (``--offset_increment``), which
     #: reads lower at high job counts
-    version: int = 3
+    version: int = 4
     fio_version: str | None = None
     fio_params: dict[str, str] = Field(default_factory=dict, description="every fio option except filename/numjobs")
     search: Literal["adaptive", "explicit", "manual"] = "adaptive"

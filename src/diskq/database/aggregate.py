@@ -54,7 +54,7 @@ from diskq.database import sustained
 from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
-CURRENT_METHOD = ("diskq-fdatasync-sweep", 3)
+CURRENT_METHOD = ("diskq-fdatasync-sweep", 4)
 #: The knobs a cache state can have been set with (see the module docstring).
 DRIVE, KERNEL, UNKNOWN = knobs.DRIVE, knobs.KERNEL, knobs.UNKNOWN
 FLUSH_FAILED = "failed the flush check"

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: what ``diskq bench`` writes today: every job writes one shared region from its start, and every
-#: step is a fixed window after a 1 s ramp that fio leaves out of its figures (``--ramp_time``)
-BENCH = ("diskq-fdatasync-sweep", 3)
+#: what ``diskq bench`` writes today: every job writes one shared region from its start, every step
+#: follows a 1 s ramp that fio leaves out of its figures (``--ramp_time``), the steps that steer the
+#: search measure a fixed window and the answer steps go on while their rate still trends (fio's
+#: ``iops_slope`` detector)
+BENCH = ("diskq-fdatasync-sweep", 4)
+#: ``diskq bench`` documents before 4: every step a fixed window after the 1 s ramp
+BENCH_V3 = ("diskq-fdatasync-sweep", 3)
 #: ``diskq bench`` documents before 3: one shared region, steps ended by fio's steady-state detector
 BENCH_V2 = ("diskq-fdatasync-sweep", 2)
 #: earlier ``diskq bench`` documents: each job wrote its own region (``--offset_increment``)
@@ -75,8 +79,13 @@ class MethodSpec:
 _NO_RAMP = frozenset({None, "0", "0s"})
 
 
+#: the one steady-state detector version 4 runs, on its answer steps (fio echoes ``--ss`` in its JSON
+#: as ``steadystate``)
+_SETTLE = frozenset({None, "iops_slope:1%"})
+
+
 def _required(*, sync: bool = True, shared_region: bool = False,
-              ramp: bool | None = None) -> dict[str, frozenset[str | None]]:
+              ramp: bool | None = None, settle: bool = False) -> dict[str, frozenset[str | None]]:
     required = {
         "rw": frozenset({"write"}),
         "bs": frozenset(_FOUR_K),
@@ -91,8 +100,8 @@ def _required(*, sync: bool = True, shared_region: bool = False,
         # a fixed window after a 1 s ramp left out of the figures; no steady-state detector (fio
         # prints ``--ss`` in its JSON as ``steadystate``)
         required["ramp_time"] = frozenset({"1", "1s"})
-        required["ss"] = frozenset({None})
-        required["steadystate"] = frozenset({None})
+        required["ss"] = _SETTLE if settle else frozenset({None})
+        required["steadystate"] = _SETTLE if settle else frozenset({None})
     elif ramp is False:
         # versions 1 and 2 ran no ramp: a version-3 measurement relabelled as an earlier version
         # carries fio's ramp_time=1 in every step's own JSON
@@ -108,7 +117,10 @@ def _osync_required() -> dict[str, frozenset[str | None]]:
 
 KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
     BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
-                      "fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
+                      "after a 1 s ramp: fixed windows to steer, answer steps longer while the rate trends",
+                      _required(shared_region=True, ramp=True, settle=True)),
+    BENCH_V3: MethodSpec(*BENCH_V3, "diskq bench before 4: 4 KiB write + fdatasync sweep over numjobs, all jobs in "
+                         "one region, fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
     BENCH_V2: MethodSpec(*BENCH_V2, "diskq bench before 3: 4 KiB write + fdatasync sweep, all jobs in one region, "
                          "steps ended by fio's steady-state detector", _required(shared_region=True, ramp=False)),
     BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",

@@ -1,6 +1,6 @@
 """Replay the adaptive search from a sweep's own figures: the steps a complete sweep must hold.
 
-The search of method version 3 (:mod:`diskq.bench.sweep`) is deterministic: which job count it
+The search of method versions 3 and 4 (:mod:`diskq.bench.sweep`) is deterministic: which job count it
 measures next follows from the figures it measured so far, the options it ran with
 (``method.max_jobs``, the default gain, patience and refinement budget, which ``diskq bench``
 does not let a user change) and the spread of the 1-job step's IOPS in its own fio output. So
@@ -22,7 +22,7 @@ it refuses nothing after that point: a false refusal of a complete sweep is wors
 one. A bench stopped before its confirmation phase (during the doubling or the refinement)
 replaced nothing, so a step removed from it is always found; one stopped during a confirmation
 leaves its best point measured with the short window only. Only adaptive sweeps of
-method version 3 are replayed; an explicit ``--jobs`` list is not recorded as such, and earlier
+method versions 3 and 4 are replayed (they differ only in how long an answer step runs); an explicit ``--jobs`` list is not recorded as such, and earlier
 versions ended steps with fio's steady-state detector (their replaced steps were not noted).
 """
 
@@ -102,7 +102,7 @@ def replay_problems(result: ResultDocument) -> list[Problem]:
     """The steps the search must have measured and a complete adaptive sweep lacks, one problem
     per run; nothing for sweeps this module does not replay (see the module's rule)."""
     method = result.method
-    if (method.id, method.version) != methods.BENCH or method.search != "adaptive" or not method.max_jobs:
+    if (method.id, method.version) not in (methods.BENCH, methods.BENCH_V3) or method.search != "adaptive" or not method.max_jobs:
         return []
     steer_s = option_seconds({"global options": method.fio_params}, "runtime")
     if steer_s is None or not 1 <= method.max_jobs <= 4096:
