@@ -156,7 +156,7 @@ def _fmt(x, unit: str = "") -> str:
 def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
     """The sustained-write cliff of a device: one line per variant and cache setting, and the
     throughput of each counted write over the bytes it wrote, as a line of blocks."""
-    from diskq.database.aggregate import setting_label
+    from diskq.database.settings import setting_label
     from diskq.database.sustained import block_text, gigabytes, megabytes_per_s, sparkline
 
     lines = []
@@ -266,7 +266,7 @@ def lookup_cmd(
     """
     import json
 
-    from diskq.database.aggregate import setting_label, setting_slug
+    from diskq.database.settings import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
     from diskq.units import capacity, latency_ms, plural

@@ -51,7 +51,7 @@ class Matcher:
         return model
 
     def _lookup(self, model: str) -> dict | None:
-        from diskq.database.aggregate import setting_slug
+        from diskq.database.settings import setting_slug
         from diskq.database.lookup import EXACT, lookup
 
         query = self._query(model)

@@ -52,35 +52,13 @@ from dataclasses import dataclass, field
 from diskq.analyse import knob as knobs
 from diskq.database import sustained
 from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
+from diskq.database.settings import DRIVE, KERNEL, knob, setting_label
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 3)
-#: The knobs a cache state can have been set with (see the module docstring).
-DRIVE, KERNEL, UNKNOWN = knobs.DRIVE, knobs.KERNEL, knobs.UNKNOWN
 FLUSH_FAILED = "failed the flush check"
 KERNEL_OFF = knobs.KERNEL_OFF + " (the drive may have a volatile cache)"
 UNKNOWN_OFF = knobs.UNKNOWN_OFF + " (the drive may have a volatile cache)"
-
-
-def knob(cache_mechanism: str | None, state: str | None = None) -> str:
-    """``'kernel'`` for the kernel's queue/write_cache knob (mechanism ``sysfs``), ``'unknown'``
-    for a state declared without its knob (:func:`diskq.analyse.knob.knob`), else ``'drive'``."""
-    return knobs.knob(cache_mechanism, state)
-
-
-_LABEL = {KERNEL: "kernel knob", UNKNOWN: "knob not known"}
-_SLUG = {KERNEL: "kernel", UNKNOWN: "knob-unknown"}
-
-
-def setting_label(write_cache: str, knob_: str) -> str:
-    """``'off'`` for the drive's own setting, ``'off (kernel knob)'`` for the kernel's,
-    ``'off (knob not known)'`` for a state declared without how it was set."""
-    return write_cache if knob_ not in _LABEL else f"{write_cache} ({_LABEL[knob_]})"
-
-
-def setting_slug(write_cache: str, knob_: str) -> str:
-    """``'off'`` / ``'off-kernel'`` / ``'off-knob-unknown'``: a key for JSON exports and HTML ids."""
-    return write_cache if knob_ not in _SLUG else f"{write_cache}-{_SLUG[knob_]}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from diskq.database.aggregate import setting_slug
 from diskq.database.files import kind
 from diskq.database.keys import compact
+from diskq.database.settings import setting_slug
 from diskq.errors import DatabasePathError, InvalidInput
 
 MIN_SCORE = 0.5
@@ -128,7 +128,7 @@ def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict
     second list with the reason. A database built before these tables existed (schema version 4)
     has none: both lists are empty."""
     from diskq.database import sustained
-    from diskq.database.aggregate import knob
+    from diskq.database.settings import knob
 
     if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_sustained'").fetchone() is None:
         return [], []

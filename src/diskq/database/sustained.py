@@ -7,7 +7,7 @@ cliff as the validated document states it. The device's figures (``device_sustai
 computed from its counted submissions only (the ones :mod:`diskq.database.aggregate` counts):
 
 * measurements of different variants (``fdatasync``, ``sequential``) or cache settings (state
-  and knob, :func:`diskq.database.aggregate.knob`) are never aggregated together;
+  and knob, :func:`diskq.database.settings.knob`) are never aggregated together;
 * only the device's most common version of the sustained-write method counts: profiles of
   different (id, version) are never compared;
 * an interrupted measurement stays listed but is left out: its write stopped before its budget,
@@ -27,6 +27,8 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+
+from diskq.database.settings import knob, setting_label
 
 #: Columns of the ``sustained`` table, in order (see devices.sql beside this module).
 COLUMNS = (
@@ -165,8 +167,6 @@ def aggregate(measurements: list[Measurement]) -> tuple[list[SustainedAggregate]
     """The device's figures per (variant, cache state, knob), and notes on what was left out.
 
     ``measurements`` are those of the device's counted submissions (order does not matter)."""
-    from diskq.database.aggregate import knob, setting_label
-
     notes = []
     done = [m for m in measurements if not m.interrupted]
     if len(done) < len(measurements):

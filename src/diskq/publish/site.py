@@ -219,7 +219,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                repository: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
     source repository's address linked from every page (default: :func:`source_url`)."""
-    from diskq.database.aggregate import setting_label, setting_slug
+    from diskq.database.settings import setting_label, setting_slug
     from diskq.database.lookup import (
         excluded_submissions,
         open_db,
