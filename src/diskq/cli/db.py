@@ -386,7 +386,7 @@ def lookup_cmd(
 def _public_only(db: Path, query: str) -> list:
     """Public models the query names (when no device of the table does)."""
     from diskq.database import evidence
-    from diskq.database.lookup import open_db
+    from diskq.database.locate import open_db
 
     con = open_db(db)
     try:
