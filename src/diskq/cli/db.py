@@ -157,7 +157,8 @@ def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
     """The sustained-write cliff of a device: one line per variant and cache setting, and the
     throughput of each counted write over the bytes it wrote, as a line of blocks."""
     from diskq.database.settings import setting_label
-    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s, sparkline
+    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s
+    from diskq.publish.sustained_chart import sparkline
 
     lines = []
     for f in figures:
