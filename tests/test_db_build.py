@@ -750,7 +750,8 @@ def test_a_memo_answer_gives_back_the_record_it_was_made_from(subs):
     """The memo keeps table rows only and derives the rest again: for every committed submission
     and synthetic ones (two cache states, interrupted steps, legacy rows) the record comes back
     whole."""
-    from diskq.database.extract import decode, encode, read_submission
+    from diskq.database.extract import read_submission
+    from diskq.database.record import decode, encode
 
     write_synthetic(subs, 30, seed=11, devices=5)
     root = build_mod.repo_root() / "submissions"

@@ -1,7 +1,7 @@
 """From the submissions of one device to its figures: medians per cache state, their spread,
 the median curve, and the one row of the suitability table.
 
-Pure functions over :class:`~diskq.database.extract.SubmissionRecord`; no I/O.
+Pure functions over :class:`~diskq.database.record.SubmissionRecord`; no I/O.
 
 Rules (docs/database-and-site.md states them too):
 
@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from diskq.analyse import knob as knobs
 from diskq.database import sustained
-from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
+from diskq.database.record import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
 from diskq.database.settings import DRIVE, KERNEL, knob, setting_label
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from diskq.database import public, sustained
 from diskq.database import sources as public_sources
-from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
+from diskq.database.extract import read_file, read_submission
+from diskq.database.record import Skipped, SubmissionRecord, decode, encode
 from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.readahead import THREADS, ReadAhead
