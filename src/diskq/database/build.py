@@ -370,7 +370,7 @@ def _table_key(dev):
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None,
            catalogue: public_sources.Catalogue | None = None) -> None:
-    from diskq.database.aggregate import public_figures
+    from diskq.database.outliers import public_figures
     from diskq.database.settle import settle
 
     with _Workers(jobs, len(files)) as workers:
