@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from diskq.database import build as build_mod
-from diskq.database.build import build, check, content_digest, stored_digest
+from diskq.database import scan as scan_mod
+from diskq.database import schema as schema_mod
+from diskq.database.build import build, check
+from diskq.database.digest import content_digest, stored_digest
 from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
 from diskq.errors import DatabaseError, DatabasePathError
 from tests.cli_support import cli, rows
@@ -110,7 +113,7 @@ def test_scaling_and_verdicts_are_recomputed_from_the_median_curve(subs, tmp_pat
 def test_build_is_deterministic_across_runs_worker_counts_and_file_times(subs, tmp_path, monkeypatch):
     write_synthetic(subs, 240, seed=7)
     a, b = tmp_path / "a.db", tmp_path / "b.db"
-    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(scan_mod, "PARALLEL_THRESHOLD", 10)
     ra = build(subs, a, jobs=2)
     for i, p in enumerate(sorted(subs.rglob("*.json"))):
         os.utime(p, (1_000_000 + i * 7919 % 1000, 1_000_000 + i * 7919 % 1000))
@@ -234,7 +237,7 @@ def test_schema_file_is_executed_as_is(subs, tmp_path):
     add(subs, "Intel SSD 545", {"on": {1: 1500, 8: 6460}})
     db = tmp_path / "devices.db"
     build(subs, db)
-    text = build_mod.schema_path().read_text()
+    text = schema_mod.schema_path().read_text()
     created = {r["name"] for r in rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
     for name in ("meta", "submissions", "runs", "points", "devices", "device_cache", "curve", "skipped",
                  "device_search", "submissions_device", "devices_model_key"):
@@ -324,8 +327,8 @@ def test_validation_memo_gives_the_same_database_and_forgets_on_code_change(subs
     assert entries == 41 + plain.devices  # every file (also the skipped one) and every device analysis
 
     calls = []
-    real = build_mod.read_submission
-    monkeypatch.setattr(build_mod, "read_submission", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    real = scan_mod.read_submission
+    monkeypatch.setattr(scan_mod, "read_submission", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     warm = build(subs, tmp_path / "warm.db", memo=memo)
     assert calls == []  # nothing validated twice
     assert plain.digest == cold.digest == warm.digest
@@ -750,7 +753,8 @@ def test_a_memo_answer_gives_back_the_record_it_was_made_from(subs):
     """The memo keeps table rows only and derives the rest again: for every committed submission
     and synthetic ones (two cache states, interrupted steps, legacy rows) the record comes back
     whole."""
-    from diskq.database.extract import decode, encode, read_submission
+    from diskq.database.extract import read_submission
+    from diskq.database.record import decode, encode
 
     write_synthetic(subs, 30, seed=11, devices=5)
     root = build_mod.repo_root() / "submissions"

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.database.build import build
-from diskq.database.lookup import MIN_SCORE, lookup, similarity
+from diskq.database.lookup import lookup
+from diskq.database.matching import MIN_SCORE, similarity
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.errors import DatabaseError, DatabasePathError, InvalidInput
 from tests.cli_support import cli
@@ -156,7 +157,7 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
 @pytest.mark.parametrize("trigram", [True, False])
 def test_a_typo_sharing_no_trigram_with_the_model_still_finds_it(tmp_path, monkeypatch, trigram):
     from diskq.database import build as build_mod
-    from diskq.database.lookup import trigrams
+    from diskq.database.matching import trigrams
 
     subs = tmp_path / "submissions"
     for one, model in enumerate(("Intel SSD S4510", "Intel SSD S4610", "Samsung PM883", "Crucial BX150")):
@@ -246,7 +247,7 @@ def test_the_committed_database_never_answers_a_different_model(capsys):
     ("970 evo", "Samsung SSD 970 PRO", "closest"),
 ])
 def test_match_kind_tells_a_name_from_a_similar_one(query, model, kind):
-    from diskq.database.lookup import match_kind
+    from diskq.database.matching import match_kind
 
     assert match_kind(query, model) == kind
 

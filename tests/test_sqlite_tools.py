@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from diskq.database.build import build, trigram_supported
+from diskq.database.build import build
+from diskq.database.schema import trigram_supported
 from diskq.publish.datasette import HIDDEN, TABLES, metadata
 from diskq.publish.site import build_site
 

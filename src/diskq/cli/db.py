@@ -156,8 +156,9 @@ def _fmt(x, unit: str = "") -> str:
 def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
     """The sustained-write cliff of a device: one line per variant and cache setting, and the
     throughput of each counted write over the bytes it wrote, as a line of blocks."""
-    from diskq.database.aggregate import setting_label
-    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s, sparkline
+    from diskq.database.settings import setting_label
+    from diskq.database.sustained import block_text, gigabytes, megabytes_per_s
+    from diskq.publish.sustained_chart import sparkline
 
     lines = []
     for f in figures:
@@ -266,7 +267,7 @@ def lookup_cmd(
     """
     import json
 
-    from diskq.database.aggregate import setting_label, setting_slug
+    from diskq.database.settings import setting_label, setting_slug
     from diskq.database.lookup import lookup
     from diskq.errors import DatabaseError
     from diskq.units import capacity, latency_ms, plural
@@ -386,7 +387,7 @@ def lookup_cmd(
 def _public_only(db: Path, query: str) -> list:
     """Public models the query names (when no device of the table does)."""
     from diskq.database import evidence
-    from diskq.database.lookup import open_db
+    from diskq.database.locate import open_db
 
     con = open_db(db)
     try:

@@ -51,8 +51,9 @@ class Matcher:
         return model
 
     def _lookup(self, model: str) -> dict | None:
-        from diskq.database.aggregate import setting_slug
-        from diskq.database.lookup import EXACT, lookup
+        from diskq.database.lookup import lookup
+        from diskq.database.matching import EXACT
+        from diskq.database.settings import setting_slug
 
         query = self._query(model)
         matches = lookup(self.db, query, limit=3)

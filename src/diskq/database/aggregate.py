@@ -1,7 +1,7 @@
 """From the submissions of one device to its figures: medians per cache state, their spread,
 the median curve, and the one row of the suitability table.
 
-Pure functions over :class:`~diskq.database.extract.SubmissionRecord`; no I/O.
+Pure functions over :class:`~diskq.database.record.SubmissionRecord`; no I/O.
 
 Rules (docs/database-and-site.md states them too):
 
@@ -28,7 +28,7 @@ Rules (docs/database-and-site.md states them too):
   (or less than its inverse) the median of all the evidence for its model at that setting (every
   submission's figure, its own included, at least three) is not aggregated, and one whose 1-job
   IOPS is that far from the model's public figures (legacy rows of any firmware) is held back;
-  each stays listed with the reason (:mod:`diskq.analyse.outliers`).
+  each stays listed with the reason (:mod:`diskq.database.outliers`, :mod:`diskq.analyse.outliers`).
 * A result that measures a host (loop, zram, virtio, device-mapper, md, RAID volume, a file:
   :mod:`diskq.analyse.hostdevice`) is not aggregated into a model that has drive results; a
   model whose every result measures a host is a host device, never ranked among drives.
@@ -51,36 +51,15 @@ from dataclasses import dataclass, field
 
 from diskq.analyse import knob as knobs
 from diskq.database import sustained
-from diskq.database.extract import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
+from diskq.database.outliers import outliers
+from diskq.database.record import CURVE_FIELDS, SIZE_FIELDS, SubmissionRecord
+from diskq.database.settings import DRIVE, KERNEL, knob, setting_label
 
 #: Method of documents diskq writes today; preferred when a device's methods tie.
 CURRENT_METHOD = ("diskq-fdatasync-sweep", 4)
-#: The knobs a cache state can have been set with (see the module docstring).
-DRIVE, KERNEL, UNKNOWN = knobs.DRIVE, knobs.KERNEL, knobs.UNKNOWN
 FLUSH_FAILED = "failed the flush check"
 KERNEL_OFF = knobs.KERNEL_OFF + " (the drive may have a volatile cache)"
 UNKNOWN_OFF = knobs.UNKNOWN_OFF + " (the drive may have a volatile cache)"
-
-
-def knob(cache_mechanism: str | None, state: str | None = None) -> str:
-    """``'kernel'`` for the kernel's queue/write_cache knob (mechanism ``sysfs``), ``'unknown'``
-    for a state declared without its knob (:func:`diskq.analyse.knob.knob`), else ``'drive'``."""
-    return knobs.knob(cache_mechanism, state)
-
-
-_LABEL = {KERNEL: "kernel knob", UNKNOWN: "knob not known"}
-_SLUG = {KERNEL: "kernel", UNKNOWN: "knob-unknown"}
-
-
-def setting_label(write_cache: str, knob_: str) -> str:
-    """``'off'`` for the drive's own setting, ``'off (kernel knob)'`` for the kernel's,
-    ``'off (knob not known)'`` for a state declared without how it was set."""
-    return write_cache if knob_ not in _LABEL else f"{write_cache} ({_LABEL[knob_]})"
-
-
-def setting_slug(write_cache: str, knob_: str) -> str:
-    """``'off'`` / ``'off-kernel'`` / ``'off-knob-unknown'``: a key for JSON exports and HTML ids."""
-    return write_cache if knob_ not in _SLUG else f"{write_cache}-{_SLUG[knob_]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,81 +293,6 @@ def _size_medians(per_size: dict[int, list[tuple[float, ...]]]) -> list[SizeAggr
     return out
 
 
-def _key_figures(rec: SubmissionRecord) -> dict[tuple[str, str], tuple[float | None, float | None]]:
-    """(1-job IOPS, max IOPS) per setting of one submission, as aggregation counts them."""
-    out = {}
-    for run in sorted(rec.runs, key=lambda r: (-len(r.curve), r.index)):
-        key = (run.write_cache, knob(run.cache_mechanism))
-        pts = run.points()
-        if key in out or not pts:
-            continue
-        ones = [p[1] for p in pts if int(p[0]) == 1]
-        out[key] = (max(ones) if ones else None, max(p[1] for p in pts))
-    return out
-
-
-def public_figures(records: list[SubmissionRecord]) -> list[tuple[str, float]]:
-    """(submission id, 1-job IOPS) of each published measurement among ``records``: today the
-    legacy rows (the community table), each its highest 1-job figure over its settings."""
-    out = []
-    for rec in records:
-        if rec.legacy:
-            ones = [one for one, _ in _key_figures(rec).values() if one]
-            if ones:
-                out.append((rec.id, max(ones)))
-    return sorted(out)
-
-
-def outliers(records: list[SubmissionRecord], crit: dict | None = None,
-             public: list[tuple[str, float]] | tuple = ()) -> tuple[dict[str, str], list[str]]:
-    """(submission id -> why it lies far outside all the evidence for its model, notes) by
-    ``[outliers]`` in ``criteria.toml`` (:mod:`diskq.analyse.outliers` states the rule):
-
-    * per cache setting, its 1-job and its max IOPS against every submission's at that setting;
-    * its 1-job IOPS against the model's public figures (``public``: (id, figure), those of
-      ``records`` themselves left out): the submission's setting closest to them is judged,
-      since a published figure does not say its cache state; a first submission far from them
-      is held back."""
-    from diskq.analyse.outliers import judge
-
-    if crit is None:
-        try:
-            from diskq.analyse import criteria
-        except ImportError:
-            return {}, []
-        crit = criteria.section("outliers")
-    limit, least = float(crit["max_ratio"]), int(crit["min_figures"])
-    figures = {r.id: _key_figures(r) for r in records}
-    out: dict[str, str] = {}
-    notes: list[str] = []
-    for key in sorted({k for f in figures.values() for k in f}):
-        for i, what in ((0, "1-job IOPS"), (1, "max IOPS")):
-            values = {rid: f[key][i] for rid, f in figures.items() if key in f and f[key][i] is not None}
-            verdict = judge(values, [], max_ratio=limit, min_figures=least, what=what,
-                            where=f"at cache {setting_label(*key)}")
-            for rid, why in verdict.far.items():
-                out.setdefault(rid, why + ": not aggregated")
-            if verdict.note and verdict.note not in notes:
-                notes.append(verdict.note)
-    own = {r.id for r in records}
-    refs = [v for rid, v in public if rid not in own]
-    if refs:
-        center = statistics.median(refs)
-        closest = {}
-        legacy = {r.id for r in records if r.legacy}  # public figures themselves are not held back
-        for rid, f in figures.items():
-            ones = [one for one, _ in f.values() if one] if rid not in legacy else []
-            if ones:
-                closest[rid] = min(ones, key=lambda v: abs(math.log(v / center)))
-        verdict = judge(closest, refs, max_ratio=limit, min_figures=least, what="1-job IOPS",
-                        where="(its cache setting closest to them)")
-        for rid, why in verdict.far.items():
-            out.setdefault(rid, why + ": held back until more evidence agrees with it")
-        if verdict.note and verdict.note not in notes:
-            notes.append(verdict.note)
-    return out, notes
-
-
 def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str, str] | None, list[str]]:
     """The cache setting the table row shows, and notes on the choice."""
     if not caches:
@@ -425,7 +329,7 @@ def noise_caveat(records: list[SubmissionRecord]) -> str | None:
 def aggregate_device(dev_id: str, records: list[SubmissionRecord],
                      public: list[tuple[str, float]] | tuple = ()) -> DeviceAggregate:
     """All figures of one device (records must share ``device_id``; order does not matter).
-    ``public`` is the model's published figures (:func:`public_figures` over every device of the
+    ``public`` is the model's published figures (:func:`diskq.database.outliers.public_figures` over every device of the
     model), the evidence a submission is judged against beside its device's others."""
     records = sorted(records, key=lambda r: r.id)
     drives = [r for r in records if r.not_drive is None]

@@ -20,7 +20,7 @@ from typing import Any
 
 from diskq.analyse.knob import DECLARED, DRIVE
 from diskq.database.aggregate import CacheAggregate, DeviceAggregate, best_cache
-from diskq.database.extract import SIZE_METHOD
+from diskq.database.record import SIZE_METHOD
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
 EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)

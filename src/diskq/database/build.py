@@ -1,13 +1,13 @@
 """``diskq db build``: every submission file -> devices.db.
 
 The build re-validates each file with the current code (in worker processes), writes its runs
-and points as they arrive, groups accepted submissions into devices, aggregates them
+and points as they arrive (:mod:`diskq.database.scan`), groups accepted submissions into devices, aggregates them
 (:mod:`diskq.database.aggregate`), recomputes scaling and verdicts on the median curves
-(:mod:`diskq.database.analysis`) and writes the tables defined by ``devices.sql`` (beside this module).
+(:mod:`diskq.database.analysis`) and writes the tables defined by ``devices.sql`` (:mod:`diskq.database.schema`).
 
 * Deterministic: files are read in sorted path order, every table is written in key order,
   nothing about the build itself (time, host, diskq version) goes into the tables. The
-  ``content_digest`` in ``meta`` hashes the schema and every row, so two builds of the same
+  ``content_digest`` in ``meta`` hashes the schema and every row (:mod:`diskq.database.digest`), so two builds of the same
   submissions have the same digest even if SQLite lays the file out differently, or could not
   build the search index at all (no trigram tokenizer).
 * Atomic: the database is written to a temporary file next to the target and renamed over it.
@@ -24,52 +24,24 @@ import hashlib
 import json
 import os
 import sqlite3
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq.database import public, sustained
 from diskq.database import sources as public_sources
-from diskq.database.extract import Skipped, SubmissionRecord, decode, encode, read_file, read_submission
-from diskq.database.files import TMP_SUFFIX, check_writable_target, kind, remove_stale_temporaries, temporary_prefix
+from diskq.database.digest import content_digest, inspect_file, search_text
+from diskq.database.files import TMP_SUFFIX, check_writable_target, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
-from diskq.database.readahead import THREADS, ReadAhead
+from diskq.database.record import Skipped, SubmissionRecord
+from diskq.database.scan import Workers, find_submission_files, read_into
+from diskq.database.schema import SCHEMA_VERSION, insert_sql, schema_sql, trigram_supported
 from diskq.errors import DatabaseError, DatabasePathError
-from diskq.submission import duplicates, paths
 from diskq.submission.problems import one_line
 
-SCHEMA_VERSION = "9"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
-#                      3: devices.power_loss_protection and devices.plp_evidence;
-#                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
-#                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
-#                      6: sustained-write measurements and each device's cliff (sustained, device_sustained);
-#                      7: foreign keys declared, devices_fts (full-text search for SQLite tools);
-#                      8: points.conflict and points.held replace points.questionable (conflicts between
-#                         figures, decided by the model's other evidence);
-#                      9: public figures (sources, methods, models, figures, model_class), each device's
-#                         method class, rank within it and family key
-FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
-#: Tables covered by the content digest, each with the order its rows are hashed in.
-DIGEST_TABLES = {
-    "submissions": "id",
-    "runs": "submission_id, run",
-    "points": "submission_id, run, seq",
-    "devices": "id",
-    "device_cache": "device_id, write_cache, knob",
-    "curve": "device_id, write_cache, knob, numjobs",
-    "size_points": "submission_id, run, seq",
-    "device_sizes": "device_id, write_cache, knob, block_size",
-    "sustained": "submission_id, seq",
-    "device_sustained": "device_id, variant, write_cache, knob",
-    "skipped": "path, field, message",
-    **public.TABLES,
-}
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
 #: cache would re-read B-tree pages for almost every insert into a large database.
 CACHE_KIB = 256 * 1024
-#: Below this many files the build does not start worker processes.
-PARALLEL_THRESHOLD = 200
 
 
 @dataclass
@@ -97,104 +69,6 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
-def schema_path():
-    """``devices.sql``, package data of :mod:`diskq.database` (found with importlib.resources)."""
-    from importlib import resources
-
-    path = resources.files("diskq.database").joinpath("devices.sql")
-    if not path.is_file():
-        raise DatabaseError(f"schema file not found: {path}", hint="reinstall diskq")
-    return path
-
-
-def trigram_supported() -> bool:
-    """Does this SQLite have the FTS5 trigram tokenizer (SQLite >= 3.34 built with FTS5)?"""
-    try:
-        con = sqlite3.connect(":memory:")
-        con.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
-        con.close()
-        return True
-    except sqlite3.Error:
-        return False
-
-
-def schema_sql(*, trigram: bool) -> str:
-    """The DDL to execute: the file as is, or without its FTS5 block when trigram is missing."""
-    text = schema_path().read_text()
-    if trigram:
-        return text
-    head, _, rest = text.partition(FTS_BEGIN)
-    _, _, tail = rest.partition(FTS_END)
-    return head + tail
-
-
-def find_submission_files(root: Path) -> list[Path]:
-    """Every ``*.json`` under ``root`` as :func:`diskq.submission.paths.find_files` lists them
-    (sorted, hidden entries left out, links to directories not followed)."""
-    if not root.is_dir():
-        raise DatabasePathError(f"submissions directory not found: {root}")
-    return paths.find_files(root)[0]
-
-
-def search_text(model: str, vendor: str | None, firmware: str | None) -> str:
-    """What the search index holds for a device: its model, vendor and firmware, and the model's
-    letters and digits run together (``Micron_5300`` -> ``micron5300``)."""
-    from diskq.database.keys import compact
-
-    return " ".join(filter(None, [model, vendor, firmware, compact(model)]))
-
-
-def _has_search_index(con: sqlite3.Connection) -> bool:
-    return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'device_search'").fetchone() is not None
-
-
-def _search_rows(con: sqlite3.Connection):
-    """``fetchmany`` of the (device id, search text) rows in order: the rows of the file's
-    ``device_search`` index when it has one, else computed from ``devices`` as the build indexes
-    them. An index that holds what its devices say gives exactly the computed rows."""
-    if _has_search_index(con):
-        try:
-            return con.execute("SELECT device_id, text FROM device_search ORDER BY device_id, text").fetchmany
-        except sqlite3.OperationalError:  # no FTS5 or no trigram tokenizer here to open the index with:
-            # FTS5 keeps the column values in its content table, a plain table any SQLite reads
-            return con.execute("SELECT c0, c1 FROM device_search_content ORDER BY c0, c1").fetchmany
-    cur = con.execute("SELECT id, model, vendor, firmware FROM devices ORDER BY id")
-    return lambda n: [(r[0], search_text(r[1], r[2], r[3])) for r in cur.fetchmany(n)]
-
-
-def content_digest(con: sqlite3.Connection) -> str:
-    """sha256 over the schema version and every row of the data tables, in key order: for each
-    row ``repr(row)`` and a newline (hashed a few thousand rows at a time). ``meta`` and the
-    search text of every device are covered too: a lookup depends on both.
-
-    The digest is that of the content, not of what the SQLite that built the file could do:
-    ``meta.fts`` (and the digest itself) is left out, and the search text comes from the index
-    when the file has one and is computed from ``devices`` when it has none, so a build without
-    the trigram tokenizer has the digest of one with it, while an index row that is missing,
-    added or changed still changes the digest. A table the file lacks (built by an older schema)
-    is hashed as such: the file is out of date, its digest is that of no build."""
-    h = hashlib.sha256(f"diskq-devices-db {SCHEMA_VERSION}\n".encode())
-    for table, fetch in _digest_sections(con):
-        h.update(f"\n[{table}]\n".encode())
-        while rows := fetch(4096):
-            h.update(("\n".join(map(repr, rows)) + "\n").encode())  # the same text, less per row
-    return h.hexdigest()
-
-
-def _digest_sections(con: sqlite3.Connection):
-    """(name, fetchmany of its rows in order) of each part of the digest; run one at a time."""
-    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for table, order in DIGEST_TABLES.items():
-        if table not in tables:  # a database of an older schema: out of date, not unreadable
-            left = [[("missing table",)]]
-            yield table, lambda n, left=left: left.pop() if left else []
-            continue
-        yield table, con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchmany  # noqa: S608 - fixed names
-    yield "meta", con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') "
-                              "ORDER BY key").fetchmany
-    yield "device_search", _search_rows(con)
-
-
 def _device_figures(item: tuple[str, list[SubmissionRecord], list[tuple[str, float]]], memo: Memo | None = None):
     """(device aggregate, memo key, new memo answer) for one device's submissions."""
     from diskq.database.aggregate import aggregate_device
@@ -204,158 +78,16 @@ def _device_figures(item: tuple[str, list[SubmissionRecord], list[tuple[str, flo
     return (dev, *analyse_device(dev, memo))
 
 
-class _Workers:
-    """map() in worker processes when there is enough work, in this process otherwise."""
-
-    def __init__(self, jobs: int | None, work: int):
-        self.jobs = jobs or os.cpu_count() or 1
-        self.pool = None
-        if self.jobs > 1 and work >= PARALLEL_THRESHOLD:
-            import multiprocessing
-
-            self.pool = multiprocessing.get_context("fork").Pool(self.jobs)
-
-    def map(self, fn, items: list):
-        if self.pool is None:
-            return map(fn, items)
-        chunk = max(1, min(256, len(items) // (self.jobs * 8)))
-        return self.pool.imap(fn, items, chunksize=chunk)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-
-
-def _insert(table: str, columns: int) -> str:
-    return f"INSERT INTO {table} VALUES ({','.join('?' * columns)})"
-
-
-SUBMISSION_INSERT = _insert("submissions", 27)
-RUN_INSERT = _insert("runs", 12)
-POINT_INSERT = _insert("points", 13)
 POINT_CONFLICT = ("UPDATE points SET conflict = ?, held = ? "
                   "WHERE submission_id = ? AND run = ? AND numjobs = ? AND interrupted = 0")
 RUN_SETTLED = ("UPDATE runs SET source_peak_final = ?, iops_1job = ?, max_iops = ?, peak_jobs = ?, p99_sync_us = ? "
                "WHERE submission_id = ? AND run = ?")
-SIZE_INSERT = _insert("size_points", 13)
-SUSTAINED_INSERT = _insert("sustained", len(sustained.COLUMNS))
-DEVICE_SUSTAINED_INSERT = _insert("device_sustained", len(sustained.DEVICE_COLUMNS))
-#: Accepted files whose rows are collected before they go to SQLite in one executemany each.
-INSERT_BATCH = 500
+DEVICE_SUSTAINED_INSERT = insert_sql("device_sustained", len(sustained.DEVICE_COLUMNS))
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
 #: measured with another method than the device's (known only once the device is complete).
 NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0, excluded = 'measured with another method than most "
                   "of this device''s submissions' WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)")
 EXCLUDED = "UPDATE submissions SET aggregated = 0, excluded = ? WHERE id = ?"
-
-
-def _read_one(path: Path, *, root: Path, allowed_signers: Path | None, memo: Memo | None):
-    """(record, problems, memo key, new memo answer or None) for one file."""
-    if memo is None:
-        return (*read_submission(path, root, allowed_signers), None, None)
-    try:
-        data = read_file(path)  # no symlink, FIFO or device: read_submission says why
-        key = memo.key(hashlib.sha256(data).hexdigest(), path.relative_to(root).as_posix())
-    except (DatabaseError, ValueError):
-        return (*read_submission(path, root, allowed_signers), None, None)
-    known = memo.get(key)
-    if known is not None:
-        return (*decode(known), key, None)
-    record, problems = read_submission(path, root, allowed_signers, data=data)  # read once
-    return record, problems, key, encode(record, problems)
-
-
-class _Rows:
-    """Rows of the submissions, runs and points tables, written in batches."""
-
-    def __init__(self, con: sqlite3.Connection):
-        self.con = con
-        self.submissions: list[tuple] = []
-        self.runs: list[tuple] = []
-        self.points: list[tuple] = []
-        self.sizes: list[tuple] = []
-        self.sustained: list[tuple] = []
-
-    def add(self, record: SubmissionRecord) -> None:
-        row = record.row
-        self.submissions.append((*row[:18], 1, *row[18:], None))
-        self.runs += record.run_rows
-        self.points += record.point_rows
-        self.sizes += record.size_rows
-        self.sustained += record.sustained_rows
-        if len(self.submissions) >= INSERT_BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        self.con.executemany(SUBMISSION_INSERT, self.submissions)
-        self.con.executemany(RUN_INSERT, self.runs)
-        self.con.executemany(POINT_INSERT, self.points)
-        self.con.executemany(SIZE_INSERT, self.sizes)
-        self.con.executemany(SUSTAINED_INSERT, self.sustained)
-        self.submissions, self.runs, self.points, self.sizes, self.sustained = [], [], [], [], []
-
-
-#: Tables holding a submission's rows, each with its column naming the submission.
-_SUBMISSION_TABLES = (("submissions", "id"), ("runs", "submission_id"), ("points", "submission_id"),
-                      ("size_points", "submission_id"), ("sustained", "submission_id"))
-
-
-def _drop(con: sqlite3.Connection, submission_id: str) -> None:
-    """Remove every row written for one submission (a duplicate that a stronger claim displaced)."""
-    for table, column in _SUBMISSION_TABLES:
-        con.execute(f"DELETE FROM {table} WHERE {column} = ?", (submission_id,))  # noqa: S608 (fixed names)
-
-
-def _read_into(con: sqlite3.Connection, workers: _Workers, files: list[Path], root: Path,
-               allowed_signers: Path | None, report: BuildReport, memo: Memo | None) -> dict[str, list[SubmissionRecord]]:
-    """Read every file (in path order), write its rows, group accepted ones by device."""
-    reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)
-    by_device: dict[str, list[SubmissionRecord]] = {}
-    seen: dict[str, str] = {}
-    # figures digest -> the claim that stands for it so far and its record (whatever model it names)
-    figures: dict[str, tuple[duplicates.Claim, SubmissionRecord]] = {}
-    rows = _Rows(con)
-    with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
-        for record, problems, key, answer in workers.map(reader, files):
-            ahead.taken()
-            if key is not None:
-                memo.put(key, answer)
-            if record is None:
-                report.skipped.extend(problems)
-                continue
-            path = record.row[2]
-            if record.id in seen:
-                first = seen[record.id]
-                report.skipped.append(Skipped(path, "id", f"duplicate submission id {record.id!r}, first in {first}"))
-                continue
-            mine = duplicates.Claim(path, record.signature, record.legacy, record.created)
-            held = figures.get(record.figures_digest)
-            if held is not None:
-                claim, other = held
-                if claim.key() <= mine.key():
-                    report.skipped.append(Skipped(path, "result.runs", duplicates.duplicate_message(claim, mine)))
-                    continue
-                # the newcomer has the stronger claim: the file held so far gives way, whatever its path
-                rows.flush()
-                _drop(con, other.id)
-                by_device[other.device_id].remove(other)
-                if not by_device[other.device_id]:
-                    del by_device[other.device_id]
-                del seen[other.id]
-                report.skipped.append(Skipped(claim.path, "result.runs", duplicates.duplicate_message(mine, claim)))
-            figures[record.figures_digest] = (mine, record)
-            seen[record.id] = path
-            rows.add(record)
-            # written; keep what aggregation needs
-            record.row, record.run_rows, record.point_rows, record.size_rows, record.sustained_rows = (), [], [], [], []
-            by_device.setdefault(record.device_id, []).append(record)
-    rows.flush()
-    report.submissions = len(seen)
-    return by_device
 
 
 def _table_key(dev):
@@ -369,11 +101,11 @@ def _table_key(dev):
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None,
            catalogue: public_sources.Catalogue | None = None) -> None:
-    from diskq.database.aggregate import public_figures
+    from diskq.database.outliers import public_figures
     from diskq.database.settle import settle
 
-    with _Workers(jobs, len(files)) as workers:
-        by_device = _read_into(con, workers, files, root, allowed_signers, report, memo)
+    with Workers(jobs, len(files)) as workers:
+        by_device, report.submissions = read_into(con, workers, files, root, allowed_signers, report.skipped, memo)
         point_updates, run_updates = settle([r for recs in by_device.values() for r in recs])
         con.executemany(POINT_CONFLICT, point_updates)
         con.executemany(RUN_SETTLED, run_updates)
@@ -402,7 +134,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     # an ANSI escape or a newline)
     report.skipped = [Skipped(one_line(s.path), one_line(s.field), one_line(s.message)) for s in report.skipped]
     report.skipped.sort(key=lambda s: (s.path, s.field, s.message))
-    con.executemany(_insert("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
+    con.executemany(insert_sql("skipped", 3), [(s.path, s.field, s.message) for s in report.skipped])
     report.devices = len(devices)
     created = [r.created for recs in by_device.values() for r in recs if r.created and not r.legacy]
     meta = {
@@ -471,19 +203,19 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str,
         for key in sorted(dev.caches):
             c = dev.caches[key]
             con.execute(
-                _insert("device_cache", 21),
+                insert_sql("device_cache", 21),
                 (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
                  *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
                  (c.scaling or {}).get("scaling"),
                  json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None, c.source_words),
             )
             con.executemany(
-                _insert("curve", 12),
+                insert_sql("curve", 12),
                 [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
                   p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
             )
             con.executemany(
-                _insert("device_sizes", 13),
+                insert_sql("device_sizes", 13),
                 [(dev.id, c.write_cache, c.knob, z.block_size, z.iops.median, z.iops.min, z.iops.max, z.bw_bytes,
                   z.lat_p50_us, z.lat_p99_us, z.sync_p50_us, z.sync_p99_us, z.n) for z in c.sizes],
             )
@@ -566,32 +298,6 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     return report
 
 
-def stored_digest(db: Path) -> str:
-    """The content digest of an existing devices.db, recomputed from its rows (``meta`` is not trusted)."""
-    return _inspect(db)[0]
-
-
-def _inspect(db: Path) -> tuple[str, bool, dict[str, str]]:
-    """(content digest recomputed from the rows, has a search index, the ``meta`` rows) of a devices.db."""
-    try:
-        mode = os.stat(db).st_mode
-    except FileNotFoundError:
-        raise DatabasePathError(f"{db} does not exist", hint="run `diskq db build`") from None
-    except OSError as exc:
-        raise DatabasePathError(f"{db}: {exc.strerror or exc}", hint="run `diskq db build`") from None
-    if not stat.S_ISREG(mode):
-        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db")
-    try:
-        con = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
-        try:
-            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-            return content_digest(con), _has_search_index(con), meta
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise DatabasePathError(f"{db} is not a readable devices.db: {exc}", hint="run `diskq db build`") from None
-
-
 def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
           memo: Path | None = None, sources: Path | None = None) -> BuildReport:
     """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now.
@@ -601,7 +307,7 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     build here would add it, the report's notes say so. ``report.fts`` is that of ``db``.
     ``meta.content_digest`` (what the site and ``devices.json`` show) must be the digest the rows
     give: a file whose rows are current but whose stored digest is not is out of date too."""
-    committed, indexed, meta = _inspect(db)
+    committed, indexed, meta = inspect_file(db)
     fts = "trigram" if indexed else "none"
     marker = meta.get("fts")
     if marker != fts:

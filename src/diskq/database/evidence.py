@@ -101,7 +101,7 @@ def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[Pu
 def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 10) -> list[PublicModel]:
     """Public models the query names: by the family its part number or name resolves to, else
     every word of the query in the model's name or in a name a source wrote for it (as
-    :func:`diskq.database.lookup.match_kind` decides for a device)."""
+    :func:`diskq.database.matching.match_kind` decides for a device)."""
     if not has_public_tables(con):
         return []
     ident = modelid.resolve(query)
@@ -110,7 +110,7 @@ def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 
     if keys:
         found = con.execute("SELECT * FROM models WHERE family_key = ? ORDER BY name", keys).fetchall()
     if not found:
-        from diskq.database.lookup import CLOSEST, match_kind
+        from diskq.database.matching import CLOSEST, match_kind
 
         if not compact(query):
             return []
@@ -156,7 +156,7 @@ def known_lines(model: str | None, db: Path | None = None) -> list[str]:
     if not model:
         return []
     try:
-        from diskq.database.lookup import open_db
+        from diskq.database.locate import open_db
 
         con = open_db(Path(db) if db is not None else default_db())
     except (DiskqError, OSError, sqlite3.Error) as exc:

@@ -9,15 +9,18 @@
    as it was when this version was built).
 
 Every command that reads the database says which one it read (:meth:`Database.describe`, and
-:meth:`Database.to_dict` in ``--json`` output).
+:meth:`Database.to_dict` in ``--json`` output). :func:`open_db` opens a devices.db to read it.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from diskq.database.files import kind
 from diskq.errors import DatabasePathError
 
 NAME = "devices.db"
@@ -88,3 +91,22 @@ def find(option: Path | None = None, *, cwd: Path | None = None) -> Database:
         "no devices.db found: none given with --db, none in a checkout, none from `diskq db update`, "
         "and this copy of diskq ships none",
         hint="run `diskq db update`, or give one with --db")
+
+
+def open_db(db: Path) -> sqlite3.Connection:
+    db = Path(db)
+    try:
+        mode = os.stat(db).st_mode
+    except FileNotFoundError:
+        raise DatabasePathError(f"{db} does not exist", hint="build it with `diskq db build`") from None
+    except OSError as exc:
+        raise DatabasePathError(f"{db}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise DatabasePathError(f"{db} is {kind(mode)}, not a devices.db", hint="give the database file with --db")
+    try:
+        con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        con.row_factory = sqlite3.Row
+        con.execute("SELECT 1 FROM devices LIMIT 1")
+    except sqlite3.Error as exc:
+        raise DatabasePathError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
+    return con

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from diskq.analyse import conflicts, criteria
 from diskq.analyse.plausibility import CONFLICT, DECIDED
-from diskq.database.extract import SubmissionRecord
+from diskq.database.record import SubmissionRecord
 
 
 def _label(rec: SubmissionRecord) -> str:

@@ -7,7 +7,7 @@ cliff as the validated document states it. The device's figures (``device_sustai
 computed from its counted submissions only (the ones :mod:`diskq.database.aggregate` counts):
 
 * measurements of different variants (``fdatasync``, ``sequential``) or cache settings (state
-  and knob, :func:`diskq.database.aggregate.knob`) are never aggregated together;
+  and knob, :func:`diskq.database.settings.knob`) are never aggregated together;
 * only the device's most common version of the sustained-write method counts: profiles of
   different (id, version) are never compared;
 * an interrupted measurement stays listed but is left out: its write stopped before its budget,
@@ -27,6 +27,8 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+
+from diskq.database.settings import knob, setting_label
 
 #: Columns of the ``sustained`` table, in order (see devices.sql beside this module).
 COLUMNS = (
@@ -165,8 +167,6 @@ def aggregate(measurements: list[Measurement]) -> tuple[list[SustainedAggregate]
     """The device's figures per (variant, cache state, knob), and notes on what was left out.
 
     ``measurements`` are those of the device's counted submissions (order does not matter)."""
-    from diskq.database.aggregate import knob, setting_label
-
     notes = []
     done = [m for m in measurements if not m.interrupted]
     if len(done) < len(measurements):
@@ -243,14 +243,22 @@ def summary(agg: dict) -> str:
 
 
 def gigabytes(n: int | float | None) -> str:
-    """Bytes in decimal units, as drive makers state cache sizes: ``12000000000`` -> ``12.0 GB``."""
+    """Bytes in decimal units, as drive makers state cache sizes: ``12000000000`` -> ``12.0 GB``.
+
+    >>> gigabytes(12_000_000_000), gigabytes(None)
+    ('12.0 GB', '\u2013')
+    """
     from diskq.units import human_bytes
 
     return "\u2013" if n is None else human_bytes(n, si=True)
 
 
 def megabytes_per_s(bw: float | None, *, unit: bool = True) -> str:
-    """Bytes per second as MB/s: ``4.8e8`` -> ``480 MB/s`` (one decimal below 10)."""
+    """Bytes per second as MB/s: ``4.8e8`` -> ``480 MB/s`` (one decimal below 10).
+
+    >>> megabytes_per_s(4.8e8), megabytes_per_s(5.25e6), megabytes_per_s(1.9e9, unit=False)
+    ('480 MB/s', '5.2 MB/s', '1,900')
+    """
     if bw is None:
         return "\u2013"
     v = bw / 1e6
@@ -259,53 +267,12 @@ def megabytes_per_s(bw: float | None, *, unit: bool = True) -> str:
 
 
 def block_text(n: int) -> str:
-    """A write size as fio's options give it: ``4096`` -> ``4 KiB``, ``1048576`` -> ``1 MiB``, ``512`` -> ``512 B``."""
+    """A write size as fio's options give it.
+
+    >>> block_text(4096), block_text(1048576), block_text(512)
+    ('4 KiB', '1 MiB', '512 B')
+    """
     for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n % size == 0:
             return f"{n // size} {unit}"
     return f"{n} B"
-
-
-def positions(samples: list[float], interval_ms: int) -> list[float]:
-    """Bytes written by the end of each sample interval: the running sum of throughput x interval.
-
-    >>> positions([100.0, 50.0, 50.0], 1000)
-    [100.0, 150.0, 200.0]
-    """
-    out, total = [], 0.0
-    for bw in samples:
-        total += bw * interval_ms / 1000
-        out.append(total)
-    return out
-
-
-def buckets(values: list[float], width: int) -> list[float]:
-    """``values`` averaged into at most ``width`` consecutive buckets of (nearly) equal length.
-
-    >>> buckets([1.0, 3.0, 5.0, 7.0], 2), buckets([2.0, 4.0], 5)
-    ([2.0, 6.0], [2.0, 4.0])
-    """
-    if len(values) <= width:
-        return list(values)
-    out = []
-    for i in range(width):
-        part = values[i * len(values) // width:(i + 1) * len(values) // width]
-        out.append(sum(part) / len(part))
-    return out
-
-
-SPARKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
-
-
-def sparkline(values: list[float], width: int = 48, *, top: float | None = None) -> str:
-    """A line of block characters for a terminal, from zero to ``top`` (default: the highest
-    value; give the same ``top`` to lines that are to be compared).
-
-    >>> sparkline([10.0, 10.0, 5.0, 0.0]), sparkline([10.0, 5.0], top=20.0)
-    ('\u2588\u2588\u2584 ', '\u2584\u2582')
-    """
-    vals = buckets(values, width)
-    top = max(vals, default=0.0) if top is None else top
-    if top <= 0:
-        return " " * len(vals)
-    return "".join(SPARKS[round(v / top * (len(SPARKS) - 1))] for v in vals)

@@ -83,8 +83,9 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     """The devices.db row the query names: the model it equals, else the one model `diskq lookup`
     finds for it (every word of the query in the model's words, or one swapped pair of letters),
     or whose family a part number names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883)."""
-    from diskq.database.aggregate import setting_slug
-    from diskq.database.lookup import EXACT, lookup
+    from diskq.database.lookup import lookup
+    from diskq.database.matching import EXACT
+    from diskq.database.settings import setting_slug
 
     matches = lookup(db, query, limit=8)
     q = compact(unicodedata.normalize("NFKC", query))

@@ -3,12 +3,14 @@
 x is the amount written, in decimal GB (or MB for short writes) from zero; y is the throughput
 in MB/s (GB/s from 1 GB/s on) from zero, as fio's bandwidth log gave it per sample interval. Each counted measurement of
 one variant and cache setting is a line: a sample is drawn where its interval ends, at the bytes
-written by then (:func:`diskq.database.sustained.positions`), so a cliff at ``at_bytes`` sits
+written by then (:func:`positions`), so a cliff at ``at_bytes`` sits
 where the last sample before the drop is drawn. Every cliff found is a dashed vertical mark; the
 device's earliest one carries its label (where, and how far the throughput fell). Long writes
 are averaged into at most :data:`MAX_POINTS` points per line: a line of 36 000 one-second
 samples would weigh more than the rest of the page. Sizes and margins are those of the scaling
 chart (:mod:`diskq.publish.chart`), so the stylesheet treats both alike on narrow screens.
+
+For a terminal (``diskq lookup``) the same samples are a line of block characters (:func:`sparkline`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from diskq.database.sustained import buckets, gigabytes, positions
+from diskq.database.sustained import gigabytes
 from diskq.publish.chart import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, nice_step
 
 #: the most points one line is drawn with
@@ -37,6 +39,51 @@ class SustainedChart:
     label: dict | None = None  # x, y, anchor, text of the earliest cliff's label
     x_title: str = "written (GB)"
     y_title: str = "MB/s"
+
+
+def positions(samples: list[float], interval_ms: int) -> list[float]:
+    """Bytes written by the end of each sample interval: the running sum of throughput x interval.
+
+    >>> positions([100.0, 50.0, 50.0], 1000)
+    [100.0, 150.0, 200.0]
+    """
+    out, total = [], 0.0
+    for bw in samples:
+        total += bw * interval_ms / 1000
+        out.append(total)
+    return out
+
+
+def buckets(values: list[float], width: int) -> list[float]:
+    """``values`` averaged into at most ``width`` consecutive buckets of (nearly) equal length.
+
+    >>> buckets([1.0, 3.0, 5.0, 7.0], 2), buckets([2.0, 4.0], 5)
+    ([2.0, 6.0], [2.0, 4.0])
+    """
+    if len(values) <= width:
+        return list(values)
+    out = []
+    for i in range(width):
+        part = values[i * len(values) // width:(i + 1) * len(values) // width]
+        out.append(sum(part) / len(part))
+    return out
+
+
+SPARKS = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+
+
+def sparkline(values: list[float], width: int = 48, *, top: float | None = None) -> str:
+    """A line of block characters for a terminal, from zero to ``top`` (default: the highest
+    value; give the same ``top`` to lines that are to be compared).
+
+    >>> sparkline([10.0, 10.0, 5.0, 0.0]), sparkline([10.0, 5.0], top=20.0)
+    ('\u2588\u2588\u2584 ', '\u2584\u2582')
+    """
+    vals = buckets(values, width)
+    top = max(vals, default=0.0) if top is None else top
+    if top <= 0:
+        return " " * len(vals)
+    return "".join(SPARKS[round(v / top * (len(SPARKS) - 1))] for v in vals)
 
 
 def _tick(v: float) -> str:
