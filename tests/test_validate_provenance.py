@@ -21,8 +21,37 @@ def _problems(tmp_path: Path, result: dict) -> list[str]:
     return [f"{p.field}: {p.message}" for p in problems]
 
 
-def test_a_version_3_measurement_is_accepted_as_version_3(tmp_path):
-    assert _problems(tmp_path, result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}})) == []
+def test_a_fixed_window_measurement_is_accepted_as_version_4_and_as_version_3(tmp_path):
+    """Every step a fixed window after the ramp: what both versions run for the steps that steer."""
+    result = result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}})
+    assert _problems(tmp_path / "v4", result) == []
+    result["method"]["version"] = 3
+    assert _problems(tmp_path / "v3", result) == []
+
+
+def _settled(result: dict, detector: str) -> dict:
+    """The 1-job step run as version 4's answer step: fio's detector echoed in the step's own JSON."""
+    fio = result["runs"][0]["points"][0]["fio"]
+    fio["global options"] = {**fio["global options"], "runtime": "19", "steadystate": detector,
+                             "steadystate_duration": "7s", "steadystate_ramp_time": "0s"}
+    return result
+
+
+def test_a_settling_answer_step_is_version_4_only(tmp_path):
+    result = _settled(result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}}), "iops_slope:1%")
+    assert result["method"].get("version", 4) == 4
+    assert _problems(tmp_path / "v4", result) == []
+    result["method"]["version"] = 3  # version 3 ran no detector: relabelled, the step gives it away
+    problems = _problems(tmp_path / "v3", result)
+    assert len(problems) == 1 and problems[0].startswith("result.runs[0].points[0]")
+    assert "steadystate=iops_slope:1%" in problems[0]
+
+
+@pytest.mark.parametrize("detector", ["iops:5%", "iops_slope:5%", "iops_slope:0.1%"])
+def test_version_4_runs_one_detector_only(tmp_path, detector):
+    """Another criterion or limit is another method, whatever the document says."""
+    problems = _problems(tmp_path, _settled(result_document("Example SSD 1", {"off": {1: 5000, 2: 9000}}), detector))
+    assert len(problems) == 1 and f"steadystate={detector}" in problems[0]
 
 
 @pytest.mark.parametrize("version", [2, 1])

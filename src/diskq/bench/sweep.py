@@ -23,7 +23,8 @@ measures the same curve with fewer, shorter steps:
 3. **Confirmation**: the figures the document answers with must be as good as the protocol's
    own 20 s steps. So the steps that only steer the search are short (``measure``: 4 s after a
    1 s ramp), while the 1-job point (every verdict rests on it) and the best point are measured
-   with a longer window (``confirm``: 7 s after the ramp): the 1-job step from the start, the
+   with a longer window (``confirm``: 7 s after the ramp, in version 4 on to 19 s while the rate
+   still trends): the 1-job step from the start, the
    best point again once the search is done. The confirmed figure replaces the short one; if the
    best point then lies elsewhere at a short step, that one is confirmed in turn, until the best
    point is a confirmed step (each step is confirmed at most once, so this ends;
@@ -34,7 +35,7 @@ measures the same curve with fewer, shorter steps:
    and the next one measured) are confirmed the same way. When every doubling step rose, the
    last one is likely the peak and is measured with the longer window at once.
 
-   Which steps need confirming is ``provisional(point)``: every short step (method version 3),
+   Which steps need confirming is ``provisional(point)``: every short step (method versions 3 and 4),
    or, for steps ended by fio's steady-state detector (versions 1 and 2), those it ended early.
 
 The search itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never
