@@ -21,6 +21,15 @@ next): on a device whose figures move by more than 5 % from one run to the next,
 reproduce another's answer more often than the protocol reproduces its own, and that rate is the
 yardstick for diskq's.
 
+The lean is asked too: over the pairs, how many of diskq's peaks read above the protocol's and
+how many below (the exact sign test's p-value: a method without a lean falls on either side as
+often), with the median ratio.
+
+``--sizes`` adds the block-size profile beside the sweep: every diskq run adds ``--profile sizes``
+(its device time is reported apart from the sweep's), and every community run adds the same
+sizes run by hand with the community command at ``--runtime`` seconds each
+(``benchmarks/size_profile.py``), so each size's figure is compared in the same turns.
+
 ``--backing disk`` (default) puts the loop device over a file on the temp dir's filesystem: its
 fdatasync is real, reaches the host's disk and shares it with everything else the host does.
 ``--backing memory`` puts it over a file in ``/dev/shm``: flushes cost nothing there, the device
@@ -40,7 +49,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import diskqrun, rawfio, stats
+from benchmarks import diskqrun, rawfio, size_profile, stats
 from benchmarks.scratchdev import device_arguments, loadavg, loop_device_of, require_root
 
 GOAL_SPEEDUP = 3.0
@@ -57,6 +66,12 @@ class Qualification:
     wall_s: float
     peak: tuple[int, float]
     runtimes: tuple[float, ...] = ()
+    #: the block-size profile run beside the sweep (``--sizes``): (block size, IOPS, seconds written)
+    sizes: tuple[tuple[int, float, float], ...] = ()
+
+    @property
+    def sizes_s(self) -> float:
+        return sum(t for _, _, t in self.sizes)
 
 
 def community_jobs(max_jobs: int) -> list[int]:
@@ -148,19 +163,27 @@ def summary(community: list[Qualification], diskq: list[Qualification]) -> dict:
     }
 
 
-def run_community(dev: str, runtime_s: float, max_jobs: int) -> Qualification:
+def run_community(dev: str, runtime_s: float, max_jobs: int, *, sizes: bool = False) -> Qualification:
     steps = [rawfio.run(dev, n, rawfio.community_options(runtime_s)) for n in community_jobs(max_jobs)]
     curve = [(s.numjobs, s.iops) for s in steps]
+    by_hand: tuple[tuple[int, float, float], ...] = ()
+    if sizes:
+        runs = [(size, rawfio.run(dev, 1, size_profile.hand_options(size, runtime_s))) for size in size_profile.SIZES]
+        by_hand = tuple((size, step.iops, step.runtime_s) for size, step in runs)
     return Qualification("community", curve, sum(s.runtime_s for s in steps), sum(s.wall_s for s in steps),
-                         peak(curve), tuple(s.runtime_s for s in steps))
+                         peak(curve), tuple(s.runtime_s for s in steps), by_hand)
 
 
-def run_diskq(dev: str, runtime_s: float, max_jobs: int, source: str | None = None) -> tuple[Qualification, list[str]]:
-    run, _ = diskqrun.bench(dev, "--no-flush-check", "--runtime", f"{runtime_s:g}", "--max-jobs", str(max_jobs),
-                            source=source)
+def run_diskq(dev: str, runtime_s: float, max_jobs: int, source: str | None = None, *,
+              sizes: bool = False) -> tuple[Qualification, list[str]]:
+    extra = ("--profile", "sizes") if sizes else ()
+    run, doc = diskqrun.bench(dev, "--no-flush-check", "--runtime", f"{runtime_s:g}", "--max-jobs", str(max_jobs),
+                              *extra, source=source)
     curve = [(n, iops) for n, iops, _ in run.points]
+    profile = tuple(size_profile.profile_of(doc)) if sizes else ()
     # device_s counts the replaced early steps too; the curve shows the figures the document keeps
-    return Qualification("diskq", curve, run.device_s, run.wall_s, run.peak, tuple(t for _, _, t in run.points)), run.notes
+    return Qualification("diskq", curve, run.device_s, run.wall_s, run.peak, tuple(t for _, _, t in run.points),
+                         profile), run.notes
 
 
 def _curve(q: Qualification) -> str:
@@ -179,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="SRC",
                     help="also run the diskq of this source checkout (e.g. a 'git worktree' of an earlier "
                          "commit) as a third contender, in turn with the other two")
+    ap.add_argument("--sizes", action="store_true",
+                    help="also run the block-size profile: diskq's --profile sizes against the sizes by hand")
     ap.add_argument("--quick", action="store_true", help="1 round, 10 s steps, up to 8 jobs, 512 MiB device")
     args = ap.parse_args(argv)
     if args.quick:
@@ -199,19 +224,25 @@ def main(argv: list[str] | None = None) -> int:
         for i, who in enumerate(stats.alternate(contenders, args.pairs)):
             time.sleep(args.settle)
             if who == "community":
-                q = run_community(dev, args.runtime, args.max_jobs)
+                q = run_community(dev, args.runtime, args.max_jobs, sizes=args.sizes)
                 community.append(q)
                 extra = ""
             else:
                 q, notes = run_diskq(dev, args.runtime, args.max_jobs,
-                                     args.baseline if who == "baseline" else None)
+                                     args.baseline if who == "baseline" else None, sizes=args.sizes)
                 (baseline if who == "baseline" else diskq).append(q)
                 extra = "; " + "; ".join(n for n in notes if n.startswith(("search stopped", "peak confirmed",
                                                                            "the best point")))
             print(f"run {i + 1} {who:9}: load {loadavg()}, device {q.device_s:6.1f} s, wall {q.wall_s:6.1f} s, "
                   f"peak {q.peak[1]:,.0f} IOPS at {q.peak[0]} jobs | {_curve(q)}{extra}", flush=True)
+            if q.sizes:
+                print(f"    sizes: device {q.sizes_s:6.1f} s | "
+                      + " ".join(f"{size_profile.bs(b)}:{iops:,.0f}({t:.1f}s)" for b, iops, t in q.sizes), flush=True)
 
     report(community, diskq, "diskq")
+    if args.sizes:
+        print()
+        report_sizes(community, diskq, "diskq")
     if baseline:
         print()
         print(f"## baseline (diskq from {args.baseline}) against the same community runs")
@@ -241,6 +272,9 @@ def report(community: list[Qualification], diskq: list[Qualification], label: st
           + ", ".join(f"{r:.3f}" for r in s["pair_ratios"])
           + f"; protocol's own spread +-{s['community_spread'] * 100:.1f} %, {label}'s +-{s['diskq_spread'] * 100:.1f} %; "
           f"accepted +-{s['iops_tolerance'] * 100:.1f} %: {'within' if s['peak_iops_ok'] else 'OUTSIDE'}")
+    above, below, p = stats.sign_test(s["pair_ratios"])
+    print(f"lean: {label}'s peak above the protocol's in {above} pairs, below in {below} (sign test p = {p:.2f}); "
+          f"median {s['peak_ratio']:.3f}: {'no lean shown' if p >= 0.05 and abs(s['peak_ratio'] - 1) <= 0.05 else 'LEAN'}")
     points = per_point(community, diskq)
     if points:
         print("every job count both measured in every run (median IOPS ratio; each one's own spread): "
@@ -256,6 +290,28 @@ def report(community: list[Qualification], diskq: list[Qualification], label: st
           f"{'yes' if s['device_speedup'] >= GOAL_SPEEDUP else 'no'}; same peak jobs: "
           f"{'yes' if s['median_same_jobs'] else 'no'}; median peak IOPS within the accepted spread: "
           f"{'yes' if s['peak_iops_ok'] else 'no'})")
+
+
+def report_sizes(community: list[Qualification], diskq: list[Qualification], label: str) -> None:
+    """The block-size profile beside the sweep: device time of each side, each size's median IOPS
+    and their ratio, and the minute goal."""
+    h_s = stats.median(q.sizes_s for q in community)
+    d_s = stats.median(q.sizes_s for q in diskq)
+    sweep_s = stats.median(q.device_s for q in diskq)
+    rows = []
+    for size in size_profile.SIZES:
+        h = [dict((b, i) for b, i, _ in q.sizes).get(size) for q in community]
+        d = [dict((b, i) for b, i, _ in q.sizes).get(size) for q in diskq]
+        if None in h or None in d:
+            continue
+        rows.append((size_profile.bs(size), f"{stats.median(h):,.0f}", f"{stats.median(d):,.0f}",
+                     f"{stats.ratio(stats.median(d), stats.median(h)):.3f}"))
+    print(stats.table(["size", "by hand IOPS (median)", f"{label} IOPS (median)", f"{label} / by hand"], rows))
+    print()
+    print(f"size profile: {d_s:.1f} s of device time against {h_s:.1f} s by hand ({stats.ratio(h_s, d_s):.2f}x less), "
+          f"beside {sweep_s:.1f} s for the sweep; goal (under {size_profile.GOAL_S:g} s): "
+          f"{'met' if max(q.sizes_s for q in diskq) < size_profile.GOAL_S else 'NOT met'} "
+          f"(longest {max(q.sizes_s for q in diskq):.1f} s)")
 
 
 def _spread(values: list[float]) -> float:

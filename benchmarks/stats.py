@@ -52,6 +52,25 @@ def within_pct(a: float, b: float, pct: float) -> bool:
     return abs(ratio(a, b) - 1.0) <= pct / 100.0 + 1e-12
 
 
+def sign_test(ratios: Iterable[float]) -> tuple[int, int, float]:
+    """How many ratios lie above 1 and below 1 (ties left out), and the two-sided p-value of the
+    exact sign test: the chance of a split at least this uneven if either side were as likely.
+
+    >>> sign_test([1.1, 1.2, 0.9, 1.0])
+    (2, 1, 1.0)
+    >>> above, below, p = sign_test([1.05] * 10 + [0.95] * 2)
+    >>> above, below, round(p, 3)
+    (10, 2, 0.039)
+    """
+    vals = list(ratios)
+    above, below = sum(r > 1 for r in vals), sum(r < 1 for r in vals)
+    n, k = above + below, min(above, below)
+    if n == 0:
+        return above, below, 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return above, below, min(1.0, 2 * tail)
+
+
 def growth_exponent(sizes: Sequence[float], costs: Sequence[float]) -> float:
     """Least-squares slope of log(cost) over log(size): 1.0 is linear growth, 2.0 quadratic.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,27 +125,36 @@ def test_every_complete_sweep_passes_and_every_interrupted_one_with_its_marks_re
     assert replay_problems(doc(cut, max_jobs)) != []
 
 
-def _recorded() -> dict:
+#: recorded adaptive benches on loop devices: method version 3 (fixed windows) and 4 (answer steps
+#: ended by fio's iops_slope detector)
+RECORDED = {3: "diskq-adaptive-loop-result.json", 4: "diskq-adaptive-loop-v4-result.json"}
+
+
+def _recorded(version: int = 3) -> dict:
     import json
     from pathlib import Path
 
-    return json.loads((Path(__file__).parent / "fixtures" / "bench" / "diskq-adaptive-loop-result.json").read_text())
+    doc = json.loads((Path(__file__).parent / "fixtures" / "bench" / RECORDED[version]).read_text())
+    assert doc["method"]["version"] == version
+    return doc
 
 
-def test_a_recorded_adaptive_bench_replays_and_each_of_its_steps_is_needed():
-    recorded = _recorded()
+@pytest.mark.parametrize("version", sorted(RECORDED))
+def test_a_recorded_adaptive_bench_replays_and_each_of_its_steps_is_needed(version):
+    recorded = _recorded(version)
     assert replay_problems(ResultDocument.model_validate(recorded)) == []
     for gone in (1, 2, 4, 8):
-        cut = _recorded()
+        cut = _recorded(version)
         cut["runs"][0]["points"] = [p for p in cut["runs"][0]["points"] if p["numjobs"] != gone]
         (problem,) = replay_problems(ResultDocument.model_validate(cut))
         assert f"measures {gone} jobs next" in problem.message
 
 
-def test_a_recorded_adaptive_bench_passes_the_whole_validation(tmp_path):
+@pytest.mark.parametrize("version", sorted(RECORDED))
+def test_a_recorded_adaptive_bench_passes_the_whole_validation(tmp_path, version):
     from diskq.database.synthetic import submission, write_submission
     from diskq.submission.validate import validate_file
 
-    path = write_submission(tmp_path / "submissions", submission(_recorded()))
+    path = write_submission(tmp_path / "submissions", submission(_recorded(version)))
     sub, problems = validate_file(path, require_signature=False)
     assert sub is not None and problems == []
