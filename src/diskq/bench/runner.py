@@ -267,7 +267,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
     the cache could not be switched), it raises that error with the partial document attached
     as ``exc.document``, so the caller can keep what was measured.
     """
-    from diskq.probe import cache, journal
+    from diskq.probe import cache, cacheguard, journal
 
     listener = listener or Listener()
     opts, target = plan.options, plan.target
@@ -321,8 +321,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 steps.this_run_sizes_left = steps.sizes_per_run
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
-                         profile, clock)
+                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard,
+                         journal, profile, clock)
             budget = opts.sustain_budget
             if budget is not None:  # every cache state is restored by now: the device as it was found
                 sustaining = True
@@ -422,12 +422,12 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
         raise
 
 
-def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
+def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard, journal,
              profile=None, clock: deadline.Clock | None = None) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards; then the
     block-size profile (``profile``, from :func:`_size_plan`) in the same state."""
     opts = plan.options
-    guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
+    guard = cacheguard.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
     with guard:
         original = control.state
         if control.can_toggle and state != original:
