@@ -489,19 +489,6 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
     return notes
 
 
-def parse_loop_backing_file(text: str) -> str | None:
-    """``/sys/block/loopN/loop/backing_file`` -> the path, None when empty. Sample::
-
-        /var/tmp/disk.img (deleted)
-
-    The kernel appends `` (deleted)`` once the file is unlinked; the suffix is dropped.
-    """
-    path = text.strip()
-    if path.endswith(" (deleted)"):
-        path = path[: -len(" (deleted)")]
-    return path or None
-
-
 def loop_devices_backed_by(path: str, *, sysfs_root: str = "/sys") -> list[str]:
     """The attached loop devices whose backing file is ``path``, compared by device and inode
     (as ``LOOP_GET_STATUS64`` gives them), so links, bind mounts and a renamed file count."""
