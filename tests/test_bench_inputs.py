@@ -138,7 +138,8 @@ def _refusals_without_hint(path: Path) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "cli/bench.py", "bench/output.py"])
+@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "probe/inuse.py", "probe/exclusive.py", "probe/signatures.py", "cli/bench.py",
+                                    "bench/output.py"])
 def test_every_refusal_has_a_hint(module):
     assert _refusals_without_hint(SRC / module) == []
 

@@ -22,7 +22,7 @@ from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, Step
 from diskq.result import Device, Method, Point, ResultDocument, Run, SizePoint, SizeProfile, Sustained
 
 if TYPE_CHECKING:
-    from diskq.probe.safety import ExclusiveClaim
+    from diskq.probe.exclusive import ExclusiveClaim
 
 CACHE_MODES = ("auto", "keep", "off", "on", "both")
 #: workload profiles ``--profile`` adds to the 4 KiB sweep
@@ -156,7 +156,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     from dataclasses import replace
 
     from diskq.bench.target import file_mode_note, memory_backing
-    from diskq.probe import safety
+    from diskq.probe import exclusive, inuse, safety
 
     fio.check_runtime(options.runtime_s)
     options.validate()
@@ -171,13 +171,13 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
         claim_path = path
         if target.kind == "partition":
-            cache_mode, cache_notes = safety.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
+            cache_mode, cache_notes = inuse.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
             options = replace(options, cache=cache_mode)
             notes += cache_notes
             if cache_mode != "keep":
-                claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
-        also = safety.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
-        claim = safety.claim_exclusive(claim_path, target=path, also=also)
+                claim_path = inuse.disk_node(path, sysfs_root=sysfs_root)
+        also = inuse.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
+        claim = exclusive.claim_exclusive(claim_path, target=path, also=also)
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:
