@@ -16,7 +16,7 @@ import pytest
 
 from diskq.bench import runner
 from diskq.errors import UnsafeTarget
-from diskq.probe import aliases, safety
+from diskq.probe import aliases, inuse, safety
 from tests.conftest import needs_fio, needs_loop
 
 MiB = 1024 * 1024
@@ -200,17 +200,17 @@ def test_multipath_map_and_its_paths_are_one_storage(tmp_path):
     assert f"multipath device /dev/dm-1 ({WWID})" in found["sdb"]
     # a path mounted behind multipath's back refuses the map; the map's own hold on it does not
     mountinfo = "40 1 8:16 / /srv rw,relatime - xfs /dev/sdb rw\n"
-    reasons = safety.alias_reasons("dm-1", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
+    reasons = inuse.alias_reasons("dm-1", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
     assert reasons == [f"/dev/sdb is mounted at /srv; /dev/sdb is a path of the multipath device /dev/dm-1 ({WWID}), "
                        "one storage under two names"]
-    assert safety.alias_reasons("dm-1", sysfs_root=root, mountinfo="", swaps="Filename\n", probe_exclusive=False) == []
+    assert inuse.alias_reasons("dm-1", sysfs_root=root, mountinfo="", swaps="Filename\n", probe_exclusive=False) == []
 
 
 
 def test_a_path_of_a_multipath_map_is_refused_as_held(tmp_path, monkeypatch):
     _multipath_tree(tmp_path)
     monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
-    reasons = safety.in_use_reasons("/dev/sdf", sysfs_root=str(tmp_path), mountinfo="", swaps="Filename\n")
+    reasons = inuse.in_use_reasons("/dev/sdf", sysfs_root=str(tmp_path), mountinfo="", swaps="Filename\n")
     assert reasons == [f"/dev/sdf is held by dm-1 ({WWID}) (device-mapper, LVM, md or bcache)"]
 
 
@@ -230,5 +230,5 @@ def test_scsi_paths_with_one_wwid_are_one_storage(tmp_path):
     assert [a.name for a in aliases.aliases("sdc", sysfs_root=root)] == ["sdb"]
     assert aliases.aliases("sdd", sysfs_root=root) == []
     mountinfo = "40 1 8:16 / /srv rw,relatime - xfs /dev/sdb rw\n"
-    reasons = safety.alias_reasons("sdc", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
+    reasons = inuse.alias_reasons("sdc", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
     assert reasons and "WWID naa.5000c500a1b2c3d4" in reasons[0] and "mounted at /srv" in reasons[0]

@@ -11,7 +11,7 @@ import pytest
 
 from diskq.bench import fio, runner, target
 from diskq.errors import InvalidInput, NotConfirmed, TargetError, UnsafeTarget
-from diskq.probe import safety
+from diskq.probe import safety, sysfs
 from tests.conftest import needs_loop
 
 SRC = Path(__file__).parent.parent / "src" / "diskq"
@@ -114,10 +114,10 @@ def test_file_backing_an_attached_loop_device_is_refused(make_loop, tmp_path):
 
 
 def test_parse_loop_backing_file():
-    assert safety.parse_loop_backing_file("/var/tmp/disk.img\n") == "/var/tmp/disk.img"
-    assert safety.parse_loop_backing_file("/var/tmp/disk.img (deleted)\n") == "/var/tmp/disk.img"
-    assert safety.parse_loop_backing_file("") is None
-    assert safety.parse_loop_backing_file("\n") is None
+    assert sysfs.parse_loop_backing_file("/var/tmp/disk.img\n") == "/var/tmp/disk.img"
+    assert sysfs.parse_loop_backing_file("/var/tmp/disk.img (deleted)\n") == "/var/tmp/disk.img"
+    assert sysfs.parse_loop_backing_file("") is None
+    assert sysfs.parse_loop_backing_file("\n") is None
 
 
 # -- every refusal says what to do instead -----------------------------------------------
@@ -138,7 +138,8 @@ def _refusals_without_hint(path: Path) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "cli/bench.py", "bench/output.py"])
+@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "probe/inuse.py", "probe/exclusive.py", "probe/signatures.py", "cli/bench.py",
+                                    "bench/output.py"])
 def test_every_refusal_has_a_hint(module):
     assert _refusals_without_hint(SRC / module) == []
 

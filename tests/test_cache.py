@@ -14,7 +14,8 @@ import pytest
 from diskq import proc
 from diskq.errors import CacheError
 from diskq.probe import cache
-from diskq.probe.cache import CacheControl, CacheGuard, parse_hdparm_w, parse_sdparm_wce
+from diskq.probe.cache import CacheControl, parse_hdparm_w, parse_sdparm_wce
+from diskq.probe.cacheguard import CacheGuard
 from diskq.probe.journal import Journal
 from tests.conftest import needs_loop, wc_file
 
@@ -171,9 +172,10 @@ CHILD = textwrap.dedent(
     """
     import os, signal, sys, time
     from diskq.probe import cache
+    from diskq.probe.cacheguard import CacheGuard
     from diskq.probe.journal import Journal
     dev, jdir, mode = sys.argv[1:4]
-    with cache.CacheGuard(cache.detect(dev), Journal(jdir)) as guard:
+    with CacheGuard(cache.detect(dev), Journal(jdir)) as guard:
         guard.set("off")
         print("ready", flush=True)
         if mode == "kill":

@@ -17,7 +17,7 @@ import pytest
 
 from diskq.bench import runner
 from diskq.errors import TargetError, UnsafeTarget
-from diskq.probe import safety
+from diskq.probe import exclusive
 from tests.conftest import _have, needs_fio, needs_loop
 
 pytestmark = [needs_loop, needs_fio]
@@ -53,11 +53,11 @@ def journal_dir(tmp_path, monkeypatch):
 
 def test_claim_is_exclusive_and_released(make_loop):
     dev = make_loop()
-    claim = safety.claim_exclusive(dev)
+    claim = exclusive.claim_exclusive(dev)
     try:
         assert claim.held and exclusive_open_errno(dev) == errno.EBUSY
         with pytest.raises(UnsafeTarget) as info:
-            safety.claim_exclusive(dev)
+            exclusive.claim_exclusive(dev)
         assert "cannot be opened exclusively" in info.value.reasons[0]
     finally:
         claim.release()
@@ -132,11 +132,11 @@ def test_a_partition_whose_disk_is_claimed_elsewhere_is_refused_by_its_own_name(
     try:
         if not Path(p2).is_block_device():
             pytest.skip("the kernel made no partition devices for the loop device here")
-        with safety.claim_exclusive(disk):
+        with exclusive.claim_exclusive(disk):
             with pytest.raises(UnsafeTarget) as checked:
                 runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], cache="off", yes=True))
             with pytest.raises(UnsafeTarget) as claimed:
-                safety.claim_exclusive(disk, target=p2)
+                exclusive.claim_exclusive(disk, target=p2)
         assert checked.value.message == f"refusing to write to {p2}: it is in use"
         assert any(p2 in r and "O_EXCL" in r for r in checked.value.reasons)
         err = claimed.value

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from diskq.errors import CacheError, InvalidInput
-from diskq.probe.cache import CacheControl, CacheGuard
+from diskq.probe.cache import CacheControl
+from diskq.probe.cacheguard import CacheGuard
 from diskq.probe.journal import Journal, pending_warning
 from tests.conftest import needs_fio, needs_loop, wc_file
 from tests.test_restore import diskq, fake_entry

@@ -17,7 +17,7 @@ import pytest
 
 from diskq.bench import runner
 from diskq.errors import UnsafeTarget
-from diskq.probe import safety
+from diskq.probe import inuse
 from diskq.result import ResultDocument
 from tests.conftest import _have, needs_fio, needs_loop
 
@@ -89,16 +89,16 @@ def sibling_in_use(partitioned, tmp_path, request):
 @pytest.mark.parametrize("sibling_in_use", ["mounted", "swap"], indirect=True)
 def test_rest_of_disk_in_use_names_the_sibling(sibling_in_use):
     disk, p1, p2, how = sibling_in_use
-    reasons = safety.rest_of_disk_in_use(p2)
+    reasons = inuse.rest_of_disk_in_use(p2)
     expected = f"partition {p1} of the same disk is mounted at" if how == "mounted" else f"partition {p1} of the same disk is active swap"
     assert any(r.startswith(expected) for r in reasons), reasons
-    assert safety.rest_of_disk_in_use(disk) == []  # a whole disk has no "rest"
+    assert inuse.rest_of_disk_in_use(disk) == []  # a whole disk has no "rest"
 
 
 def test_rest_of_disk_idle(partitioned):
     disk, p1, p2 = partitioned
-    assert safety.rest_of_disk_in_use(p2) == []
-    assert safety.partition_cache_mode(p2, "both") == ("both", [])
+    assert inuse.rest_of_disk_in_use(p2) == []
+    assert inuse.partition_cache_mode(p2, "both") == ("both", [])
 
 
 def test_sibling_held_exclusively_elsewhere_counts(partitioned):
@@ -106,7 +106,7 @@ def test_sibling_held_exclusively_elsewhere_counts(partitioned):
     disk, p1, p2 = partitioned
     fd = os.open(p1, os.O_RDONLY | os.O_EXCL)
     try:
-        reasons = safety.rest_of_disk_in_use(p2)
+        reasons = inuse.rest_of_disk_in_use(p2)
     finally:
         os.close(fd)
     assert reasons == [f"partition {p1} of the same disk cannot be opened exclusively (O_EXCL): something is using it"]
@@ -151,7 +151,7 @@ def test_explicit_cache_switch_is_refused_with_mounted_sibling(sibling_in_use, t
     assert sysfs_cache(disk) == "write back"
     assert not (tmp_path / "r.json").exists()
     with pytest.raises(UnsafeTarget):
-        safety.partition_cache_mode(p2, mode)
+        inuse.partition_cache_mode(p2, mode)
 
 
 def test_bench_partition_switches_the_cache_when_the_disk_is_otherwise_idle(partitioned, tmp_path, journal_env):

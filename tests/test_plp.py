@@ -20,7 +20,7 @@ from diskq.analyse.model import PlpFact
 from diskq.analyse.plp import evaluate, evaluate_device
 from diskq.analyse.verdicts import memory_backed_note
 from diskq.probe import nvme
-from diskq.probe.identity import identity_from_smartctl_json
+from diskq.probe.smartctl import identity_from_smartctl_json
 from diskq.probe.plp import facts_from_smartctl_json, vwc_fact
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 from tests.conftest import needs_fio, needs_loop

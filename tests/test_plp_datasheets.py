@@ -12,7 +12,7 @@ import pytest
 
 from diskq.analyse import datasheets
 from diskq.analyse.plp import evaluate_device
-from diskq.probe.identity import identity_from_smartctl_json
+from diskq.probe.smartctl import identity_from_smartctl_json
 
 SMART = Path(__file__).parent / "fixtures" / "smartctl_json"
 DOCS = Path(__file__).parent.parent / "docs" / "power-loss-protection.md"

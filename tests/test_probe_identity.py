@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.errors import IdentityError
-from diskq.probe import identity, sysfs
-from diskq.probe.identity import decode_exit_status, identity_from_smartctl_json, identity_from_sysfs, serial_hash
+from diskq.probe import identity, smartvalues, sysfs
+from diskq.probe.identity import identity_from_sysfs
+from diskq.probe.serialhash import serial_hash
+from diskq.probe.smartctl import decode_exit_status, identity_from_smartctl_json
 
 from tests.conftest import needs_loop
 
@@ -425,7 +427,7 @@ def test_parser_never_crashes_on_arbitrary_json(data):
     for field in ("capacity_bytes", "data_written_bytes", "logical_block_size", "physical_block_size",
                   "percentage_used", "power_on_hours"):
         value = getattr(dev, field)
-        assert value is None or 0 <= value <= identity.MAX_INT
+        assert value is None or 0 <= value <= smartvalues.MAX_INT
     json.loads(dev.model_dump_json())
 
 

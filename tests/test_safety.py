@@ -12,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.errors import DiskqError, NotConfirmed, TargetError, UnsafeTarget
-from diskq.probe import safety
-from diskq.probe.safety import check_block_device, check_file_target, parse_mountinfo, parse_proc_swaps, parse_wipefs_json
+from diskq.probe import inuse, safety, signatures
+from diskq.probe.inuse import parse_mountinfo, parse_proc_swaps
+from diskq.probe.safety import check_block_device, check_file_target
+from diskq.probe.signatures import parse_wipefs_json
 from tests.conftest import _have, needs_loop
 
 
@@ -38,7 +40,7 @@ def test_parse_mountinfo_unescapes_paths():
         "garbage line\n"
     )
     mounts = parse_mountinfo(text)
-    assert mounts[1] == safety.Mount("7:0", "/mnt/my disk", "/dev/loop0")
+    assert mounts[1] == inuse.Mount("7:0", "/mnt/my disk", "/dev/loop0")
     assert len(mounts) == 2
 
 
@@ -206,11 +208,11 @@ def test_mounted_partition_and_root_through_the_recorded_sysfs_tree(monkeypatch)
     root = str(Path(__file__).parent / "fixtures" / "sysfs")
     monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
     mountinfo = "30 1 8:17 / /boot rw,relatime - ext4 /dev/sdb1 rw\n"
-    reasons = safety.in_use_reasons("/dev/sdb", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n")
+    reasons = inuse.in_use_reasons("/dev/sdb", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n")
     assert reasons == ["its partition /dev/sdb1 is mounted at /boot", "its partition /dev/sdb1 holds /boot"]
     swaps = "Filename Type Size Used Priority\n/dev/sdb1 partition 1024 0 -2\n"
-    assert safety.in_use_reasons("/dev/sdb1", sysfs_root=root, mountinfo="", swaps=swaps) == ["/dev/sdb1 is active swap"]
-    assert safety.in_use_reasons("/dev/sda", sysfs_root=root, mountinfo=mountinfo, swaps=swaps) == []
+    assert inuse.in_use_reasons("/dev/sdb1", sysfs_root=root, mountinfo="", swaps=swaps) == ["/dev/sdb1 is active swap"]
+    assert inuse.in_use_reasons("/dev/sda", sysfs_root=root, mountinfo=mountinfo, swaps=swaps) == []
 
 
 def test_holders_and_root_on_lvm(monkeypatch, tmp_path):
@@ -223,7 +225,7 @@ def test_holders_and_root_on_lvm(monkeypatch, tmp_path):
     (tmp_path / "class" / "block" / "dm-0").symlink_to(tmp_path / "block" / "dm-0")
     monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
     mountinfo = "25 1 254:0 / / rw,relatime - ext4 /dev/dm-0 rw\n"
-    reasons = safety.in_use_reasons("/dev/sdc", sysfs_root=str(tmp_path), mountinfo=mountinfo, swaps="Filename\n")
+    reasons = inuse.in_use_reasons("/dev/sdc", sysfs_root=str(tmp_path), mountinfo=mountinfo, swaps="Filename\n")
     assert reasons == ["/dev/sdc holds /", "/dev/sdc is held by dm-0 (vg0-root) (device-mapper, LVM, md or bcache)"]
 
 
@@ -255,7 +257,7 @@ def test_parse_wipefs_json_never_crashes_on_json(value):
         found = parse_wipefs_json(json.dumps(value))
     except DiskqError:
         return
-    assert all(isinstance(s, safety.Signature) and isinstance(s.type, str) for s in found)
+    assert all(isinstance(s, signatures.Signature) and isinstance(s.type, str) for s in found)
     for s in found:
         assert isinstance(s.describe(), str)
 
@@ -289,16 +291,16 @@ def test_rest_of_disk_through_a_tree_made_here(monkeypatch, tmp_path):
     monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
     mounted = "40 1 8:161 / /srv rw,relatime - xfs /dev/sdx1 rw\n"
     no_swap = "Filename\n"
-    reasons = safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+    reasons = inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
                                          probe_exclusive=False)
     assert reasons == ["partition /dev/sdx1 of the same disk is mounted at /srv"]
     swap = "Filename Type Size Used Priority\n/dev/sdx1 partition 1024 0 -2\n"
-    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap,
+    assert inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap,
                                       probe_exclusive=False) == ["partition /dev/sdx1 of the same disk is active swap"]
     on_root = "25 1 8:161 / / rw - ext4 /dev/sdx1 rw\n"
-    assert "partition /dev/sdx1 of the same disk holds /" in safety.rest_of_disk_in_use(
+    assert "partition /dev/sdx1 of the same disk holds /" in inuse.rest_of_disk_in_use(
         "/dev/sdx2", sysfs_root=root, mountinfo=on_root, swaps=no_swap, probe_exclusive=False)
-    assert safety.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap,
+    assert inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap,
                                       probe_exclusive=False) == []
-    assert safety.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
+    assert inuse.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
                                       probe_exclusive=False) == []

@@ -22,7 +22,7 @@ from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, Step
 from diskq.result import Device, Method, Point, ResultDocument, Run, SizePoint, SizeProfile, Sustained
 
 if TYPE_CHECKING:
-    from diskq.probe.safety import ExclusiveClaim
+    from diskq.probe.exclusive import ExclusiveClaim
 
 CACHE_MODES = ("auto", "keep", "off", "on", "both")
 #: workload profiles ``--profile`` adds to the 4 KiB sweep
@@ -156,7 +156,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     from dataclasses import replace
 
     from diskq.bench.target import file_mode_note, memory_backing
-    from diskq.probe import safety
+    from diskq.probe import exclusive, inuse, safety
 
     fio.check_runtime(options.runtime_s)
     options.validate()
@@ -171,13 +171,13 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
         claim_path = path
         if target.kind == "partition":
-            cache_mode, cache_notes = safety.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
+            cache_mode, cache_notes = inuse.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
             options = replace(options, cache=cache_mode)
             notes += cache_notes
             if cache_mode != "keep":
-                claim_path = safety.disk_node(path, sysfs_root=sysfs_root)
-        also = safety.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
-        claim = safety.claim_exclusive(claim_path, target=path, also=also)
+                claim_path = inuse.disk_node(path, sysfs_root=sysfs_root)
+        also = inuse.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
+        claim = exclusive.claim_exclusive(claim_path, target=path, also=also)
     else:
         safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
     try:
@@ -267,7 +267,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
     the cache could not be switched), it raises that error with the partial document attached
     as ``exc.document``, so the caller can keep what was measured.
     """
-    from diskq.probe import cache, journal
+    from diskq.probe import cache, cacheguard, journal
 
     listener = listener or Listener()
     opts, target = plan.options, plan.target
@@ -321,8 +321,8 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 steps.this_run_sizes_left = steps.sizes_per_run
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
-                         profile, clock)
+                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard,
+                         journal, profile, clock)
             budget = opts.sustain_budget
             if budget is not None:  # every cache state is restored by now: the device as it was found
                 sustaining = True
@@ -422,12 +422,12 @@ def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listen
         raise
 
 
-def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cache, journal,
+def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard, journal,
              profile=None, clock: deadline.Clock | None = None) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards; then the
     block-size profile (``profile``, from :func:`_size_plan`) in the same state."""
     opts = plan.options
-    guard = cache.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
+    guard = cacheguard.CacheGuard(control, journal.Journal()) if control.can_toggle else contextlib.nullcontext()
     with guard:
         original = control.state
         if control.can_toggle and state != original:

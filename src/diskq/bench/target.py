@@ -235,7 +235,7 @@ def _file_in_memory(path: str) -> str | None:
 
 def _disk_in_memory(disk: str, sysfs_root: str, *, depth: int) -> str | None:
     from diskq.probe import sysfs
-    from diskq.probe.safety import parse_loop_backing_file
+    from diskq.probe.sysfs import parse_loop_backing_file
 
     for pattern, what in _RAM_DISKS.items():
         if pattern.match(disk):

@@ -30,11 +30,12 @@ def identify(
 ) -> None:
     from diskq.errors import InvalidInput
     from diskq.probe import identity as ident
+    from diskq.probe import smartctl
 
     if (target is None) == (smartctl_json is None):
         raise InvalidInput("give either a TARGET device or --smartctl-json FILE", hint="e.g. diskq identify /dev/sdb")
     if smartctl_json is not None:
-        device = ident.identity_from_smartctl_json(_read_smartctl_json(smartctl_json))
+        device = smartctl.identity_from_smartctl_json(_read_smartctl_json(smartctl_json))
     else:
         device = ident.identify(target)
 

@@ -72,11 +72,9 @@ def loop_backing(name: str, *, sysfs_root: str = "/sys") -> tuple[str, tuple[int
     """What loop device ``name`` reads and writes: ``("file", (st_dev, st_ino))`` or
     ``("block", kernel name)``, with the backing path for messages; None when ``name`` is not
     an attached loop device or its backing cannot be found."""
-    from diskq.probe.safety import parse_loop_backing_file
-
     if not Path(sysfs_root, "block", name, "loop").is_dir():
         return None
-    path = parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{name}/loop/backing_file") or "")
+    path = sysfs.parse_loop_backing_file(sysfs.read_attr(sysfs_root, f"block/{name}/loop/backing_file") or "")
     if path is None:
         return None
     if sysfs_root == "/sys":

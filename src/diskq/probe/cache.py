@@ -10,8 +10,9 @@ One mechanism per device, chosen by protocol:
                                              The only knob on loop, zram and virtio devices.
 
 Changes are never saved to the drive (no ``--save``, no ``-s`` save bit): a power cycle brings
-the drive's default back. :class:`CacheGuard` journals the original state before the first
-change and puts it back on every way out (normal end, exception, SIGINT, SIGTERM, SIGHUP).
+the drive's default back. :class:`diskq.probe.cacheguard.CacheGuard` journals the original state
+before the first change and puts it back on every way out (normal end, exception, SIGINT,
+SIGTERM, SIGHUP).
 """
 
 from __future__ import annotations
@@ -20,14 +21,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from diskq import proc, signals
+from diskq import proc
 from diskq.errors import CacheError, DiskqError
 from diskq.probe import nvme, sysfs
-
-if TYPE_CHECKING:  # pragma: no cover
-    from diskq.probe.journal import Journal
 
 State = Literal["on", "off", "unknown"]
 
@@ -248,78 +246,3 @@ def set_state(control: CacheControl, state: Literal["on", "off"]) -> None:
             f"but it now reads {now}"
         )
     control.state = state
-
-
-class CacheGuard:
-    """Context manager that switches a write cache and always puts the original state back.
-
-    Before the first change the original state goes into the journal (fsynced), so even a
-    SIGKILL or a power loss leaves a record for ``diskq restore``. On leaving the block (normal
-    end, exception, Ctrl-C) the original state is set again, read back, and the journal entry
-    removed. While the guard is active SIGINT, SIGTERM and SIGHUP raise
-    :class:`~diskq.errors.Interrupted` (:func:`diskq.signals.interruptible`), so they take the
-    same path; a signal that arrives while the cache is being switched or restored waits until
-    that is done (:func:`diskq.signals.critical`).
-
-        with CacheGuard(cache.detect("/dev/sdb", protocol="ata")) as guard:
-            guard.set("off")
-            run_sweep()
-    """
-
-    def __init__(self, control: CacheControl, journal: "Journal | None" = None):
-        if journal is None:
-            from diskq.probe.journal import Journal
-
-            journal = Journal()
-        self.control = control
-        self.journal = journal
-        self.original: str | None = None
-        self._scope = signals.interruptible()
-
-    def __enter__(self) -> "CacheGuard":
-        self._scope.__enter__()
-        return self
-
-    def set(self, state: Literal["on", "off"]) -> None:
-        """Switch to ``state``; the first call journals the state to come back to."""
-        if self.original is None:
-            if not self.control.can_toggle:
-                raise CacheError(
-                    f"cannot switch the write cache of {self.control.device}: {self.control.reason}",
-                    hint="run with --cache keep",
-                )
-            now = read_state(self.control)
-            if now == "unknown":
-                raise CacheError(f"the write cache state of {self.control.device} cannot be read, so it could not be restored")
-            with signals.critical():
-                entry = self.journal.record(self.control, now)
-                # An entry left by a killed run holds the real original; the device may still be switched.
-                self.original = entry.original
-        with signals.critical():
-            set_state(self.control, state)
-
-    def restore(self) -> None:
-        """Put the original state back (verified) and drop the journal entry. Idempotent.
-
-        A signal that arrives meanwhile is held until the restore is done. If the restore
-        fails, :class:`CacheError` says so and the journal entry stays for ``diskq restore``.
-        """
-        if self.original is None:
-            return
-        with signals.critical():
-            try:
-                set_state(self.control, self.original)  # type: ignore[arg-type]
-            except DiskqError as err:
-                raise CacheError(
-                    f"could not restore the write cache of {self.control.device} to {self.original}: {err.message}",
-                    hint="the original state is kept in the journal: run `diskq restore`",
-                ) from err
-            self.journal.remove(self.control)
-            self.original = None
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        try:
-            self.restore()
-        finally:
-            self._scope.__exit__(None, None, None)
-        return False

@@ -4,9 +4,8 @@ One small JSON file per changed device and mechanism, written atomically and fsy
 ``/run/diskq/`` (cleared at boot, when drives have reset their volatile settings anyway) or,
 where ``/run`` is not writable, ``/var/lib/diskq/``. ``DISKQ_JOURNAL_DIR`` overrides both.
 
-An entry records the owner process (pid and start time, so a reused pid is not mistaken for
-it) and the device's ``diskseq`` (so a detached and re-created loop device, or a replugged
-drive, is not "restored" by mistake). ``diskq restore`` replays entries whose owner is gone.
+An entry (:mod:`diskq.probe.journalentry`) records the owner process and the device's
+``diskseq``. ``diskq restore`` replays entries whose owner is gone.
 
 An entry that cannot be read as one (empty, truncated, extended with junk, a field of the wrong
 type) is *damaged*: the original state it held may be lost. It is never overwritten nor removed
@@ -14,198 +13,36 @@ by diskq on its own; every start reports it with its raw content, no cache of it
 switched while it exists (the state found then may be the switched one), and only ``diskq
 restore --discard NAME`` removes it, once the user has put the cache back by hand.
 
-This module imports only the standard library: the CLI reads it at every start.
+This module imports only the standard library and :mod:`diskq.probe.journalentry`: the CLI reads
+it at every start.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
+
+from diskq.probe.journalentry import (
+    RAW_LIMIT,
+    DamagedEntry,
+    JournalEntry,
+    _boot_id,
+    _entry_name,
+    _read,
+    _same_device,
+    _start_time,
+    device_of_name,
+    parse_entry,
+)
 
 ENV_DIR = "DISKQ_JOURNAL_DIR"
 #: Seconds ``diskq restore`` waits for processes still writing to a device before it refuses.
 WRITERS_WAIT_S = 10.0
 DEFAULT_DIRS = ("/run/diskq", "/var/lib/diskq")
-#: the mechanisms an entry's name may end with (:mod:`diskq.probe.cache`)
-MECHANISMS = ("sysfs", "hdparm", "sdparm", "nvme")
-#: bytes of an entry read at most (a real entry has about 300)
-RAW_LIMIT = 4096
-#: the largest value of a pid_t (Linux hands out at most 2**22)
-PID_MAX = 2**31 - 1
-
-
-@dataclass
-class JournalEntry:
-    device: str
-    mechanism: str
-    original: str
-    sysfs_root: str
-    diskseq: str | None
-    pid: int
-    pid_start: str | None
-    boot_id: str | None
-    created: str
-    file: str = ""
-
-    @property
-    def running(self) -> bool:
-        """The process that wrote this entry is still alive (its run is in progress)."""
-        return _process_alive(self.pid, self.pid_start, self.boot_id)
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def _boot_id() -> str | None:
-    return _read("/proc/sys/kernel/random/boot_id")
-
-
-def _start_time(pid: int) -> str | None:
-    """Field 22 of /proc/PID/stat: the process start time in clock ticks since boot."""
-    stat = _read(f"/proc/{pid}/stat")
-    if not stat:
-        return None
-    # the command name (field 2) may contain spaces and parentheses: split after the last ')'
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
-
-
-def _process_alive(pid: int, start: str | None, boot_id: str | None) -> bool:
-    if boot_id and _boot_id() and boot_id != _boot_id():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return start is None or _start_time(pid) == start
-
-
-def _printable(text: str) -> str:
-    r"""``text`` as it is when every character prints, else with JSON string escapes.
-
-    >>> _printable("cache-sdb-hdparm.json"), _printable("cache-\x1b[2J-sysfs.json")
-    ('cache-sdb-hdparm.json', 'cache-\\u001b[2J-sysfs.json')
-    """
-    return text if text.isprintable() else json.dumps(text)[1:-1]
-
-
-class DamagedEntry:
-    """A journal file that cannot be read as an entry: ``reason`` says why, ``raw`` holds its
-    content (at most :data:`RAW_LIMIT` bytes, undecodable bytes replaced), ``device`` the device
-    its name points to, or None when its name does not tell."""
-
-    def __init__(self, file: str, reason: str, raw: str, device: str | None):
-        self.file, self.reason, self.raw, self.device = file, reason, raw, device
-
-    @property
-    def name(self) -> str:
-        """The file name, as ``--discard`` takes it (control characters escaped)."""
-        return _printable(Path(self.file).name)
-
-    def shown(self, limit: int = 200) -> str:
-        """The raw content as one printable line: JSON string escapes (no control character
-        reaches the terminal), cut at ``limit`` characters."""
-        text = json.dumps(self.raw)
-        return text if len(text) <= limit else text[:limit] + "..."
-
-    def describe(self) -> str:
-        """One line for messages."""
-        return f"{_printable(self.file)}: damaged journal entry ({self.reason}); raw content: {self.shown()}"
-
-    def as_dict(self) -> dict:
-        return {"file": self.file, "reason": self.reason, "raw": self.raw, "device": self.device}
-
-
-_STRINGS = ("device", "mechanism", "sysfs_root", "created")
-_OPTIONAL = ("diskseq", "pid_start", "boot_id")
-
-
-def parse_entry(text: str, file: str = "") -> JournalEntry:
-    """A journal entry from its JSON; ValueError saying what is wrong with anything else: not
-    JSON, trailing junk, a missing or unknown field, a field of the wrong type. A sample::
-
-        {"device": "/dev/sdb", "mechanism": "hdparm", "original": "on", "sysfs_root": "/sys",
-         "diskseq": "12", "pid": 4242, "pid_start": "98765", "boot_id": "9c1e...",
-         "created": "2026-11-26T07:00:00Z"}
-    """
-    if not text.strip():
-        raise ValueError("it is empty")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ValueError(f"not JSON: {getattr(exc, 'msg', 'too deeply nested')}") from None
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    wanted = [f.name for f in fields(JournalEntry) if f.name != "file"]
-    missing = [k for k in wanted if k not in data]
-    unknown = [k for k in data if k not in wanted]
-    if missing or unknown:
-        parts = ([f"missing field(s) {', '.join(missing)}"] if missing else []) + (
-            [f"unknown field(s) {', '.join(json.dumps(k)[:40] for k in unknown[:5])}"] if unknown else [])
-        raise ValueError("; ".join(parts))
-    for key in _STRINGS:
-        if not isinstance(data[key], str) or not data[key]:
-            raise ValueError(f"{key} is not a non-empty string: {json.dumps(data[key])[:40]}")
-    for key in _OPTIONAL:
-        if data[key] is not None and not isinstance(data[key], str):
-            raise ValueError(f"{key} is neither a string nor null: {json.dumps(data[key])[:40]}")
-    pid = data["pid"]
-    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= PID_MAX:
-        raise ValueError(f"pid is not a process id: {json.dumps(pid)[:40]}")
-    if data["original"] not in ("on", "off"):
-        raise ValueError(f"original is neither \"on\" nor \"off\": {json.dumps(data['original'])[:40]}")
-    if not data["device"].startswith("/"):
-        raise ValueError(f"device is not a path: {json.dumps(data['device'])[:40]}")
-    return JournalEntry(**data, file=file)
-
-
-def device_of_name(name: str) -> str | None:
-    """The device an entry's file name points to (``cache-NAME-MECHANISM.json`` ->
-    ``/dev/NAME``), or None when the name does not follow that form.
-
-    >>> device_of_name("cache-nvme0n1-nvme.json"), device_of_name("cache-dm-3-sysfs.json"), device_of_name("cache-x.json")
-    ('/dev/nvme0n1', '/dev/dm-3', None)
-    """
-    m = re.fullmatch(r"cache-(.+)-([a-z]+)\.json", name)
-    if not m or m.group(2) not in MECHANISMS or "/" in m.group(1):
-        return None
-    return f"/dev/{m.group(1)}"
-
-
-_DEVICE_FIELD = re.compile(r'"device"\s*:\s*"([^"\\]{1,200})"')
-
-
-def _same_device(damaged: DamagedEntry, device: str) -> bool:
-    """Whether a damaged entry may be ``device``'s: its name or a ``"device"`` field still
-    legible in its raw content names it (by path, by the last part of the path, or by the
-    node both resolve to); True when neither tells which device it was."""
-    named = [damaged.device] if damaged.device else []
-    legible = _DEVICE_FIELD.search(damaged.raw)
-    if legible:
-        named.append(legible.group(1))
-    if not named:
-        return True
-    for other in named:
-        if other == device or Path(other).name == Path(device).name:
-            return True
-        try:
-            if os.path.realpath(other) == os.path.realpath(device):
-                return True
-        except (OSError, ValueError):  # an embedded NUL, say: not a path of this device
-            continue
-    return False
 
 
 def _fsync_dir(path: Path) -> None:
@@ -214,10 +51,6 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _entry_name(device: str, mechanism: str) -> str:
-    return f"cache-{Path(device).name}-{mechanism}.json"
 
 
 class Journal:

@@ -138,6 +138,19 @@ def parse_write_cache(text: str | None) -> str:
     return "unknown"
 
 
+def parse_loop_backing_file(text: str) -> str | None:
+    """``/sys/block/loopN/loop/backing_file`` -> the path, None when empty. Sample::
+
+        /var/tmp/disk.img (deleted)
+
+    The kernel appends `` (deleted)`` once the file is unlinked; the suffix is dropped.
+    """
+    path = text.strip()
+    if path.endswith(" (deleted)"):
+        path = path[: -len(" (deleted)")]
+    return path or None
+
+
 def is_virtual(name: str) -> bool:
     return name.startswith(VIRTUAL_PREFIXES)
 

@@ -142,7 +142,7 @@ def read_json_file(path: Path, *, what: str, lenient: bool = False) -> dict:
 
 def device_from_smartctl(path: Path) -> Device:
     """The drive identity from a saved ``smartctl --json`` output (serial hashed, never kept)."""
-    from diskq.probe.identity import identity_from_smartctl_json
+    from diskq.probe.smartctl import identity_from_smartctl_json
 
     data = read_json_file(path, what="smartctl JSON")
     device = identity_from_smartctl_json(data)
