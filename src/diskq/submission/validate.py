@@ -306,7 +306,7 @@ def _memory_backed_problems(result) -> list[Problem]:
     place in the device database (diskq bench marks such documents with a note, and fio's own
     output shows it when the note is gone: :mod:`diskq.analyse.rawtarget`)."""
     from diskq.analyse.rawtarget import memory_evidence
-    from diskq.analyse.verdicts import MEMORY_BACKED
+    from diskq.analyse.memorybacked import MEMORY_BACKED
 
     out = [
         Problem("", f"result.notes[{i}]", "measured a memory-backed target, not a drive: not a submission")
