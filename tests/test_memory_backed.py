@@ -12,7 +12,8 @@ import pytest
 from rich.console import Console
 
 from diskq.analyse import annotate
-from diskq.analyse.verdicts import MEMORY_BACKED, evaluate, memory_backed_note
+from diskq.analyse.memorybacked import MEMORY_BACKED, memory_backed_note
+from diskq.analyse.verdicts import evaluate
 from diskq.bench import target as target_mod
 from diskq.bench.target import Target, memory_backing
 from diskq.cli._render import result_table

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from diskq.analyse import annotate, datasheets
 from diskq.analyse.model import PlpFact
 from diskq.analyse.plp import evaluate, evaluate_device
-from diskq.analyse.verdicts import memory_backed_note
+from diskq.analyse.memorybacked import memory_backed_note
 from diskq.probe import nvme
 from diskq.probe.smartctl import identity_from_smartctl_json
 from diskq.probe.plp import facts_from_smartctl_json, vwc_fact

@@ -6,7 +6,8 @@ import pytest
 from rich.console import Console
 
 from diskq.analyse import annotate
-from diskq.cli._render import _us, result_table, verdict_lines
+from diskq.cli._latency import _us
+from diskq.cli._render import result_table, verdict_lines
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 
 # A curve of the community table's Samsung PM883 (1 job 4 500 IOPS, peak 41 000 at 16 jobs in the

@@ -213,7 +213,7 @@ def test_a_document_analysed_by_diskq_never_claims_more_than_its_recomputation(c
 def test_a_memory_backed_result_is_not_a_submission(tmp_path):
     # diskq bench marks a RAM disk, zram or a file on tmpfs with a note; such a figure says nothing
     # about a drive and must not reach the device database
-    from diskq.analyse.verdicts import MEMORY_BACKED
+    from diskq.analyse.memorybacked import MEMORY_BACKED
     from diskq.database.synthetic import result_document, submission, write_submission
     from diskq.submission.validate import validate_file
 

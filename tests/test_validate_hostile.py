@@ -158,7 +158,7 @@ _SAFE = 2**53 - 1
     (_SAFE, True), (-_SAFE, True), (_SAFE + 1, False), (-_SAFE - 1, False), (2**60 + 1, False), (10**40, False),
 ])
 def test_integers_beyond_2_53_are_refused_with_their_path(value, ok):
-    from diskq.submission.validate import UnsafeInteger, parse_json
+    from diskq.submission.strictjson import UnsafeInteger, parse_json
 
     text = json.dumps({"result": {"runs": [{"x": 1.5}, {"points": [0, value]}]}}).encode()
     if ok:
@@ -172,7 +172,7 @@ def test_integers_beyond_2_53_are_refused_with_their_path(value, ok):
 
 
 def test_long_runs_of_digits_that_are_not_integers_are_fine():
-    from diskq.submission.validate import parse_json
+    from diskq.submission.strictjson import parse_json
 
     text = b'{"a": 0.30000000000000004, "b": "12345678901234567890", "c": 1.2345678901234567e-12345678901234567,' \
            b' "d": -0.12345678901234567890, "e": 5e+0000000000000000001}'
@@ -180,7 +180,7 @@ def test_long_runs_of_digits_that_are_not_integers_are_fine():
 
 
 def test_an_integer_thousands_of_digits_long_is_one_line():
-    from diskq.submission.validate import UnsafeInteger, parse_json
+    from diskq.submission.strictjson import UnsafeInteger, parse_json
 
     with pytest.raises(UnsafeInteger) as info:
         parse_json(b'{"a": [-' + b"7" * 50_000 + b"]}")
@@ -194,7 +194,7 @@ def test_an_integer_thousands_of_digits_long_is_one_line():
 ))
 def test_the_parser_refuses_exactly_the_documents_holding_an_unsafe_integer(value):
     from diskq.submission.integers import find, unsafe_int
-    from diskq.submission.validate import UnsafeInteger, parse_json
+    from diskq.submission.strictjson import UnsafeInteger, parse_json
 
     text = json.dumps({"v": value}).encode()
     unsafe = find({"v": value}, unsafe_int)

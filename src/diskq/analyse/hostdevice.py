@@ -7,7 +7,7 @@ Such results are validated, stored and looked up like any other, but never ranke
 
 1. the target is a file (``device.kind == "file"`` or a filesystem recorded): it measures the
    filesystem, its journal and the device under it;
-2. the document carries the memory-backed note (:data:`diskq.analyse.verdicts.MEMORY_BACKED`);
+2. the document carries the memory-backed note (:data:`diskq.analyse.memorybacked.MEMORY_BACKED`);
 3. the device path's kernel name is a virtual or stacked block device: ``loopN``, ``zramN``,
    ``ramN``, ``nbdN``, ``rbdN``, ``drbdN``, ``dm-N`` or ``/dev/mapper/...``, ``mdN`` or
    ``/dev/md/...``, ``vdX`` (virtio), ``xvdX`` (Xen), ``pmemN`` (and partitions of these);
@@ -73,7 +73,7 @@ def not_a_drive(doc: ResultDocument) -> str | None:
     >>> not_a_drive(doc)
     'a Linux loop device (/dev/loop3): it measures the host, not a drive model'
     """
-    from diskq.analyse.verdicts import MEMORY_BACKED
+    from diskq.analyse.memorybacked import MEMORY_BACKED
 
     dev = doc.device
     tail = ": it measures the host, not a drive model"

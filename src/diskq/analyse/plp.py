@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria, datasheets
 from diskq.analyse.knob import DRIVE, knob
+from diskq.analyse.memorybacked import memory_backed
 from diskq.analyse.model import PlpEvidence, PowerLossProtection
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ VWC_FIELD = "NVMe Identify Controller vwc"
 def evaluate(doc: ResultDocument, *, per_model: bool = False,
              entries: tuple[Entry, ...] | None = None) -> PowerLossProtection:
     """The verdict for a result document (its device's facts, its runs, the datasheet list)."""
-    from diskq.analyse.verdicts import memory_backed
-
     note = memory_backed(doc)
     if note is not None:
         return PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=[f"not applicable: {note}"])

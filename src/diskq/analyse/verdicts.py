@@ -15,9 +15,9 @@ write size when it has one (:mod:`diskq.analyse.sizes`); without one they say th
 estimated from 4 KiB.
 
 A result measured on RAM (a file on tmpfs or ramfs, a zram or brd RAM disk, a loop device over
-a file in RAM) carries a note starting with :data:`MEMORY_BACKED`; its figures say nothing
-about a drive, so every verdict is "not applicable": no tier, no pass or fail, the note as the
-reason.
+a file in RAM) carries a note starting with :data:`~diskq.analyse.memorybacked.MEMORY_BACKED`;
+its figures say nothing about a drive, so every verdict is "not applicable": no tier, no pass or
+fail, the note as the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from diskq.analyse import criteria, osds, plausibility, plp, sizes
 from diskq.analyse.knob import knob, unsafe_off
+from diskq.analyse.memorybacked import memory_backed
 from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts, ZfsSlog
 from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import plural
@@ -34,20 +35,6 @@ from diskq.units import plural
 if TYPE_CHECKING:
     from diskq.analyse.source import SourceSweep
     from diskq.result import Point, ResultDocument, Run
-
-
-#: The start of the document note that marks a memory-backed target (see :func:`memory_backed_note`).
-MEMORY_BACKED = "memory-backed target:"
-
-
-def memory_backed_note(why: str) -> str:
-    """The document note for a target in RAM; ``why`` names the device or filesystem."""
-    return f"{MEMORY_BACKED} {why}; the figures measure memory, not a drive, so no verdict applies"
-
-
-def memory_backed(doc: ResultDocument) -> str | None:
-    """The memory-backed note of ``doc``, or None when it was measured on something else."""
-    return next((n for n in doc.notes if n.startswith(MEMORY_BACKED)), None)
 
 
 def load_criteria() -> dict:

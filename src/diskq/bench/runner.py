@@ -190,7 +190,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
             notes.append(file_mode_note(target, region * options.highest_jobs))
         in_memory = memory_backing(target, sysfs_root=sysfs_root)
         if in_memory:
-            from diskq.analyse.verdicts import memory_backed_note
+            from diskq.analyse.memorybacked import memory_backed_note
 
             notes.append(memory_backed_note(in_memory))
         return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes, claim=claim)

@@ -12,6 +12,7 @@ from diskq.analyse import plausibility
 from diskq.analyse.noise import CAVEAT
 from diskq.bench.progress import BenchClock, StepPlan, duration, left_text
 from diskq.bench.runner import Listener
+from diskq.cli._latency import _us
 from diskq.cli._render_sizes import size_label, size_table
 from diskq.result import Point, ResultDocument, SizePoint
 
@@ -152,18 +153,6 @@ class BenchProgress(Listener):
 BAR = 20
 #: width of the table without its bar column (8 columns of figures, borders and padding)
 TABLE_WIDTH = 66
-
-
-def _us(v: float | None) -> str:
-    """A latency in at most 7 characters: ``1µs``, ``345µs``, ``3.84ms``, ``12.0ms``, ``574ms``, ``1.20s``."""
-    if v is None:
-        return "-"
-    if v < 1000:
-        return f"{v:.0f}µs"
-    ms = v / 1000
-    if ms < 1000:
-        return f"{ms:.2f}ms" if ms < 10 else f"{ms:.1f}ms" if ms < 100 else f"{ms:.0f}ms"
-    return f"{ms / 1000:.2f}s"
 
 
 def result_table(doc: ResultDocument, console: Console) -> None:

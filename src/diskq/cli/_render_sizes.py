@@ -8,17 +8,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from diskq.bench.sizes import bs_text
+from diskq.cli._latency import _us
 from diskq.result import Run, SizePoint
 
 #: width of the size table without its bar column (7 columns of figures, borders, padding)
 TABLE_WIDTH = 70
 BAR = 20
-
-
-def _us(v: float | None) -> str:
-    from diskq.cli._render import _us as fmt
-
-    return fmt(v)
 
 
 def size_label(size: int) -> str:

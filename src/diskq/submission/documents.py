@@ -29,7 +29,7 @@ def read_document(path: Path, *, invalid: type[DiskqError] = InvalidInput, hint:
     from diskq.submission.integers import describe
     from diskq.submission.model import Submission
     from diskq.submission.problems import field_path
-    from diskq.submission.validate import UnsafeInteger, parse_json
+    from diskq.submission.strictjson import UnsafeInteger, parse_json
 
     where = f"cannot {verb} {path}" if verb else str(path)
     try:

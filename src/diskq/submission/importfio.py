@@ -14,7 +14,7 @@ fdatasync percentiles included), after the validator's own reader has checked th
 community command; the document then goes through the same analysis as a bench result (scaling
 class, verdicts). fio's JSON is read leniently where fio itself is at fault: some fio 3.x
 versions print the same percentile key twice (``"0.00"``), and the last one is kept
-(:func:`diskq.submission.validate.parse_fio_json`).
+(:func:`diskq.submission.strictjson.parse_fio_json`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from diskq.errors import InvalidInput
 from diskq.result import CacheState, Device, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods
 from diskq.submission.figures import read_fio
-from diskq.submission.validate import parse_fio_json, parse_json
+from diskq.submission.strictjson import parse_fio_json, parse_json
 
 _NOT_PARAMS = {"filename", "numjobs", "output-format", "output"}
 
