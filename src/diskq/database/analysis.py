@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from diskq.analyse.knob import DECLARED, DRIVE
-from diskq.database.aggregate import CacheAggregate, DeviceAggregate, best_cache
+from diskq.database.aggregate import best_cache
+from diskq.database.devicefigures import CacheAggregate, DeviceAggregate
 from diskq.database.record import SIZE_METHOD
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
