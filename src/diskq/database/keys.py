@@ -34,7 +34,7 @@ def device_id(mkey: str, fkey: str) -> str:
     """URL-safe, stable id: readable slug plus a short hash of the exact key.
 
     >>> device_id("samsung ssd 860 pro", "RVM01B6Q")
-    'samsung-ssd-860-pro-rvm01b6q-...'  # doctest: +SKIP
+    'samsung-ssd-860-pro-rvm01b6q-e82fc3'
     """
     slug = _NOT_SLUG.sub("-", f"{mkey} {fkey}".casefold()).strip("-")[:80].rstrip("-") or "device"
     digest = hashlib.sha256(f"{mkey}\0{fkey}".encode()).hexdigest()[:6]
