@@ -14,7 +14,7 @@ ramp, and the steps the document answers with over at least 7 s: while the least
 the last 7 one-second IOPS is steeper than 1 % of their mean per second, the step goes on, up to
 19 s (with the ramp, the protocol's 20 s step). A step whose rate still falls (or climbs) at the
 end of 7 s measured the start of a regime, not the step's mean, and read high at the peak
-(``benchmarks/results.md``, sections 1 and 7). Version 3 measured every answer step over a fixed
+(``benchmarks/results.md``, 'Qualification time' and 'Stop rule and lean at the peak'). Version 3 measured every answer step over a fixed
 7 s window. Versions 1 and 2 ended steps with fio's steady-state detector on its ``iops``
 criterion (:class:`SteadyState`, still used by the block-size profile); on a device whose
 one-second IOPS wander, the detector either ran the full 20 s or ended on a stretch that was not
@@ -149,7 +149,7 @@ STEER = Window(measure_s=4, ramp_s=RAMP_S)
 #: (method version 4): replayed over 26 recorded 20 s steps at 16 and 32 jobs, the fixed 7 s
 #: window read above the step's mean in 16 and below in 10 (median 1.031); ended by a slope of
 #: 1 % a second, 14 above and 11 below (median 1.008), 9.9 s measured on average
-#: (benchmarks/results.md, section 7)
+#: (benchmarks/results.md, 'Stop rule and lean at the peak')
 ANSWER = Window(measure_s=7, ramp_s=RAMP_S, settle_pct=1.0, cap_s=19)
 #: a fixed 7 s window after the ramp: the answer steps of method version 3, and every step of the
 #: block-size profile (version 2)
