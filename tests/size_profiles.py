@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from diskq import proc
-from diskq.bench import fio
+from diskq.bench import fio, windows
 from diskq.bench import sizes as profile_sizes
 from diskq.result import ProfileMethod, SizePoint, SizeProfile
 
@@ -38,7 +38,7 @@ def method(opts: dict[str, str], version: int = 1) -> ProfileMethod:
 
 
 #: the options the recorded steps ran with (SOURCES.md), but the block size: version 1, version 2
-RECORDED_OPTIONS = fio.base_options(runtime_s=3, region_bytes=128 * 1024 * 1024, steady=fio.NAVIGATION)
+RECORDED_OPTIONS = fio.base_options(runtime_s=3, region_bytes=128 * 1024 * 1024, steady=windows.NAVIGATION)
 RECORDED_OPTIONS_V2 = profile_sizes.options(runtime_s=3, region_bytes=128 * 1024 * 1024)
 
 

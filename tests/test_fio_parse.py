@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from diskq.bench import fio
+from diskq.bench import fio, windows
 from diskq.errors import DiskqError, FioError, UnsupportedFio
 from tests.conftest import FIXTURES
 
@@ -216,7 +216,7 @@ def test_command_line_is_the_community_method():
         assert expected in argv
     # every job writes the same region from its start, as the community command's jobs do (method 2)
     assert not any(a.startswith(("--offset", "--offset_increment")) for a in argv)
-    steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=fio.SteadyState())
+    steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=windows.SteadyState())
     assert steady["ss"] == "iops:5%" and steady["ss_dur"] == "3s"
     assert fio.base_options(runtime_s=5, region_bytes=1 << 20, steady=None, fdatasync=False)["fdatasync"] == "0"
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from diskq import proc
-from diskq.bench import fio, runner, sizes
+from diskq.bench import fio, runner, sizes, windows
 from diskq.bench.progress import BenchClock, FakeClock, StepPlan
 from diskq.bench.target import Target
 from diskq.cli._render import BenchProgress, result_table
@@ -65,7 +65,7 @@ def test_sizes_follow_the_logical_block_size_and_the_region():
 
 def test_step_options_are_the_sweeps_fixed_answer_window_with_another_bs():
     common = sizes.options(runtime_s=20, region_bytes=1 << 30)
-    sweep = fio.window_options(fio.FIXED_ANSWER, region_bytes=1 << 30)
+    sweep = fio.window_options(windows.FIXED_ANSWER, region_bytes=1 << 30)
     assert "bs" not in common and "offset_increment" not in common
     assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == \
         {k: v for k, v in common.items() if k != "name"}

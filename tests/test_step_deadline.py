@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import deadline, fio, runner, sizes, sustained
+from diskq.bench import deadline, fio, runner, sizes, sustained, windows
 from diskq.errors import StepCutShort, StepOverdue
 from diskq.probe.journal import Journal
 from tests.conftest import fio_processes, needs_fio, needs_loop, wc_file
@@ -101,7 +101,7 @@ def kill_main(main: int, jobs: list[int]) -> None:
 
 
 def short_step() -> dict[str, str]:
-    return fio.window_options(fio.Window(measure_s=2, ramp_s=1), region_bytes=16 * 1024 * 1024)
+    return fio.window_options(windows.Window(measure_s=2, ramp_s=1), region_bytes=16 * 1024 * 1024)
 
 
 @needs_loop

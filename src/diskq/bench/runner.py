@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
-from diskq.bench import deadline, fio, sizes, sweep
+from diskq.bench import deadline, fio, sizes, sweep, windows
 from diskq.bench.progress import StepPlan
 from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
@@ -357,20 +357,20 @@ def _stopped(doc: ResultDocument, exc: Interrupted, *, sweeping: bool = True) ->
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def step_windows(opts: BenchOptions) -> tuple[fio.Window, fio.Window | None, fio.Window]:
+def step_windows(opts: BenchOptions) -> tuple[windows.Window, windows.Window | None, windows.Window]:
     """The windows of the steps that steer the search, of the answer steps (None where they are
     the same) and of the flush check. Every step is a fixed window after fio's 1 s ramp: with short
     steps (the default) 4 s to steer and 7 s for the figures the document answers with, each at
     most ``--runtime``; with ``--no-steady-state`` every step measures ``--runtime``."""
     if opts.steady_state:
-        steer, answer = fio.STEER.capped(opts.runtime_s), fio.ANSWER.capped(opts.runtime_s)
+        steer, answer = windows.STEER.capped(opts.runtime_s), windows.ANSWER.capped(opts.runtime_s)
     else:
-        steer = answer = fio.Window(int(opts.runtime_s), fio.RAMP_S)
-    check = fio.Window(max(1, int(min(FLUSH_CHECK_SECONDS, opts.runtime_s))), fio.RAMP_S)
+        steer = answer = windows.Window(int(opts.runtime_s), windows.RAMP_S)
+    check = windows.Window(max(1, int(min(FLUSH_CHECK_SECONDS, opts.runtime_s))), windows.RAMP_S)
     return steer, (answer if answer != steer else None), check
 
 
-def _window_note(steer: fio.Window, answer: fio.Window | None, explicit: bool) -> str:
+def _window_note(steer: windows.Window, answer: windows.Window | None, explicit: bool) -> str:
     """How long each step measured, in the document's notes."""
     ramp = "; fio leaves the ramp out of its figures"
     if answer is None:
