@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from diskq import proc
-from diskq.bench import fio, windows
+from diskq.bench import fio, fiojson, windows
 from diskq.bench import sizes as profile_sizes
 from diskq.result import ProfileMethod, SizePoint, SizeProfile
 
@@ -26,7 +26,7 @@ SIZES = (512, 4096, 8192, 16384, 65536, 131072, 1048576)
 
 def size_point(data: dict, block_size: int, *, interrupted: bool = False) -> SizePoint:
     """One :class:`SizePoint` from fio's JSON of a 1-job step, parsed like a sweep point."""
-    p = fio.point_from_json(data, 1, interrupted=interrupted)
+    p = fiojson.point_from_json(data, 1, interrupted=interrupted)
     return SizePoint(block_size=block_size, **p.model_dump(exclude={"numjobs"}))
 
 
@@ -64,5 +64,5 @@ def measure_profile(target: str, sizes=(4096, 8192, 131072), *, runtime_s: int =
     for bs in sizes:
         done = proc.run(fio.command(target, 1, profile_sizes.step_options(opts, bs)), timeout=60)
         assert done.returncode == 0, done.stderr
-        points.append(size_point(fio.extract_json(done.stdout), bs))
+        points.append(size_point(fiojson.extract_json(done.stdout), bs))
     return SizeProfile(method=method(opts, version=profile_sizes.METHOD_VERSION), points=points)

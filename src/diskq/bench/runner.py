@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
-from diskq.bench import deadline, fio, sizes, sweep, windows
+from diskq.bench import deadline, fio, fiojson, sizes, sweep, windows
 from diskq.bench.progress import StepPlan
 from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
@@ -160,7 +160,7 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
 
     fio.check_runtime(options.runtime_s)
     options.validate()
-    notes = fio.check_version(fio.installed_version())
+    notes = fiojson.check_version(fio.installed_version())
     target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
     if target.is_block and options.size_given:  # never silently ignored
         raise InvalidInput(

@@ -16,14 +16,14 @@ steps (:data:`diskq.bench.windows.FIXED_ANSWER`, 7 s), capped by ``--runtime``; 
 device's logical block size is 512 (a direct write below it fails). Method ``diskq-size-profile``
 version 2; version 1 ended each step with fio's steady-state detector (5 % over 5 s after a 2 s
 ramp, ``--runtime`` as the cap) and its documents stay valid, never compared with version 2. fio's
-JSON is parsed by :func:`diskq.bench.fio.point_from_json`, like every sweep step.
+JSON is parsed by :func:`diskq.bench.fiojson.point_from_json`, like every sweep step.
 """
 
 from __future__ import annotations
 
 import re
 
-from diskq.bench import deadline, fio, windows
+from diskq.bench import deadline, fio, fiojson, windows
 from diskq.result import Point, ProfileMethod, SizePoint
 
 METHOD_ID = "diskq-size-profile"
@@ -149,7 +149,7 @@ def size_point(point: Point, size: int) -> SizePoint:
 
 
 def point_from_json(data: dict, size: int, *, interrupted: bool = False) -> SizePoint:
-    """One :class:`SizePoint` from fio's JSON of one step (see :func:`diskq.bench.fio.point_from_json`
+    """One :class:`SizePoint` from fio's JSON of one step (see :func:`diskq.bench.fiojson.point_from_json`
     for what it refuses). A step at 8 KiB (fio 3.33 on a loop device, trimmed)::
 
         {"fio version": "fio-3.33",
@@ -159,7 +159,7 @@ def point_from_json(data: dict, size: int, *, interrupted: bool = False) -> Size
                    "sync": {"lat_ns": {"mean": 210311.2, ...}},
                    "steadystate": {"ss": "iops:5.000000%", "attained": 1}}]}
     """
-    return size_point(fio.point_from_json(data, 1, interrupted=interrupted), size)
+    return size_point(fiojson.point_from_json(data, 1, interrupted=interrupted), size)
 
 
 def run_step(filename: str, size: int, common: dict[str, str], *, clock: deadline.Clock | None = None) -> SizePoint:
