@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 
 from diskq import __version__, signals
 from diskq.bench import deadline, fio, sizes, sweep, windows
 from diskq.bench.planning import Plan, step_windows
-from diskq.bench.progress import StepPlan
+from diskq.bench.progress import StepPlan, StepsLeft
 from diskq.bench.sustained import Budget
 from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created
 from diskq.errors import CacheError, DiskqError, Interrupted, StepCutShort
@@ -69,31 +68,6 @@ def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) 
         return [mode]
     other = {"on": "off", "off": "on"}
     return [current, other[current]] if current in other else ["off", "on"]
-
-
-@dataclass
-class _Steps:
-    """What the bench may still measure, for the progress display (:class:`StepPlan`)."""
-
-    runs_left: int  # runs after the current one
-    per_run_max: int  # fdatasync steps one run can take at most
-    flush_check: bool
-    runtime_s: float  # the longest sweep step, its ramp included
-    check_s: float
-    exact: bool  # an explicit --jobs list of fixed-length steps
-    this_run_left: int = 0  # fdatasync steps the current run may still take
-    check_pending: bool = False  # the current run's flush check is still to come
-    sizes_per_run: int = 0  # block-size profile steps of one run
-    size_s: float | None = None  # one block-size profile step, its ramp included
-    this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
-
-    def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
-        later = self.runs_left * self.per_run_max
-        checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
-        return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
-                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
-                        size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step, size_s=self.size_s)
 
 
 def _identify(target: Target, path: str) -> Device:
@@ -161,7 +135,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
-            steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
+            steps = StepsLeft(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
                            runtime_s=(answer or steer).device_s, check_s=check.device_s,
                            exact=bool(opts.jobs),
                            sizes_per_run=len(profile[0]) if profile else 0,
@@ -236,7 +210,7 @@ def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], l
     return block_sizes, common, notes
 
 
-def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listener, clock: deadline.Clock) -> None:
+def _size_profile(run: Run, plan: Plan, profile, steps: StepsLeft, listener: Listener, clock: deadline.Clock) -> None:
     """The block-size profile of this cache state, smallest size first, into ``run.sizes``. An
     interrupted step keeps fio's partial figures, marked, and marks the profile."""
     block_sizes, common, notes = profile
