@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from benchmarks import child
 
-from diskq.bench.fio import option_seconds
+from diskq.bench.fiojson import option_seconds
 
 #: the same interpreter (and so the same installed diskq) as the benchmark itself
 DISKQ = [sys.executable, "-m", "diskq"]

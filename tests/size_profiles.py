@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from diskq import proc
-from diskq.bench import fio
+from diskq.bench import fio, fiojson, windows
 from diskq.bench import sizes as profile_sizes
 from diskq.result import ProfileMethod, SizePoint, SizeProfile
 
@@ -26,7 +26,7 @@ SIZES = (512, 4096, 8192, 16384, 65536, 131072, 1048576)
 
 def size_point(data: dict, block_size: int, *, interrupted: bool = False) -> SizePoint:
     """One :class:`SizePoint` from fio's JSON of a 1-job step, parsed like a sweep point."""
-    p = fio.point_from_json(data, 1, interrupted=interrupted)
+    p = fiojson.point_from_json(data, 1, interrupted=interrupted)
     return SizePoint(block_size=block_size, **p.model_dump(exclude={"numjobs"}))
 
 
@@ -38,7 +38,7 @@ def method(opts: dict[str, str], version: int = 1) -> ProfileMethod:
 
 
 #: the options the recorded steps ran with (SOURCES.md), but the block size: version 1, version 2
-RECORDED_OPTIONS = fio.base_options(runtime_s=3, region_bytes=128 * 1024 * 1024, steady=fio.NAVIGATION)
+RECORDED_OPTIONS = fio.base_options(runtime_s=3, region_bytes=128 * 1024 * 1024, steady=windows.NAVIGATION)
 RECORDED_OPTIONS_V2 = profile_sizes.options(runtime_s=3, region_bytes=128 * 1024 * 1024)
 
 
@@ -64,5 +64,5 @@ def measure_profile(target: str, sizes=(4096, 8192, 131072), *, runtime_s: int =
     for bs in sizes:
         done = proc.run(fio.command(target, 1, profile_sizes.step_options(opts, bs)), timeout=60)
         assert done.returncode == 0, done.stderr
-        points.append(size_point(fio.extract_json(done.stdout), bs))
+        points.append(size_point(fiojson.extract_json(done.stdout), bs))
     return SizeProfile(method=method(opts, version=profile_sizes.METHOD_VERSION), points=points)

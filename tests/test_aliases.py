@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import runner
+from diskq.bench import planning
 from diskq.errors import UnsafeTarget
 from diskq.probe import aliases, inuse, safety
 from tests.conftest import needs_fio, needs_loop
@@ -101,8 +101,8 @@ def test_aliases_are_claimed_for_the_whole_bench(loops, tmp_path):
     backing.write_bytes(b"")
     os.truncate(backing, 64 * MiB)
     first, second = loops(backing), loops(backing)
-    options = runner.BenchOptions(runtime_s=1, jobs=[1], cache="keep", yes=True, force=True, flush_check=False)
-    with runner.plan(second, options):
+    options = planning.BenchOptions(runtime_s=1, jobs=[1], cache="keep", yes=True, force=True, flush_check=False)
+    with planning.plan(second, options):
         # while the bench of one name runs, the other cannot be mounted, formatted or claimed
         with pytest.raises(OSError):
             os.close(os.open(first, os.O_RDONLY | os.O_EXCL))

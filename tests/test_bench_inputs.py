@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import fio, runner, target
+from diskq.bench import fio, planning, target
 from diskq.errors import InvalidInput, NotConfirmed, TargetError, UnsafeTarget
 from diskq.probe import safety, sysfs
 from tests.conftest import needs_loop
@@ -26,7 +26,7 @@ def test_runtime_must_be_whole_finite_seconds(runtime):
         fio.check_runtime(runtime)
     assert info.value.hint
     with pytest.raises(InvalidInput, match="--runtime"):
-        runner.plan("/nonexistent-diskq-dir/f.img", runner.BenchOptions(runtime_s=runtime))
+        planning.plan("/nonexistent-diskq-dir/f.img", planning.BenchOptions(runtime_s=runtime))
 
 
 @pytest.mark.parametrize("runtime", [1, 2.0, 20, 3600])
@@ -152,7 +152,7 @@ def test_confirmation_mismatch_says_what_to_do(monkeypatch, tmp_path):
     existing = tmp_path / "old.img"
     existing.write_bytes(b"x" * 4096)
     plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
-                           options=runner.BenchOptions())
+                           options=planning.BenchOptions())
     monkeypatch.setattr(cli_bench.sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(cli_bench.typer, "prompt", lambda *a, **k: "something else")
 
@@ -174,7 +174,7 @@ def test_size_with_a_block_device_is_refused_not_ignored(loop_device, monkeypatc
 
     before = Path(f"/sys/block/{Path(loop_device).name}/size").read_text()
     with pytest.raises(InvalidInput, match="--size only applies to a file target") as info:
-        runner.plan(loop_device, runner.BenchOptions(size_bytes=4 << 30, size_given=True, yes=True))
+        planning.plan(loop_device, planning.BenchOptions(size_bytes=4 << 30, size_given=True, yes=True))
     assert "drop --size" in info.value.hint
     monkeypatch.setattr("sys.argv", ["diskq"])
     with pytest.raises(SystemExit) as code:
@@ -182,5 +182,5 @@ def test_size_with_a_block_device_is_refused_not_ignored(loop_device, monkeypatc
     err = capsys.readouterr().err
     assert code.value.code == 2 and err.startswith("diskq: error: --size only applies to a file target")
     assert "Traceback" not in err and Path(f"/sys/block/{Path(loop_device).name}/size").read_text() == before
-    with runner.plan(loop_device, runner.BenchOptions(yes=True)) as plan:  # without --size: accepted
+    with planning.plan(loop_device, planning.BenchOptions(yes=True)) as plan:  # without --size: accepted
         assert plan.target.kind == "disk"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import runner
+from diskq.bench import planning, runner
 from diskq.errors import TargetError, UnsafeTarget
 from diskq.probe import exclusive
 from tests.conftest import _have, needs_fio, needs_loop
@@ -67,25 +67,25 @@ def test_claim_is_exclusive_and_released(make_loop):
 
 def test_plan_holds_the_device_until_closed(make_loop):
     dev = make_loop()
-    with runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True)):
+    with planning.plan(dev, planning.BenchOptions(runtime_s=1, jobs=[1], yes=True)):
         assert exclusive_open_errno(dev) == errno.EBUSY
         # a second diskq is refused at its safety check
         with pytest.raises(UnsafeTarget):
-            runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True))
+            planning.plan(dev, planning.BenchOptions(runtime_s=1, jobs=[1], yes=True))
     assert exclusive_open_errno(dev) is None
 
 
 def test_plan_that_refuses_after_claiming_releases_the_claim(make_loop):
     dev = make_loop(8 * MiB)
     with pytest.raises(TargetError, match="too small"):
-        runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1024], yes=True))
+        planning.plan(dev, planning.BenchOptions(runtime_s=1, jobs=[1024], yes=True))
     assert exclusive_open_errno(dev) is None
 
 
 def test_fio_runs_while_the_claim_is_held(make_loop, journal_dir):
     dev = make_loop()
     probe = Probe(dev)
-    with runner.plan(dev, runner.BenchOptions(runtime_s=1, jobs=[1, 2], cache="keep", yes=True)) as plan:
+    with planning.plan(dev, planning.BenchOptions(runtime_s=1, jobs=[1, 2], cache="keep", yes=True)) as plan:
         doc = runner.execute(plan, probe)
     assert probe.seen == [(dev, errno.EBUSY)] * 3  # two steps and the flush check, all during the claim
     assert [p.numjobs for p in doc.runs[0].points] == [1, 2]
@@ -104,14 +104,14 @@ def test_partition_claims_its_disk_while_the_cache_may_be_switched(make_loop, jo
         if not (Path(p1).is_block_device() and Path(p2).is_block_device()):
             pytest.skip("the kernel made no partition devices for the loop device here")
         probe = Probe(p1, p2)
-        with runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False)) as plan:
+        with planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False)) as plan:
             assert plan.claim.path == disk
             doc = runner.execute(plan, probe)
         # neither the partition benched nor its sibling could be claimed (mounted, say) meanwhile
         assert probe.seen and all(e == errno.EBUSY for _, e in probe.seen)
         assert sorted(r.write_cache for r in doc.runs) == ["off", "on"]
         assert exclusive_open_errno(disk) is None
-        with runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], cache="keep", yes=True)) as plan:
+        with planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], cache="keep", yes=True)) as plan:
             assert plan.claim.path == p2
             assert exclusive_open_errno(p1) is None  # keeping the cache: the sibling stays usable
     finally:
@@ -134,7 +134,7 @@ def test_a_partition_whose_disk_is_claimed_elsewhere_is_refused_by_its_own_name(
             pytest.skip("the kernel made no partition devices for the loop device here")
         with exclusive.claim_exclusive(disk):
             with pytest.raises(UnsafeTarget) as checked:
-                runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], cache="off", yes=True))
+                planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], cache="off", yes=True))
             with pytest.raises(UnsafeTarget) as claimed:
                 exclusive.claim_exclusive(disk, target=p2)
         assert checked.value.message == f"refusing to write to {p2}: it is in use"

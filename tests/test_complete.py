@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from diskq.bench import fio
+from diskq.bench import fiojson
 from diskq.result import Device, Method, ResultDocument, Run
 from diskq.submission.complete import asked_runtime_s, incomplete_problems
 from tests.conftest import FIXTURES
 
-SS = fio.point_from_json(fio.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
-CUT = fio.point_from_json(fio.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()), 4)
+SS = fiojson.point_from_json(fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
+CUT = fiojson.point_from_json(fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()), 4)
 
 
 def test_asked_runtime_reads_fio_durations():

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from diskq.bench import fio
+from diskq.bench import fio, fiojson, windows
 from diskq.errors import DiskqError, FioError, UnsupportedFio
 from tests.conftest import FIXTURES
 
@@ -19,8 +19,8 @@ def load(fixtures, name):
 
 
 def test_fdatasync_run_on_loop_device(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
-    p = fio.point_from_json(data, 4)
+    data = fiojson.extract_json(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
+    p = fiojson.point_from_json(data, 4)
     job = data["jobs"][0]
     assert p.numjobs == 4
     assert p.iops == pytest.approx(job["write"]["iops"], rel=1e-6)
@@ -41,75 +41,75 @@ def test_fdatasync_run_on_loop_device(fixtures):
 def test_note_printed_before_the_json(fixtures):
     text = load(fixtures, "fio-3.33__loop__note_before_json.txt")
     assert text.startswith("note:")
-    data = fio.extract_json(text)
+    data = fiojson.extract_json(text)
     assert data["fio version"] == "fio-3.33"
-    assert fio.point_from_json(data, 1).iops > 0
+    assert fiojson.point_from_json(data, 1).iops > 0
 
 
 def test_group_reporting_sata_ssd(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-3.14__Samsung_860_PRO_SATA300__randwrite_qd8_nj8_gr.json"))
-    p = fio.point_from_json(data, 8)
+    data = fiojson.extract_json(load(fixtures, "fio-3.14__Samsung_860_PRO_SATA300__randwrite_qd8_nj8_gr.json"))
+    p = fiojson.point_from_json(data, 8)
     assert p.iops == pytest.approx(50389.357376)
     assert p.sync_lat_us is None  # no fdatasync in that run: fio's sync section is all zero
 
 
 def test_without_group_reporting_sums_jobs(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-3.6__Crucial_250GB_SSD__randwrite_qd8_nj8_NO_gr.json"))
+    data = fiojson.extract_json(load(fixtures, "fio-3.6__Crucial_250GB_SSD__randwrite_qd8_nj8_NO_gr.json"))
     assert len(data["jobs"]) == 8
-    p = fio.point_from_json(data, 8)
+    p = fiojson.point_from_json(data, 8)
     assert p.iops == pytest.approx(sum(j["write"]["iops"] for j in data["jobs"]))
     assert p.total_ios == sum(j["write"]["total_ios"] for j in data["jobs"])
     assert p.lat_us.p99 == pytest.approx(max(j["write"]["clat_ns"]["percentile"]["99.000000"] for j in data["jobs"]) / 1000)
 
 
 def test_fio_3_1_has_no_sync_section(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"))
-    p = fio.point_from_json(data, 1)
+    data = fiojson.extract_json(load(fixtures, "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"))
+    p = fiojson.point_from_json(data, 1)
     assert p.iops == pytest.approx(13355.110748)
     assert p.sync_lat_us is None
 
 
 def test_fio_2_is_unsupported(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-2.18__file_fio-test.bin__randwrite_qd64.json"))
+    data = fiojson.extract_json(load(fixtures, "fio-2.18__file_fio-test.bin__randwrite_qd64.json"))
     with pytest.raises(UnsupportedFio, match="2.18"):
-        fio.point_from_json(data, 1)
+        fiojson.point_from_json(data, 1)
 
 
 def test_job_error_is_reported(fixtures):
     data = json.loads(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
     data["jobs"][0]["error"] = 28
     with pytest.raises(FioError, match="error 28 .ENOSPC"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
 
 
 def test_null_or_unusable_write_figures_are_fio_errors(fixtures):
     data = json.loads(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
     data["jobs"][0]["write"]["iops"] = None
     with pytest.raises(FioError, match="ceph-iops has a null write 'iops' figure"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
     data["jobs"][0]["write"]["iops"] = -10649.854264
     with pytest.raises(FioError, match="unusable"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
     data["jobs"][0]["write"]["iops"] = 10649.854264
     del data["jobs"][0]["write"]["runtime"]
     with pytest.raises(FioError, match="has no write 'runtime' figure"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
 
 
 def test_fio_3_1_bandwidth_in_kib(fixtures):
-    data = fio.extract_json(load(fixtures, "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"))
+    data = fiojson.extract_json(load(fixtures, "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json"))
     assert "bw_bytes" not in data["jobs"][0]["write"]
-    assert fio.point_from_json(data, 1).bw_bytes == data["jobs"][0]["write"]["bw"] * 1024
+    assert fiojson.point_from_json(data, 1).bw_bytes == data["jobs"][0]["write"]["bw"] * 1024
 
 
 def test_a_step_without_a_write_section_wrote_nothing(fixtures):
     data = json.loads(load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json"))
     del data["jobs"][0]["write"]
     with pytest.raises(FioError, match="no write section: the step wrote nothing"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
     data["jobs"][0]["write"] = {}
     with pytest.raises(FioError, match="no write section"):
-        fio.point_from_json(data, 4)
+        fiojson.point_from_json(data, 4)
 
 
 def test_a_read_job_wrote_nothing(fixtures):
@@ -118,13 +118,13 @@ def test_a_read_job_wrote_nothing(fixtures):
     read_job = data["jobs"][0]
     assert read_job["write"]["total_ios"] == 0 and read_job["read"]["total_ios"] > 0
     with pytest.raises(FioError, match="wrote nothing"):
-        fio.point_from_json({**data, "jobs": [read_job]}, 16)
+        fiojson.point_from_json({**data, "jobs": [read_job]}, 16)
 
 
 def test_job_error_that_is_not_an_errno():
-    assert fio.job_error({"jobname": "x", "error": 0}) is None
-    assert fio.job_error({"jobname": "x", "error": "EIO"}) == "fio job x failed with error 'EIO'"
-    assert fio.job_error({"jobname": "x", "error": 10**30}) == f"fio job x failed with error {10**30}"
+    assert fiojson.job_error({"jobname": "x", "error": 0}) is None
+    assert fiojson.job_error({"jobname": "x", "error": "EIO"}) == "fio job x failed with error 'EIO'"
+    assert fiojson.job_error({"jobname": "x", "error": 10**30}) == f"fio job x failed with error {10**30}"
 
 
 json_values = st.recursive(
@@ -156,7 +156,7 @@ fio_documents = st.fixed_dictionaries(
 
 def _parse_or_diskq_error(data, numjobs):
     try:
-        point = fio.point_from_json(data, numjobs)
+        point = fiojson.point_from_json(data, numjobs)
     except DiskqError:
         return None
     assert point.total_ios > 0 and point.iops >= 0
@@ -183,26 +183,26 @@ def test_point_from_json_never_crashes_on_a_damaged_real_output(key, value, numj
     [("fio-3.33", (3, 33)), ("fio-3.6-31-g4386", (3, 6)), ("fio-2.18-59-g618e", (2, 18)), ("garbage", None)],
 )
 def test_parse_version(text, expected):
-    assert fio.parse_version(text) == expected
+    assert fiojson.parse_version(text) == expected
 
 
 def test_check_version():
-    assert fio.check_version("fio-3.33") == []
-    assert "newer" in fio.check_version("fio-4.1")[0]
+    assert fiojson.check_version("fio-3.33") == []
+    assert "newer" in fiojson.check_version("fio-4.1")[0]
     with pytest.raises(UnsupportedFio):
-        fio.check_version("fio-2.21")
+        fiojson.check_version("fio-2.21")
 
 
 @pytest.mark.parametrize("text", ["", "fio: engine libaio not loadable\n", "{ not json", '{"no": "jobs"}'])
 def test_no_usable_json(text):
     with pytest.raises(FioError):
-        fio.extract_json(text)
+        fiojson.extract_json(text)
 
 
 @given(st.text(max_size=300))
 def test_extract_json_never_crashes(text):
     try:
-        fio.extract_json(text)
+        fiojson.extract_json(text)
     except FioError:
         pass
 
@@ -216,14 +216,14 @@ def test_command_line_is_the_community_method():
         assert expected in argv
     # every job writes the same region from its start, as the community command's jobs do (method 2)
     assert not any(a.startswith(("--offset", "--offset_increment")) for a in argv)
-    steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=fio.SteadyState())
+    steady = fio.base_options(runtime_s=20, region_bytes=1 << 20, steady=windows.SteadyState())
     assert steady["ss"] == "iops:5%" and steady["ss_dur"] == "3s"
     assert fio.base_options(runtime_s=5, region_bytes=1 << 20, steady=None, fdatasync=False)["fdatasync"] == "0"
 
 
 def test_iops_spread_from_recorded_outputs(fixtures):
     from diskq.analyse.noise import iops_spread
-    from diskq.bench.fio import extract_json
+    from diskq.bench.fiojson import extract_json
 
     def load(name):
         return extract_json((fixtures / "fio_json" / name).read_text())
@@ -243,7 +243,7 @@ def test_iops_spread_from_recorded_outputs(fixtures):
 def test_a_step_terminated_from_outside_is_cut_short(fixtures):
     # real fio 3.33 stopped by a SIGTERM 0.65 s into a 10 s step: it printed its JSON anyway
     text = (fixtures / FIO / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()
-    point = fio.point_from_json(fio.extract_json(text), 4)
+    point = fiojson.point_from_json(fiojson.extract_json(text), 4)
     assert point.runtime_ms == 191 and point.iops > 0  # an ordinary-looking point
     why = fio.cut_short(point, 10, returncode=128, output=text)
     assert why == "fio was terminated by signal 15 (SIGTERM) and it ran 0.191 s of the 10 s asked"
@@ -254,7 +254,7 @@ def test_a_step_terminated_from_outside_is_cut_short(fixtures):
 
 def test_a_step_ended_by_the_steady_state_detector_is_complete(fixtures):
     text = load(fixtures, "fio-3.33__loop__fdatasync_nj4_ss.json")
-    point = fio.point_from_json(fio.extract_json(text), 4)
+    point = fiojson.point_from_json(fiojson.extract_json(text), 4)
     assert point.steady_state is True and point.runtime_ms == 7891
     assert fio.cut_short(point, 20, returncode=0, output=text) is None
     # the same step without the detector's verdict ran 7.9 s of 20: cut short
@@ -263,7 +263,7 @@ def test_a_step_ended_by_the_steady_state_detector_is_complete(fixtures):
     assert fio.cut_short(point, 20, returncode=1) == "fio exited with status 1"
 
 
-_SS_POINT = fio.point_from_json(fio.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
+_SS_POINT = fiojson.point_from_json(fiojson.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
 
 
 @given(

@@ -68,7 +68,7 @@ def test_reading_fio_without_group_reporting_sums_the_jobs():
     worst = max(j["write"]["clat_ns"]["percentile"]["99.000000"] for j in data["jobs"]) / 1000
     assert fig.lat_pct_us["p99"] == pytest.approx(worst)
     assert fig.lat_pct_us["max"] == pytest.approx(max(j["write"]["clat_ns"]["max"] for j in data["jobs"]) / 1000)
-    from diskq.bench.fio import point_from_json
+    from diskq.bench.fiojson import point_from_json
 
     bench = point_from_json(data, 8).lat_us
     for name in ("p50", "p99", "p999", "max"):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import runner
+from diskq.bench import planning
 from diskq.errors import UnsafeTarget
 from diskq.probe import inuse
 from diskq.result import ResultDocument
@@ -114,7 +114,7 @@ def test_sibling_held_exclusively_elsewhere_counts(partitioned):
 
 def test_plan_keeps_the_cache_for_auto(sibling_in_use):
     disk, p1, p2, _ = sibling_in_use
-    with runner.plan(p2, runner.BenchOptions(runtime_s=1, jobs=[1], yes=True)) as plan:
+    with planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], yes=True)) as plan:
         assert plan.options.cache == "keep"
         assert any(n.startswith(f"write cache left as it is (--cache keep): it belongs to the whole disk {disk}")
                    for n in plan.notes), plan.notes

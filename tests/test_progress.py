@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from diskq.bench import fio, runner, sweep
+from diskq.bench import fio, planning, runner, sweep
 from diskq.bench.progress import BenchClock, FakeClock, StepPlan, left_text
 from diskq.cli._render import BenchProgress
 from diskq.result import Latency, Point
@@ -67,9 +67,9 @@ def bench_file(tmp_path, monkeypatch):
             return fake_point(numjobs, curve.get(numjobs, 1000.0), steady=d < cap)
 
         monkeypatch.setattr(fio, "run_step", step)
-        opts = runner.BenchOptions(runtime_s=10, size_bytes=64 << 20, cache="keep", flush_check=True, **options)
+        opts = planning.BenchOptions(runtime_s=10, size_bytes=64 << 20, cache="keep", flush_check=True, **options)
         listener = listener_factory(clock)
-        with runner.plan(str(tmp_path / "t.img"), opts) as p:
+        with planning.plan(str(tmp_path / "t.img"), opts) as p:
             runner.execute(p, listener)
         return listener, clock, taken
 

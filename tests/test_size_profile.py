@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from diskq import proc
-from diskq.bench import fio, runner, sizes
+from diskq.bench import fio, planning, runner, sizes, sustained, windows
 from diskq.bench.progress import BenchClock, FakeClock, StepPlan
 from diskq.bench.target import Target
 from diskq.cli._render import BenchProgress, result_table
@@ -65,7 +65,7 @@ def test_sizes_follow_the_logical_block_size_and_the_region():
 
 def test_step_options_are_the_sweeps_fixed_answer_window_with_another_bs():
     common = sizes.options(runtime_s=20, region_bytes=1 << 30)
-    sweep = fio.window_options(fio.FIXED_ANSWER, region_bytes=1 << 30)
+    sweep = fio.window_options(windows.FIXED_ANSWER, region_bytes=1 << 30)
     assert "bs" not in common and "offset_increment" not in common
     assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == \
         {k: v for k, v in common.items() if k != "name"}
@@ -106,7 +106,7 @@ def test_parse_bs_refuses_what_is_not_one_size(text):
 def _plan(tmp_path, lbs, kind="disk", capacity=64 * 1024 * 1024):
     target = Target(path="/dev/loop9" if kind == "disk" else str(tmp_path / "f"), kind=kind,
                     capacity_bytes=capacity, existed=True)
-    return runner.Plan(path=target.path, target=target, options=runner.BenchOptions(runtime_s=10, profiles=("sizes",)),
+    return planning.Plan(path=target.path, target=target, options=planning.BenchOptions(runtime_s=10, profiles=("sizes",)),
                        region_bytes=capacity // 32)
 
 
@@ -126,15 +126,15 @@ def test_runner_size_plan_uses_one_region_and_the_device_block_size(tmp_path):
     (("sizes",), "60G", "--sustain sets the budget of the sustained write: it needs --profile sustained"),
 ])
 def test_unknown_profiles_and_a_budget_without_its_profile_are_refused(given_profiles, sustain, message):
-    budget = runner.parse_budget(sustain) if sustain else None
+    budget = sustained.parse_budget(sustain) if sustain else None
     with pytest.raises(InvalidInput, match=message):
-        runner.BenchOptions(profiles=given_profiles, sustain=budget).validate()
+        planning.BenchOptions(profiles=given_profiles, sustain=budget).validate()
 
 
 def test_both_profiles_go_together():
-    options = runner.BenchOptions(profiles=("sizes", "sustained"), sustain=runner.parse_budget("90s"))
+    options = planning.BenchOptions(profiles=("sizes", "sustained"), sustain=sustained.parse_budget("90s"))
     options.validate()
-    assert options.sustain_budget == runner.parse_budget("90s")
+    assert options.sustain_budget == sustained.parse_budget("90s")
 
 
 def test_cli_refuses_a_wrong_profile_in_one_line(tmp_path):
@@ -496,9 +496,9 @@ def replayed(tmp_path, monkeypatch):
 
         monkeypatch.setattr(proc, "run", fake_run)
         listener = _Listener()
-        options = runner.BenchOptions(runtime_s=2, size_bytes=64 << 20, cache="keep", jobs=[1], flush_check=False,
+        options = planning.BenchOptions(runtime_s=2, size_bytes=64 << 20, cache="keep", jobs=[1], flush_check=False,
                                       profiles=("sizes",))
-        with runner.plan(str(tmp_path / "t.img"), options) as p:
+        with planning.plan(str(tmp_path / "t.img"), options) as p:
             try:
                 return runner.execute(p, listener), listener
             except FioError as exc:

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from diskq.bench import fio
+from diskq.bench import windows
 from diskq.bench.steady import Detector, deviation_pct, parse_iops_logs, slope_pct, step_iops, stop_second
 
 #: the traces benchmarks/steady_state.py printed while recording the two log directories
@@ -18,12 +18,12 @@ PRINTED = {
 
 
 def navigation() -> Detector:
-    nav = fio.NAVIGATION
+    nav = windows.NAVIGATION
     return Detector(nav.criterion, nav.tolerance_pct, nav.window_s, nav.ramp_s)
 
 
 def confirmation() -> Detector:
-    c = fio.CONFIRMATION
+    c = windows.CONFIRMATION
     return Detector(c.criterion, c.tolerance_pct, c.window_s, c.ramp_s)
 
 
@@ -60,9 +60,9 @@ def test_unknown_criterion_and_impossible_window_are_refused():
 
 
 def test_the_fio_options_name_the_replayed_settings():
-    assert fio.CONFIRMATION.options() == {"ss": "iops:5%", "ss_dur": "5s", "ss_ramp": "2s"}
-    assert fio.NAVIGATION.options() == {"ss": "iops:5%", "ss_dur": "3s", "ss_ramp": "1s"}
-    assert fio.CONFIRMATION.shortest_s > fio.NAVIGATION.shortest_s
+    assert windows.CONFIRMATION.options() == {"ss": "iops:5%", "ss_dur": "5s", "ss_ramp": "2s"}
+    assert windows.NAVIGATION.options() == {"ss": "iops:5%", "ss_dur": "3s", "ss_ramp": "1s"}
+    assert windows.CONFIRMATION.shortest_s > windows.NAVIGATION.shortest_s
 
 
 def test_a_slow_climb_passes_the_deviation_test_but_not_the_slope_test():
@@ -125,7 +125,7 @@ def test_the_fixed_windows_of_method_3_against_the_recorded_20_s_steps(fixtures)
 
     quiet = [t["iops"] for t in json.loads((fixtures / "fio_iops_log" / "traces_20s_quiet.json").read_text())["traces"]]
     assert len(quiet) == 18 and all(len(t) >= 19 for t in quiet)
-    answer, steer = fio.FIXED_ANSWER, fio.STEER
+    answer, steer = windows.FIXED_ANSWER, windows.STEER
     signed, p90, worst = _spread(window_errors(quiet, answer.ramp_s, answer.measure_s))
     assert abs(signed) < 2.5 and p90 < 11.0 and worst < 16.0
     signed, p90, worst = _spread(window_errors(quiet, steer.ramp_s, steer.measure_s))

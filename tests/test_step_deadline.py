@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.bench import deadline, fio, runner, sizes, sustained
+from diskq.bench import deadline, fio, planning, runner, sizes, sustained, windows
 from diskq.errors import StepCutShort, StepOverdue
 from diskq.probe.journal import Journal
 from tests.conftest import fio_processes, needs_fio, needs_loop, wc_file
@@ -101,7 +101,7 @@ def kill_main(main: int, jobs: list[int]) -> None:
 
 
 def short_step() -> dict[str, str]:
-    return fio.window_options(fio.Window(measure_s=2, ramp_s=1), region_bytes=16 * 1024 * 1024)
+    return fio.window_options(windows.Window(measure_s=2, ramp_s=1), region_bytes=16 * 1024 * 1024)
 
 
 @needs_loop
@@ -172,10 +172,10 @@ def test_a_bench_whose_fio_hangs_with_the_cache_switched_restores_it(loop_wb, tm
     dev = loop_wb
     jdir = tmp_path / "j"
     monkeypatch.setenv("DISKQ_JOURNAL_DIR", str(jdir))
-    options = runner.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False,
+    options = planning.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False,
                                   step_margin_s=SMALL_MARGIN_S)
     switched = lambda: wc_file(dev).read_text().strip() == "write through"  # noqa: E731 - the second run
-    with runner.plan(dev, options) as plan, Meddler(dev, stop_main, when=switched) as meddler:
+    with planning.plan(dev, options) as plan, Meddler(dev, stop_main, when=switched) as meddler:
         with pytest.raises(StepOverdue) as info:
             runner.execute(plan)
     assert meddler.touched, "the second run's step never wrote"

@@ -17,7 +17,7 @@ from hypothesis import given, strategies as st
 from rich.console import Console
 
 from diskq.analyse.cliff import find_cliff
-from diskq.bench import runner, sustained
+from diskq.bench import planning, runner, sustained
 from diskq.cli._sustained import chart, lines
 from diskq.errors import FioError, InvalidInput, NotConfirmed
 from diskq.result import Device, Method, ResultDocument
@@ -188,7 +188,7 @@ def test_confirmation_names_the_amount(monkeypatch, tmp_path):
 
     existing = tmp_path / "old.img"
     existing.write_bytes(b"x" * 4096)
-    options = runner.BenchOptions(profiles=("sustained",), sustain=sustained.Budget(bytes=60 * 1024**3))
+    options = planning.BenchOptions(profiles=("sustained",), sustain=sustained.Budget(bytes=60 * 1024**3))
     plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
                            options=options)
     asked = []
@@ -229,8 +229,8 @@ def test_cli_refuses_bad_profile_options_in_one_line(tmp_path, args, words, caps
 # --- real fio on loop devices -------------------------------------------------------------------
 
 
-def _bench_options(**kw) -> runner.BenchOptions:
-    return runner.BenchOptions(runtime_s=1, jobs=[1], cache="keep", flush_check=False, yes=True,
+def _bench_options(**kw) -> planning.BenchOptions:
+    return planning.BenchOptions(runtime_s=1, jobs=[1], cache="keep", flush_check=False, yes=True,
                                profiles=("sustained",), **kw)
 
 
@@ -239,7 +239,7 @@ def _bench_options(**kw) -> runner.BenchOptions:
 def test_a_size_budget_writes_exactly_that_and_validates(make_loop):
     dev = make_loop(64 * 1024 * 1024)
     before = Path("/sys/block", Path(dev).name, "queue", "write_cache").read_text()
-    with runner.plan(dev, _bench_options(sustain=sustained.parse_budget("96M"))) as plan:
+    with planning.plan(dev, _bench_options(sustain=sustained.parse_budget("96M"))) as plan:
         doc = runner.execute(plan)
     assert not doc.interrupted and not doc.runs[0].interrupted
     # far too short to tell a cliff: the sequential variant follows, with the same budget
@@ -300,7 +300,7 @@ def test_a_real_cliff_is_found_where_the_device_slowed_down(make_loop, throttle)
 
     helper = threading.Thread(target=slow_down_later, daemon=True)
     helper.start()
-    with runner.plan(dev, _bench_options(sustain=sustained.parse_budget("20s"))) as plan:
+    with planning.plan(dev, _bench_options(sustain=sustained.parse_budget("20s"))) as plan:
         doc = runner.execute(plan)
     helper.join(timeout=5)
     assert slowed, "the sustained write never started"
@@ -379,7 +379,7 @@ def test_a_sustained_write_killed_from_elsewhere_is_cut_short_not_complete(make_
 
     helper = threading.Thread(target=kill_later, daemon=True)
     helper.start()
-    with runner.plan(dev, _bench_options(sustain=sustained.parse_budget("30s"))) as plan:
+    with planning.plan(dev, _bench_options(sustain=sustained.parse_budget("30s"))) as plan:
         with pytest.raises(StepCutShort) as info:
             runner.execute(plan)
     helper.join(timeout=5)
@@ -417,10 +417,10 @@ def test_validate_file_checks_the_sustained_write(tmp_path, tamper):
 @needs_fio
 def test_a_target_too_small_for_the_sustained_write_is_refused_before_writing(tmp_path):
     target = tmp_path / "small.img"
-    options = runner.BenchOptions(runtime_s=1, jobs=[1], size_bytes=512 * 1024, cache="keep", yes=True,
+    options = planning.BenchOptions(runtime_s=1, jobs=[1], size_bytes=512 * 1024, cache="keep", yes=True,
                                   profiles=("sustained",))
     with pytest.raises(InvalidInput) as info:
-        runner.plan(str(target), options)
+        planning.plan(str(target), options)
     assert "too small for a sustained write" in info.value.message and info.value.hint
     assert not target.exists()
 

@@ -188,7 +188,7 @@ def _forged_document(doc: ResultDocument, factor: float) -> ResultDocument:
     data["verdicts"] = None
     forged = annotate(ResultDocument.model_validate(data))
     # made consistent the way the forger would: the point's figures as the edited fio JSON gives them
-    from diskq.bench.fio import point_from_json
+    from diskq.bench.fiojson import point_from_json
 
     runs = []
     for run in forged.runs:

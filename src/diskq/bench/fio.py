@@ -1,4 +1,5 @@
-"""fio: the command line diskq runs, and the parser for fio's JSON output.
+"""fio: the command line diskq runs, and running one step of it (its JSON output is read by
+:mod:`diskq.bench.fiojson`).
 
 The method is the community's Ceph WAL/DB test, made machine-readable::
 
@@ -7,18 +8,7 @@ The method is the community's Ceph WAL/DB test, made machine-readable::
 
 plus ``--ioengine=psync`` (what fio picks on Linux anyway, now explicit), ``--size`` to bound the
 region written, ``--ramp_time=1`` (a first second fio leaves out of its figures), a step length
-set by the step's role (:class:`Window`), and ``--output-format=json``.
-
-Method version 4 measures the steps that only steer the search over a fixed 4 s window after that
-ramp, and the steps the document answers with over at least 7 s: while the least-squares slope of
-the last 7 one-second IOPS is steeper than 1 % of their mean per second, the step goes on, up to
-19 s (with the ramp, the protocol's 20 s step). A step whose rate still falls (or climbs) at the
-end of 7 s measured the start of a regime, not the step's mean, and read high at the peak
-(``benchmarks/results.md``, 'Qualification time' and 'Stop rule and lean at the peak'). Version 3 measured every answer step over a fixed
-7 s window. Versions 1 and 2 ended steps with fio's steady-state detector on its ``iops``
-criterion (:class:`SteadyState`, still used by the block-size profile); on a device whose
-one-second IOPS wander, the detector either ran the full 20 s or ended on a stretch that was not
-the plateau.
+set by the step's role (:class:`diskq.bench.windows.Window`), and ``--output-format=json``.
 
 Every job writes the same region from its start, as the community command's jobs do (it gives fio
 no offsets, so all N jobs write from offset 0). Method version 1 gave each job its own region
@@ -29,137 +19,25 @@ table's column means. Version 2 writes the community layout; the two are never c
 
 from __future__ import annotations
 
-import errno
-import json
 import math
-import os
 import re
 import signal
-from dataclasses import dataclass
 
 from diskq import proc
 from diskq.bench import deadline
-from diskq.errors import FioError, InvalidInput, StepCutShort, UnsupportedFio
-from diskq.result import Latency, Point
+from diskq.bench.fiojson import extract_json, point_from_json
+from diskq.bench.windows import SteadyState, Window
+from diskq.errors import FioError, InvalidInput, StepCutShort
+from diskq.result import Point
 
 BLOCK_SIZE = 4096
 JOB_NAME = "ceph-iops"
-MIN_VERSION = (3, 0)
-TESTED_MAJOR = 3
 #: the longest step diskq runs (a day): beyond that a typo is more likely than a plan
 MAX_RUNTIME_S = 86400
 #: A time-based step reports at least the runtime asked for (fio 3.33 on a loop device: 1001 to
 #: 1005 ms for 1 s at 1 to 8 jobs); one that ran less than this share of it, and that fio's
 #: steady-state detector did not end, was cut short.
 FULL_STEP_SHARE = 0.98
-
-
-@dataclass(frozen=True)
-class SteadyState:
-    """fio's steady-state detector: stop a step once IOPS stay within ``tolerance_pct`` of
-    their mean over ``window_s`` seconds, measured after ``ramp_s`` seconds (``criterion``
-    ``iops``), or once their least-squares slope over the window is below ``tolerance_pct`` of
-    the mean per second (``iops_slope``). :mod:`diskq.bench.steady` replays both offline."""
-
-    tolerance_pct: float = 5.0
-    window_s: int = 3
-    ramp_s: int = 1
-    criterion: str = "iops"
-
-    def options(self) -> dict[str, str]:
-        return {
-            "ss": f"{self.criterion}:{self.tolerance_pct:g}%",
-            "ss_dur": f"{self.window_s}s",
-            "ss_ramp": f"{self.ramp_s}s",
-        }
-
-    def describe(self) -> str:
-        """``iops:5% over 3 s after a 1 s ramp``."""
-        return f"{self.criterion}:{self.tolerance_pct:g}% over {self.window_s} s after a {self.ramp_s} s ramp"
-
-    @property
-    def shortest_s(self) -> int:
-        """The shortest step this detector can end: the ramp and one full window."""
-        return self.ramp_s + self.window_s
-
-
-@dataclass(frozen=True)
-class Window:
-    """A fixed-length step: fio writes ``ramp_s`` seconds it leaves out of every figure
-    (``--ramp_time``), then ``measure_s`` seconds its figures cover (``--runtime``). The device
-    is written for both: :attr:`device_s`."""
-
-    measure_s: int
-    ramp_s: int = 1
-    #: a settling window (method version 4's answer steps): after ``measure_s`` seconds the step
-    #: goes on while the slope of its last ``measure_s`` one-second IOPS is steeper than
-    #: ``settle_pct`` of their mean per second (fio's ``iops_slope`` detector), up to ``cap_s``
-    #: measured seconds; fio's figures cover every measured second
-    settle_pct: float | None = None
-    cap_s: int | None = None
-
-    @property
-    def settles(self) -> bool:
-        return self.settle_pct is not None and self.cap_s is not None and self.cap_s > self.measure_s
-
-    @property
-    def runtime_s(self) -> int:
-        """fio's ``--runtime``: the window, or the cap of a settling one."""
-        return self.cap_s if self.settles else self.measure_s  # type: ignore[return-value]
-
-    @property
-    def device_s(self) -> int:
-        """The longest the step writes: its ramp and its runtime."""
-        return self.ramp_s + self.runtime_s
-
-    def capped(self, runtime_s: float) -> Window:
-        """This window, no longer than ``--runtime`` (whole seconds, at least 1)."""
-        limit = max(1, int(runtime_s))
-        if not self.settles:
-            return Window(min(self.measure_s, limit), self.ramp_s)
-        cap = min(self.cap_s, limit)  # type: ignore[type-var]
-        if cap <= self.measure_s:
-            return Window(cap, self.ramp_s)
-        return Window(self.measure_s, self.ramp_s, self.settle_pct, cap)
-
-    def detector(self) -> SteadyState | None:
-        """fio's ``iops_slope`` detector that ends a settling window, counted from the ramp's end."""
-        if not self.settles:
-            return None
-        return SteadyState(tolerance_pct=self.settle_pct, window_s=self.measure_s, ramp_s=0,  # type: ignore[arg-type]
-                           criterion="iops_slope")
-
-    def describe(self) -> str:
-        """``4 s after a 1 s ramp``, or for a settling window ``7 s after a 1 s ramp, longer while
-        the IOPS still trend by more than 1 % a second, up to 19 s``."""
-        text = f"{self.measure_s} s after a {self.ramp_s} s ramp"
-        if self.settles:
-            text += (f", longer while the IOPS still trend by more than {self.settle_pct:g} % a second, "
-                     f"up to {self.cap_s} s")
-        return text
-
-
-#: the first second of every sweep step, left out of its figures: a slow or fast start weighs a
-#: fifth of a 5 s step but a twentieth of the protocol's 20 s step (benchmarks/results.md)
-RAMP_S = 1
-#: the steps that only steer the search (which numjobs to measure next)
-STEER = Window(measure_s=4, ramp_s=RAMP_S)
-#: the steps whose figures the document answers with: the 1-job point, the peak, the points the
-#: OSD count turns on. At least 7 s after the 1 s ramp, and longer while the rate still trends
-#: (method version 4): replayed over 26 recorded 20 s steps at 16 and 32 jobs, the fixed 7 s
-#: window read above the step's mean in 16 and below in 10 (median 1.031); ended by a slope of
-#: 1 % a second, 14 above and 11 below (median 1.008), 9.9 s measured on average
-#: (benchmarks/results.md, 'Stop rule and lean at the peak')
-ANSWER = Window(measure_s=7, ramp_s=RAMP_S, settle_pct=1.0, cap_s=19)
-#: a fixed 7 s window after the ramp: the answer steps of method version 3, and every step of the
-#: block-size profile (version 2)
-FIXED_ANSWER = Window(measure_s=7, ramp_s=RAMP_S)
-
-#: the detector of the steps that steered the search in method versions 1 and 2
-NAVIGATION = SteadyState()
-#: the detector of the answer steps of method versions 1 and 2, and of the block-size profile's
-#: steps: a window long enough that a slow ramp or a drift shows up in it (benchmarks/results.md)
-CONFIRMATION = SteadyState(tolerance_pct=5.0, window_s=5, ramp_s=2)
 
 
 def check_runtime(runtime_s: float) -> None:
@@ -205,40 +83,6 @@ def window_options(window: Window, *, region_bytes: int, fdatasync: bool = True)
                         fdatasync=fdatasync, ramp_s=window.ramp_s)
 
 
-_SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|h|d)?\s*$")
-_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
-
-
-def option_seconds(data: object, name: str) -> float | None:
-    """A duration option fio was given (``runtime``, ``ramp_time``), from its own JSON: ``job
-    options`` of the first job, else ``global options``; None when absent or unreadable.
-
-    >>> option_seconds({"jobs": [{"job options": {"runtime": "10"}}]}, "runtime")
-    10.0
-    >>> option_seconds({"global options": {"ramp_time": "1s"}}, "ramp_time"), option_seconds({}, "runtime")
-    (1.0, None)
-    """
-    if not isinstance(data, dict):
-        return None
-    sources = []
-    jobs = data.get("jobs")
-    if isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
-        sources.append(jobs[0].get("job options"))
-    sources.append(data.get("global options"))
-    for options in sources:
-        value = options.get(name) if isinstance(options, dict) else None
-        match = _SECONDS.match(value) if isinstance(value, str) else None
-        if match:
-            return float(match.group(1)) * _UNIT_S[match.group(2)]
-    return None
-
-
-def device_seconds(point: Point) -> float:
-    """How long a step wrote to the device: fio's runtime plus the ramp it left out of its
-    figures (``--ramp_time`` in the step's own JSON; 0 where it had none)."""
-    return point.runtime_ms / 1000.0 + (option_seconds(point.fio, "ramp_time") or 0.0)
-
-
 def command(filename: str, numjobs: int, options: dict[str, str]) -> list[str]:
     """The fio argv for one step."""
     argv = ["fio", f"--filename={filename}"]
@@ -247,217 +91,9 @@ def command(filename: str, numjobs: int, options: dict[str, str]) -> list[str]:
     return argv
 
 
-_VERSION = re.compile(r"fio-(\d+)\.(\d+)")
-
-
-def parse_version(text: str) -> tuple[int, int] | None:
-    """``"fio-3.33"`` or ``"fio-3.6-31-g4386"`` -> ``(3, 33)`` / ``(3, 6)``; None if unrecognised."""
-    m = _VERSION.search(text or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def check_version(version: str) -> list[str]:
-    """Raise :class:`UnsupportedFio` for a fio diskq cannot parse; return notes for untested ones."""
-    parsed = parse_version(version)
-    if parsed is None:
-        raise UnsupportedFio(f"cannot read fio's version from {version!r}", hint="diskq needs fio 3.x")
-    if parsed < MIN_VERSION:
-        raise UnsupportedFio(
-            f"{version} is not supported: fio 2.x reports latencies in a different JSON layout",
-            hint="install fio 3.x (Debian 10 and later ship it)",
-        )
-    if parsed[0] > TESTED_MAJOR:
-        return [f"{version} is newer than the fio 3.x diskq was tested with; figures are parsed the same way"]
-    return []
-
-
 def installed_version() -> str:
     """The version string of the installed fio, e.g. ``fio-3.33``."""
     return proc.run(["fio", "--version"], check=True).stdout.strip()
-
-
-def extract_json(text: str) -> dict:
-    """The JSON object in fio's output. fio may print notes before it, e.g.::
-
-        note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1
-        {
-          "fio version" : "fio-3.33",
-          ...
-    """
-    start = text.find("{")
-    if start < 0:
-        snippet = text.strip().splitlines()[0] if text.strip() else "nothing"
-        raise FioError(f"fio printed no JSON (it printed: {snippet[:200]})")
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text[start:])
-    except json.JSONDecodeError as exc:
-        raise FioError(f"fio's JSON output is malformed: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
-        raise FioError("fio's JSON output has no 'jobs' list")
-    return data
-
-
-#: Largest figure taken from fio's JSON (fits a signed 64-bit integer, like fio's own counters).
-_MAX_FIGURE = 2**63 - 1
-
-
-def _number(value: object) -> float | None:
-    """A finite, non-negative number that fits 64 bits, as fio writes its figures; else None."""
-    from math import isfinite
-
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if isinstance(value, int):
-        return float(value) if 0 <= value <= _MAX_FIGURE else None
-    return value if isfinite(value) and 0 <= value <= _MAX_FIGURE else None
-
-
-def _latency(section: object) -> Latency | None:
-    """fio's ``{clat_ns|lat_ns: {mean, max, percentile: {"99.000000": ns}}}`` -> Latency in us.
-    A figure that is missing, negative or not a number is null."""
-    if not isinstance(section, dict):
-        return None
-    pct = section.get("percentile")
-    pct = pct if isinstance(pct, dict) else {}
-
-    def us(v) -> float | None:
-        n = _number(v)
-        return round(n / 1000.0, 3) if n is not None else None
-
-    return Latency(
-        mean=us(section.get("mean")),
-        p50=us(pct.get("50.000000")),
-        p99=us(pct.get("99.000000")),
-        p999=us(pct.get("99.900000")),
-        max=us(section.get("max")),
-    )
-
-
-def _combine(lats: list[tuple[Latency | None, int]]) -> Latency | None:
-    """Latency over several job entries (fio run without group_reporting): means weighted by
-    I/O count; percentiles and max are the worst job's (a conservative bound, noted as such)."""
-    present = [(lat, n) for lat, n in lats if lat is not None]
-    if not present:
-        return None
-    if len(present) == 1:
-        return present[0][0]
-
-    def worst(attr: str) -> float | None:
-        vals = [getattr(lat, attr) for lat, _ in present if getattr(lat, attr) is not None]
-        return max(vals) if vals else None
-
-    means = [(lat.mean, n) for lat, n in present if lat.mean is not None]
-    weight = sum(n for _, n in means)
-    if not means:
-        mean = None
-    elif weight:
-        mean = round(sum(m * n for m, n in means) / weight, 3)
-    else:  # no job counted any I/O: plain average
-        mean = round(sum(m for m, _ in means) / len(means), 3)
-    return Latency(mean=mean, p50=worst("p50"), p99=worst("p99"), p999=worst("p999"), max=worst("max"))
-
-
-def job_error(job: dict) -> str | None:
-    """A readable description of a job's ``error`` field (an errno), or None when 0."""
-    code = job.get("error", 0)
-    if code is None or code is False or code == 0:
-        return None
-    jobname = str(job.get("jobname", "?"))[:60]
-    if isinstance(code, bool) or not isinstance(code, int):
-        return f"fio job {jobname} failed with error {str(code)[:40]!r}"
-    name = errno.errorcode.get(code, "")
-    return f"fio job {jobname} failed with error {code}" + (f" ({name}: {os.strerror(code)})" if name else "")
-
-
-def _write_figure(write: dict, key: str, jobname: str, *, integer: bool = False) -> float:
-    """A figure of a job's ``write`` section; FioError when it is missing, null or not a count."""
-    value = write.get(key)
-    n = _number(value)
-    if n is None or (integer and not float(n).is_integer()):
-        what = "no" if key not in write else "a null" if value is None else f"an unusable ({str(value)[:40]!r})"
-        raise FioError(f"fio job {jobname} has {what} write {key!r} figure")
-    return n
-
-
-def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrupted: bool = False) -> Point:
-    """One :class:`Point` from fio's JSON for one step (all jobs of ``numjobs``).
-
-    Handles output with ``group_reporting`` (one job entry) and without (one entry per job:
-    IOPS and bandwidth are summed). Raises :class:`FioError` when a job reported an error, has
-    no ``write`` section or a write figure that is missing, null, negative or not a number, or
-    when no job wrote anything; :class:`UnsupportedFio` for fio 2.x JSON (latencies in ``clat``
-    usec rather than ``clat_ns``). Nothing else is raised, whatever the input.
-
-    Sample (fio 3.33, the community method at ``--numjobs=4`` on a loop device, trimmed)::
-
-        {"fio version": "fio-3.33",
-         "jobs": [{"jobname": "ceph-iops", "error": 0,
-                   "write": {"io_bytes": 344219648, "bw_bytes": 43621803, "iops": 10649.854264,
-                             "runtime": 7891, "total_ios": 84038,
-                             "clat_ns": {"mean": 134699.409696, "max": 8798259,
-                                         "percentile": {"50.000000": 114176, "99.000000": 342016}}},
-                   "sync": {"total_ios": 0,
-                            "lat_ns": {"mean": 239107.57433, "percentile": {"99.000000": 643072}}},
-                   "steadystate": {"ss": "iops:5.000000%", "attained": 1}}]}
-    """
-    if not isinstance(data, dict):
-        raise FioError("fio's JSON output is not an object")
-    jobs = data.get("jobs")
-    jobs = [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
-    if not jobs:
-        raise FioError("fio's JSON output has no jobs")
-    version = str(data.get("fio version", ""))
-    parsed = parse_version(version)
-    if parsed is not None and parsed < MIN_VERSION:
-        check_version(version)
-    for job in jobs:
-        err = job_error(job)
-        if err:
-            raise FioError(err)
-    writes = []
-    for job in jobs:
-        write = job.get("write")
-        if not isinstance(write, dict) or not write:
-            raise FioError(f"fio job {str(job.get('jobname', '?'))[:60]} has no write section: the step wrote nothing")
-        writes.append(write)
-    if any("clat_ns" not in w and "clat" in w for w in writes):
-        raise UnsupportedFio("fio 2.x JSON (latencies in usec) is not supported", hint="use fio 3.x")
-    iops = bw = 0.0
-    runtime_ms = 0
-    ios: list[int] = []
-    for job, w in zip(jobs, writes):
-        name = str(job.get("jobname", "?"))[:60]
-        iops += _write_figure(w, "iops", name)
-        bw += _write_figure(w, "bw_bytes", name) if "bw_bytes" in w else _write_figure(w, "bw", name) * 1024
-        ios.append(int(_write_figure(w, "total_ios", name, integer=True)))
-        runtime_ms = max(runtime_ms, int(_write_figure(w, "runtime", name, integer=True)))
-    total_ios = sum(ios)
-    if total_ios == 0:
-        raise FioError("fio's jobs wrote nothing (0 write I/Os)")
-    if total_ios > _MAX_FIGURE or bw > _MAX_FIGURE:
-        raise FioError("fio's write figures add up beyond any run")
-    lat = _combine([(_latency(w.get("clat_ns")), n) for w, n in zip(writes, ios)])
-    sync_sections = []
-    for job, n in zip(jobs, ios):
-        sync = job.get("sync")
-        s = sync.get("lat_ns") if isinstance(sync, dict) else None
-        if isinstance(s, dict) and (_number(s.get("mean")) or 0) > 0:
-            sync_sections.append((_latency(s), n))
-    ss = [j.get("steadystate") for j in jobs if isinstance(j.get("steadystate"), dict)]
-    return Point(
-        numjobs=numjobs,
-        iops=round(iops, 3),
-        bw_bytes=round(bw, 1),
-        total_ios=total_ios,
-        runtime_ms=runtime_ms,
-        lat_us=lat or Latency(),
-        sync_lat_us=_combine(sync_sections),
-        steady_state=bool(ss[0].get("attained")) if ss else None,
-        interrupted=interrupted,
-        fio=data if keep_raw else None,
-    )
-
-
 
 
 _TERMINATED = re.compile(r"fio: terminating on signal (\d+)")

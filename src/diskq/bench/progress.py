@@ -1,5 +1,7 @@
 """How far a bench has got and how long it may still take: the time budget behind the progress
-display, computed from the runner's events and a clock, apart from any drawing.
+display, computed from the runner's events and a clock, apart from any drawing. The runner keeps
+what the bench may still measure (:class:`StepsLeft`) and says it before each step as a
+:class:`StepPlan`.
 
 The **budget** is the worst case still possible: every step the search may yet take (its bound
 shrinks as the search learns the curve, see :meth:`diskq.bench.sweep.Search.steps_left_max`)
@@ -64,6 +66,31 @@ class StepPlan:
         return (self.sync_steps_left * (self.runtime_s + overhead_s)
                 + self.size_steps_left * (self.size_cap_s + overhead_s)
                 + self.check_steps_left * (self.check_s + overhead_s))
+
+
+@dataclass
+class StepsLeft:
+    """What the bench may still measure, for the progress display (:class:`StepPlan`)."""
+
+    runs_left: int  # runs after the current one
+    per_run_max: int  # fdatasync steps one run can take at most
+    flush_check: bool
+    runtime_s: float  # the longest sweep step, its ramp included
+    check_s: float
+    exact: bool  # an explicit --jobs list of fixed-length steps
+    this_run_left: int = 0  # fdatasync steps the current run may still take
+    check_pending: bool = False  # the current run's flush check is still to come
+    sizes_per_run: int = 0  # block-size profile steps of one run
+    size_s: float | None = None  # one block-size profile step, its ramp included
+    this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
+
+    def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
+        later = self.runs_left * self.per_run_max
+        checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
+        return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
+                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
+                        size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
+                        size_step=size_step, size_s=self.size_s)
 
 
 @dataclass(frozen=True)

@@ -2,86 +2,23 @@
 write-cache state, the flush-honesty step, the block-size profile where asked for
 (:mod:`diskq.bench.sizes`), analysis), restoring every setting on every exit path.
 
-The CLI calls :func:`plan`, asks the user to confirm, then calls :func:`execute` with a
-:class:`Listener` that draws progress. Nothing here prints.
+The CLI calls :func:`diskq.bench.planning.plan`, asks the user to confirm, then calls
+:func:`execute` with a :class:`Listener` that draws progress. Nothing here prints.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from diskq import __version__, signals
-from diskq.bench import deadline, fio, sizes, sweep
-from diskq.bench.progress import StepPlan
-from diskq.bench.sustained import DEFAULT_BUDGET, Budget, parse_budget
-from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created, resolve
-from diskq.errors import CacheError, DiskqError, Interrupted, InvalidInput, StepCutShort
+from diskq.bench import deadline, fio, sizes, sweep, windows
+from diskq.bench.planning import Plan, step_windows
+from diskq.bench.progress import StepPlan, StepsLeft
+from diskq.bench.sustained import Budget
+from diskq.bench.target import Target, create_file, filesystem_of, region_bytes, remove_created
+from diskq.errors import CacheError, DiskqError, Interrupted, StepCutShort
 from diskq.result import Device, Method, Point, ResultDocument, Run, SizePoint, SizeProfile, Sustained
-
-if TYPE_CHECKING:
-    from diskq.probe.exclusive import ExclusiveClaim
-
-CACHE_MODES = ("auto", "keep", "off", "on", "both")
-#: workload profiles ``--profile`` adds to the 4 KiB sweep
-PROFILES = ("sizes", "sustained")
-FLUSH_CHECK_SECONDS = 5.0
-
-
-@dataclass
-class BenchOptions:
-    runtime_s: float = 20.0
-    max_jobs: int = 32
-    jobs: list[int] | None = None
-    size_bytes: int = 1024**3
-    #: ``--size`` was given: it sizes a file target, and a block device is refused with it
-    size_given: bool = False
-    cache: str = "auto"
-    yes: bool = False
-    force: bool = False
-    flush_check: bool = True
-    steady_state: bool = True
-    refine_budget: int = sweep.DEFAULT_REFINE_BUDGET
-    profiles: tuple[str, ...] = ()
-    #: the sustained write's budget (``--sustain``); None: the default, when the profile is asked for
-    sustain: Budget | None = None
-    #: the least margin a fio run gets beyond its writing time before diskq kills it (seconds;
-    #: :mod:`diskq.bench.deadline`)
-    step_margin_s: float = deadline.FLOOR_S
-
-    @property
-    def sustain_budget(self) -> Budget | None:
-        """The sustained write's budget when ``--profile sustained`` is asked for, else None."""
-        if "sustained" not in self.profiles:
-            return None
-        return self.sustain if self.sustain is not None else parse_budget(DEFAULT_BUDGET)
-
-    def validate(self) -> None:
-        if self.runtime_s < 1:
-            raise InvalidInput(f"--runtime must be at least 1 second, got {self.runtime_s:g}")
-        if self.max_jobs < 1 or self.max_jobs > 1024:
-            raise InvalidInput(f"--max-jobs must be between 1 and 1024, got {self.max_jobs}")
-        if self.jobs and max(self.jobs) > 1024:
-            raise InvalidInput("--jobs values must be at most 1024")
-        if self.cache not in CACHE_MODES:
-            raise InvalidInput(f"--cache must be one of {', '.join(CACHE_MODES)}, got {self.cache!r}")
-        self.check_profiles()
-
-    def check_profiles(self) -> None:
-        """Refuse a ``--profile`` diskq does not know, and a ``--sustain`` without its profile."""
-        for profile in self.profiles:
-            if profile not in PROFILES:
-                raise InvalidInput(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}",
-                                   hint="e.g. diskq bench /dev/sdX --profile sizes")
-        if self.sustain is not None and "sustained" not in self.profiles:
-            raise InvalidInput("--sustain sets the budget of the sustained write: it needs --profile sustained",
-                               hint="add --profile sustained, or drop --sustain")
-
-    @property
-    def highest_jobs(self) -> int:
-        return max(self.jobs) if self.jobs else self.max_jobs
 
 
 class Listener:
@@ -115,91 +52,6 @@ class Listener:
     def sustained_done(self, measured: Sustained) -> None: ...
 
 
-@dataclass
-class Plan:
-    """What :func:`plan` checked. For a block device it holds an ``O_EXCL`` claim (``claim``)
-    until :meth:`close`: use the plan as a context manager around :func:`execute`."""
-
-    path: str
-    target: Target
-    options: BenchOptions
-    region_bytes: int
-    notes: list[str] = field(default_factory=list)
-    claim: ExclusiveClaim | None = None
-
-    @property
-    def needs_confirmation(self) -> bool:
-        """Block devices and pre-existing files hold data that the bench destroys."""
-        return self.target.is_block or self.target.existed
-
-    def close(self) -> None:
-        """Release the exclusive claim on the device (idempotent)."""
-        if self.claim is not None:
-            self.claim.release()
-
-    def __enter__(self) -> Plan:
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        self.close()
-        return False
-
-
-def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
-    """Check everything that can be checked before writing a byte; raise on any refusal.
-
-    A block device passes its safety checks and is then claimed with ``O_EXCL`` until the
-    plan is closed, so nothing can mount or claim it between the check and the end of the
-    bench. A partition whose disk's write cache may be switched claims the whole disk, so no
-    other partition can be mounted while the cache is changed.
-    """
-    from dataclasses import replace
-
-    from diskq.bench.target import file_mode_note, memory_backing
-    from diskq.probe import exclusive, inuse, safety
-
-    fio.check_runtime(options.runtime_s)
-    options.validate()
-    notes = fio.check_version(fio.installed_version())
-    target = resolve(path, size_bytes=options.size_bytes, sysfs_root=sysfs_root)
-    if target.is_block and options.size_given:  # never silently ignored
-        raise InvalidInput(
-            f"--size only applies to a file target: {path} is a block device, measured as it is",
-            hint=f"drop --size to bench {path}, or give a file path to bench a test file of that size")
-    claim = None
-    if target.is_block:
-        notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)
-        claim_path = path
-        if target.kind == "partition":
-            cache_mode, cache_notes = inuse.partition_cache_mode(path, options.cache, sysfs_root=sysfs_root)
-            options = replace(options, cache=cache_mode)
-            notes += cache_notes
-            if cache_mode != "keep":
-                claim_path = inuse.disk_node(path, sysfs_root=sysfs_root)
-        also = inuse.exclusive_aliases(target.dev_name or "", sysfs_root=sysfs_root) if target.dev_name else []
-        claim = exclusive.claim_exclusive(claim_path, target=path, also=also)
-    else:
-        safety.check_file_target(path, yes=options.yes, sysfs_root=sysfs_root)
-    try:
-        region = region_bytes(target.capacity_bytes, options.highest_jobs)
-        if options.sustain_budget is not None:
-            from diskq.bench import sustained
-
-            sustained.region(target.capacity_bytes)  # refused before anything is written
-        if target.kind == "file":
-            notes.append(file_mode_note(target, region * options.highest_jobs))
-        in_memory = memory_backing(target, sysfs_root=sysfs_root)
-        if in_memory:
-            from diskq.analyse.memorybacked import memory_backed_note
-
-            notes.append(memory_backed_note(in_memory))
-        return Plan(path=path, target=target, options=options, region_bytes=region, notes=notes, claim=claim)
-    except BaseException:
-        if claim is not None:
-            claim.release()
-        raise
-
-
 def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) -> list[str]:
     """The write-cache states to measure, in order. ``auto`` is ``both`` where the cache can be
     switched and ``keep`` where it cannot. ``both`` measures the current state first."""
@@ -216,31 +68,6 @@ def cache_states(mode: str, current: str, can_toggle: bool, reason: str | None) 
         return [mode]
     other = {"on": "off", "off": "on"}
     return [current, other[current]] if current in other else ["off", "on"]
-
-
-@dataclass
-class _Steps:
-    """What the bench may still measure, for the progress display (:class:`StepPlan`)."""
-
-    runs_left: int  # runs after the current one
-    per_run_max: int  # fdatasync steps one run can take at most
-    flush_check: bool
-    runtime_s: float  # the longest sweep step, its ramp included
-    check_s: float
-    exact: bool  # an explicit --jobs list of fixed-length steps
-    this_run_left: int = 0  # fdatasync steps the current run may still take
-    check_pending: bool = False  # the current run's flush check is still to come
-    sizes_per_run: int = 0  # block-size profile steps of one run
-    size_s: float | None = None  # one block-size profile step, its ramp included
-    this_run_sizes_left: int = 0  # block-size profile steps the current run still takes
-
-    def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
-        later = self.runs_left * self.per_run_max
-        checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
-        return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
-                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
-                        size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step, size_s=self.size_s)
 
 
 def _identify(target: Target, path: str) -> Device:
@@ -308,7 +135,7 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
-            steps = _Steps(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
+            steps = StepsLeft(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
                            runtime_s=(answer or steer).device_s, check_s=check.device_s,
                            exact=bool(opts.jobs),
                            sizes_per_run=len(profile[0]) if profile else 0,
@@ -357,20 +184,7 @@ def _stopped(doc: ResultDocument, exc: Interrupted, *, sweeping: bool = True) ->
     doc.notes.append(f"stopped early: {exc.message}; partial results kept")
 
 
-def step_windows(opts: BenchOptions) -> tuple[fio.Window, fio.Window | None, fio.Window]:
-    """The windows of the steps that steer the search, of the answer steps (None where they are
-    the same) and of the flush check. Every step is a fixed window after fio's 1 s ramp: with short
-    steps (the default) 4 s to steer and 7 s for the figures the document answers with, each at
-    most ``--runtime``; with ``--no-steady-state`` every step measures ``--runtime``."""
-    if opts.steady_state:
-        steer, answer = fio.STEER.capped(opts.runtime_s), fio.ANSWER.capped(opts.runtime_s)
-    else:
-        steer = answer = fio.Window(int(opts.runtime_s), fio.RAMP_S)
-    check = fio.Window(max(1, int(min(FLUSH_CHECK_SECONDS, opts.runtime_s))), fio.RAMP_S)
-    return steer, (answer if answer != steer else None), check
-
-
-def _window_note(steer: fio.Window, answer: fio.Window | None, explicit: bool) -> str:
+def _window_note(steer: windows.Window, answer: windows.Window | None, explicit: bool) -> str:
     """How long each step measured, in the document's notes."""
     ramp = "; fio leaves the ramp out of its figures"
     if answer is None:
@@ -396,7 +210,7 @@ def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], l
     return block_sizes, common, notes
 
 
-def _size_profile(run: Run, plan: Plan, profile, steps: _Steps, listener: Listener, clock: deadline.Clock) -> None:
+def _size_profile(run: Run, plan: Plan, profile, steps: StepsLeft, listener: Listener, clock: deadline.Clock) -> None:
     """The block-size profile of this cache state, smallest size first, into ``run.sizes``. An
     interrupted step keeps fio's partial figures, marked, and marks the profile."""
     block_sizes, common, notes = profile

@@ -11,19 +11,19 @@ per size, each the sweep's 1-job answer step with another ``--bs``::
 
 1 job, iodepth 1, sequential writes in one region (the target's first GiB at most), each step a
 fixed window after a 1 s ramp that fio leaves out of its figures: the window of the sweep's answer
-steps (:data:`diskq.bench.fio.FIXED_ANSWER`, 7 s), capped by ``--runtime``; ``--full-steps`` measures
+steps (:data:`diskq.bench.windows.FIXED_ANSWER`, 7 s), capped by ``--runtime``; ``--full-steps`` measures
 ``--runtime`` at every size. Seven sizes take 56 s of device time. 512 B is measured only where the
 device's logical block size is 512 (a direct write below it fails). Method ``diskq-size-profile``
 version 2; version 1 ended each step with fio's steady-state detector (5 % over 5 s after a 2 s
 ramp, ``--runtime`` as the cap) and its documents stay valid, never compared with version 2. fio's
-JSON is parsed by :func:`diskq.bench.fio.point_from_json`, like every sweep step.
+JSON is parsed by :func:`diskq.bench.fiojson.point_from_json`, like every sweep step.
 """
 
 from __future__ import annotations
 
 import re
 
-from diskq.bench import deadline, fio
+from diskq.bench import deadline, fio, fiojson, windows
 from diskq.result import Point, ProfileMethod, SizePoint
 
 METHOD_ID = "diskq-size-profile"
@@ -33,7 +33,7 @@ KiB = 1024
 #: every size the profile may measure, smallest first
 SIZES = (512, 4 * KiB, 8 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 1024 * KiB)
 #: the window of each step with short steps (the default): the sweep's answer window
-WINDOW = fio.FIXED_ANSWER
+WINDOW = windows.FIXED_ANSWER
 
 
 def block_sizes(logical_block_size: int | None, region_bytes: int) -> tuple[list[int], list[str]]:
@@ -94,7 +94,7 @@ def parse_bs(text: object) -> int | None:
     return int(m.group(1)) * {"": 1, "k": KiB, "m": KiB * KiB}[unit]
 
 
-def window(*, runtime_s: float, short_steps: bool = True) -> fio.Window:
+def window(*, runtime_s: float, short_steps: bool = True) -> windows.Window:
     """The fixed window of every step: :data:`WINDOW` capped by ``--runtime``, or ``--runtime``
     itself with ``--full-steps`` (``short_steps=False``); a 1 s ramp before it either way.
 
@@ -105,7 +105,7 @@ def window(*, runtime_s: float, short_steps: bool = True) -> fio.Window:
     """
     if short_steps:
         return WINDOW.capped(runtime_s)
-    return fio.Window(max(1, int(runtime_s)), fio.RAMP_S)
+    return windows.Window(max(1, int(runtime_s)), windows.RAMP_S)
 
 
 def options(*, runtime_s: float, region_bytes: int, short_steps: bool = True) -> dict[str, str]:
@@ -149,7 +149,7 @@ def size_point(point: Point, size: int) -> SizePoint:
 
 
 def point_from_json(data: dict, size: int, *, interrupted: bool = False) -> SizePoint:
-    """One :class:`SizePoint` from fio's JSON of one step (see :func:`diskq.bench.fio.point_from_json`
+    """One :class:`SizePoint` from fio's JSON of one step (see :func:`diskq.bench.fiojson.point_from_json`
     for what it refuses). A step at 8 KiB (fio 3.33 on a loop device, trimmed)::
 
         {"fio version": "fio-3.33",
@@ -159,7 +159,7 @@ def point_from_json(data: dict, size: int, *, interrupted: bool = False) -> Size
                    "sync": {"lat_ns": {"mean": 210311.2, ...}},
                    "steadystate": {"ss": "iops:5.000000%", "attained": 1}}]}
     """
-    return size_point(fio.point_from_json(data, 1, interrupted=interrupted), size)
+    return size_point(fiojson.point_from_json(data, 1, interrupted=interrupted), size)
 
 
 def run_step(filename: str, size: int, common: dict[str, str], *, clock: deadline.Clock | None = None) -> SizePoint:

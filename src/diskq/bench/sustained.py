@@ -35,7 +35,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-from diskq.bench import deadline, fio
+from diskq.bench import deadline, fio, fiojson
 from diskq.errors import FioError, InvalidInput
 from diskq.result import ProfileMethod, Sustained
 from diskq.units import human_bytes, parse_size
@@ -231,7 +231,7 @@ def from_output(data: dict, log_text: str, variant: Variant, budget: Budget, opt
                 write_cache: str, mechanism: str | None, interrupted: bool = False) -> Sustained:
     """One :class:`Sustained` from fio's JSON and its bandwidth log (the cliff is left to the
     analysis)."""
-    point = fio.point_from_json(data, 1, interrupted=interrupted)
+    point = fiojson.point_from_json(data, 1, interrupted=interrupted)
     entries = parse_bw_log(log_text)
     note = interval_note(entries, SAMPLE_INTERVAL_MS)
     return Sustained(
@@ -260,7 +260,7 @@ def cut_short(s: Sustained, budget: Budget, *, returncode: int, output: str) -> 
     a signal or failed (:func:`diskq.bench.fio.cut_short`), a time budget ran less than
     :data:`diskq.bench.fio.FULL_STEP_SHARE` of its time, or a byte budget wrote less than asked
     before its time cap."""
-    point = fio.point_from_json(s.fio, 1) if s.fio else None
+    point = fiojson.point_from_json(s.fio, 1) if s.fio else None
     asked = float(budget.seconds) if budget.seconds is not None else 0.0
     why = fio.cut_short(point, asked, returncode=returncode, output=output) if point is not None else None
     if why is None and budget.bytes is not None and s.written_bytes < budget.bytes:
@@ -296,7 +296,7 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
                 return ""
 
         def build(stdout: str, *, interrupted: bool) -> Sustained:
-            return from_output(fio.extract_json(stdout), log_text(), variant, budget, opts,
+            return from_output(fiojson.extract_json(stdout), log_text(), variant, budget, opts,
                                write_cache=write_cache, mechanism=mechanism, interrupted=interrupted)
 
         label = f"the sustained write ({variant.name})"

@@ -41,7 +41,7 @@ measures the same curve with fewer, shorter steps:
 The search itself is pure: it calls ``measure(numjobs) -> Point`` (and ``confirm``) and never
 runs fio; it only reads the spread of IOPS samples in the fio output a point carries
 (:func:`diskq.analyse.noise.iops_spread`) and how long each step wrote
-(:func:`diskq.bench.fio.device_seconds`).
+(:func:`diskq.bench.fiojson.device_seconds`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from diskq.analyse.noise import NOISY_SPREAD, iops_spread
-from diskq.bench.fio import device_seconds
+from diskq.bench.fiojson import device_seconds
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
 

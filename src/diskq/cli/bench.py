@@ -50,7 +50,7 @@ def bench_cmd(
     sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
 ) -> None:
     from diskq import signals
-    from diskq.bench import output as output_mod, runner, sustained as sustained_mod, target as target_mod
+    from diskq.bench import output as output_mod, planning, sustained as sustained_mod, target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
 
@@ -60,9 +60,9 @@ def bench_cmd(
             "--jobs and --max-jobs do not go together: --jobs lists every job count to measure",
             hint="drop --max-jobs to measure exactly the --jobs list, or drop --jobs to let the search stop at --max-jobs",
         )
-    options = runner.BenchOptions(
+    options = planning.BenchOptions(
         runtime_s=runtime,
-        max_jobs=max_jobs if max_jobs is not None else runner.BenchOptions.max_jobs,
+        max_jobs=max_jobs if max_jobs is not None else planning.BenchOptions.max_jobs,
         jobs=parse_int_list(jobs) if jobs is not None else None,  # "" is refused, never the search
         size_bytes=parse_size(size if size is not None else "1G"),
         size_given=size is not None,
@@ -94,13 +94,13 @@ def bench_cmd(
 
 def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     from diskq import signals
-    from diskq.bench import output as output_mod, runner
+    from diskq.bench import output as output_mod, planning, runner
     from diskq.cli._render import BenchProgress, result_table
     from diskq.errors import DiskqError
     from diskq.submission.contributable import not_contributable
     from rich.markup import escape
 
-    plan = runner.plan(path, options)
+    plan = planning.plan(path, options)
     with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
         for note in plan.notes:
             err.print(f"[yellow]note[/]: {note}")

@@ -103,7 +103,7 @@ SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime
 def _size_point(block_size: int, iops: float) -> dict:
     """One block-size profile step (1 job, ``block_size`` bytes per write + fdatasync), its
     figures read back from its fio JSON by diskq's own parser, so the two always agree."""
-    from diskq.bench.fio import point_from_json
+    from diskq.bench.fiojson import point_from_json
 
     commit_ns = 1e9 / iops
     lat_ns, sync_ns = round(commit_ns * 0.3, 1), round(commit_ns * 0.7, 1)

@@ -4,7 +4,7 @@ The operator names the candidates with an explicit selector: device paths (``/de
 or kernel names), a model pattern, a size range, rotational or not. Without a path, the
 candidates are the host's whole physical disks (``/sys/block``, virtual devices such as loop,
 zram, dm and md left out). Each candidate is then judged by exactly the checks ``diskq bench``
-runs before it writes a byte (:func:`diskq.bench.runner.plan`: in use, mounted, held, signatures
+runs before it writes a byte (:func:`diskq.bench.planning.plan`: in use, mounted, held, signatures
 without ``force``, fio missing, not root), so the playbook never decides on its own what is safe.
 """
 
@@ -121,7 +121,7 @@ def select(selector: Selector, *, sysfs_root: str = "/sys") -> tuple[list[Disk],
 
 def judge(disk: Disk, *, force: bool) -> Candidate:
     """What ``diskq bench DISK --yes [--force]`` would do: the same checks, nothing written."""
-    from diskq.bench import runner
+    from diskq.bench import planning
 
     cand = Candidate(disk.path, disk.name, disk.model, disk.size_bytes, disk.rotational, "bench")
     if os.geteuid() != 0:
@@ -129,7 +129,7 @@ def judge(disk: Disk, *, force: bool) -> Candidate:
         cand.reasons = ["diskq bench needs root to write to a block device (run the play with become)"]
         return cand
     try:
-        with runner.plan(disk.path, runner.BenchOptions(yes=True, force=force)) as plan:
+        with planning.plan(disk.path, planning.BenchOptions(yes=True, force=force)) as plan:
             cand.reasons = list(plan.notes)
     except DiskqError as exc:
         cand.decision = "refused"

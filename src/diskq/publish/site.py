@@ -229,7 +229,6 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         sustained_writes,
     )
     from diskq.database.locate import open_db
-    from diskq.database import evidence
     from diskq.database.sustained import block_text
     from diskq.publish import public_pages
     from diskq.publish.chart import scaling_chart, size_chart

@@ -22,7 +22,7 @@ without fio's steady-state detector having ended it, was cut short, marked or no
 
 from __future__ import annotations
 
-from diskq.bench.fio import option_seconds
+from diskq.bench.fiojson import option_seconds
 from diskq.result import Point, ResultDocument, SizePoint
 from diskq.submission.problems import Problem
 

@@ -9,7 +9,7 @@ and optionally the drive's ``smartctl --json -x`` output for its identity. The o
 result document under the method ``community-fio-ceph-iops`` v1, ready for ``diskq sign``.
 The raw fio JSON is kept in every point, so validation recomputes every figure from it.
 
-Each point is read by the same parser as ``diskq bench`` (:func:`diskq.bench.fio.point_from_json`,
+Each point is read by the same parser as ``diskq bench`` (:func:`diskq.bench.fiojson.point_from_json`,
 fdatasync percentiles included), after the validator's own reader has checked that the run is the
 community command; the document then goes through the same analysis as a bench result (scaling
 class, verdicts). fio's JSON is read leniently where fio itself is at fault: some fio 3.x
@@ -36,7 +36,7 @@ _NOT_PARAMS = {"filename", "numjobs", "output-format", "output"}
 
 def point_from_fio(data: dict, *, where: str = "fio JSON") -> Point:
     """One point from one fio JSON document made with the community command."""
-    from diskq.bench import fio
+    from diskq.bench import fiojson
     from diskq.errors import DiskqError
 
     fig, why = read_fio(data)
@@ -57,7 +57,7 @@ def point_from_fio(data: dict, *, where: str = "fio JSON") -> Point:
     if fig.entries > 1 and fig.entries != numjobs:
         raise InvalidInput(f"{where}: {fig.entries} job entries for numjobs={numjobs}")
     try:
-        return fio.point_from_json(data, numjobs)
+        return fiojson.point_from_json(data, numjobs)
     except DiskqError as exc:
         raise InvalidInput(f"{where}: {exc.message}") from None
 

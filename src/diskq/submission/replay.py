@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 
 from diskq.bench import sweep
-from diskq.bench.fio import option_seconds
+from diskq.bench.fiojson import option_seconds
 from diskq.result import Point, ResultDocument, Run
 from diskq.submission import methods
 from diskq.submission.problems import Problem
