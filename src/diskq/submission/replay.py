@@ -43,16 +43,33 @@ _CONFIRMED = re.compile(r"^(?:peak|point deciding .{1,80}?) confirmed at (\d{1,4
 
 
 class _Missing(Exception):
+    """The search asks for a step the sweep lacks (``guessed``: after the replay steered by a
+    rounded or lost figure, where it may take a turn the search did not take)."""
+
     def __init__(self, numjobs: int, guessed: bool):
         self.numjobs, self.guessed = numjobs, guessed
 
+    def problem(self) -> str:
+        return (f"the search, replayed from this sweep's own figures, measures {self.numjobs} jobs next, and "
+                f"the sweep holds no such step: a step is missing; {RERUN}")
+
 
 class _Unconfirmed(_Missing):
-    pass
+    """The search confirms a step the sweep holds only with the short window."""
+
+    def problem(self) -> str:
+        return (f"the search confirms {self.numjobs} jobs with the longer window, and this sweep's step at "
+                f"{self.numjobs} jobs ran the short one: the sweep ended before its confirmations; {RERUN}")
 
 
 def _runtime(point: Point) -> float | None:
     return option_seconds(point.fio, "runtime") if isinstance(point.fio, dict) else None
+
+
+def _long_window(point: Point, steer_s: float) -> bool:
+    """The step ran another window than the steering steps' (``method.fio_params``): a confirmation."""
+    runtime = _runtime(point)
+    return runtime is not None and abs(runtime - steer_s) > 1e-9
 
 
 def _early_figures(run: Run) -> dict[int, float]:
@@ -71,16 +88,12 @@ def _replay(run: Run, max_jobs: int, steer_s: float, confirming: bool) -> None:
     early = _early_figures(run)
     guessed = False
 
-    def long_window(p: Point) -> bool:
-        runtime = _runtime(p)
-        return runtime is not None and abs(runtime - steer_s) > 1e-9
-
     def measure(n: int) -> Point:
         nonlocal guessed
         if n not in points:
             raise _Missing(n, guessed)
         p = points[n]
-        if confirming and long_window(p):
+        if confirming and _long_window(p, steer_s):
             # replaced by a confirmation: the note gives its short figure rounded to a whole IOPS (or
             # is gone), so from here on the replay may take a turn the search did not take
             guessed = True
@@ -90,7 +103,7 @@ def _replay(run: Run, max_jobs: int, steer_s: float, confirming: bool) -> None:
     def confirm(n: int) -> Point:
         if n not in points:
             raise _Missing(n, guessed)
-        if not long_window(points[n]):
+        if not _long_window(points[n], steer_s):
             raise _Unconfirmed(n, guessed)
         return points[n]
 
@@ -117,26 +130,16 @@ def replay_problems(result: ResultDocument) -> list[Problem]:
             out.append(Problem("", where, f"a sweep holds each job count once, from 1 job up; {RERUN}"))
             continue
         solo = next((p for p in run.points if p.numjobs == 1), None)
-        first = _runtime(solo) if solo is not None else None
-        confirming = first is not None and abs(first - steer_s) > 1e-9  # the 1-job step took the longer window
+        confirming = solo is not None and _long_window(solo, steer_s)  # the 1-job step took the longer window
         try:
             _replay(run, method.max_jobs, steer_s, confirming)
-        except _Unconfirmed as exc:
+        except _Missing as exc:  # or _Unconfirmed
             if not exc.guessed:
-                out.append(Problem("", where, (
-                    f"the search confirms {exc.numjobs} jobs with the longer window, and this sweep's step at "
-                    f"{exc.numjobs} jobs ran the short one: the sweep ended before its confirmations; {RERUN}")))
-                continue
-        except _Missing as exc:
-            if not exc.guessed:
-                out.append(Problem("", where, (
-                    f"the search, replayed from this sweep's own figures, measures {exc.numjobs} jobs next, and "
-                    f"the sweep holds no such step: a step is missing; {RERUN}")))
+                out.append(Problem("", where, exc.problem()))
                 continue
         if confirming:  # holds whatever the replay could know
             best = max(run.points, key=lambda p: (p.iops, -p.numjobs))
-            runtime = _runtime(best)
-            if runtime is None or abs(runtime - steer_s) <= 1e-9:
+            if not _long_window(best, steer_s):
                 out.append(Problem("", where, (
                     f"the best point, {best.numjobs} jobs, was measured with the short window only: the search "
                     f"confirms its best point with the longer window before it ends; {RERUN}")))
