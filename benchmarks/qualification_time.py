@@ -298,10 +298,12 @@ def report_sizes(community: list[Qualification], diskq: list[Qualification], lab
     h_s = stats.median(q.sizes_s for q in community)
     d_s = stats.median(q.sizes_s for q in diskq)
     sweep_s = stats.median(q.device_s for q in diskq)
+    by_hand = [{b: i for b, i, _ in q.sizes} for q in community]
+    ours = [{b: i for b, i, _ in q.sizes} for q in diskq]
     rows = []
     for size in size_profile.SIZES:
-        h = [dict((b, i) for b, i, _ in q.sizes).get(size) for q in community]
-        d = [dict((b, i) for b, i, _ in q.sizes).get(size) for q in diskq]
+        h = [run.get(size) for run in by_hand]
+        d = [run.get(size) for run in ours]
         if None in h or None in d:
             continue
         rows.append((size_profile.bs(size), f"{stats.median(h):,.0f}", f"{stats.median(d):,.0f}",
