@@ -37,6 +37,7 @@ from diskq.database.record import Skipped, SubmissionRecord
 from diskq.database.scan import Workers, find_submission_files, read_into
 from diskq.database.schema import SCHEMA_VERSION, insert_sql, schema_sql, trigram_supported
 from diskq.errors import DatabaseError, DatabasePathError
+from diskq.identity import store as identity_store
 from diskq.submission.problems import one_line
 
 #: SQLite page cache of the build: rows are inserted in file order, not key order, and a small
@@ -100,7 +101,7 @@ def _table_key(dev):
 
 def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
            jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None,
-           catalogue: public_sources.Catalogue | None = None) -> None:
+           catalogue: public_sources.Catalogue | None = None, lines: list | None = None) -> None:
     from diskq.database.outliers import public_figures
     from diskq.database.settle import settle
 
@@ -129,6 +130,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     catalogue = catalogue or public_sources.Catalogue()
     _write_devices(con, devices, fts, public.family_names(catalogue))
     public_counts = report.public = public.write(con, catalogue)
+    public_counts["lines"] = identity_store.write(con, lines or [])
 
     # names and messages as printed and stored: one line of printable text (a file name may hold
     # an ANSI escape or a newline)
@@ -252,6 +254,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     memo_ = Memo(memo, fingerprint(allowed_signers)) if memo is not None else None
     files = find_submission_files(submissions)
     catalogue = public_sources.load(sources if sources is not None else default_sources(submissions))
+    lines = identity_store.load_for_build(sources if sources is not None else default_sources(submissions), repo_root())
     fts = trigram_supported()
     report = BuildReport(db=db, fts="trigram" if fts else "none", allowed_signers=signers)
     try:
@@ -272,7 +275,7 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             con.execute("BEGIN")
             if memo_ is not None:
                 memo_.open_for_writing()
-            _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_, catalogue)
+            _write(con, files, submissions, allowed_signers, jobs, report, fts, memo_, catalogue, lines)
             if fts:
                 con.execute("INSERT INTO devices_fts (devices_fts) VALUES ('rebuild')")
             broken = con.execute("PRAGMA foreign_key_check").fetchall()

@@ -374,6 +374,28 @@ CREATE TABLE model_class (
     PRIMARY KEY (model_id, method_class, write_cache)
 ) WITHOUT ROWID;
 
+-- Product lines (sources/lines/, docs/identity.md): what a drive is before anything is measured,
+-- and the names and part numbers that identify it; every family with figures belongs to one.
+CREATE TABLE lines (
+    key           TEXT PRIMARY KEY,     -- the family key of its name (samsung:pm863a)
+    vendor        TEXT NOT NULL,
+    line          TEXT NOT NULL,        -- as its source names it (5300 PRO/MAX)
+    title         TEXT NOT NULL,        -- vendor and name (Micron 5300)
+    segment       TEXT,                 -- data-centre | client | NAS; NULL: unknown
+    interface     TEXT,                 -- SATA | SAS | NVMe; NULL: unknown
+    plp           TEXT,                 -- yes | at-rest-only | no | not stated; NULL: no source read
+    names         TEXT NOT NULL,        -- JSON list: what a query or a model string calls it
+    parts         TEXT NOT NULL,        -- JSON list of part-number patterns {pattern, capacity, source, certain, shared}
+    model_strings TEXT,                 -- model strings its source lists, as written there
+    facts         TEXT NOT NULL         -- JSON: diskq.identity.facts.LineFacts, each fact as its source states it
+) WITHOUT ROWID;
+
+-- Which line each family key of devices and public models belongs to.
+CREATE TABLE line_families (
+    family_key TEXT PRIMARY KEY,        -- devices.family_key, models.family_key
+    line_key   TEXT NOT NULL REFERENCES lines (key)
+) WITHOUT ROWID;
+
 -- Files that were not accepted, and why: the build reports them, it does not hide them.
 CREATE TABLE skipped (
     path    TEXT NOT NULL,

@@ -15,6 +15,7 @@ from pathlib import Path
 from diskq.database import public
 from diskq.database.files import kind
 from diskq.database.schema import SCHEMA_VERSION
+from diskq.identity import store as identity_store
 from diskq.errors import DatabasePathError
 
 #: Tables covered by the content digest, each with the order its rows are hashed in.
@@ -31,6 +32,7 @@ DIGEST_TABLES = {
     "device_sustained": "device_id, variant, write_cache, knob",
     "skipped": "path, field, message",
     **public.TABLES,
+    **identity_store.TABLES,
 }
 
 

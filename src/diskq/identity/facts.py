@@ -49,6 +49,14 @@ class LineFacts:
     #: where each fact was read (addresses or document titles)
     sources: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    # fields added after the first version (keyword use only):
+    #: the key the line is stored under in devices.db (``samsung:pm863a``): its family key
+    key: str = ""
+    #: what the source adds to the segment ("read-intensive", "boot")
+    segment_note: str | None = None
+    #: the capacities and endurance as the source words them (ranges, revisions, form factors)
+    capacities_note: str | None = None
+    tbw_note: str | None = None
 
     def tbw_bytes(self, capacity_bytes: int | None) -> int | None:
         """The rated endurance of the given capacity, when the datasheet gives it."""

@@ -1,0 +1,147 @@
+"""The one matcher: which product line(s) a string names, how, and how sure.
+
+:func:`resolve` takes any string (what ``smartctl -i`` prints, a part number, the name on an
+invoice, a few words) and returns a :class:`Resolution`: the candidate lines, each with how it
+matched and the capacity the string encodes or states. In order:
+
+1. **part number**: the string, vendor word off, is a whole match of a line's part pattern
+   (:mod:`diskq.identity.parts`); the capacity comes from the part number. A pattern that its
+   source marks as shared by two lines (``MZ7L3``: PM893 and PM897) gives both, as candidates;
+   one whose source hedges (an OEM string read as "5200?") gives a candidate, never the answer.
+2. **name**: the words of the string name a line (:mod:`diskq.identity.names`): the same words
+   (``exact``); or all of its words are whole words of one line's name and of no other
+   (``part``: ``905P`` is the Optane 905P), several such lines are candidates (``samsung 860``:
+   the 860 EVO, PRO and QVO); a query naming a vendor is compared with that vendor's lines only.
+3. **typo**: one swapped pair of neighbouring characters in one word (``s4150``), when no line
+   matched otherwise.
+
+A different generation or suffix is never any of these: ``PM863`` is not ``PM863a``, ``510`` not
+``S4510``. :attr:`Resolution.answer` is the one line the string names with certainty, or None
+(nothing, or several candidates: :attr:`Resolution.ambiguous`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from diskq.identity import names as nm
+from diskq.identity.lines import Line
+from diskq.identity.parts import normalise
+
+#: How sure a candidate is, best first.
+SURE, SHARED, UNCERTAIN, CANDIDATE, TYPO = "sure", "shared", "uncertain", "candidate", "typo"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A line a string may name. ``how``: ``part number``, ``name`` or ``typo``; ``sure``: one of
+    ``sure`` (the answer), ``shared`` (one part number, several lines), ``uncertain`` (the
+    source hedges), ``candidate`` (one of several lines the words fit), ``typo``; ``evidence``:
+    the pattern or name it matched and where that is stated."""
+
+    line: Line
+    how: str
+    sure: str
+    capacity_bytes: int | None
+    evidence: str
+
+    def to_dict(self) -> dict:
+        return {"line_key": self.line.key, "line": self.line.title, "how": self.how, "sure": self.sure,
+                "capacity_bytes": self.capacity_bytes, "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Resolution:
+    query: str
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def answer(self) -> Candidate | None:
+        """The one line the string names with certainty (a part number or a name), else None."""
+        if len(self.candidates) == 1 and self.candidates[0].sure == SURE:
+            return self.candidates[0]
+        return None
+
+    @property
+    def ambiguous(self) -> bool:
+        """Candidates, but no single sure answer: list them, do not choose."""
+        return bool(self.candidates) and self.answer is None
+
+    @property
+    def capacity_bytes(self) -> int | None:
+        caps = {c.capacity_bytes for c in self.candidates if c.capacity_bytes}
+        return caps.pop() if len(caps) == 1 else None
+
+    def to_dict(self) -> dict:
+        return {"query": self.query, "answer": self.answer.line.key if self.answer else None,
+                "ambiguous": self.ambiguous, "capacity_bytes": self.capacity_bytes,
+                "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def _by_part(lines: list[Line], text: str) -> list[Candidate]:
+    norm = normalise(text)
+    found: list[Candidate] = []
+    for line in lines:
+        for part in line.parts:
+            ok, cap = part.match(norm)
+            if ok:
+                sure = SURE if part.certain and not part.shared else (SHARED if part.certain else UNCERTAIN)
+                found.append(Candidate(line, "part number", sure, cap, f"{part.pattern} ({part.source})"))
+                break
+    if len(found) > 1:  # one string, several lines: never an answer, whatever each pattern says
+        found = [Candidate(c.line, c.how, c.sure if c.sure != SURE else SHARED, c.capacity_bytes, c.evidence)
+                 for c in found]
+    return found
+
+
+def _by_name(lines: list[Line], text: str) -> list[Candidate]:
+    vendor = nm.vendor_of(text)
+    cap = nm.capacity_in(text)
+    kinds: dict[str, list[tuple[Line, str]]] = {nm.EXACT: [], nm.PART: [], nm.TYPO: []}
+    for line in lines:
+        if vendor is not None and not any(nm.same_vendor(vendor, v) for v in _vendors(line)):
+            continue
+        qwords = nm.words(text, vendor=_vendors(line)[0])
+        if not qwords:
+            continue
+        best = None
+        for name in line.names:
+            kind = nm.compare(qwords, nm.words(name, vendor=_vendors(line)[0]))
+            if kind is not None and (best is None or _RANK[kind] < _RANK[best[1]]):
+                best = (name, kind)
+        if best is not None:
+            kinds[best[1]].append((line, best[0]))
+    if kinds[nm.EXACT]:
+        hits, sure = kinds[nm.EXACT], SURE
+    elif kinds[nm.PART]:
+        hits, sure = kinds[nm.PART], SURE if len(kinds[nm.PART]) == 1 else CANDIDATE
+    else:
+        hits, sure = kinds[nm.TYPO], TYPO
+    if len(hits) > 1 and sure == SURE:
+        sure = CANDIDATE
+    return [Candidate(line, "typo" if sure == TYPO else "name", sure, cap, f"name {name!r}") for line, name in hits]
+
+
+_RANK = {nm.EXACT: 0, nm.PART: 1, nm.TYPO: 2}
+
+
+def _vendors(line: Line) -> list[str]:
+    """The vendors a line is sold under, as :data:`names.VENDORS` names them:
+    ``'Solidigm (Intel)'`` -> ``['Solidigm', 'Intel']``, ``'Team Group'`` -> ``['TeamGroup']``."""
+    out = []
+    for v in line.vendor.replace("(", "/").replace(")", "").split("/"):
+        raw = re.findall(r"[^\W_]+", v.casefold())
+        if raw:
+            out.append(nm.VENDORS.get(raw[0], v.strip()))
+    return out or [line.vendor]
+
+
+def resolve(lines: list[Line], query: str) -> Resolution:
+    """The candidate lines ``query`` names (module docstring)."""
+    text = " ".join(unicodedata.normalize("NFKC", query).split())
+    if not text:
+        return Resolution(query, ())
+    found = _by_part(lines, text) or _by_name(lines, text)
+    return Resolution(query, tuple(found))
