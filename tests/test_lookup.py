@@ -215,25 +215,26 @@ def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path
 
 def test_the_committed_database_never_answers_a_different_model(capsys):
     # "samsung 860" named Samsung PM883 as the answer, "samsung 980 pro" the 983DCT (both exit 0)
+    from diskq.errors import AmbiguousModel
     from diskq.database.build import repo_root
 
     committed = repo_root() / "devices.db"
-    assert cli("lookup", "samsung 860", "--db", str(committed)) == 0
+    assert cli("lookup", "samsung 860", "--db", str(committed)) == AmbiguousModel.exit_code
+    captured = capsys.readouterr()
+    assert captured.out.startswith("'samsung 860' names no single model; candidates:")
+    assert {"Samsung 860 EVO", "Samsung 860 PRO", "Samsung 860 QVO"} <= {
+        x.strip().split(":")[0] for x in captured.out.splitlines()[1:]}
+    assert "PM883" not in captured.out and "names 3 models; none is chosen" in captured.err
+
+    assert cli("lookup", "samsung 980 pro", "--db", str(committed)) == 0  # the line, with nothing measured
     out = capsys.readouterr().out
-    assert out.startswith("Samsung SSD 860 ") and "other matches: Samsung SSD 860 " in out
-    assert "similar models (not matches): " in out and "Samsung PM883" in out.split("not matches")[1]
+    assert out.startswith("Samsung 980 PRO  (not measured with diskq yet)") and "983" not in out
+    assert "diskq bench /dev/DEVICE" in out
 
-    assert cli("lookup", "samsung 980 pro", "--db", str(committed)) == DatabaseError.exit_code
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    first = captured.err.strip().splitlines()[0]
-    assert first.startswith("diskq: error: no exact match for 'samsung 980 pro'; closest: Samsung 983DCT")
-
-    assert cli("lookup", "samsung 980 pro", "--db", str(committed), "--json") == DatabaseError.exit_code
-    captured = capsys.readouterr()
-    data = json.loads(captured.out)
-    assert data and {m["match"] for m in data} == {"closest"}
-    assert "no exact match for 'samsung 980 pro'; closest: " in captured.err
+    assert cli("lookup", "samsung 980 pro", "--db", str(committed), "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [m["match"] for m in data] == ["datasheet"] and data[0]["line"]["line"] == "980 PRO"
+    assert data[0]["line"]["segment"] == "client" and data[0]["measured"] is False
 
 
 @pytest.mark.parametrize("query, model, kind", [
@@ -253,7 +254,10 @@ def test_match_kind_tells_a_name_from_a_similar_one(query, model, kind):
 
 
 def test_matches_rank_before_closer_scoring_strangers(db):
-    matches = lookup(db, "samsung 860")
-    assert [m.kind for m in matches][:2] == ["exact", "exact"]
+    matches = lookup(db, "samsung 860")  # the 860 EVO, PRO and QVO: candidates, none the answer
+    assert [m.kind for m in matches][:2] == ["candidate", "candidate"]
+    assert not any(m.is_match for m in matches)
     assert {m.device["model"] for m in matches[:2]} == {"Samsung SSD 860 PRO 512GB", "Samsung SSD 860 EVO 1TB"}
     assert all(m.to_dict()["match"] == m.kind for m in matches)
+    best = lookup(db, "samsung 860 pro")  # whole words of one line: the answer
+    assert [m.device["model"] for m in best] == ["Samsung SSD 860 PRO 512GB"] and best[0].kind == "exact"

@@ -1,5 +1,6 @@
 """Model identity: the string smartctl prints, a part number or a marketing name finds the model,
-through smartmontools' drive database and the curated aliases; lookup and identify say so."""
+through the product lines' part numbers and names (sources/lines), on every machine alike;
+lookup and identify say so."""
 
 from __future__ import annotations
 
@@ -17,72 +18,21 @@ from tests.cli_support import cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMARTCTL = FIXTURES / "smartctl_json"
-HAVE_DRIVEDB = any(p.is_file() for p in modelid.DRIVEDB_PATHS)
-needs_drivedb = pytest.mark.skipif(not HAVE_DRIVEDB, reason="smartmontools' drivedb.h is not installed")
-
-DRIVEDB_SAMPLE = '''
-const drive_settings builtin_knowndrives[] = {
-  { "$Id: drivedb.h 5000 2024-01-01 00:00:00Z sample $",
-    "-", "-",
-    "Default settings",
-    ""
-  },
-  { "Samsung based SSDs",
-    "SAMSUNG MZ7LM(120|240|480|960|1T9|3T8)HC(JM|HP|GR|FD)-.*|" // PM863 Series, tested with
-      // SAMSUNG MZ7LM960HCHP-0E003/GXT3003Q
-    "SAMSUNG MZ7LH(240|480|960|1T9|3T8|7T6)H[AM](HQ|JR|LT|LA)-.*|" //PM883, tested with SAMSUNG MZ7LH960HAJR-00005
-    "SAMSUNG MZ7KH(240|480|960|1T9|3T8)HA(HQ|JR|LS)-.*|" //SM883
-    "Samsung Portable SSD T5", // tested with Samsung Portable SSD T5 (0x04e8:0x61f5)
-    "", "",
-    "-v 233,raw48,Total_LBAs_Written "
-  },
-  { "USB: Samsung; ",
-    "0x04e8:0x61f5",
-    "", "", ""
-  },
-};
-'''
-
-
-def test_drivedb_alternatives_carry_the_family_their_comment_names():
-    rows = modelid.parse_drivedb(DRIVEDB_SAMPLE)
-    by = {regex: (family, sub) for regex, family, sub in rows}
-    assert by["SAMSUNG MZ7LH(240|480|960|1T9|3T8|7T6)H[AM](HQ|JR|LT|LA)-.*"] == ("Samsung based SSDs", "PM883")
-    assert by["SAMSUNG MZ7LM(120|240|480|960|1T9|3T8)HC(JM|HP|GR|FD)-.*"] == ("Samsung based SSDs", "PM863")
-    assert by["SAMSUNG MZ7KH(240|480|960|1T9|3T8)HA(HQ|JR|LS)-.*"][1] == "SM883"
-    assert by["Samsung Portable SSD T5"] == ("Samsung based SSDs", None)  # "tested with" names no family
-    assert not any(f.startswith(("$", "USB:")) for _, f, _ in rows)
-
-
-def test_resolve_with_a_given_drivedb(tmp_path):
-    path = tmp_path / "drivedb.h"
-    path.write_text(DRIVEDB_SAMPLE)
-    modelid.drivedb.cache_clear()
-    try:
-        for name in ("SAMSUNG MZ7LH7T6HMLA-00005", "mz7lh7t6hmla", "MZ7LH960HAJR"):
-            ident = modelid.resolve(name, drivedb_path=path)
-            assert (ident.vendor, ident.family, ident.key) == ("Samsung", "PM883", "samsung:pm883"), name
-            assert ident.via == "drivedb: Samsung based SSDs"
-        assert modelid.resolve("SAMSUNG MZ7LH7T6HMLA-00005", drivedb_path=tmp_path / "none.h").via == "name"
-    finally:
-        modelid.drivedb.cache_clear()
-
-
 @pytest.mark.parametrize(("name", "key"), [
     ("INTEL SSDSC2KB240G8", "intel:s4510"), ("INTEL SSDSC2KB960G7", "intel:s4500"),
     ("Intel SSD S4510", "intel:s4510"), ("Intel D3-S4510", "intel:s4510"), ("Intel SSD D3-S4510 Series", "intel:s4510"),
     ("Micron_5300_MTFDDAK3T8TDS", "micron:5300"), ("Micron 5300", "micron:5300"),
-    ("SAMSUNG MZ7L3480HCHQ-00A07", "samsung:pm893"), ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3"),
+    ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3"),
     ("Samsung PM9A3 1.92 TB", "samsung:pm9a3"), ("Samsung MZQLW960HMJP-00003", "samsung:pm963"),
 ])
-def test_curated_aliases_and_marketing_names_agree(name, key):
+def test_part_numbers_and_marketing_names_agree(name, key):
     assert modelid.resolve(name).key == key
 
 
-def test_every_alias_names_its_source_and_compiles():
-    for alias in modelid.aliases():
-        assert alias.via.startswith("alias: ") and len(alias.via) > 20
-        assert alias.regex is not None
+def test_a_part_number_two_lines_share_resolves_to_neither():
+    """MZ7L3 is the PM893 and the PM897 (the source does not say which suffix is which): no
+    family is assumed, so the build stores such a row under its own name, not under a guess."""
+    assert modelid.resolve("SAMSUNG MZ7L3480HCHQ-00A07").key != "samsung:pm893"
 
 
 def test_capacity_is_part_of_a_model_not_of_its_family():
@@ -106,7 +56,6 @@ def _smartctl_model(name: str) -> str:
     return data["model_name"]
 
 
-@needs_drivedb
 @pytest.mark.parametrize(("query", "model"), [
     ("SAMSUNG MZ7LH7T6HMLA-00005", "Samsung PM883"), ("mz7lh7t6hmla", "Samsung PM883"),
     ("Samsung PM883", "Samsung PM883"),
@@ -121,7 +70,8 @@ def test_lookup_with_recorded_smartctl_outputs(db, capsys):
     has it, its public figures (PM9A3); a family known to neither answers nothing."""
     s4510 = _smartctl_model("sce__INTEL_SSDSC2KB240G8.json")
     best = lookup(db, s4510)[0]
-    assert best.device["model"] == "Intel SSD S4510" and best.via.startswith("alias: ")
+    assert best.device["model"] == "Intel SSD S4510" and best.via.startswith("part number: ")
+    assert best.capacity_note == "measured on the 480 GB model, not the 240 GB asked about"
     assert [m["name"] for m in best.public] == ["Intel D3-S4510 3.84 TB"]
     assert best.public[0]["classes"][0]["method_class"] == "flush/randwrite/raw/direct"
     pm9a3 = _smartctl_model("sce__SAMSUNG_MZQL23T8HCLS-00A07.json")
@@ -132,7 +82,9 @@ def test_lookup_with_recorded_smartctl_outputs(db, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc[0]["match"] == "public" and doc[0]["public_model"]["figures"][0]["iops"] == 60000
     s4500 = _smartctl_model("sce__INTEL_SSDSC2KB960G7.json")  # a DC S4500: not the S4510
-    assert cli("lookup", s4500, "--db", str(db)) == 1
+    assert cli("lookup", s4500, "--db", str(db)) == 0  # a DC S4500: its own line, nothing measured
+    out = capsys.readouterr().out
+    assert out.startswith("Intel DC S4500  (not measured with diskq yet)") and "S4510" not in out
 
 
 def test_lookup_shows_other_methods_as_labelled_evidence(db, capsys):
@@ -182,30 +134,18 @@ def test_bench_progress_prints_what_the_database_knows_and_never_fails(db, monke
     assert "device database: not read (disk on fire)" in buf.getvalue()
 
 
-def test_the_database_is_the_same_with_or_without_drivedb(tmp_path, monkeypatch):
-    """The build stores families from the repository's own data only, so `db build --check`
-    agrees between machines with any drivedb.h or none."""
-    from diskq.database.synthetic import result_document, submission, write_submission
-
-    subs = tmp_path / "submissions"
-    legacy.write_legacy(subs)
-    write_submission(subs, submission(result_document("SAMSUNG MZ7LH960HAJR-00005", {"off": {1: 11000, 4: 30000}})))
-    shutil.copytree(FIXTURES / "sources", tmp_path / "sources")
-    with_db = build(subs, tmp_path / "a.db").digest
-    monkeypatch.setattr(modelid, "drivedb", lambda path=None: ())
-    assert build(subs, tmp_path / "b.db").digest == with_db
-
-
-@needs_drivedb
-def test_a_row_stored_under_its_part_number_is_found_by_another_of_its_family(tmp_path):
+def test_a_row_stored_under_its_part_number_is_found_by_another_of_its_line(tmp_path):
     from diskq.database.synthetic import result_document, submission, write_submission
 
     subs = tmp_path / "submissions"
     write_submission(subs, submission(result_document("SAMSUNG MZ7LH960HAJR-00005", {"off": {1: 11000, 4: 30000}})))
     db = tmp_path / "devices.db"
     build(subs, db)
-    best = lookup(db, "SAMSUNG MZ7LH7T6HMLA-00005")[0]  # the 7.68 TB PM883 finds the 960 GB row of its family
-    assert best.is_match and best.device["model"] == "SAMSUNG MZ7LH960HAJR-00005" and best.via.startswith("drivedb")
+    best = lookup(db, "SAMSUNG MZ7LH7T6HMLA-00005")[0]  # the 7.68 TB PM883 finds the 960 GB row of its line
+    assert best.is_match and best.device["model"] == "SAMSUNG MZ7LH960HAJR-00005"
+    assert best.via.startswith("part number: ") and best.identity["capacity_bytes"] == 7_680_000_000_000
+    assert best.capacity_note.startswith("measured on the ") and best.capacity_note.endswith(
+        ", not the 7.68 TB asked about")
     assert lookup(db, "Samsung PM883")[0].device["model"] == "SAMSUNG MZ7LH960HAJR-00005"
 
 

@@ -165,6 +165,13 @@ class DatabaseError(DiskqError):
     """devices.db cannot be built, read or is out of date."""
 
 
+class AmbiguousModel(DatabaseError):
+    """The query names several models and none with certainty (``samsung 860``; a part number two
+    lines share): the candidates are listed, none is chosen."""
+
+    exit_code = 6
+
+
 class DatabasePathError(DatabaseError):
     """A path given to a database command cannot be used: missing, a directory or another kind
     of file than asked for, not a devices.db, or in a directory that cannot be written."""

@@ -120,13 +120,17 @@ def lookup_cmd(
     """Find a device in devices.db by model name: its row, verdicts (power-loss protection with its
     evidence too), scaling curve and sustained-write cliff.
 
-    Every word of the query must be part of the model's name (a swapped pair of neighbouring
-    characters is forgiven), or the query is a part number or the string smartctl prints
-    ("SAMSUNG MZ7LH7T6HMLA-00005" finds the PM883). Public figures of the model's family follow,
-    each with its source, method class and quote. A model known only from public figures is
-    shown with them ("match": "public" in --json). Exit 0 with a match; exit 1 when nothing
-    matches, or when only other models come close: "no exact match; closest: ..." (with --json,
-    the list has "match": "closest" on each entry). The database read is said on stderr (and with
+    The query is a part number or the string smartctl prints ("SAMSUNG MZ7LH7T6HMLA-00005" is a
+    7.68 TB PM883), or the model's name ("Samsung PM883"; a model number is a whole word: PM863
+    is never the PM863a, 510 never the S4510). Public figures of the model's line follow, each
+    with its source, method class, quote and the capacity it was measured on. A model known
+    only from public figures or only from its datasheet is shown as such ("match": "public" or
+    "datasheet" in --json), with the command that measures it. Exit 0 with an answer; exit 1
+    when nothing matches, or when only other models come close: "no exact match; closest: ..."
+    (with --json, "match": "closest" on each entry); exit 6 when the query names several
+    models and none surely ("samsung 860", a part number two lines share): the candidates are
+    listed ("match": "candidate"), none is chosen. Every entry of --json has "line" (the
+    line's datasheet facts, null when none) and "identity" (how the query named it). The database read is said on stderr (and with
     --json as "database" on each entry): --db, else the checkout's, else your copy from
     `diskq db update`, else the snapshot shipped with diskq.
 
@@ -134,29 +138,35 @@ def lookup_cmd(
     """
     import json
 
+    from diskq.database.lookup import answer
     from diskq.database.settings import setting_label, setting_slug
-    from diskq.database.lookup import lookup
-    from diskq.errors import DatabaseError
+    from diskq.errors import AmbiguousModel, DatabaseError
     from diskq.units import capacity, latency_ms, plural
 
     found = database(db)
-    matches = lookup(found.path, query, limit=limit)
-    if not matches or not matches[0].is_match:  # public figures may still know the model
-        public = _public_only(found.path, query)
-        if public:
-            if as_json:
-                print_json(json.dumps([{"match": "public", "public_model": m.to_dict(), "database": found.to_dict()}
-                                       for m in public], indent=2))
-            else:
-                for line in _public_lines(public, heading="not measured with diskq; public figures"):
-                    print(line)
-            return
+    ans = answer(found.path, query, limit=limit)
+    matches = ans.matches
+    if ans.ambiguous:  # several lines fit and none surely: list them, choose none
+        if as_json:
+            print_json(json.dumps(_json_entries(ans, found), indent=2))
+        else:
+            for line in _candidate_lines(ans):
+                print(line)
+        raise AmbiguousModel(f"{query!r} names {len(ans.lines)} models; none is chosen",
+                             hint="give the whole model name or the part number smartctl prints")
+    if ans.lines and not matches:  # the drive is known: public figures or datasheet facts only
+        if as_json:
+            print_json(json.dumps(_json_entries(ans, found), indent=2))
+        else:
+            for line in _unmeasured_lines(ans.lines[0]):
+                print(line)
+        return
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
         if as_json:
             print_json("[]")
         raise DatabaseError(f"no device matches {query!r}", hint="try a shorter part of the model name")
     if as_json:
-        print_json(json.dumps([{**m.to_dict(), "database": found.to_dict()} for m in matches], indent=2))
+        print_json(json.dumps(_json_entries(ans, found), indent=2))
     if not matches[0].is_match:  # similar models only: never shown as the answer
         closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
         raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
@@ -179,8 +189,12 @@ def lookup_cmd(
             f"#{d['rank']} of the suitability table)")
     if d.get("method_class_label"):
         out(f"  method: {d['method_id']} v{d['method_version']}, class: {d['method_class_label']}")
-    if best.via:
-        out(f"  identified by part number ({best.via})")
+    if best.identity:
+        out(f"  {_identity_text(best.identity)}")
+    elif best.line:
+        out(f"  line: {best.line['title']} (the line of its family)")
+    if best.capacity_note:
+        out(f"  {best.capacity_note}")
     out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
               f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
               + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
@@ -251,16 +265,74 @@ def lookup_cmd(
         out("similar models (not matches): " + names(m for m in others if not m.is_match))
 
 
-def _public_only(db: Path, query: str) -> list:
-    """Public models the query names (when no device of the table does)."""
-    from diskq.database import evidence
-    from diskq.database.locate import open_db
+def _identity_text(ident: dict) -> str:
+    """``identified by part number as Samsung PM883, 7.68 TB (pattern (source))``."""
+    cap = f", {ident['capacity_bytes'] / 1e12:g} TB" if (ident.get("capacity_bytes") or 0) >= 10**12 else (
+        f", {ident['capacity_bytes'] / 1e9:g} GB" if ident.get("capacity_bytes") else "")
+    sure = {"sure": "", "shared": " (one part number of several lines)", "uncertain": " (its source hedges)",
+            "candidate": " (one of several candidates)", "typo": " (after a typo)"}.get(ident["sure"], "")
+    return f"identified by {ident['how']} as {ident['line']}{cap}{sure}: {ident['evidence']}"
 
-    con = open_db(db)
-    try:
-        return evidence.public_models_matching(con, query)
-    finally:
-        con.close()
+
+def _facts_lines(line: dict) -> list[str]:
+    """The datasheet facts of a line, each as its source states it."""
+    what = ", ".join(x for x in (line.get("segment") and f"{line['segment']} line"
+                                 + (f" ({line['segment_basis']})" if line.get("segment_basis") == "naming only" else ""),
+                                 line.get("interface_detail") or line.get("interface")) if x)
+    out = [f"  datasheet: {what or 'segment and interface not stated by its sources'}"]
+    if line.get("capacities_note"):
+        out.append(f"  capacities: {line['capacities_note']}")
+    if line.get("plp"):
+        quote = f": \"{line['plp_quote']}\" ({line.get('plp_evidence') or 'source'}, {line.get('plp_source')})" \
+            if line.get("plp_quote") else ""
+        out.append(f"  power-loss protection per its sources: {line['plp']}{quote}")
+    if line.get("dwpd") is not None:
+        note = f" ({line['dwpd_note']})" if line.get("dwpd_note") else ""
+        out.append(f"  endurance: {line['dwpd']:g} drive writes per day{note}")
+    elif line.get("dwpd_note"):
+        out.append(f"  endurance, drive writes per day: {line['dwpd_note']}")
+    if line.get("tbw_note"):
+        out.append(f"  rated writes: {line['tbw_note']}")
+    out.append(f"  sources: {'; '.join(line.get('sources') or [])}")
+    return out
+
+
+def _unmeasured_lines(la) -> list[str]:
+    """A line the query names with nothing measured: what the drive is, its public figures if
+    any, and what to run."""
+    line = la.line
+    out = [f"{line['title']}  (not measured with diskq yet)", f"  {_identity_text(la.identity)}"]
+    out += _facts_lines(line)
+    out.append("  to measure one: diskq bench /dev/DEVICE -o result.json (as root; see `diskq bench --help`), "
+               "then add the result to the database (CONTRIBUTING.md)")
+    out += _public_lines(_models(la.public), heading="public figures of this line (not measured with diskq)")
+    return out
+
+
+def _candidate_lines(ans) -> list[str]:
+    out = [f"{ans.query!r} names no single model; candidates:"]
+    for la in ans.lines:
+        measured = f"{len(la.devices)} measured device(s)" if la.devices else (
+            f"public figures of {len(la.public)} model(s)" if la.public else "datasheet facts only")
+        out.append(f"  {la.line['title']}: {measured}; {_identity_text(la.identity)}")
+    return out
+
+
+def _json_entries(ans, found) -> list[dict]:
+    """Every device match, then every line the query names that no device match stands for:
+    ``match`` is ``exact``/``typo``/``closest``/``candidate`` for a device, ``public`` (public
+    figures only) or ``datasheet`` (nothing measured) or ``candidate`` for a line."""
+    db = found.to_dict()
+    out = [{**m.to_dict(), "database": db} for m in ans.matches]
+    shown = {m.line["key"] for m in ans.matches if m.line}
+    for la in ans.lines:
+        if la.line["key"] in shown:
+            continue
+        kind = "candidate" if ans.ambiguous else ("public" if la.public else "datasheet")
+        out.append({"match": kind, "line": la.line, "identity": la.identity, "measured": False,
+                    "public_models": la.public, "public_model": la.public[0] if la.public else None,
+                    "database": db})
+    return out
 
 
 def _models(dicts: list[dict]) -> list:

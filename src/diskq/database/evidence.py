@@ -28,26 +28,27 @@ def has_public_tables(con: sqlite3.Connection) -> bool:
 
 
 def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.Identity | None]:
-    """(ids of the devices whose family the query names, the identity it resolved to): a part
-    number (``SAMSUNG MZ7LH7T6HMLA-00005``), the string smartctl prints, or a marketing name."""
+    """(ids of the devices of the line the query names with certainty, the identity it resolved
+    to): a part number (``SAMSUNG MZ7LH7T6HMLA-00005``), the string smartctl prints, or a name.
+    A file without product lines (built before schema 10) is read by the family key alone."""
     if not has_public_tables(con):
         return [], None
-    ident = modelid.resolve(query)
+    from diskq.identity import query as identity_query
+
+    found = identity_query.find(con, query)
+    if found.lines:
+        if not found.sure:
+            return [], None
+        line = found.lines[0].candidate.line
+        return found.lines[0].device_ids, modelid.Identity(
+            modelid.main_vendor(line.vendor), line.names[0], found.asked_capacity,
+            f"{found.lines[0].candidate.how}: {found.lines[0].candidate.evidence}", line.key)
+    ident = modelid.from_name(query)
     if ident is None:
         return [], None
     ids = [r[0] for r in con.execute(
         "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,))]
-    # rows stored under their part number (the build reads no drivedb.h): the family's patterns
-    for pattern in modelid.family_patterns(ident.key):
-        for r in con.execute("SELECT id, model FROM devices WHERE model_key LIKE ? ESCAPE '\\' "
-                             "ORDER BY rank IS NULL, rank, id", (_like_prefix(pattern.literal),)):
-            if r[0] not in ids and pattern.matches(" ".join(r[1].split())):
-                ids.append(r[0])
     return ids, ident
-
-
-def _like_prefix(literal: str) -> str:
-    return literal.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 @dataclass
@@ -104,7 +105,7 @@ def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 
     :func:`diskq.database.matching.match_kind` decides for a device)."""
     if not has_public_tables(con):
         return []
-    ident = modelid.resolve(query)
+    ident = modelid.from_name(query)
     keys = [ident.key] if ident is not None else []
     found = []
     if keys:
@@ -150,9 +151,11 @@ def default_db() -> Path:
 
 
 def known_lines(model: str | None, db: Path | None = None) -> list[str]:
-    """What devices.db knows about a drive of this model, in a few lines (table rows of its
-    family with their method class, then public figures by class). Never raises: a missing or
-    unreadable database, or a model it does not know, is said in one line."""
+    """What devices.db knows about a drive of this model, in a few lines: the line the one
+    matcher names (:mod:`diskq.identity.match`), its table rows with their method class, then
+    public figures by class with the capacity each was measured on; a line with nothing measured
+    says what the drive is. Never raises: a missing or unreadable database, a model it does not
+    know, or one it cannot tell from others, is said in one line."""
     if not model:
         return []
     try:
@@ -162,21 +165,36 @@ def known_lines(model: str | None, db: Path | None = None) -> list[str]:
     except (DiskqError, OSError, sqlite3.Error) as exc:
         return [f"device database: not read ({getattr(exc, 'message', exc)})"]
     try:
+        from diskq.identity import query as identity_query
+
+        found = identity_query.find(con, model)
+        if found.lines and not found.sure:
+            titles = ", ".join(lm.candidate.line.title for lm in found.lines)
+            return [f"device database: {model!r} may be any of {titles}; none is assumed"]
         ids, ident = devices_of(con, model)
         if ident is None:
             return [f"device database: {model!r} is not a model it can identify"]
+        asked = found.asked_capacity if found.lines else None
         lines = []
         for did in ids:
             d = con.execute("SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
-                            "ceph_waldb FROM devices WHERE id = ?", (did,)).fetchone()
+                            "ceph_waldb, capacity_bytes FROM devices WHERE id = ?", (did,)).fetchone()
             one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
             fw = f" firmware {d['firmware']}" if d["firmware"] else ""
             lines.append(f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
-                         f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}")
-        for m in public_models_of_family(con, ident.key):
-            for line in class_summary(m):
-                lines.append(f"public figures: {m.name}: {line}")
+                         f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
+                         f"{identity_query.capacity_note(d['capacity_bytes'], asked)}")
+        families = found.lines[0].candidate.line.families if found.lines else (ident.key,)
+        for key in families:
+            for m in public_models_of_family(con, key):
+                for line in class_summary(m):
+                    lines.append(f"public figures: {m.name}: {line}")
         if not lines:
+            if found.lines:
+                facts = found.lines[0].candidate.line.facts
+                what = ", ".join(x for x in (facts.segment, facts.interface) if x) or "a line its sources name"
+                return [f"device database: {found.lines[0].candidate.line.title} ({what}): nothing measured yet "
+                        f"(identified by {found.lines[0].candidate.how})"]
             return [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
         if len(lines) > KNOWN_LINES:
             lines = lines[:KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]

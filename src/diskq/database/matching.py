@@ -12,8 +12,10 @@ Matches under :data:`MIN_SCORE` are dropped. Above the score, a candidate is one
 (:func:`match_kind`), and kinds rank before scores:
 
 * ``exact``: every word of the query (a run of letters or digits) is part of a word of the
-  model, or the query without separators is part of the model without them (``samsung 860``
-  and ``860pro`` are exact for ``Samsung SSD 860 PRO``);
+  model (a word with a digit is a model number: the whole word, or the start of a long part
+  number, so ``510`` is never ``S4510`` and ``PM863`` never ``PM863a``), or the query without
+  separators is whole words of the model run together (``samsung 860`` and ``860pro`` are exact
+  for ``Samsung SSD 860 PRO``);
 * ``typo``: the same, once two neighbouring characters of a query word of four or more are
   swapped (``s4150`` for ``S4510``, ``samsnug`` for ``Samsung``);
 * ``closest``: anything else, however similar: ``samsung 980 pro`` is not ``Samsung 983 DCT``,
@@ -51,6 +53,32 @@ def _swaps(word: str):
             yield word[:i] + word[i + 1] + word[i] + word[i + 2:]
 
 
+def _word_hit(w: str, x: str) -> bool:
+    """Does query word ``w`` name model word ``x``? A word with a digit is a model number: it
+    must be the whole word, or the start of a part number of eight or more characters
+    (``ssdsc2kb480`` of ``ssdsc2kb480g8``), never its middle (``510`` is not ``s4510``) nor a
+    shorter start (``pm863`` is not ``pm863a``). A word of letters may be any part of a word."""
+    if any(ch.isdigit() for ch in w):
+        return w == x or (len(w) >= 8 and x.startswith(w))
+    return w in x
+
+
+def _bounded_in(q: str, mine: list[str]) -> bool:
+    """Is ``q`` (letters and digits only) a run of whole words of the model run together
+    (``860pro`` of ``Samsung SSD 860 PRO``), or a part-number start as :func:`_word_hit` allows?"""
+    for i in range(len(mine)):
+        run = ""
+        for x in mine[i:]:
+            run += x
+            if run == q:
+                return True
+            if len(run) >= len(q):
+                break
+        if len(mine[i]) < len(q) and run.startswith(q) and _word_hit(q, run):
+            return True
+    return False
+
+
 def match_kind(query: str, model: str) -> str:
     """``exact``, ``typo`` or ``closest``: how ``query`` names ``model`` (module docstring).
 
@@ -58,16 +86,18 @@ def match_kind(query: str, model: str) -> str:
     ('exact', 'closest')
     >>> match_kind("s4150", "INTEL SSD S4510"), match_kind("samsung 980 pro", "Samsung 983DCT")
     ('typo', 'closest')
+    >>> match_kind("510", "INTEL SSD S4510"), match_kind("pm863", "Samsung PM863a"), match_kind("860pro", "Samsung SSD 860 PRO")
+    ('closest', 'closest', 'exact')
     """
-    q, m = compact(query), compact(model)
-    if q and q in m:
-        return EXACT
+    q = compact(query)
     mine = words(model)
+    if q and _bounded_in(q, mine):
+        return EXACT
     kind = EXACT
     for w in words(query):
-        if any(w in x for x in mine):
+        if any(_word_hit(w, x) for x in mine):
             continue
-        if len(w) >= 4 and any(s in x for s in _swaps(w) for x in mine):
+        if len(w) >= 4 and any(_word_hit(s, x) for s in _swaps(w) for x in mine):
             kind = TYPO
             continue
         return CLOSEST

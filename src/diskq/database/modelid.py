@@ -1,15 +1,16 @@
-"""Model identity: which model a drive's name means, whatever name it goes by.
+"""Model identity: which family a drive's name means, whatever name it goes by.
 
 A model is vendor + family + capacity. Drives report a part number (smartctl prints
 ``SAMSUNG MZ7LH7T6HMLA-00005``), sources write a marketing name (``Samsung PM883 7.68TB``), and
 OEM variants carry yet other strings. :func:`resolve` maps a name to its :class:`Identity`:
 
-1. the curated aliases (``aliases.toml``: a pattern, the family and where that is stated), for
-   part numbers smartmontools files under a family too coarse to tell models apart;
-2. smartmontools' drive database (``drivedb.h``), where each model regex sits in an entry whose
-   family smartctl prints as ``model_family``; an alternative followed by a comment naming a
-   product (``"SAMSUNG MZ7LH...-.*|" //PM883, tested with ...``) gives that finer family;
-3. a marketing name whose first word is a vendor (``Samsung PM883``, ``Intel SSD S4510``).
+1. the product line the one matcher (:mod:`diskq.identity.match`) names with certainty, from
+   the repository's ``sources/lines/`` (part numbers read through each vendor's scheme, names by
+   whole words); the family is the line's;
+2. else a marketing name whose first word is a vendor (``Samsung PM883``, ``Intel SSD S4510``).
+
+Nothing here reads the host's smartmontools ``drivedb.h``: the answer is the same on every
+machine, with or without smartmontools (docs/identity.md says why).
 
 :func:`family_key` is what two identities are compared by: vendor and family as letters and
 digits, with words that do not tell families apart left out (``SSD``, ``Series``, ``DC``,
@@ -20,15 +21,11 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from diskq.database.keys import compact
 
-DRIVEDB_PATHS = (Path("/usr/share/smartmontools/drivedb.h"), Path("/var/lib/smartmontools/drivedb/drivedb.h"),
-                 Path("/usr/local/share/smartmontools/drivedb.h"))
 VENDORS = {
     "intel": "Intel", "samsung": "Samsung", "micron": "Micron", "crucial": "Crucial", "kingston": "Kingston",
     "seagate": "Seagate", "toshiba": "Toshiba", "kioxia": "Kioxia", "wd": "WD", "wdc": "WD",
@@ -41,8 +38,6 @@ VENDORS = {
 #: words that never tell two families apart
 _NOISE = {"ssd", "ssds", "series", "dc", "nvme", "sata", "sas", "pcie", "based", "datacenter", "enterprise"}
 _INTEL_TIER = re.compile(r"^d[357]$")
-#: what smartctl prints before a part number (``SAMSUNG MZ7LH7T6HMLA-00005``, ``INTEL SSDSC2KB480G8``)
-_PART_PREFIXES = ("SAMSUNG", "INTEL")
 _CAPACITY = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(gb|tb|g|t)$", re.I)
 _CAPACITY_IN_TEXT = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:gb|tb)\b", re.I)
 
@@ -52,11 +47,12 @@ class Identity:
     vendor: str
     family: str
     capacity_bytes: int | None = None
-    via: str = ""  # how it was found: "alias: <source>", "drivedb: <family>", "name"
+    via: str = ""  # how it was found: "part number: <pattern> (<source>)", "name: ...", "name"
+    line_key: str | None = None  # the product line's key, when a line was named
 
     @property
     def key(self) -> str:
-        return family_key(self.vendor, self.family)
+        return self.line_key or family_key(self.vendor, self.family)
 
 
 def family_key(vendor: str | None, family: str | None) -> str:
@@ -78,143 +74,28 @@ def capacity_bytes(text: str | None) -> int | None:
     return round(float(m.group(1).replace(",", ".")) * (10**12 if m.group(2).lower().startswith("t") else 10**9))
 
 
-@dataclass(frozen=True, eq=False)
-class _Pattern:
-    pattern: str
-    vendor: str
-    family: str
-    via: str
-
-    @functools.cached_property
-    def regex(self) -> re.Pattern | None:
-        try:
-            return re.compile(self.pattern, re.I)
-        except re.error:
-            return None
-
-    @functools.cached_property
-    def literal(self) -> str:
-        """The pattern's leading literal text, case folded: strings not starting with it cannot
-        match, so most patterns are never compiled for a lookup."""
-        m = re.match(r"[A-Za-z0-9 _-]*", self.pattern)
-        head = m.group(0) if m else ""
-        if len(head) < len(self.pattern) and self.pattern[len(head)] in "?*{":
-            head = head[:-1]  # the last character is optional or repeated
-        return head.casefold()
-
-    @functools.cached_property
-    def stem(self) -> re.Pattern | None:
-        """The pattern without its OEM suffix (a trailing ``-.*`` or ``.*``): a part number typed
-        without ``-00005`` still names the model."""
-        bare = re.sub(r"(\(-\.\*\|0D3\)|-\.\*|\.\*|\.\?)$", "", self.pattern)
-        if bare == self.pattern or len(bare) < 6:
-            return None
-        try:
-            return re.compile(bare, re.I)
-        except re.error:
-            return None
-
-    def matches(self, text: str) -> bool:
-        if not text.casefold().startswith(self.literal) or self.regex is None:
-            return False
-        return bool(self.regex.fullmatch(text) or (self.stem is not None and self.stem.fullmatch(text)))
-
-
 @functools.cache
-def aliases() -> tuple[_Pattern, ...]:
-    text = resources.files("diskq.database").joinpath("aliases.toml").read_text(encoding="utf-8")
-    return tuple(_Pattern(a["pattern"], a["vendor"], a["family"], f"alias: {a['source']}")
-                 for a in tomllib.loads(text)["alias"])
+def _lines() -> tuple:
+    """The checkout's product lines (``sources/lines``), else those of the shipped devices.db."""
+    from diskq.identity import lines as lines_mod
 
+    root = Path(__file__).resolve().parents[3] / "sources" / "lines"
+    found = lines_mod.load(root) if root.is_dir() else []
+    if not found:
+        import sqlite3
 
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+        from diskq.identity import store
 
-
-def parse_drivedb(text: str) -> list[tuple[str, str, str | None]]:
-    """(model regex, entry family, finer family from the alternative's comment) for every model
-    alternative of every entry of a ``drivedb.h``::
-
-        { "Samsung based SSDs",
-          "SAMSUNG MZ7LH(240|480|960|1T9|3T8|7T6)H[AM](HQ|JR|LT|LA)-.*|" //PM883, tested with ...
-          "", "", "-v 233,raw48,Total_LBAs_Written " },
-
-    gives ``('SAMSUNG MZ7LH(240|...)-.*', 'Samsung based SSDs', 'PM883')``. Entries whose family
-    starts with ``$`` or ``USB:`` (defaults and USB bridges) are left out."""
-    out = []
-    body = text[text.find("{"):] if "{" in text else ""
-    for entry in re.split(r"\n\s*\{\s*(?=\")", body):
-        lines = entry.splitlines()
-        if not lines:
-            continue
-        first = _LITERAL.search(lines[0])
-        if not first:
-            continue
-        family = first.group(1)
-        if family.startswith(("$", "USB:", "VERSION")) or not family:
-            continue
-        # the model regex: the string literals after the family, up to the first empty-string field
-        for line in lines[1:]:
-            code, _, comment = line.partition("//")
-            literals = _LITERAL.findall(code)
-            if not literals:
-                if code.strip().startswith(","):
-                    break
-                continue
-            done = False
-            for lit in literals:
-                if lit == "":
-                    done = True
-                    break
-                sub = _product(comment)
-                for alt in _top_level_alternatives(lit):
-                    if alt:
-                        out.append((alt.replace("\\\\", "\\"), family, sub))
-            if done or code.rstrip().endswith('",') or code.rstrip().endswith('" ,'):
-                break
-    return out
-
-
-def _product(comment: str) -> str | None:
-    """``'PM883, tested with ...'`` -> ``'PM883'``; a comment that names no product -> None."""
-    head = comment.strip().split(",")[0].strip()
-    if not head or head.lower().startswith(("tested", "todo", "http", "see ", "from ")) or len(head) > 30:
-        return None
-    head = re.sub(r"\s+Series$", "", head, flags=re.I)
-    head = re.sub(r"\([a-z]\)$", "", head)  # SM863(a): the family with or without its revision letter
-    return head if re.search(r"\d", head) else None
-
-
-def _top_level_alternatives(regex: str) -> list[str]:
-    out, depth, cur = [], 0, []
-    for ch in regex:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "|" and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
-@functools.cache
-def drivedb(path: Path | None = None) -> tuple[_Pattern, ...]:
-    """The model patterns of the installed ``drivedb.h`` (empty when smartmontools is not installed)."""
-    for candidate in ([path] if path else DRIVEDB_PATHS):
-        if candidate and candidate.is_file():
-            text = candidate.read_text(encoding="utf-8", errors="replace")
-            break
-    else:
-        return ()
-    out = []
-    for regex, family, sub in parse_drivedb(text):
-        vendor = _vendor_word(family) or ""
-        if vendor:  # a family without a known vendor cannot name a model here
-            out.append(_Pattern(regex, vendor, sub or family, f"drivedb: {family}"))
-    return tuple(out)
+        shipped = Path(__file__).resolve().parents[1] / "data" / "devices.db"
+        if shipped.is_file():
+            con = sqlite3.connect(f"file:{shipped}?mode=ro", uri=True)
+            try:
+                found = store.read(con)
+            except sqlite3.Error:
+                found = []
+            finally:
+                con.close()
+    return tuple(found)
 
 
 def _vendor_word(text: str) -> str | None:
@@ -237,30 +118,30 @@ def from_name(name: str) -> Identity | None:
     return Identity(vendor, family, caps[0] if caps else None, "name")
 
 
-def resolve(name: str, *, drivedb_path: Path | None = None, use_drivedb: bool = True) -> Identity | None:
-    """The identity ``name`` means: a curated alias, else drivedb.h, else a vendor-led marketing
-    name; None when none of them knows it. ``use_drivedb=False`` reads only what the repository
-    holds (the aliases and the name itself): what ``db build`` stores, so that a build gives the
-    same database whether or not smartmontools is installed, and whichever drivedb.h it has."""
+def resolve(name: str, *, lines: tuple | None = None, use_drivedb: bool = False) -> Identity | None:
+    """The identity ``name`` means: the line the one matcher names with certainty, else a
+    vendor-led marketing name; None when neither knows it. (``use_drivedb`` is accepted from
+    callers of the earlier signature; no drivedb.h is ever read.)"""
+    from diskq.identity.match import resolve as resolve_line
+
     text = " ".join(name.split())
     if not text:
         return None
-    # a bare part number: smartctl prints it after the vendor's name (SAMSUNG MZ7LH..., INTEL SSDSC...)
-    texts = [text] if " " in text or len(text) < 6 else [text, *(f"{v} {text}" for v in _PART_PREFIXES)]
-    for source in (aliases(), drivedb(drivedb_path) if use_drivedb else ()):
-        for p in source:
-            if p.vendor and any(p.matches(t) for t in texts):
-                return Identity(p.vendor, p.family, None, p.via)
+    answer = resolve_line(list(lines if lines is not None else _lines()), text).answer
+    if answer is not None:
+        line = answer.line
+        return Identity(main_vendor(line.vendor), line.names[0], answer.capacity_bytes,
+                        f"{answer.how}: {answer.evidence}", line.key)
     return from_name(text)
 
 
-def family_patterns(key: str, *, drivedb_path: Path | None = None) -> list[_Pattern]:
-    """The alias and drivedb patterns of family ``key``."""
-    return [p for p in (*aliases(), *drivedb(drivedb_path)) if p.vendor and family_key(p.vendor, p.family) == key]
+def main_vendor(vendor: str) -> str:
+    from diskq.identity.lines import main_vendor as mv
+
+    return mv(vendor)
 
 
-def patterns_for(key: str, *, drivedb_path: Path | None = None) -> list[tuple[str, str]]:
-    """(regex, where it comes from) of every alias and drivedb alternative of family ``key``:
+def patterns_for(key: str) -> list[tuple[str, str]]:
+    """(regex, where it is stated) of every part number of the line whose family is ``key``:
     the part numbers a model is known by."""
-    return [(p.pattern, p.via) for p in (*aliases(), *drivedb(drivedb_path))
-            if p.vendor and family_key(p.vendor, p.family) == key]
+    return [(p.pattern, p.source) for line in _lines() if key in line.families for p in line.parts]

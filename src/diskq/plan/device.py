@@ -81,9 +81,10 @@ def _kernel_model(model: str | None, vendor: str | None, protocol: str) -> str |
 
 def from_database(db: Path, query: str) -> WalDbDevice:
     """The devices.db row the query names: the model it equals, else the one model `diskq lookup`
-    finds for it (every word of the query in the model's words, or one swapped pair of letters),
-    or whose family a part number names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883)."""
-    from diskq.database.lookup import lookup
+    finds for it (every word of the query in the model's words), or whose line a part number
+    names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883). A typo's correction, or a query that
+    names several models (``samsung 860``), is refused: a plan is never made from a guess."""
+    from diskq.database.lookup import CANDIDATE, lookup
     from diskq.database.matching import EXACT
     from diskq.database.settings import setting_slug
 
@@ -91,10 +92,13 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     q = compact(unicodedata.normalize("NFKC", query))
     # the model the name is, or the model a part number (the string smartctl prints) means
     exact = [m for m in matches if compact(m.device["model"]) == q or m.via is not None]
-    # the matches `diskq lookup` answers with: every word of the query in the model (exact), else
-    # the same after one swap of neighbouring letters (typo); the closest others never
-    contains = [m for m in matches if m.kind == EXACT] or [m for m in matches if m.is_match]
+    # the matches `diskq lookup` answers with: every word of the query in the model (exact); a
+    # typo's correction is a guess, and a plan is never made from a guess
+    contains = [m for m in matches if m.kind == EXACT]
     names = [f"{m.device['model']} {m.device['firmware']}".strip() for m in matches]
+    if not exact and any(m.kind == CANDIDATE for m in matches):  # several models fit: never plan from a guess
+        raise PlanRefused(f"{query!r} names several models in {db}, none surely", [", ".join(names)],
+                          hint="give the whole model name or the part number smartctl prints (`diskq lookup` lists them)")
     if exact:
         chosen = exact
     elif len({compact(m.device["model"]) for m in contains}) == 1:

@@ -24,19 +24,23 @@ def class_badge(class_id: str | None) -> str:
 
 
 def js_patterns(family_key: str) -> list[str]:
-    """The part-number patterns of a family, as JavaScript-compatible regular expressions (the
-    site's search tests a query against them): each pattern, and it without its OEM suffix."""
+    """The part-number patterns of a family's product line (:mod:`diskq.identity.parts`), as
+    JavaScript regular expressions the site's search tests a whole query against: a leading
+    vendor word optional, as diskq itself reads a model string."""
+    from diskq.identity.parts import VENDOR_PREFIXES
+
+    vendors = "|".join(re.escape(v) for v in VENDOR_PREFIXES)
     out = []
     for pattern, _ in modelid.patterns_for(family_key):
-        for p in (pattern, re.sub(r"(-\.\*|\.\*|\.\?)$", "", pattern)):
-            if p and p not in out and "(?" not in p:
-                out.append(p)
+        js = f"(?:(?:{vendors})[ _-]+)?(?:{re.sub(r'[(][?]P<[a-z]+>', '(', pattern)})"
+        if js not in out:
+            out.append(js)
     return out
 
 
 def family_keys(dev: dict) -> list[str]:
-    """The families a device row belongs to: the one it is stored under, and the one smartmontools'
-    drive database gives its model where it is installed (the build reads no drivedb.h)."""
+    """The families a device row belongs to: the one it is stored under, and the one its model
+    string names through its product line."""
     keys = [dev.get("family_key") or ""]
     ident = modelid.resolve(dev["model"])
     if ident is not None and ident.key not in keys:

@@ -55,7 +55,7 @@
   var prows = pub ? Array.prototype.slice.call(pub.tBodies[0].rows) : [];
   var textOf = new Map(rows.concat(prows).map(function (r) { return [r, compact(r.getAttribute("data-s") || r.cells[1].textContent)]; }));
   // A part number or the string smartctl prints (SAMSUNG MZ7LH7T6HMLA-00005) names a model through
-  // the patterns of its family (smartmontools' drive database and the curated aliases, in data-re).
+  // the part-number patterns of its product line (sources/lines, in data-re).
   var patternsOf = new Map(rows.concat(prows).map(function (r) {
     var list = [];
     try { list = JSON.parse(r.getAttribute("data-re") || "[]"); } catch (e) { list = []; }
@@ -65,8 +65,7 @@
   function partOf(query, r) {
     var text = query.trim().replace(/\s+/g, " ");
     if (text.length < 6) return false;
-    var tries = text.indexOf(" ") < 0 ? [text, "SAMSUNG " + text, "INTEL " + text] : [text];
-    return patternsOf.get(r).some(function (re) { return tries.some(function (t) { return re.test(t); }); });
+    return patternsOf.get(r).some(function (re) { return re.test(text); });
   }
   function search(query, list) {  // {mode: "all" | "exact" | "close", ok: [bool per row, in the list's current order]}
     list = list || rows;
