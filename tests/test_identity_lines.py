@@ -40,16 +40,16 @@ def table_rows() -> list[dict]:
 
 
 def model_strings(cell: str) -> list[str]:
-    """The model strings of a table cell: ``;``-separated, remarks in parentheses, "ordering code",
+    """The model strings of a table cell: ``;``- or ``,``-separated, remarks in parentheses, "ordering code",
     an OEM's name or a leading ``3331:`` dropped; descriptions and wildcards ("...") left out."""
     out = []
     text = re.sub(r"\([^()]*\)", " ", re.sub(r"\([^()]*\)", " ", cell))
-    for part in text.split(";"):
+    for part in re.split(r";|,(?=\s*[A-Z])", text):
         p = " ".join(part.split())
         p = re.split(r" FW | with |' / '", p)[0]
         p = re.sub(r"^(?:[\w.]+ )?(?:ordering codes?|retail part|retail variant reports|HPE OEM|HPE|M\.2:|\d{4}:)\s*",
                    "", p, flags=re.I).strip(" '\"")
-        if (not p or not re.search(r"\d", p) or re.search(r"\.\.\.|…|\b(?:pattern|shares|etc|follows|some)\b", p)
+        if (not p or not re.search(r"\d", p) or re.search(r"\.\.\.|…|\b(?:pattern|shares|etc|follows|some)\b|^FW ", p)
                 or p[0].islower()):
             continue
         out.append(p.rstrip("."))
