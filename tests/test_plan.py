@@ -330,8 +330,6 @@ def test_first_example_on_the_committed_database(clone, monkeypatch, capsys):
     assert 'ATTR{cache_type}:="write through"' in out and "legacy" in out
 
 
-@pytest.mark.skipif(not any(p.is_file() for p in __import__("diskq.database.modelid").database.modelid.DRIVEDB_PATHS),
-                    reason="smartmontools' drivedb.h is not installed")
 def test_the_string_smartctl_prints_plans_for_its_model(clone, monkeypatch, capsys):
     rc = cli("plan", "SAMSUNG MZ7LH7T6HMLA-00005", "--data", "12x16T", "--workload", "rgw", "--json",
              cwd=clone, monkeypatch=monkeypatch)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from diskq.errors import SourcesError
 from diskq.identity.facts import PLP_CLAIMS, SEGMENTS, LineFacts
+from diskq.identity.family import family_key
 from diskq.identity.parts import Part
 
 _FACT_FIELDS = {f.name for f in fields(LineFacts)}
@@ -71,8 +72,6 @@ def main_vendor(vendor: str) -> str:
 def line_key(vendor: str, name: str) -> str:
     """The key a line is stored under: its family key (:func:`diskq.database.modelid.family_key`),
     so that the rows and public figures of the family join it."""
-    from diskq.database.modelid import family_key
-
     return family_key(main_vendor(vendor), name)
 
 
