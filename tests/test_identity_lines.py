@@ -258,3 +258,13 @@ def test_plan_refuses_a_query_that_names_several_models(tmp_path):
 
     with pytest.raises(PlanRefused, match="names several models"):
         from_database(REPO / "devices.db", "samsung 860")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_a_parts_anchor_is_in_every_string_it_matches(data):
+    """The anchor lets a lookup pass over a pattern without compiling it: it must be in every
+    string the pattern matches, or a part number would go unrecognised."""
+    part = data.draw(st.sampled_from([p for ln in LINES for p in ln.parts]))
+    text = data.draw(st.from_regex(part.regex, fullmatch=True))
+    assert part.anchor in text.upper(), (part.pattern, part.anchor, text)

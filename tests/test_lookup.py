@@ -261,3 +261,10 @@ def test_matches_rank_before_closer_scoring_strangers(db):
     assert all(m.to_dict()["match"] == m.kind for m in matches)
     best = lookup(db, "samsung 860 pro")  # whole words of one line: the answer
     assert [m.device["model"] for m in best] == ["Samsung SSD 860 PRO 512GB"] and best[0].kind == "exact"
+
+
+def test_a_lookup_reads_decided_conflicts_by_the_prefix_the_rule_writes():
+    from diskq.analyse import plausibility
+    from diskq.database import details
+
+    assert details.DECIDED == plausibility.DECIDED

@@ -39,12 +39,15 @@ CONFLICT_STATUS = {
 }
 
 
+#: The prefix :mod:`diskq.analyse.plausibility` gives a decided conflict's text (a lookup does not
+#: import that module and the JSON models it needs; a test checks the two agree).
+DECIDED = "conflict decided: "
+
+
 def conflict_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
     """Every figure of the device's submissions that is part of a conflict, as submitted, with the
     conflict, what became of the figure (``status``) and whether it is held out of the verdicts.
     Both figures of each pair are listed."""
-    from diskq.analyse.plausibility import DECIDED
-
     query = ("SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.{text}, {held} FROM points p "
              "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
              "JOIN submissions s ON s.id = p.submission_id "

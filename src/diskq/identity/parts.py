@@ -21,8 +21,9 @@ TB): the capacities data-centre drives are sold in are multiples of 0.96 or 0.8 
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: Words a drive prints before its part number; the patterns are written without them.
 VENDOR_PREFIXES = ("INTEL", "SAMSUNG", "SOLIDIGM", "KINGSTON", "WDC", "WD", "TOSHIBA", "KIOXIA", "SANDISK",
@@ -104,17 +105,35 @@ class Part:
     source: str
     certain: bool = True
     shared: bool = False
-    regex: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.capacity is not None and self.capacity not in SCHEMES:
             raise ValueError(f"unknown capacity scheme {self.capacity!r} (one of {', '.join(SCHEMES)})")
-        object.__setattr__(self, "regex", re.compile(self.pattern, re.I))
         if self.capacity is not None and "cap" not in self.regex.groupindex:
             raise ValueError(f"pattern {self.pattern!r} names a capacity scheme but has no (?P<cap>...) group")
 
+    @functools.cached_property
+    def regex(self) -> re.Pattern:
+        return re.compile(self.pattern, re.I)
+
+    @functools.cached_property
+    def anchor(self) -> str:
+        """The longest run of letters and digits every match contains (``MZ7LM`` of
+        ``MZ7LM(?P<cap>...)HC...``): a string without it is passed over without compiling."""
+        t = re.sub(r"\(\?(?:P<\w+>|:)", "(", self.pattern)
+        q = r"(?:[?*+]|\{\d*,?\d*\})?"
+        while re.search(r"\([^()]*\)", t):
+            t = re.sub(r"\([^()]*\)" + q, " ", t)  # a group: alternatives, or optional
+        if "|" in t:  # alternatives at the top level: no run is in every match
+            return ""
+        t = re.sub(r"(?:\[[^\]]*\]|\\.|.)(?:[?*]|\{0,?\d*\})", " ", t)  # optional pieces
+        t = re.sub(r"\[[^\]]*\]" + q + r"|\\." + q + r"|[.^$+{}]", " ", t)
+        return max(re.findall(r"[A-Za-z0-9]+", t), key=len, default="").upper()
+
     def match(self, normalised: str) -> tuple[bool, int | None]:
         """(does the whole string match, the capacity it encodes or None)."""
+        if self.anchor and self.anchor not in normalised.upper():
+            return False, None
         m = self.regex.fullmatch(normalised)
         if not m:
             return False, None
