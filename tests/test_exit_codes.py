@@ -1,7 +1,8 @@
 """Every command exits with the code README's table gives for what happened (one table, one test).
 
 0 done; 1 the answer is no or the run failed; 2 bad input; 3 a program is missing; 4 refused or
-not confirmed; 5 a document diskq reads but will not accept as a submission; 130 interrupted
+not confirmed; 5 a document diskq reads but will not accept as a submission; 6 a query that names
+several models and none surely (the candidates are listed); 130 interrupted
 (see tests/test_signals.py: it needs a running bench).
 """
 
@@ -69,7 +70,9 @@ CASES = [
     (["lookup", "pm883", "--db", "{w}/missing.db"], 2, "--db names nothing"),
     (["lookup", "qqqqzzzzxxxx", "--db", str(REPO / "devices.db")], 1, "no match"),
     (["lookup", "pm883", "--db", str(REPO / "devices.db")], 0, "a match"),
-    (["lookup", "samsung 980 pro", "--db", str(REPO / "devices.db")], 1, "only other models come close"),
+    (["lookup", "samsung 983 pro", "--db", str(REPO / "devices.db")], 1, "only other models come close"),
+    (["lookup", "samsung 980 pro", "--db", str(REPO / "devices.db")], 0, "a line with nothing measured"),
+    (["lookup", "samsung 860", "--db", str(REPO / "devices.db")], 6, "several models fit, none surely"),
     # signers
     (["signers", "line", str(LEGACY)], 2, "an unsigned file"),
     (["signers", "line", "{w}/corrupt.json"], 2, "not JSON"),
