@@ -268,3 +268,10 @@ def test_a_parts_anchor_is_in_every_string_it_matches(data):
     part = data.draw(st.sampled_from([p for ln in LINES for p in ln.parts]))
     text = data.draw(st.from_regex(part.regex, fullmatch=True))
     assert part.anchor in text.upper(), (part.pattern, part.anchor, text)
+
+
+def test_plan_from_a_row_of_another_capacity_says_so():
+    from diskq.plan.device import from_database
+
+    device = from_database(REPO / "devices.db", "SAMSUNG MZ7LH960HAJR-00005")  # a 960 GB PM883
+    assert "measured on the 7.68 TB model, not the 960 GB asked about" in device.notes

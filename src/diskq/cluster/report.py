@@ -58,7 +58,11 @@ class Matcher:
         query = self._query(model)
         matches = lookup(self.db, query, limit=3)
         if not matches or matches[0].kind != EXACT:
-            if matches and matches[0].is_match:
+            if matches and matches[0].kind == "candidate":  # several models fit: none is assumed
+                self.notes.append(f"{model}: names several models in the database "
+                                  f"({', '.join(sorted({m.device['model'] for m in matches}))}); not used "
+                                  "(map it with --as if you know which)")
+            elif matches and matches[0].is_match:
                 self.notes.append(f"{model}: only a near match in the database ({matches[0].device['model']}); "
                                   "not used (map it with --as if it is the same drive)")
             return None

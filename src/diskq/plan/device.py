@@ -130,6 +130,8 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     faster = (dev["cache"] == "off" and dev["cache_knob"] == "drive" and best is not None and bool(on)
               and all((not c["safe"]) or (c["iops_1job"] or 0) < (best["iops_1job"] or 0) for c in on))
     notes = [f"{dev['submissions']} submission(s) in {db.name}: {dev['verified']} verified, {dev['legacy']} legacy"]
+    if m.capacity_note and ", not the " in m.capacity_note:  # the figures are of another capacity of the line
+        notes.append(m.capacity_note)
     notes += [n for n in (json.loads(dev["notes"]) if isinstance(dev["notes"], str) else dev["notes"] or [])]
     from diskq.analyse import methodclass
 
