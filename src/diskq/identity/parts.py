@@ -10,8 +10,9 @@ against the whole model string (case ignored, a leading vendor word such as ``IN
   ``CT1000MX500SSD1``, Seagate ``XS960SE70004``);
 * ``intel``: three digits and ``G`` (gigabytes) or ``T`` (tenths of a terabyte): ``480G`` 480 GB,
   ``016T`` 1.6 TB, ``076T`` 7.68 TB (``INTEL SSDSC2KB076T8``);
-* ``tcode``: Samsung's and Micron's ``960`` (GB), ``1T9`` (1.92 TB), ``7T6`` (7.68 TB), ``8TA``
-  (8 TB) (``SAMSUNG MZ7LH7T6HMLA-00005``, ``MTFDDAK1T9TDS``);
+* ``tcode``: Samsung's, Micron's and Kioxia's ``960`` (GB), ``1T9`` (1.92 TB), ``7T6`` (7.68 TB),
+  ``8TA`` (8 TB), ``3T84`` (3.84 TB) (``SAMSUNG MZ7LH7T6HMLA-00005``, ``MTFDDAK1T9TDS``,
+  ``KCD6XLUL3T84``);
 * ``wd``: three digits and ``G`` (gigabytes) or ``T`` (hundredths of a terabyte): ``500G``,
   ``100T`` 1 TB, ``200T`` 2 TB (``WDC WDS200T2B0A``).
 
@@ -68,9 +69,10 @@ def decode_capacity(code: str, scheme: str) -> int:
     elif scheme == "tcode":
         if re.fullmatch(r"\d{3}", c):
             return int(c) * 10**9
-        m = re.fullmatch(r"(\d{1,2})T(\d|A)", c)
+        m = re.fullmatch(r"(\d{1,2})T(\d{1,2}|A)", c)
         if m:
-            return _marketing(int(m.group(1)) + (0 if m.group(2) == "A" else int(m.group(2)) / 10))
+            frac = 0 if m.group(2) == "A" else int(m.group(2)) / 10 ** len(m.group(2))
+            return _marketing(int(m.group(1)) + frac)
     elif scheme == "wd":
         m = re.fullmatch(r"(\d{3})([GT])", c)
         if m:
