@@ -177,10 +177,14 @@ def test_no_other_generation_or_suffix_is_ever_a_match():
     words = _model_words()
     queries = {v for w in words for v in _variants(w)} | words
     assert {"pm863", "510", "4510", "pm1643"} <= queries
-    for q in sorted(queries):
-        for c in resolve(LINES, q).candidates:
+    # and each with the vendor of the line it was built from ("Samsung pm863", "Intel 510")
+    of_vendor = {(f"{ln.title.split()[0]} {v}", v) for ln in LINES for name in ln.names
+                 for w in nm.words(name, vendor=ln.vendor) if re.search(r"\d", w) for v in _variants(w)}
+    asked = [(q, q) for q in sorted(queries)] + sorted(of_vendor)
+    for text, q in asked:
+        for c in resolve(LINES, text).candidates:
             named = {w for name in c.line.names for w in nm.words(name, vendor=c.line.vendor)}
-            assert q in named or c.how == "typo", (q, c.line.title)
+            assert q in named or c.how == "typo", (text, c.line.title)
             if c.how == "typo":
                 assert c.sure != SURE and q not in words
 
@@ -275,3 +279,15 @@ def test_plan_from_a_row_of_another_capacity_says_so():
 
     device = from_database(REPO / "devices.db", "SAMSUNG MZ7LH960HAJR-00005")  # a 960 GB PM883
     assert "measured on the 7.68 TB model, not the 960 GB asked about" in device.notes
+
+
+def test_a_devices_line_facts_are_read_by_its_family_key():
+    from diskq.identity.query import facts_of_family
+
+    con = sqlite3.connect(REPO / "devices.db")
+    try:
+        facts = facts_of_family(con, "intel:s3700")
+        assert facts.line == "DC S3700" and facts.plp == "yes" and facts.dwpd == 10.0
+        assert facts_of_family(con, "no:such") is None
+    finally:
+        con.close()

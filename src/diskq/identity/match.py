@@ -22,6 +22,7 @@ A different generation or suffix is never any of these: ``PM863`` is not ``PM863
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -100,15 +101,19 @@ def _by_name(lines: list[Line], text: str) -> list[Candidate]:
     vendor = nm.vendor_of(text)
     cap = nm.capacity_in(text)
     kinds: dict[str, list[tuple[Line, str]]] = {nm.EXACT: [], nm.PART: [], nm.TYPO: []}
+    qcache: dict[str, list[str]] = {}
     for line in lines:
-        if vendor is not None and not any(nm.same_vendor(vendor, v) for v in _vendors(line)):
+        vendors = _vendors(line.vendor)
+        if vendor is not None and not any(nm.same_vendor(vendor, v) for v in vendors):
             continue
-        qwords = nm.words(text, vendor=_vendors(line)[0])
+        if vendors[0] not in qcache:
+            qcache[vendors[0]] = nm.words(text, vendor=vendors[0])
+        qwords = qcache[vendors[0]]
         if not qwords:
             continue
         best = None
         for name in line.names:
-            kind = nm.compare(qwords, nm.words(name, vendor=_vendors(line)[0]))
+            kind = nm.compare(qwords, _name_words(name, vendors[0]))
             if kind is not None and (best is None or _RANK[kind] < _RANK[best[1]]):
                 best = (name, kind)
         if best is not None:
@@ -127,15 +132,21 @@ def _by_name(lines: list[Line], text: str) -> list[Candidate]:
 _RANK = {nm.EXACT: 0, nm.PART: 1, nm.TYPO: 2}
 
 
-def _vendors(line: Line) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _name_words(name: str, vendor: str) -> list[str]:
+    return nm.words(name, vendor=vendor)
+
+
+@functools.lru_cache(maxsize=1024)
+def _vendors(vendor: str) -> list[str]:
     """The vendors a line is sold under, as :data:`names.VENDORS` names them:
     ``'Solidigm (Intel)'`` -> ``['Solidigm', 'Intel']``, ``'Team Group'`` -> ``['TeamGroup']``."""
     out = []
-    for v in line.vendor.replace("(", "/").replace(")", "").split("/"):
+    for v in vendor.replace("(", "/").replace(")", "").split("/"):
         raw = re.findall(r"[^\W_]+", v.casefold())
         if raw:
             out.append(nm.VENDORS.get(raw[0], v.strip()))
-    return out or [line.vendor]
+    return out or [vendor]
 
 
 def resolve(lines: list[Line], query: str) -> Resolution:

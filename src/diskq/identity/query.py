@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from diskq.identity import store
 from diskq.identity.match import SURE, Candidate, Resolution, resolve
-from diskq.identity.parts import normalise
 
 
 def capacity_text(n: int | None) -> str:
@@ -96,22 +95,16 @@ def find(con: sqlite3.Connection, query: str) -> Found:
 def device_line(con: sqlite3.Connection, family_key: str | None) -> dict | None:
     """The ``line`` object of a device's family (a device found by its model string, not through
     a line), or None when its family belongs to no line."""
-    if not family_key or not store.has_lines(con):
-        return None
-    row = con.execute("SELECT l.key FROM line_families f JOIN lines l ON l.key = f.line_key WHERE f.family_key = ?",
-                      (family_key,)).fetchone()
-    if row is None:
-        return None
-    for line in store.read(con):
-        if line.key == row[0]:
-            return {"key": line.key, "title": line.title, **store.facts_dict(line.facts)}
-    return None
+    line = store.line_of_family(con, family_key)
+    return {"key": line.key, "title": line.title, **store.facts_dict(line.facts)} if line is not None else None
 
 
-def is_part_number(query: str) -> bool:
-    """Does the query look like a part number (one word of letters and digits, both), not a name?"""
-    t = normalise(query)
-    return " " not in t and any(ch.isdigit() for ch in t) and any(ch.isalpha() for ch in t) and len(t) >= 8
+def facts_of_family(con: sqlite3.Connection, family_key: str | None):
+    """The :class:`~diskq.identity.facts.LineFacts` of the line a family belongs to, or None:
+    what an answer about a device or a public model may rest on besides its figures."""
+    line = store.line_of_family(con, family_key)
+    return line.facts if line is not None else None
 
 
-__all__ = ["SURE", "Found", "LineMatch", "capacity_note", "capacity_text", "device_line", "find", "same_capacity"]
+__all__ = ["SURE", "Found", "LineMatch", "capacity_note", "capacity_text", "device_line", "facts_of_family", "find",
+           "same_capacity"]

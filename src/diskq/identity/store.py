@@ -59,6 +59,15 @@ def has_lines(con: sqlite3.Connection) -> bool:
     return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'lines'").fetchone() is not None
 
 
+_ROW = "SELECT key, names, parts, model_strings, facts FROM lines"
+
+
+def _line(row, families: list[str]) -> Line:
+    parts = tuple(Part(p["pattern"], p["capacity"], p["source"], p["certain"], p["shared"]) for p in json.loads(row[2]))
+    return Line(_facts(json.loads(row[4])), tuple(json.loads(row[1])), parts,
+                tuple(dict.fromkeys([row[0], *families])), row[3])
+
+
 def read(con: sqlite3.Connection) -> list[Line]:
     """The lines devices.db holds ([] for a file built before it held any)."""
     if not has_lines(con):
@@ -66,13 +75,20 @@ def read(con: sqlite3.Connection) -> list[Line]:
     fams: dict[str, list[str]] = {}
     for family, key in con.execute("SELECT family_key, line_key FROM line_families ORDER BY family_key"):
         fams.setdefault(key, []).append(family)
-    out = []
-    for r in con.execute("SELECT key, names, parts, model_strings, facts FROM lines ORDER BY key"):
-        parts = tuple(Part(p["pattern"], p["capacity"], p["source"], p["certain"], p["shared"])
-                      for p in json.loads(r[2]))
-        families = tuple(dict.fromkeys([r[0], *fams.get(r[0], [])]))
-        out.append(Line(_facts(json.loads(r[4])), tuple(json.loads(r[1])), parts, families, r[3]))
-    return out
+    return [_line(r, fams.get(r[0], [])) for r in con.execute(_ROW + " ORDER BY key")]
+
+
+def line_of_family(con: sqlite3.Connection, family_key: str | None) -> Line | None:
+    """The line a family key (``devices.family_key``, ``models.family_key``) belongs to, or None."""
+    if not family_key or not has_lines(con):
+        return None
+    hit = con.execute("SELECT line_key FROM line_families WHERE family_key = ?", (family_key,)).fetchone()
+    if hit is None:
+        return None
+    row = con.execute(_ROW + " WHERE key = ?", (hit[0],)).fetchone()
+    families = [r[0] for r in con.execute("SELECT family_key FROM line_families WHERE line_key = ? ORDER BY family_key",
+                                          (hit[0],))]
+    return _line(row, families) if row is not None else None
 
 
 def load_for_build(sources: Path | None, checkout: Path) -> list[Line]:
