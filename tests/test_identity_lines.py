@@ -291,3 +291,12 @@ def test_a_devices_line_facts_are_read_by_its_family_key():
         assert facts_of_family(con, "no:such") is None
     finally:
         con.close()
+
+
+def test_a_part_number_among_words_answers_when_they_agree_and_shows_a_conflict_when_not():
+    agree = resolve(LINES, "Samsung SSD 980 PRO MZ-V8P2T0BW")
+    assert agree.answer is not None and agree.answer.line.key == "samsung:980pro"
+    assert agree.answer.capacity_bytes == 2 * 10**12
+    conflict = resolve(LINES, "Samsung PM883 MZ7LM960HCHP-0E003")  # the words say PM883, the part PM863
+    assert conflict.answer is None
+    assert sorted(c.line.key for c in conflict.candidates) == ["samsung:pm863", "samsung:pm883"]

@@ -5,7 +5,9 @@ invoice, a few words) and returns a :class:`Resolution`: the candidate lines, ea
 matched and the capacity the string encodes or states. In order:
 
 1. **part number**: the string, vendor word off, is a whole match of a line's part pattern
-   (:mod:`diskq.identity.parts`); the capacity comes from the part number. A pattern that its
+   (:mod:`diskq.identity.parts`), or one of its words is and the other words name the same
+   line (``Samsung SSD 980 PRO MZ-V8P2T0BW``; words naming another line make both candidates);
+   the capacity comes from the part number. A pattern that its
    source marks as shared by two lines (``MZ7L3``: PM893 and PM897) gives both, as candidates;
    one whose source hedges (an OEM string read as "5200?") gives a candidate, never the answer.
 2. **name**: the words of the string name a line (:mod:`diskq.identity.names`): the same words
@@ -149,10 +151,36 @@ def _vendors(vendor: str) -> list[str]:
     return out or [vendor]
 
 
+def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
+    """A part number among other words (``Samsung SSD 980 PRO MZ-V8P2T0BW``): the part number's
+    line when the other words name it too (or nothing more than vendor and noise); when they
+    name another line, both as candidates: a conflict is shown, never settled by choosing."""
+    tokens = text.split()
+    for i, tok in enumerate(tokens):
+        if len(tokens) < 2 or len(tok) < 6 or not (any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok)):
+            continue
+        found = _by_part(lines, tok)
+        if not found:
+            continue
+        rest = " ".join(tokens[:i] + tokens[i + 1:])
+        agree = []
+        for c in found:
+            vendor = _vendors(c.line.vendor)[0]
+            named = {w for name in c.line.names for w in _name_words(name, vendor)}
+            if set(nm.words(rest, vendor=vendor)) - nm.SOFT <= named:
+                agree.append(c)
+        if agree:
+            return agree
+        other = [c for c in _by_name(lines, rest) if c.line.key not in {f.line.key for f in found}]
+        note = f"; the other words ({rest!r}) name another line"
+        return [Candidate(c.line, c.how, UNCERTAIN, c.capacity_bytes, c.evidence + note) for c in found + other]
+    return []
+
+
 def resolve(lines: list[Line], query: str) -> Resolution:
     """The candidate lines ``query`` names (module docstring)."""
     text = " ".join(unicodedata.normalize("NFKC", query).split())
     if not text:
         return Resolution(query, ())
-    found = _by_part(lines, text) or _by_name(lines, text)
+    found = _by_part(lines, text) or _by_part_and_words(lines, text) or _by_name(lines, text)
     return Resolution(query, tuple(found))
