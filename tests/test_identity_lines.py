@@ -300,3 +300,14 @@ def test_a_part_number_among_words_answers_when_they_agree_and_shows_a_conflict_
     conflict = resolve(LINES, "Samsung PM883 MZ7LM960HCHP-0E003")  # the words say PM883, the part PM863
     assert conflict.answer is None
     assert sorted(c.line.key for c in conflict.candidates) == ["samsung:pm863", "samsung:pm883"]
+
+
+def test_words_that_fit_several_devices_of_no_one_line_are_candidates_not_an_answer(capsys):
+    # "samsung" names no line; it is in the model string of several measured drives
+    assert cli("lookup", "samsung", "--db", str(REPO / "devices.db")) == 6
+    out = capsys.readouterr().out
+    assert out.startswith("'samsung' names no single model; candidates:") and "Samsung PM883" in out
+    from diskq.database.lookup import answer
+
+    ans = answer(REPO / "devices.db", "samsung")
+    assert ans.ambiguous and not any(m.is_match for m in ans.matches)

@@ -152,7 +152,8 @@ def lookup_cmd(
         else:
             for line in _candidate_lines(ans):
                 print(line)
-        raise AmbiguousModel(f"{query!r} names {len(ans.lines)} models; none is chosen",
+        count = len(ans.lines) or len({m.device["model"] for m in matches if m.kind == "candidate"})
+        raise AmbiguousModel(f"{query!r} names {count} models; none is chosen",
                              hint="give the whole model name or the part number smartctl prints")
     if ans.lines and not matches:  # the drive is known: public figures or datasheet facts only
         if as_json:
@@ -311,6 +312,11 @@ def _unmeasured_lines(la) -> list[str]:
 
 def _candidate_lines(ans) -> list[str]:
     out = [f"{ans.query!r} names no single model; candidates:"]
+    if not ans.lines:  # no product line fits: the devices whose model strings hold the words
+        for m in ans.matches:
+            if m.kind == "candidate":
+                out.append(f"  {m.device['model']} {m.device['firmware']}".rstrip()
+                           + f": measured device{(', line ' + m.line['title']) if m.line else ''}")
     for la in ans.lines:
         measured = f"{len(la.devices)} measured device(s)" if la.devices else (
             f"public figures of {len(la.public)} model(s)" if la.public else "datasheet facts only")

@@ -248,7 +248,8 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
     name (``Samsung PM883``; never another generation or suffix). Every device of a line it
     names with certainty is an ``exact`` match; of a line among several candidates, a
     ``candidate``. Only when no line fits are devices matched by the words of their model string
-    (:mod:`diskq.database.matching`: exact, typo, closest). Each match carries its line's facts,
+    (:mod:`diskq.database.matching`: exact, typo, closest); words that fit several models
+    (``samsung``) make each a ``candidate``, none the answer. Each match carries its line's facts,
     the public figures of its line, and what capacity each was measured on."""
     from diskq.database import evidence
     from diskq.identity import query as identity_query
@@ -291,6 +292,12 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
             families = (ident.key,) if ident is not None and light["id"] in by_identity else ()
             out.append(_device_match(con, light["id"], score, matched, line=line, families=families,
                                      via=ident.via if ident is not None and light["id"] in by_identity else None))
+        models = {compact(m.device["model"]) for m in out if m.kind == EXACT}
+        if len(models) > 1:  # the words fit several models (``samsung``): candidates, none the answer
+            for m in out:
+                if m.kind == EXACT:
+                    m.kind = CANDIDATE
+            return Answer(query, out, [], False, True)
         return Answer(query, out, [], bool(out) and out[0].is_match, False)
     finally:
         con.close()
