@@ -101,6 +101,7 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
                          "JOIN models m ON m.id = c.model_id"):
         row = dict(r)
         row["sources"] = json.loads(row["sources"])
+        row["weak"] = json.loads(row["weak"]) if row.get("weak") else []
         row["label"] = methodclass.label(row["method_class"])
         row["badge"] = class_badge(row["method_class"])
         row["written"] = sorted({x[0] for x in con.execute("SELECT DISTINCT model FROM figures WHERE model_id = ?",
@@ -108,7 +109,8 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
         row["patterns"] = js_patterns(row["family_key"])
         row["in_table"] = row["family_key"] in device_keys
         out.append(row)
-    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"], r["model_id"]))
+    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"] is None,
+                            r["class_rank"] or 0, r["model_id"], r["method_id"]))
     return out
 
 
