@@ -144,6 +144,23 @@ def short(class_id: str) -> str:
     return f"{size} {kind}" if kind else class_id
 
 
+#: What a method asks for with or after each write, as headers and titles write it.
+SYNC_WORDS = {"fdatasync": "fdatasync", "fsync": "fsync", "o_sync": "O_SYNC", "o_dsync": "O_DSYNC",
+              "o_sync+fsync": "O_SYNC + fsync", "flush": "an explicit flush"}
+
+
+def named(class_id: str, sync: str | None) -> str:
+    """A class and the call that produced it, for titles and labels: ``4 KiB write + flush
+    (fdatasync)``, ``4 KiB write + flush (O_SYNC)``, ``4 KiB FUA write (O_SYNC)``. A figure is
+    called fdatasync only when its method called fdatasync.
+
+    >>> named("flush/write/raw/direct", "o_sync"), named("flush/write/raw/direct", "fdatasync")
+    ('4 KiB write + flush (O_SYNC)', '4 KiB write + flush (fdatasync)')
+    """
+    words = SYNC_WORDS.get(sync or "")
+    return f"{short(class_id)} ({words})" if words else short(class_id)
+
+
 def order(class_id: str) -> tuple:
     """Sort key of classes: the main table's first, then flush, FUA, unknown, each by id."""
     kinds = list(rules()["kinds"])

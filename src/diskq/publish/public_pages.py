@@ -91,6 +91,14 @@ def sources_of(models: list[evidence.PublicModel]) -> list[dict]:
     return [seen[k] for k in sorted(seen)]
 
 
+def class_named(dev: dict) -> str:
+    """What a device row's figures are, in a few words (``4 KiB write + flush (O_SYNC)``): its
+    method class and the call its method made, for the page title and labels."""
+    from diskq.submission import methods
+
+    return methodclass.named(dev["method_class"], methods.traits(dev["method_id"]).sync)
+
+
 def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
     """One row per (model, class) of the public figures, ranked within its class; each says
     whether a device of the table has the model's family (its page then shows the figures)."""
