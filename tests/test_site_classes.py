@@ -48,7 +48,7 @@ def test_the_index_title_and_caption_name_the_class_not_fdatasync(site):
     _, out = site
     index = (out / "index.html").read_text()
     assert "fdatasync IOPS" not in index
-    assert "by method class (4 KiB write + flush first)" in _title(index)
+    assert _title(index).endswith("1-job IOPS of 20 devices by method class")
     caption = re.search(r'<caption id="caption"[^>]*>(.*?)</caption>', index).group(1)
     assert caption.endswith("sorted by 1-job IOPS within each method class (4 KiB write + flush first)")
 
@@ -56,13 +56,14 @@ def test_the_index_title_and_caption_name_the_class_not_fdatasync(site):
 def test_device_titles_say_o_sync_fua_or_fdatasync_as_measured(site):
     db, out = site
     pm883 = _page(db, out, "Samsung PM883")  # the community table's --sync=1 on SATA: a flush, sent by O_SYNC
-    assert _title(pm883).endswith("scaling of 4 KiB write + flush (O_SYNC)")
+    assert _title(pm883).endswith(": O_SYNC, flush scaling")
+    assert "of 4 KiB write + flush (O_SYNC)" in pm883  # the 1-job figure's line names the class
     assert "fdatasync scaling" not in pm883
     i750 = _page(db, out, "Intel SSD 750 PCIe")  # --sync=1 on NVMe: FUA writes
-    assert _title(i750).endswith("scaling of 4 KiB FUA write (O_SYNC)")
+    assert _title(i750).endswith(": O_SYNC, FUA scaling") and "of 4 KiB FUA write (O_SYNC)" in i750
     assert "IOPS, 4 KiB FUA write" in i750  # the chart's y title
     ours = _page(db, out, "Micron 7450 PRO")
-    assert _title(ours).endswith("scaling of 4 KiB write + flush (fdatasync)")
+    assert _title(ours).endswith(": fdatasync scaling") and "of 4 KiB write + flush (fdatasync)" in ours
     assert "IOPS, 4 KiB write + flush" in ours
 
 

@@ -161,6 +161,20 @@ def named(class_id: str, sync: str | None) -> str:
     return f"{short(class_id)} ({words})" if words else short(class_id)
 
 
+def call(class_id: str, sync: str | None) -> str:
+    """The fewest words for a title: the call, and what it sent when the call alone does not
+    say (``fdatasync``, ``O_SYNC, flush``, ``O_SYNC, FUA``, ``O_SYNC, path not known``).
+
+    >>> call("flush/write/raw/direct", "fdatasync"), call("fua/write/raw/direct", "o_sync")
+    ('fdatasync', 'O_SYNC, FUA')
+    """
+    words = SYNC_WORDS.get(sync or "", "sync")
+    kind = class_id.split("/", 1)[0]
+    if sync in ("fdatasync", "fsync", "flush", "o_sync+fsync") and kind == "flush":
+        return words
+    return f"{words}, {dict(flush='flush', fua='FUA').get(kind, 'path not known')}"
+
+
 def order(class_id: str) -> tuple:
     """Sort key of classes: the main table's first, then flush, FUA, unknown, each by id."""
     kinds = list(rules()["kinds"])

@@ -99,6 +99,14 @@ def class_named(dev: dict) -> str:
     return methodclass.named(dev["method_class"], methods.traits(dev["method_id"]).sync)
 
 
+def class_call(dev: dict) -> str:
+    """The call a device row's figures were made with, for its page title (``fdatasync``,
+    ``O_SYNC, FUA``): a title is kept short."""
+    from diskq.submission import methods
+
+    return methodclass.call(dev["method_class"], methods.traits(dev["method_id"]).sync)
+
+
 def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
     """One row per (model, class) of the public figures, ranked within its class; each says
     whether a device of the table has the model's family (its page then shows the figures)."""

@@ -259,6 +259,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         for dev in devices:
             dev["class_label"] = public_pages.methodclass.label(dev["method_class"])
             dev["class_named"] = public_pages.class_named(dev)
+            dev["class_call"] = public_pages.class_call(dev)
             dev["class_badge"] = public_pages.class_badge(dev["method_class"])
             dev["sources"] = public_pages.device_sources(con, dev)
             dev["known_as"] = public_pages.known_as(con, dev)
