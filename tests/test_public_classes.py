@@ -129,3 +129,18 @@ def test_the_860_pro_and_evo_sweeps_of_the_seed_history_are_imported_with_their_
         if "860" in r["model"]:
             assert rows(db, "SELECT 1 FROM figures WHERE model = ? AND numjobs = ? AND iops = ?",
                         r["model"], int(r["numjobs"]), float(r["iops"])), r["model"]
+
+
+def test_the_third_pass_990_pro_figures_are_8k_classes_one_per_call(db):
+    """S20 (pg_test_fsync on a 990 Pro): 8 kB writes on XFS are classes of their own; the buffered
+    fdatasync and fsync lines are weak; the O_DIRECT open_datasync/open_sync lines are FUA writes."""
+    rows_ = {c["method_id"]: c for c in _classes(db, "Samsung 990 PRO%")}
+    assert {m: (c["method_class"], c["iops_1job"]) for m, c in rows_.items()} == {
+        "M_PGTESTFSYNC_OPEN_DATASYNC_8K": ("fua/write/file/direct/8k", 249.578),
+        "M_PGTESTFSYNC_OPEN_SYNC_8K": ("fua/write/file/direct/8k", 185.095),
+        "M_PGTESTFSYNC_FDATASYNC_8K": ("flush/write/file/buffered/8k", 608.573),
+        "M_PGTESTFSYNC_FSYNC_8K": ("flush/write/file/buffered/8k", 177.431)}
+    assert rows_["M_PGTESTFSYNC_FDATASYNC_8K"]["class_rank"] is None
+    assert json.loads(rows_["M_PGTESTFSYNC_FDATASYNC_8K"]["weak"]) == ["buffered run (page cache)"]
+    survey = {r["sync_call"].split()[0]: float(r["iops"]) for r in _survey("S20_tanelpoder_pgtestfsync.csv")}
+    assert survey == {"open_datasync": 249.578, "fdatasync": 608.573, "fsync": 177.431, "open_sync": 185.095}
