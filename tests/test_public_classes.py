@@ -144,3 +144,12 @@ def test_the_third_pass_990_pro_figures_are_8k_classes_one_per_call(db):
     assert json.loads(rows_["M_PGTESTFSYNC_FDATASYNC_8K"]["weak"]) == ["buffered run (page cache)"]
     survey = {r["sync_call"].split()[0]: float(r["iops"]) for r in _survey("S20_tanelpoder_pgtestfsync.csv")}
     assert survey == {"open_datasync": 249.578, "fdatasync": 608.573, "fsync": 177.431, "open_sync": 185.095}
+
+
+def test_lookup_flags_the_weak_figure_and_gives_no_rank(db, capsys):
+    from tests.cli_support import cli
+
+    assert cli("lookup", "Optane Memory M10", "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "weak figure, not ranked (a run of 0.3 s; buffered run (page cache))" in out
+    assert "weak: buffered run (page cache); a run of 0.3 s" in out and "#1 in its class" not in out

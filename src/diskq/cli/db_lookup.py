@@ -292,6 +292,7 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
         for f in m.figures:
             cache = f"cache {f['write_cache']}"
             how = f", {f['derived']}" if f["derived"] else ""
+            how += f", weak: {f['weak']}" if f.get("weak") else ""
             lines.append(f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
                          f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution'] or f['source_author']}, "
                          f"{f['licence']})")
