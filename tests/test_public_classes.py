@@ -76,11 +76,12 @@ def test_s12_illumos_figures_are_not_fua_and_the_linux_buffered_ones_flush(db):
     """Was: S12's illumos raw-device and Linux buffered O_SYNC figures classed FUA."""
     p = _classes(db, "Intel DC P4600%")
     by_method = {c["method_id"]: c["method_class"] for c in p}
-    assert by_method["M_OSYNC_SEQ_SYNCENG_RAW_32J"] == "sync-unknown/write/raw/buffered"
-    assert by_method["M_OSYNC_RAND_SYNCENG_RAW_32J"] == "sync-unknown/randwrite/raw/buffered"
+    # /dev/rdsk, illumos's raw character device: no page cache, whatever fio's --direct says
+    assert by_method["M_OSYNC_SEQ_SYNCENG_RAW_32J"] == "sync-unknown/write/raw/direct"
+    assert by_method["M_OSYNC_RAND_SYNCENG_RAW_32J"] == "sync-unknown/randwrite/raw/direct"
     assert by_method["M_OSYNC_SEQ_SYNCENG_FILE_32J"] == "flush/write/file/buffered"
     assert not any(cls.startswith("fua/") for cls in by_method.values())
-    assert "not known" in methodclass.label("sync-unknown/write/raw/buffered")
+    assert "not known" in methodclass.label("sync-unknown/write/raw/direct")
     survey = _survey("S12_smartos847.csv")
     assert {float(r["iops"]) for r in survey} == {c["best_iops"] for c in p}
     raw = [r for r in survey if "RAW" in r["method_id"]]  # the SmartOS comment's raw-device runs

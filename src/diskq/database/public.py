@@ -211,7 +211,9 @@ def _mark_disagreements(rows: list[list], methods: dict[str, PublicMethod]) -> N
         lo, hi = min(group, key=fig), max(group, key=fig)
         if fig(hi) > ratio * fig(lo):
             what = "at 1 job" if one else "at their best"
-            words = ", ".join(f"{methods[r[3]].sync} {fig(r):,.0f}" for r in sorted(group, key=lambda r: -fig(r)))
+            syncs = [methods[r[3]].sync for r in group]
+            name = (lambda r: methods[r[3]].sync) if len(set(syncs)) == len(syncs) else (lambda r: r[3])
+            words = ", ".join(f"{name(r)} {fig(r):,.0f}" for r in sorted(group, key=lambda r: -fig(r)))
             for row in group:
                 row[11] = sorted({*row[11], f"methods of this class disagree on this drive ({words} IOPS {what}): "
                                             "what reached the drive is not certain"})
