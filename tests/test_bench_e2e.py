@@ -124,9 +124,13 @@ def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_pa
     assert settled_in_time(points[1]), (points[1].runtime_ms, points[1].steady_state)
     peak = points[run.peak.numjobs]
     assert window(peak) == ("19", "1", "iops_slope:1%", "7s")
+    # 2 jobs measured again with the longer window, as the peak or as a point the OSD count turns on
+    # (which a busy host can make the peak afterwards): the note says which
+    again = [n for n in run.notes if n.startswith(("peak confirmed at 2 jobs with the longer window:",
+                                                   "point deciding the OSD count confirmed at 2 jobs"))]
     if peak.numjobs == 2:  # the short step at 2 jobs was the best: measured again, and the note says so
-        assert any(n.startswith("peak confirmed at 2 jobs with the longer window:") for n in run.notes)
-    else:  # 2 jobs did not beat 1: it stays a short step, read only to steer
+        assert again
+    elif not again:  # 2 jobs did not beat 1 and decided nothing: a short step, read only to steer
         assert window(points[2]) == ("4", "1", None, None)
     assert check_figures(doc) == []  # the method's options (ramp_time, the one detector) included
 

@@ -7,32 +7,37 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from diskq.analyse import conflicts
 from diskq.analyse.conflicts import Conflict, Evidence, decide, find
-from diskq.database.build import build, repo_root
+from diskq.database.build import build
 from diskq.database.synthetic import write_submission
 from diskq.publish.site import build_site
 from diskq.submission.legacy import legacy_submissions
+from diskq.submission.legacy_table import TABLE
 from tests.cli_support import cli
 from tests.cli_support import rows as _rows
 
-#: the community table's S4510 row, as the repository holds it (its id follows its content)
-(S4510,) = (str(p.relative_to(repo_root())) for p in (repo_root() / "submissions/intel/intel-ssd-s4510").glob("*.json"))
+#: the community table's S4510 row as the later table gives it, without the older revision's notes
+#: (which the repository's file reads: tests/test_legacy.py): its two figures alone, the conflict
+(S4510_ROW,) = [line for line in TABLE.splitlines() if line.startswith("| Intel SSD S4510")]
 # A second community-table-style row for the model, another capacity: its 1-job figure is 16x the
 # first row's and fits the first row's 15-job figure (3,227 per job against 26,000 alone).
 SECOND_ROW = "| Intel SSD S4510 | 960GB | SATA | 26000 | 52000 | 16 | off | linear until capped |"
 
 
+def _row_alone(subs):
+    """The S4510 row's submission from its two figures alone; its path."""
+    (sub,) = legacy_submissions(S4510_ROW, history={})
+    return write_submission(subs, sub)
+
+
 def _build(tmp_path, *, second: bool):
     subs = tmp_path / "submissions"
-    target = subs / S4510.split("/", 1)[1]
-    target.parent.mkdir(parents=True)
-    shutil.copy(repo_root() / S4510, target)
+    _row_alone(subs)
     if second:
         (sub,) = legacy_submissions(SECOND_ROW)
         write_submission(subs, sub)
@@ -151,13 +156,14 @@ def test_a_decision_keeps_a_figure_no_evidence_contradicts(solo, n, per_job, oth
         assert isinstance(c, Conflict)
 
 
-def test_a_figure_from_another_source_decides_through_the_same_interface():
+def test_a_figure_from_another_source_decides_through_the_same_interface(tmp_path):
     # public figures imported from elsewhere are fed as evidence items by model key
     from diskq.database.settle import settle
     from diskq.database.extract import read_submission
     from diskq.database.keys import model_key
 
-    record, problems = read_submission(repo_root() / S4510, repo_root() / "submissions")
+    subs = tmp_path / "submissions"
+    record, problems = read_submission(_row_alone(subs), subs)
     assert problems == []
     (run,) = record.runs
     vitastor = Evidence(27000, 1, None, "Vitastor documentation, raw drive performance (Intel D3-S4510 3.84 TB)")

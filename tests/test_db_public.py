@@ -52,22 +52,27 @@ def test_figures_of_different_classes_are_never_one_number(tree):
     build(tree / "submissions", db)
     per = rows(db, "SELECT m.name, c.* FROM model_class c JOIN models m ON m.id = c.model_id")
     for row in per:
-        figs = rows(db, "SELECT iops, numjobs, method_class, write_cache FROM figures WHERE model_id = ?",
+        figs = rows(db, "SELECT iops, numjobs, method_class, write_cache, method_id FROM figures WHERE model_id = ?",
                     row["model_id"])
-        same = [f["iops"] for f in figs if (f["method_class"], f["write_cache"]) == (row["method_class"],
-                                                                                   row["write_cache"])
-                and f["numjobs"] == 1]
+        same = [f["iops"] for f in figs if (f["method_class"], f["write_cache"], f["method_id"]) ==
+                (row["method_class"], row["write_cache"], row["method_id"]) and f["numjobs"] == 1]
         assert row["iops_1job_min"] == min(same) and row["iops_1job_max"] == max(same)
     # the 950 PRO: O_SYNC on NVMe (FUA) and a flush per write are two classes, two rows, two ranks
     pro = [r for r in per if r["name"].startswith("Samsung 950 PRO")]
     assert sorted(r["method_class"] for r in pro) == ["flush/randwrite/raw/direct", "fua/write/raw/direct"]
-    # the SM863: O_SYNC on SATA from two sources is one class, its 1-job figure their median
+    # the SM863: O_SYNC on SATA from two sources of two methods is one class, but two rows, one figure
+    # per method: never their median
     sm = [r for r in per if r["name"].startswith("Samsung SM863")]
-    assert len(sm) == 1 and sm[0]["iops_1job"] == (16175 + 17485) / 2
-    # ranks run 1..n within each class and cache state
+    assert len({r["method_class"] for r in sm}) == 1
+    assert sorted((r["method_id"], r["iops_1job"]) for r in sm) == [("M_SYNC_SEQ_LIBAIO", 17485),
+                                                                     ("M_SYNC_SEQ_PSYNC", 16175)]
+    # ranks run 1..n within each class and cache state, over the rows that are not weak
     by_class: dict[tuple[str, str], list[int]] = {}
     for r in per:
-        by_class.setdefault((r["method_class"], r["write_cache"]), []).append(r["class_rank"])
+        if r["weak"] is None:
+            by_class.setdefault((r["method_class"], r["write_cache"]), []).append(r["class_rank"])
+        else:
+            assert r["class_rank"] is None
     assert all(sorted(v) == list(range(1, len(v) + 1)) for v in by_class.values())
 
 

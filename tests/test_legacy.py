@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from diskq.submission import legacy
-from diskq.submission.legacy_table import TABLE
+from diskq.submission.legacy_table import HISTORY, TABLE
 from diskq.submission.validate import validate_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,6 +70,8 @@ def test_figures_match_the_table_row(row):
     for jobs, iops in re.findall(r"(\d+): (\d+)", main_notes):
         assert points[int(jobs)] == int(iops)
     expected_jobs = {1, int(peak_jobs)} | {int(j) for j, _ in re.findall(r"(\d+): (\d+)", main_notes)}
+    if (model, _size) in HISTORY:  # the older revision's per-job figures, read from its notes
+        expected_jobs |= {j for j, _ in legacy.history_points(HISTORY[model, _size][2])[0]}
     assert set(points) == expected_jobs
     assert run["write_cache"] == {"off": "off", "-": "unknown"}[cache]
     for p in run["points"]:
@@ -102,3 +104,31 @@ def test_every_legacy_file_validates_and_is_refused_for_contributors():
             _, strict = validate_file(path, allow_legacy=False)
             assert [p.field for p in strict] == ["legacy"]
     assert len(seen) >= 19
+
+
+def test_older_notes_are_read_for_what_they_say():
+    """The S4510's notes at revision d9b7f08 show a sweep to 16 jobs at 46xx-48xx IOPS: its curve
+    goes there (approximate figures at the low end of their range, said so), not 'stopped at 1 job'."""
+    run = _files()["Intel SSD S4510"]["result"]["runs"][0]
+    points = {p["numjobs"]: p["iops"] for p in run["points"]}
+    assert points == {1: 1600, 2: 2800, 3: 3300, 6: 4200, 8: 4600, 15: 48409, 16: 4600}
+    assert any("8-16 jobs: 46xx-48xx, entered as 4,600 at 8 and 16 jobs (the low end)" in n for n in run["notes"])
+    assert any(n.startswith("table notes at revision d9b7f08 (2021-06-26): 1 job: 16xx") for n in run["notes"])
+    pro = {p["numjobs"]: p["iops"] for p in _files()["Samsung SSD 860 PRO"]["result"]["runs"][0]["points"]}
+    assert sorted(pro) == list(range(1, 17)) and (pro[2], pro[3], pro[16]) == (1937, 1889, 5897)
+    evo = {p["numjobs"]: p["iops"] for p in _files()["Samsung SSD 860 EVO"]["result"]["runs"][0]["points"]}
+    assert sorted(evo) == list(range(1, 17)) and (evo[7], evo[8], evo[16]) == (1027, 959, 1338)
+
+
+def test_history_cells_are_the_published_ones():
+    """Each older notes cell is the one the catalogue quotes from that revision (sources/figures,
+    checked against the table's history), or the one the history survey read (when it is here)."""
+    quotes = (REPO / "sources" / "figures" / "S00_thejj.csv").read_text()
+    history = REPO.parent / "shared" / "data" / "public-figures" / "S00_thejj_history.csv"
+    survey = history.read_text() if history.exists() else None
+    for (model, _size), (revision, _date, cell) in HISTORY.items():
+        if cell in quotes:
+            continue
+        if survey is None:
+            pytest.skip("the seed table's history survey is not beside the repository")
+        assert revision in survey and cell[:60] in survey, model

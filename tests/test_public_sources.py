@@ -122,20 +122,34 @@ _SYNC = st.sampled_from(["fdatasync", "fsync", "o_sync", "o_dsync", "o_sync+fsyn
 _PROTO = st.sampled_from(["ata", "scsi", "nvme", "pcie", "unknown", None])
 
 
+_PLATFORM = st.sampled_from(["linux", "freebsd", "illumos", "windows", "unknown"])
+
+
 @given(_SYNC, st.sampled_from(["write", "randwrite"]), st.sampled_from(["raw", "file"]), st.booleans(),
-       st.integers(1, 256), _PROTO)
-def test_every_method_has_one_class_and_the_class_keeps_what_differs(sync, pattern, target, direct, qd, proto):
-    c = classify(Traits(sync, pattern, target, direct, qd), proto)
+       st.integers(1, 256), _PROTO, st.sampled_from([512, 4096, 8192, 16384, 131072]), _PLATFORM)
+def test_every_method_has_one_class_and_the_class_keeps_what_differs(sync, pattern, target, direct, qd, proto, bs,
+                                                                     platform):
+    c = classify(Traits(sync, pattern, target, direct, qd, block_size=bs, platform=platform), proto)
     assert c.reason and c.label == methodclass.label(c.id)
     parts = c.id.split("/")
     assert parts[1:4] == [pattern, target, "direct" if direct else "buffered"]
-    assert (len(parts) == 5) == (qd > 1)
+    assert any(p.startswith("qd") for p in parts[4:]) == (qd > 1)
+    # the block size is part of the class: 4 KiB unsaid, any other size in the id and the words
+    assert (len(parts) == 4 + (qd > 1) + (bs != 4096))
+    assert (bs == 4096) == ("KiB" not in c.label and "byte" not in c.label)
+    assert methodclass.short(c.id).startswith("4 KiB" if bs == 4096 else methodclass.size_part(bs).upper()[:-1])
     # a flush after every write is the flush class wherever the drive is
     if sync in ("fdatasync", "fsync", "flush", "o_sync+fsync"):
         assert c.kind == "flush"
-    # O_SYNC alone is never the flush class except behind libata
-    if sync in ("o_sync", "o_dsync") and proto != "ata":
-        assert c.kind != "flush"
+    if sync in ("o_sync", "o_dsync"):
+        # outside Linux, what O_SYNC sends is not known
+        if platform != "linux":
+            assert c.kind == "sync-unknown"
+        # a direct O_SYNC write is the flush class only behind libata; buffered, it is written back and flushed
+        elif direct and proto != "ata":
+            assert c.kind != "flush"
+        elif not direct:
+            assert c.kind == "flush"
 
 
 def test_shared_survey_rows_are_real_public_figures():

@@ -244,7 +244,7 @@ def test_page_is_complete_without_javascript(browser, site, width):
     pg.goto(base + "index.html")
     assert _models(pg) == [d["model"] for d in devices]
     assert not pg.is_visible("#controls")
-    assert pg.text_content("#caption") == f"{len(devices)} devices, sorted by 1-job fdatasync IOPS"
+    assert pg.text_content("#caption") == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
     _no_sideways_scroll(pg)
     for n in (1, 2, 5, 6, 7, 12):
         _inside(pg, f"#devices tbody tr:first-child td:nth-child({n})")
@@ -350,7 +350,7 @@ def test_the_caption_follows_sorting_and_filters_and_an_empty_result_is_explaine
     base, devices = site
     page.goto(base + "index.html")
     caption = "#caption"
-    assert page.text_content(caption) == f"{len(devices)} devices, sorted by 1-job fdatasync IOPS"
+    assert page.text_content(caption) == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
     page.click("#devices thead th:nth-child(6) button")
     assert page.text_content(caption) == f"{len(devices)} devices, sorted by Max IOPS, high to low"
     page.click("#devices thead th:nth-child(2) button")

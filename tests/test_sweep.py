@@ -78,7 +78,10 @@ def test_two_flat_steps_end_the_search_and_the_peak_is_refined():
     s = sweep.Search(measure, 32)
     s.run()
     assert calls[:6] == [1, 2, 4, 8, 16, 32]
-    assert s.stop_reason.startswith("IOPS fell at 16 and 32 jobs")
+    # said from the final points: every step measured above the refined peak, each against it
+    above = sorted(n for n in calls if n > 8)
+    assert s.stop_reason.startswith(f"IOPS fell at {', '.join(map(str, above[:-1]))} and 32 jobs (")
+    assert s.stop_reason.endswith(" vs 8)")
     assert set(calls[6:]) <= {6, 12, 5, 7, 9, 10, 11, 13, 14, 15} and len(calls) <= 9
     assert sweep.peak_of(s.ordered()).numjobs == 8
 
@@ -90,7 +93,8 @@ def test_a_miss_at_max_jobs_is_refined():
     s = sweep.Search(measure, 32)
     s.run()
     assert calls[:6] == [1, 2, 4, 8, 16, 32]
-    assert s.stop_reason == "IOPS fell at 32 jobs (-6.2 % vs 16), then --max-jobs 32 was reached"
+    # the refinement found 24: the sentence names the table's peak, not the 16 the doubling turned at
+    assert s.stop_reason == "IOPS fell at 32 jobs (-11.8 % vs 24), then --max-jobs 32 was reached"
     assert 24 in calls and sweep.peak_of(s.ordered()).numjobs == 24
 
 
@@ -209,7 +213,7 @@ def test_a_noisy_device_still_gets_its_turned_peak_refined():
     s = sweep.Search(measure, 32)
     s.run()
     assert calls[:6] == [1, 2, 4, 8, 16, 32] and 12 in calls[6:]
-    assert s.stop_reason == "IOPS fell at 16 and 32 jobs (-25.0 %, -62.5 % vs 8), then --max-jobs 32 was reached"
+    assert s.stop_reason == "IOPS fell at 16 and 32 jobs (-33.3 %, -66.7 % vs 12), then --max-jobs 32 was reached"
     assert sweep.peak_of(s.ordered()).numjobs == 12
 
 

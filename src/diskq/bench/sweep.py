@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from diskq.analyse.noise import NOISY_SPREAD, iops_spread
+from diskq.bench import narration
 from diskq.bench.fiojson import device_seconds
 from diskq.errors import InvalidInput
 from diskq.result import Peak, Point
@@ -226,6 +227,10 @@ class Search:
         self._phase = "confirming"
         self._confirm_peak()
         self._phase = "done"
+        # said from the points the table shows, not from the steps the search turned on: a
+        # confirmation may have moved the peak since (diskq.bench.narration)
+        self.stop_reason = narration.stop_words({n: p.iops for n, p in self.points.items()}, self.max_jobs,
+                                                reached_limit=not stopped_early)
         return self.ordered()
 
     def _unconfirmed(self) -> tuple[int, str] | None:
@@ -271,7 +276,9 @@ class Search:
                               f"measured with the short window only: {self.confirm_budget} confirmations spent")
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
-        """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``."""
+        """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``,
+        as the search saw it then (``stop_reason`` while refining; replaced by the final points'
+        words when the search ends)."""
         base = self.points[best].iops
         changes = [(self.points[n].iops / base - 1) * 100 if base else 0.0 for n in misses]
         verb = "fell" if all(c < 0 for c in changes) else "flattened"

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from diskq.analyse import plausibility
 from diskq.analyse.noise import CAVEAT
+from diskq.bench import narration
 from diskq.bench.progress import BenchClock, StepPlan, duration, left_text
 from diskq.bench.runner import Listener
 from diskq.cli._latency import _us
@@ -206,8 +207,10 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         warning = (fc.get("warning") if isinstance(fc, dict) else getattr(fc, "warning", None)) if fc else None
         if warning:
             console.print(f"[bold red]warning[/]: {warning}")
-        for note in run.notes:
-            console.print(f"[dim]{note}[/]")
+        # every sentence about the curve from the points the table above shows
+        curve = {p.numjobs: p.iops for p in run.points if not p.interrupted}
+        for note in narration.narrate(run.notes, curve, getattr(doc.method, "max_jobs", None)):
+            console.print(f"[dim]{escape(note)}[/]", markup=True, highlight=False)
         size_table(run, console, title)
     if doc.sustained:
         from diskq.cli._sustained import print_sustained

@@ -14,6 +14,15 @@ import typer
 from diskq.cli.app import app, database, print_json
 
 
+def _sync_word(d: dict) -> str:
+    """What the row's method called after each write (``fdatasync``, ``O_SYNC``): never fdatasync
+    for a figure that was not."""
+    from diskq.analyse.methodclass import SYNC_WORDS
+    from diskq.submission import methods
+
+    return SYNC_WORDS.get(methods.traits(d.get("method_id") or "").sync, "sync")
+
+
 def _fmt(x, unit: str = "") -> str:
     if x is None:
         return "-"
@@ -202,7 +211,7 @@ def lookup_cmd(
               + f"{d['legacy']} legacy")
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
-              f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 fdatasync {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
+              f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 {_sync_word(d)} {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
     osds = d["osds_per_device_text"] or "-"
     if d.get("osds_rate_text"):
         osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
@@ -361,6 +370,7 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
         for f in m.figures:
             cache = f"cache {f['write_cache']}"
             how = f", {f['derived']}" if f["derived"] else ""
+            how += f", weak: {f['weak']}" if f.get("weak") else ""
             lines.append(f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
                          f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution'] or f['source_author']}, "
                          f"{f['licence']})")

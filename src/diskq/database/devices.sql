@@ -352,26 +352,31 @@ CREATE TABLE figures (
     url          TEXT NOT NULL,
     checked      TEXT NOT NULL,         -- when the row was checked against its source
     location     TEXT NOT NULL,         -- file and line in sources/
+    weak         TEXT NOT NULL,         -- why the figure is weak (a buffered run, a run under a second); '' when not
     PRIMARY KEY (source_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX figures_model ON figures (model_id);
 
--- Per public model, method class and write-cache state: the sources' 1-job figures of that class
--- and state (median, spread), the best figure and its job count; ranked within the class and the
--- cache state only (a cache-on and a cache-off figure are never one number).
+-- Per public model, method class, write-cache state and method: the sources' 1-job figures of that
+-- method (median, spread), the best figure and its job count; ranked within the class and the cache
+-- state only (a cache-on and a cache-off figure are never one number), one row per method (figures of
+-- two methods are never one number either). Weak rows are flagged and not ranked.
 CREATE TABLE model_class (
     model_id     TEXT NOT NULL REFERENCES models (id),
     method_class TEXT NOT NULL,
     write_cache  TEXT NOT NULL,         -- on | off | unknown, as the sources say
-    iops_1job    REAL,                  -- median of the 1-job figures of this class; NULL: none
+    method_id    TEXT NOT NULL REFERENCES methods (id),
+    iops_1job    REAL,                  -- median of the sources' 1-job figures of this method; NULL: none
     iops_1job_min REAL,
     iops_1job_max REAL,
     best_iops    REAL NOT NULL,
     best_numjobs INTEGER NOT NULL,
     sources      TEXT NOT NULL,         -- JSON list of source ids
     figures      INTEGER NOT NULL,
-    class_rank   INTEGER NOT NULL,      -- within (method_class, write_cache)
-    PRIMARY KEY (model_id, method_class, write_cache)
+    weak         TEXT,                  -- JSON list of why the row is weak (buffered, under a second, methods of its
+                                        -- class disagreeing on a raw device); NULL: not weak
+    class_rank   INTEGER,               -- within (method_class, write_cache) among rows not weak; NULL: weak, not ranked
+    PRIMARY KEY (model_id, method_class, write_cache, method_id)
 ) WITHOUT ROWID;
 
 -- Product lines (sources/lines/, docs/identity.md): what a drive is before anything is measured,

@@ -82,9 +82,11 @@ def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
                          (row["id"],)):
         c = dict(c)
         c["sources"] = json.loads(c["sources"])
+        c["weak"] = json.loads(c["weak"]) if c.get("weak") else []
         c["label"] = methodclass.label(c["method_class"])
+        c["short"] = methodclass.short(c["method_class"])
         model.classes.append(c)
-    model.classes.sort(key=lambda c: (methodclass.order(c["method_class"]), c["write_cache"]))
+    model.classes.sort(key=lambda c: (methodclass.order(c["method_class"]), c["write_cache"], c["method_id"]))
     model.figures = [{**dict(f), "class_label": methodclass.label(f["method_class"])}
                      for f in con.execute(_FIGURES, (row["id"],))]
     return model
@@ -125,16 +127,24 @@ def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 
     return [model_of(con, r) for r in found[:limit]]
 
 
+def rank_words(c: dict) -> str:
+    """``#2 in its class and cache state``, or why a weak row is not ranked."""
+    if c.get("class_rank") is None:
+        return f"weak figure, not ranked ({'; '.join(c.get('weak') or ['no reason recorded'])})"
+    return f"#{c['class_rank']} in its class and cache state"
+
+
 def class_summary(model: PublicModel) -> list[str]:
-    """One line per class and cache state: ``flush per write · ..., cache off: 1-job 16,830 IOPS ...``."""
+    """One line per class, cache state and method: ``flush per write · ..., cache off, method
+    M_SYNC_SEQ_PSYNC: 1-job 16,830 IOPS ...``; a weak row says so instead of a rank."""
     out = []
     for c in model.classes:
         one = f"1-job {c['iops_1job']:,.0f} IOPS" if c["iops_1job"] is not None else "no 1-job figure"
         spread = (f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
                   if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"] else "")
         best = f", best {c['best_iops']:,.0f} at {c['best_numjobs']} jobs" if c["best_numjobs"] != 1 else ""
-        out.append(f"{c['label']}, cache {c['write_cache']}: {one}{spread}{best}; sources {', '.join(c['sources'])}; "
-                   f"#{c['class_rank']} in its class and cache state")
+        out.append(f"{c['label']}, cache {c['write_cache']}, method {c['method_id']}: {one}{spread}{best}; "
+                   f"sources {', '.join(c['sources'])}; {rank_words(c)}")
     return out
 
 

@@ -4,9 +4,16 @@ written to the ``sources``, ``methods``, ``models``, ``figures`` and ``model_cla
 Every figure keeps its source, method, quote, URL and cache state, and gets the class of what
 its method sent to the drive (:mod:`diskq.analyse.methodclass`, from the method and the
 interface the source names). Figures are grouped into models (vendor + family + capacity,
-:mod:`diskq.database.modelid`); per model and class the 1-job figure is the median of the
-sources' 1-job figures of that class, never of another class, and models are ranked within
-their class only.
+:mod:`diskq.database.modelid`). Per model, class, cache state and method, the 1-job figure is the
+median of the sources' 1-job figures of that method: never of another class, and never of two
+methods (an O_SYNC and an fsync figure of one class are two rows, not one median). Rows are
+ranked within their class and cache state only.
+
+A row is weak (:func:`weak_reasons`), flagged wherever it is shown and never ranked, when its
+figures come from a buffered run or a run under a second, or when on a raw device another
+method of the same class gave the same model, at the same cache state, a figure more than
+``[conflict] max_ratio`` times apart (``method_classes.toml``): then the class rule did not hold
+for that drive, and both sides are shown rather than one chosen.
 """
 
 from __future__ import annotations
@@ -30,13 +37,43 @@ TABLES = {  # name -> order of its rows in the content digest
     "methods": "id",
     "models": "id",
     "figures": "source_id, seq",
-    "model_class": "model_id, method_class, write_cache",
+    "model_class": "model_id, method_class, write_cache, method_id",
 }
 
 
 def figure_class(fig: PublicFigure, method: PublicMethod) -> methodclass.MethodClass:
-    return methodclass.classify(Traits(method.sync, method.pattern, method.target, method.direct, method.iodepth),
-                                fig.protocol)
+    return methodclass.classify(Traits(method.sync, method.pattern, method.target, method.direct, method.iodepth,
+                                       block_size=method.block_bytes, platform=method.platform), fig.protocol)
+
+
+def run_seconds(fig: PublicFigure, method: PublicMethod) -> float | None:
+    """How long the figure's run lasted: the method's runtime, else its writes per job times the
+    jobs over the IOPS (None when neither is known).
+
+    >>> m = PublicMethod(id="M", command="fio", sync="fdatasync", pattern="write", engine="sync", iodepth=1,
+    ...                  direct=False, target="raw", writes=5632, block_size="4k")
+    >>> f = PublicFigure(source_id="S", model="M10", interface="NVMe", method_id="M", numjobs=1, iodepth=1,
+    ...                  iops=18600, write_cache="unknown", quote="q", url="https://x")
+    >>> round(run_seconds(f, m), 2)
+    0.3
+    """
+    if method.runtime_s is not None:
+        return float(method.runtime_s)
+    if method.writes is not None:
+        return method.writes * fig.numjobs / fig.iops
+    return None
+
+
+def weak_reasons(fig: PublicFigure, method: PublicMethod) -> list[str]:
+    """Why one figure is weak evidence of the drive: a buffered run (the page cache between the
+    program and the drive), a run under a second (cache and firmware effects dominate)."""
+    out = []
+    if not method.direct:
+        out.append("buffered run (page cache)")
+    seconds = run_seconds(fig, method)
+    if seconds is not None and seconds < 1:
+        out.append(f"a run of {seconds:.1g} s" if seconds < 0.1 else f"a run of {seconds:.1f} s")
+    return out
 
 
 def device_class(method_id: str, protocol: str | None) -> methodclass.MethodClass:
@@ -116,35 +153,67 @@ def write(con: sqlite3.Connection, catalogue: Catalogue) -> dict[str, int]:
         mid = slug_id(f"{ident.key} {ident.capacity_bytes or ''}", "")
         models.setdefault(mid, _Model(mid, ident.key, ident.vendor, ident.family, ident.capacity_bytes, fig.protocol))
         cls = figure_class(fig, catalogue.methods[fig.method_id])
+        method = catalogue.methods[fig.method_id]
         rows.append((fig.source_id, seq[fig.source_id], mid, fig.model, fig.firmware, fig.interface, fig.protocol,
                      fig.method_id, cls.id, fig.numjobs, fig.iodepth, fig.iops, fig.write_cache, fig.derived,
-                     fig.quote, fig.url, fig.checked, fig.where))
+                     fig.quote, fig.url, fig.checked, fig.where, "; ".join(weak_reasons(fig, method))))
         seq[fig.source_id] += 1
-        per_class[mid, cls.id, fig.write_cache].append(fig)
+        per_class[mid, cls.id, fig.write_cache, fig.method_id].append(fig)
     con.executemany("INSERT INTO models VALUES (?,?,?,?,?,?,?)", [
         (m.id, m.key, m.vendor, m.family, m.capacity_bytes, model_name(m.vendor, m.family, m.capacity_bytes),
          m.protocol) for m in sorted(models.values(), key=lambda m: m.id)])
-    con.executemany("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", sorted(rows))
-    con.executemany("INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?,?)", _model_classes(per_class))
+    con.executemany("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", sorted(rows))
+    con.executemany("INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    _model_classes(per_class, catalogue.methods))
     return {"public_sources": len(catalogue.sources), "public_figures": len(rows), "public_models": len(models)}
 
 
-def _model_classes(per_class: dict[tuple[str, str, str], list[PublicFigure]]) -> list[tuple]:
-    """One row per (model, class, cache state): 1-job median with its spread, the best figure and
-    its job count, the sources; ranked within the class and cache state by 1-job IOPS (models
-    without a 1-job figure last, by their best figure)."""
+def _model_classes(per_class: dict[tuple[str, str, str, str], list[PublicFigure]],
+                   methods: dict[str, PublicMethod]) -> list[tuple]:
+    """One row per (model, class, cache state, method): the 1-job median over the sources of that
+    method with its spread, the best figure and its job count, the sources, why it is weak; the
+    rows not weak ranked within the class and cache state by 1-job IOPS (rows without a 1-job
+    figure last, by their best figure)."""
     out = []
-    for (mid, cls, cache), figs in per_class.items():
+    for (mid, cls, cache, method_id), figs in per_class.items():
         ones = [f.iops for f in figs if f.numjobs == 1 and f.iodepth == 1]
         best = max(figs, key=lambda f: (f.iops, -f.numjobs))
         one = statistics.median(ones) if ones else None
-        out.append([mid, cls, cache, one, min(ones) if ones else None, max(ones) if ones else None, best.iops,
-                    best.numjobs, json.dumps(sorted({f.source_id for f in figs})), len(figs), None])
+        weak = sorted({w for f in figs for w in weak_reasons(f, methods[method_id])})
+        out.append([mid, cls, cache, method_id, one, min(ones) if ones else None, max(ones) if ones else None,
+                    best.iops, best.numjobs, json.dumps(sorted({f.source_id for f in figs})), len(figs), weak, None])
+    _mark_disagreements(out, methods)
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for row in out:
-        groups[row[1], row[2]].append(row)
+        row[11] = json.dumps(row[11]) if row[11] else None
+        if row[11] is None:
+            groups[row[1], row[2]].append(row)
     for rows in groups.values():
-        rows.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), -r[6], r[0]))
+        rows.sort(key=lambda r: (r[4] is None, -(r[4] or 0.0), -r[7], r[0], r[3]))
         for n, row in enumerate(rows, 1):
-            row[10] = n
+            row[12] = n
     return sorted(tuple(r) for r in out)
+
+
+def _mark_disagreements(rows: list[list], methods: dict[str, PublicMethod]) -> None:
+    """On a raw device, two methods of one class should send the drive the same commands: where
+    their 1-job figures for one model and cache state are more than ``max_ratio`` apart, the class
+    rule did not hold for that drive (the Nytro 1351 with its cache on: O_SYNC 18,700, fsync 288),
+    and every such row of the model says so."""
+    ratio = methodclass.rules()["conflict"]["max_ratio"]
+    by_key: dict[tuple[str, str, str, bool], list[list]] = defaultdict(list)
+    for row in rows:  # the 1-job figure where there is one, else the best (rows of a queue depth above 1)
+        if methods[row[3]].target == "raw":
+            by_key[row[0], row[1], row[2], row[4] is not None].append(row)
+    for (*_, one), group in by_key.items():
+        def fig(r):
+            return r[4] if one else r[7]
+        lo, hi = min(group, key=fig), max(group, key=fig)
+        if fig(hi) > ratio * fig(lo):
+            what = "at 1 job" if one else "at their best"
+            syncs = [methods[r[3]].sync for r in group]
+            name = (lambda r: methods[r[3]].sync) if len(set(syncs)) == len(syncs) else (lambda r: r[3])
+            words = ", ".join(f"{name(r)} {fig(r):,.0f}" for r in sorted(group, key=lambda r: -fig(r)))
+            for row in group:
+                row[11] = sorted({*row[11], f"methods of this class disagree on this drive ({words} IOPS {what}): "
+                                            "what reached the drive is not certain"})

@@ -9,7 +9,9 @@ The catalogue lives in the top-level ``sources/`` directory of the repository:
   ``command`` and what it sends: ``sync`` (``fdatasync`` | ``fsync`` | ``o_sync`` | ``o_dsync``
   | ``o_sync+fsync`` | ``flush``), ``pattern`` (``write`` | ``randwrite``), ``engine``,
   ``iodepth``, ``direct``, ``target`` (``raw`` | ``file``), ``runtime_s`` (optional),
-  ``block_size`` and ``notes``;
+  ``writes`` (writes per job of a run bounded by size, optional: with the IOPS it gives the
+  run's length), ``platform`` (``linux`` unless given: ``freebsd`` | ``illumos`` | ``windows``
+  | ``unknown``), ``block_size`` and ``notes``;
 - ``figures/<source_id>.csv``, one row per figure::
 
     source_id,model,vendor,family,capacity,interface,firmware,method_id,numjobs,iodepth,iops,write_cache,derived,quote,url,checked
@@ -36,6 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from diskq.analyse.methodclass import block_bytes
 from diskq.errors import SourcesError
 
 COLUMNS = ("source_id", "model", "vendor", "family", "capacity", "interface", "firmware", "method_id", "numjobs",
@@ -96,10 +99,16 @@ class PublicMethod(_Strict):
     direct: bool = Field(strict=True)
     target: Literal["raw", "file"]
     runtime_s: int | None = Field(default=None, ge=1, strict=True)
-    block_size: str = Field(min_length=1)
+    writes: int | None = Field(default=None, ge=1, strict=True)
+    platform: Literal["linux", "freebsd", "illumos", "windows", "unknown"] = "linux"
+    block_size: str = Field(min_length=1, pattern=r"^\d+[kKmM]?$")
     notes: str = ""
 
     _checked = field_validator("command", "engine", "notes")(_text)
+
+    @property
+    def block_bytes(self) -> int:
+        return block_bytes(self.block_size)
 
 
 class PublicFigure(_Strict):

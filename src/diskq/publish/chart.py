@@ -110,11 +110,13 @@ def x_ticks(measured: list[int], sx) -> list[dict]:
     return kept
 
 
-def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool = True) -> Chart | None:
+def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool = True,
+                  named: str | None = None) -> Chart | None:
     """Chart geometry for curve rows (``numjobs``, ``iops``, ``iops_min``, ``iops_max``).
 
     ``top`` fixes the y range (to compare cache states of one device on the same scale);
-    ``sweep`` is False for a curve that is not a sweep (legacy figures): dots only.
+    ``sweep`` is False for a curve that is not a sweep (legacy figures): dots only; ``named``
+    is what the figures measured (:func:`diskq.analyse.methodclass.named`), in the y title.
     """
     pts = sorted((p for p in points if p["iops"] is not None), key=lambda p: p["numjobs"])
     if not pts:
@@ -150,7 +152,7 @@ def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool =
         width=WIDTH, height=HEIGHT, lines=lines, bands=bands, whiskers=whiskers,
         dots=[{"x": sx(p["numjobs"]), "y": sy(p["iops"]), "numjobs": p["numjobs"], "iops": p["iops"]} for p in pts],
         xticks=x_ticks([p["numjobs"] for p in pts], sx), yticks=yt,
-        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
+        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1}, y_title=f"IOPS, {named}" if named else "IOPS",
     )
 
 

@@ -43,8 +43,10 @@ TABLES = {
     "models": ("Models of the public figures: vendor + family + capacity.", "name"),
     "figures": ("Every public figure with its source, method, method class, cache state and the quoted row "
                 "(figures of different classes are never merged).", "model"),
-    "model_class": ("Per public model, method class and write-cache state: the 1-job figure, ranked within "
-                    "that class and state only.", None),
+    "model_class": ("Per public model, method class, write-cache state and method: the 1-job figure of that "
+                    "method (never a median of two methods), ranked within that class and state only; weak "
+                    "rows (buffered or sub-second runs, methods of one class disagreeing) say why and are not "
+                    "ranked.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")

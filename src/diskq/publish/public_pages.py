@@ -95,6 +95,22 @@ def sources_of(models: list[evidence.PublicModel]) -> list[dict]:
     return [seen[k] for k in sorted(seen)]
 
 
+def class_named(dev: dict) -> str:
+    """What a device row's figures are, in a few words (``4 KiB write + flush (O_SYNC)``): its
+    method class and the call its method made, for the page title and labels."""
+    from diskq.submission import methods
+
+    return methodclass.named(dev["method_class"], methods.traits(dev["method_id"]).sync)
+
+
+def class_call(dev: dict) -> str:
+    """The call a device row's figures were made with, for its page title (``fdatasync``,
+    ``O_SYNC, FUA``): a title is kept short."""
+    from diskq.submission import methods
+
+    return methodclass.call(dev["method_class"], methods.traits(dev["method_id"]).sync)
+
+
 def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
     """One row per (model, class) of the public figures, ranked within its class; each says
     whether a device of the table has the model's family (its page then shows the figures)."""
@@ -105,6 +121,7 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
                          "JOIN models m ON m.id = c.model_id"):
         row = dict(r)
         row["sources"] = json.loads(row["sources"])
+        row["weak"] = json.loads(row["weak"]) if row.get("weak") else []
         row["label"] = methodclass.label(row["method_class"])
         row["badge"] = class_badge(row["method_class"])
         row["written"] = sorted({x[0] for x in con.execute("SELECT DISTINCT model FROM figures WHERE model_id = ?",
@@ -112,7 +129,8 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
         row["patterns"] = js_patterns(row["family_key"])
         row["in_table"] = row["family_key"] in device_keys
         out.append(row)
-    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"], r["model_id"]))
+    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"] is None,
+                            r["class_rank"] or 0, r["model_id"], r["method_id"]))
     return out
 
 

@@ -258,6 +258,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         device_page = env.get_template("device.html.j2")
         for dev in devices:
             dev["class_label"] = public_pages.methodclass.label(dev["method_class"])
+            dev["class_named"] = public_pages.class_named(dev)
+            dev["class_call"] = public_pages.class_call(dev)
             dev["class_badge"] = public_pages.class_badge(dev["method_class"])
             dev["sources"] = public_pages.device_sources(con, dev)
             dev["known_as"] = public_pages.known_as(con, dev)
@@ -287,7 +289,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["label"] = setting_label(c["write_cache"], c["knob"])
                 c["curve"] = curves.get(c["slug"], [])
                 c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
-                c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"])
+                c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"],
+                                           named=public_pages.methodclass.short(dev["method_class"]))
                 c["sizes"] = sizes.get(c["slug"], [])
                 c["size_chart"] = size_chart(c["sizes"])
             long_writes, left_out = sustained_writes(con, dev["id"])
@@ -332,7 +335,8 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
             devices=drives, hosts=hosts, facets=facets, public=public, root="",
             main_class=public_pages.methodclass.MAIN, main_label=public_pages.methodclass.label(
-                public_pages.methodclass.MAIN), **common))
+                public_pages.methodclass.MAIN), main_short=public_pages.methodclass.short(public_pages.methodclass.MAIN),
+            **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
             criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="",
             class_rules=public_pages.methodclass.rules(), **common))

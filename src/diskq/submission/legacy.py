@@ -7,6 +7,13 @@ quote; a "cache on: A @ 1job, B @16" note becomes a second run with the write ca
 IOPS were published, so bandwidth is IOPS x 4 KiB, latencies are unknown (null), and
 ``total_ios``/``runtime_ms`` are 0 (not recorded).
 
+Where an older revision's notes held the contributor's per-job figures that the later table
+dropped (``legacy_table.HISTORY``), they are read for what they say (:func:`history_points`):
+``N IOPS=X`` and ``N: X`` are figures; ``N:28xx`` and ``8-16:46xx-48xx`` are approximate, a range
+per job count, and enter at the low end of the range (a lower bound), said so in the run's notes.
+The Intel S4510's notes ("1 job: 16xx, 2:28xx, 3:33xx, 6: 42xx, 8-16:46xx-48xx") so show a sweep
+to 16 jobs at 4,600 to 4,899 IOPS, which the table's "48409 at 15 jobs" contradicts.
+
 The rows were measured with the table's guide as it stood until 2021-06-26: ``--sync=1``
 (O_SYNC) for 60 s, not ``--fdatasync=1`` (``methods.COMMUNITY_OSYNC``). On SATA behind libata
 that sends the same commands as fdatasync; on NVMe and SAS it sends FUA writes
@@ -26,7 +33,7 @@ from pathlib import Path
 
 from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods, paths
-from diskq.submission.legacy_table import LICENSE, SOURCE, TABLE
+from diskq.submission.legacy_table import HISTORY, LICENSE, SOURCE, TABLE
 from diskq.submission.model import Provenance, Submission
 from diskq.submission.sign import make_submission
 
@@ -37,6 +44,10 @@ _CACHE = {"off": "off", "on": "on", "-": "unknown"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(GB|TB)$")
 _PAIR = re.compile(r"\b(\d+)\s*:\s*(\d+)\b")
 _AT = re.compile(r"\b(\d+)\s*@\s*(\d+)")
+_IOPS_EQ = re.compile(r"\b(\d+)\s+IOPS=(\d+)\b")
+#: ``2:28xx``, ``1 job: 16xx``, ``8-16:46xx-48xx``: job count (or range), hundreds (or a range of them)
+_APPROX = re.compile(r"\b(\d+)(?:-(\d+))?(?:\s*jobs?)?\s*:\s*(\d+)xx(?:-(\d+)xx)?", re.I)
+_EXACT = re.compile(r"\b(\d+)(?:\s*jobs?)?\s*:\s*(\d+)\b(?!xx)", re.I)
 
 
 @dataclass
@@ -77,6 +88,34 @@ def parse_table(text: str = TABLE) -> list[Row]:
     return rows
 
 
+def history_points(notes: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """(numjobs, IOPS) pairs an older notes cell gives, and how each approximate one was entered.
+
+    >>> history_points("1 IOPS=490, 2 IOPS=868, 7 IOPS=1027 8 IOPS=959")[0]
+    [(1, 490), (2, 868), (7, 1027), (8, 959)]
+    >>> pts, how = history_points("1 job: 16xx, 2:28xx, 8-16:46xx-48xx")
+    >>> pts
+    [(1, 1600), (2, 2800), (8, 4600), (16, 4600)]
+    >>> how[-1]
+    '8-16 jobs: 46xx-48xx, entered as 4,600 at 8 and 16 jobs (the low end)'
+    """
+    pairs = [(int(j), int(i)) for j, i in _IOPS_EQ.findall(notes)]
+    how = []
+    for part in re.split(r",\s*", notes):
+        if m := _APPROX.search(part):
+            lo_jobs, hi_jobs = int(m.group(1)), int(m.group(2) or m.group(1))
+            low = int(m.group(3)) * 100
+            jobs = sorted({lo_jobs, hi_jobs})
+            pairs += [(j, low) for j in jobs]
+            where = f"{lo_jobs}-{hi_jobs} jobs" if hi_jobs != lo_jobs else f"{lo_jobs} {'job' if lo_jobs == 1 else 'jobs'}"
+            at = " and ".join(str(j) for j in jobs)
+            how.append(f"{where}: {m.group(3)}xx{'-' + m.group(4) + 'xx' if m.group(4) else ''}, entered as "
+                       f"{low:,} at {at} {'job' if jobs == [1] else 'jobs'} (the low end)")
+        elif not _IOPS_EQ.search(part) and (m := _EXACT.search(part)):
+            pairs.append((int(m.group(1)), int(m.group(2))))
+    return sorted(pairs), how
+
+
 def _capacity(size: str) -> int | None:
     m = _SIZE.match(size.replace(" ", ""))
     if not m:
@@ -107,16 +146,21 @@ def _run(pairs: list[tuple[int, int]], cache: str, notes: list[str]) -> Run:
     )
 
 
-def result_for(row: Row) -> ResultDocument:
+def result_for(row: Row, history: dict | None = None) -> ResultDocument:
+    """The result document of one table row; ``history`` (default ``HISTORY``) gives older notes
+    cells by (model, size)."""
     cache = _CACHE.get(row.cache, "unknown")
     proto = _PROTOCOLS.get(re.split(r"[^A-Za-z]", row.proto.lower())[0], "unknown")
-    runs = [
-        _run(
-            [(1, row.iops_1job), (row.peak_jobs, row.max_iops), *row.extra],
-            cache,
-            [f"table notes: {row.notes}", "only IOPS were published: latencies unknown, total_ios and runtime_ms 0"],
-        )
-    ]
+    notes = [f"table notes: {row.notes}", "only IOPS were published: latencies unknown, total_ios and runtime_ms 0"]
+    older: list[tuple[int, int]] = []
+    history = HISTORY if history is None else history
+    if (row.model, row.size) in history:
+        revision, date, cell = history[row.model, row.size]
+        older, how = history_points(cell)
+        notes.append(f"table notes at revision {revision} ({date}): {cell}")
+        if how:
+            notes.append("approximate figures of those notes: " + "; ".join(how))
+    runs = [_run([(1, row.iops_1job), (row.peak_jobs, row.max_iops), *row.extra, *older], cache, notes)]
     if row.cache_on:
         runs.append(_run(row.cache_on, "on", ["from the table notes: write cache on"]))
     return ResultDocument(
@@ -142,11 +186,12 @@ def result_for(row: Row) -> ResultDocument:
     )
 
 
-def legacy_submissions(text: str = TABLE) -> list[Submission]:
+def legacy_submissions(text: str = TABLE, history: dict | None = None) -> list[Submission]:
+    """One submission per table row; ``history={}`` reads no older notes (the row alone)."""
     out = []
     for row in parse_table(text):
         provenance = Provenance(source=SOURCE, license=LICENSE, notes=[f"row as published: {row.text}"])
-        out.append(make_submission(result_for(row), provenance=provenance, legacy=True))
+        out.append(make_submission(result_for(row, history), provenance=provenance, legacy=True))
     return out
 
 

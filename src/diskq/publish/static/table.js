@@ -107,7 +107,8 @@
   }
   function sortText() {
     var th = heads[sorted.i], type = th.getAttribute("data-type") || "text";
-    if (sorted.i === 0) return "sorted by 1-job fdatasync IOPS" + (sorted.dir === 1 ? "" : ", lowest first");
+    if (sorted.i === 0) return "sorted by 1-job IOPS within each method class (" + caption.getAttribute("data-main") + " first)"
+      + (sorted.dir === 1 ? "" : ", lowest first");
     var way = type === "text" ? (sorted.dir === 1 ? "A to Z" : "Z to A")
       : type === "tier" ? (sorted.dir === 1 ? "worst first" : "best first")
       : (sorted.dir === 1 ? "low to high" : "high to low");
