@@ -263,7 +263,12 @@ class Verdicts(_Strict):
     _json_ints = field_validator("criteria_version", mode="before")(json_integer)
 
 
-PlpVerdict = Literal["confirmed", "likely", "unlikely", "unknown", "degraded"]
+PlpVerdict = Literal["confirmed", "likely", "unlikely", "unknown", "degraded", "not-applicable"]
+#: How much a piece of power-loss evidence weighs: ``primary`` (the drive's own report, the vendor's
+#: own text, diskq's measurement of the drive), ``secondary`` (a reviewer, an analyst, smartmontools'
+#: drive database for the line), ``weak`` (a volunteer list, a catch-all database entry, a blog, the
+#: segment prior, a free flush that cannot tell protection from ignored flushes): never decides alone.
+PlpStrength = Literal["primary", "secondary", "weak"]
 
 
 class PlpFact(_Strict):
@@ -288,10 +293,11 @@ class PlpFact(_Strict):
 class PlpEvidence(_Strict):
     """One piece of evidence weighed by the power-loss-protection verdict."""
 
-    kind: Literal["measured", "reported", "documented"]
+    kind: Literal["measured", "reported", "documented", "drive-database", "hardware-list", "review", "segment"]
     points_to: Literal["plp", "no_plp", "neutral", "failing"]
     text: str
     source: str | None = Field(default=None, description="where it comes from: a field, a run, a datasheet URL")
+    strength: PlpStrength | None = Field(default=None, description="how much it weighs (none: neutral evidence)")
 
 
 class PowerLossProtection(_Strict):
@@ -300,7 +306,8 @@ class PowerLossProtection(_Strict):
     ``confirmed``: measured and (reported or documented) agree; ``likely``: reported or
     documented, or measured alone, with nothing against; ``unlikely``: documented as absent or
     measured against, nothing for; ``unknown``: too little evidence, or evidence that disagrees
-    (listed in ``conflicts``); ``degraded``: the drive reports its backup failing.
+    (listed in ``conflicts``); ``degraded``: the drive reports its backup failing;
+    ``not-applicable``: the target is not a drive (a loop or zram device, a file, RAM).
     """
 
     verdict: PlpVerdict

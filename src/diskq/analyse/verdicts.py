@@ -159,7 +159,7 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
                                       reasons=list(reasons)),
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
-        power_loss_protection=PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=list(reasons)),
+        power_loss_protection=plp.not_applicable(note),
         zfs_slog=ZfsSlog(reasons=list(reasons)),
         criteria_version=int(crit["version"]),
         notes=["measured on a memory-backed target: verdicts not applicable"],
