@@ -19,7 +19,8 @@ the line is only inferred from a pattern); ``hardware-list``, the OpenZFS hardwa
 drives with power failure protection (weak: it admits drives that protect data at rest only);
 ``review``, a reviewer, a teardown or a forum answer. ``no-dram-cache`` (Optane) says there is no
 volatile write cache to lose, not that capacitors exist. An entry without lines and with a
-``segment`` speaks of a whole segment ("consumer SSDs"): it backs the segment prior, nothing more.
+``segment`` speaks of a whole segment ("consumer SSDs"): it backs the segment prior, nothing more;
+one with a model pattern and no lines (OEM part numbers) is matched by the model string alone.
 """
 
 from __future__ import annotations
@@ -115,8 +116,8 @@ def validate(data: object) -> list[str]:
         return [f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}" for err in exc.errors()]
     problems = []
     for i, s in enumerate(parsed.entries):
-        if not s.lines and s.segment is None:
-            problems.append(f"entries.{i}: names neither a line nor a segment")
+        if not s.lines and s.segment is None and s.model is None:
+            problems.append(f"entries.{i}: names neither a line, a segment nor a model pattern")
         if s.lines and not s.vendors:
             problems.append(f"entries.{i}: names lines but no vendor")
         if s.model is None and s.examples:
@@ -147,4 +148,5 @@ def about_segment(segment: str | None, statements: tuple[Statement, ...] | None 
     """The statements that speak of a whole segment (no line named)."""
     if segment is None:
         return []
-    return [s for s in (load() if statements is None else statements) if not s.lines and s.segment == segment]
+    return [s for s in (load() if statements is None else statements)
+            if not s.lines and s.model is None and s.segment == segment]
