@@ -136,6 +136,24 @@ class FlushCheck(_Strict):
     notes: list[str] = Field(default_factory=list)
 
 
+class Endurance(_Strict):
+    """A load in bytes written per day against the device's rated endurance
+    (:mod:`diskq.analyse.endurance`). Figures are null where they are not known; ``reasons`` say what
+    the load assumes and where the rating comes from."""
+
+    bytes_per_day: float | None = Field(default=None, ge=0, description="the load, bytes written per day")
+    load_dwpd: float | None = Field(default=None, ge=0, description="the load in drive writes per day (capacity known)")
+    rated_bytes_per_day: float | None = Field(default=None, ge=0, description="what the rating allows per day")
+    rated_dwpd: float | None = Field(default=None, ge=0)
+    rated_tbw_bytes: int | None = Field(default=None, ge=0, description="rated bytes written over the rating's life")
+    share_of_rating: float | None = Field(default=None, ge=0, description="load / what the rating allows per day")
+    years_to_rating: float | None = Field(default=None, ge=0, description="years until the load writes the rated bytes")
+    basis: Literal["datasheet", "unknown"] = "unknown"
+    reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("rated_tbw_bytes", mode="before")(json_integer)
+
+
 class CephWalDb(_Strict):
     """Ceph BlueStore WAL/DB suitability, on 1-job sync IOPS at the best safe cache setting."""
 
@@ -144,6 +162,8 @@ class CephWalDb(_Strict):
     cache_state: CacheState | None = Field(default=None, description="write cache state of the run used")
     safe: bool | None = Field(default=None, description="the run used passed (or did not need) the flush check")
     reasons: list[str] = Field(default_factory=list)
+    endurance: Endurance | None = Field(
+        default=None, description="what the OSDs of osds_per_device would write per day against the rating")
 
 
 class OsdsPerDevice(_Strict):
@@ -224,10 +244,14 @@ class ZfsSlog(_Strict):
         default_factory=dict, description="block size in bytes (as a string) -> bytes per second, measured sizes only")
     cache_state: CacheState | None = None
     safe: bool | None = None
-    basis: Basis | None = None
+    basis: Basis | Literal["public figure"] | None = None
+    capacity_bytes: int | None = Field(default=None, ge=0, description="the device's capacity, when known")
+    bandwidth_tier: Tier | None = Field(default=None, description="the tier of the bandwidth alone, before capacity "
+                                                                   "and endurance are weighed")
+    endurance: Endurance | None = Field(default=None, description="the tier's rate at the assumed duty against the rating")
     reasons: list[str] = Field(default_factory=list)
 
-    _json_ints = field_validator("block_size", mode="before")(json_integer)
+    _json_ints = field_validator("block_size", "capacity_bytes", mode="before")(json_integer)
 
 
 class Cliff(_Strict):
