@@ -264,7 +264,8 @@ def verdict_lines(verdicts) -> list[str]:
 
 
 #: How each power-loss-protection verdict is coloured in the terminal.
-_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red"}
+_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red",
+              "not-applicable": "dim"}
 _ARROW = {"plp": "+", "no_plp": "-", "neutral": "·", "failing": "!"}
 
 
