@@ -168,7 +168,8 @@ ratings = st.builds(
 @given(a=st.integers(0, 64), b=st.integers(0, 64), demand=st.floats(1, 5000), per=st.floats(512, 65536))
 def test_osd_writes_add_up(a, b, demand, per):
     total = endurance.osd_bytes_per_day(a + b, demand, per)
-    assert total == pytest.approx(endurance.osd_bytes_per_day(a, demand, per) + endurance.osd_bytes_per_day(b, demand, per))
+    parts = endurance.osd_bytes_per_day(a, demand, per) + endurance.osd_bytes_per_day(b, demand, per)
+    assert total == pytest.approx(parts)
     assert total >= endurance.osd_bytes_per_day(a, demand, per)
 
 

@@ -248,7 +248,8 @@ class ZfsSlog(_Strict):
     capacity_bytes: int | None = Field(default=None, ge=0, description="the device's capacity, when known")
     bandwidth_tier: Tier | None = Field(default=None, description="the tier of the bandwidth alone, before capacity "
                                                                    "and endurance are weighed")
-    endurance: Endurance | None = Field(default=None, description="the tier's rate at the assumed duty against the rating")
+    endurance: Endurance | None = Field(
+        default=None, description="the tier's floor rate at the assumed duty against the rating")
     reasons: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("block_size", "capacity_bytes", mode="before")(json_integer)

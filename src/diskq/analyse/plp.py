@@ -120,8 +120,9 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     for fact in reported:
         points = "failing" if fact.warning else ("plp" if fact.supports == "plp" else "neutral")
         failing = failing or fact.warning
-        evidence.append(PlpEvidence(kind="reported", points_to=points, text=f"{fact.field} = {fact.raw}: {fact.meaning}",
-                                    source=fact.source, strength=None if points == "neutral" else "primary"))
+        evidence.append(PlpEvidence(kind="reported", points_to=points, source=fact.source,
+                                    text=f"{fact.field} = {fact.raw}: {fact.meaning}",
+                                    strength=None if points == "neutral" else "primary"))
     if vwc is False and not any(f.field == VWC_FIELD for f in reported):
         evidence.append(PlpEvidence(kind="reported", points_to="plp", source="volatile_write_cache", strength="primary",
                                     text="the drive reports no volatile write cache: a completed write is already "
@@ -150,9 +151,8 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
 
     decisive_for, decisive_against = pieces("plp", _DECISIVE), pieces("no_plp", _DECISIVE)
     if decisive_for and decisive_against:
-        conflicts.append("evidence for protection (" + " | ".join(f"{e.kind}, {e.strength}: {e.text}" for e in decisive_for)
-                         + ") disagrees with evidence against it ("
-                         + " | ".join(f"{e.kind}, {e.strength}: {e.text}" for e in decisive_against) + ")")
+        conflicts.append(f"evidence for protection ({_listed(decisive_for)}) disagrees with evidence against it "
+                         f"({_listed(decisive_against)})")
     if conflicts:
         return _verdict("unknown", "conflicting_evidence", evidence, conflicts,
                         reasons + ["the evidence disagrees (see conflicts): no answer is preferred"])
@@ -190,7 +190,8 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
         else:
             rule, why = "secondhand_absent", f"stated at second hand ({_kinds(decisive_against)})"
         extra = ["so the almost free flushes mean flushes are not honoured"] if weak_flush else []
-        return _verdict("unlikely", rule, evidence, conflicts, reasons + [why] + extra + _outweighed(evidence, "no_plp"))
+        return _verdict("unlikely", rule, evidence, conflicts,
+                        reasons + [why] + extra + _outweighed(evidence, "no_plp"))
     weak_for = pieces("plp", ("weak",))
     prior = [e for e in evidence if e.kind == "segment" and e.points_to == "no_plp"]
     if prior and not weak_for:
@@ -205,6 +206,10 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     else:
         why = "no evidence either way"
     return _verdict("unknown", "too_little_evidence", evidence, conflicts, reasons + [why])
+
+
+def _listed(pieces: list[PlpEvidence]) -> str:
+    return " | ".join(f"{e.kind}, {e.strength}: {e.text}" for e in pieces)
 
 
 def _kinds(pieces: list[PlpEvidence]) -> str:

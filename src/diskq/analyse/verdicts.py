@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from diskq.analyse import criteria, endurance, osds, plausibility, plp, sizes
 from diskq.analyse.knob import knob, unsafe_off
 from diskq.analyse.memorybacked import memory_backed
-from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts, ZfsSlog
+from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts, ZfsSlog
 from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import plural
 
