@@ -206,3 +206,9 @@ def test_a_higher_rating_never_gets_a_lower_slog_endurance_tier(cap, low, factor
     a, _ = endurance.slog_floor_tier(tiers, LineFacts(vendor="A", line="L", dwpd=low), cap, END)
     b, _ = endurance.slog_floor_tier(tiers, LineFacts(vendor="A", line="L", dwpd=low * factor), cap, END)
     assert RANK[b] >= RANK[a]
+
+
+def test_a_weak_figure_is_only_an_upper_bound():
+    z = figure(1500e6, capacity_bytes=16 * GB, weak="a 0.3 s run")
+    assert z.tier is None and z.bw_bytes_at_most == 1500e6 and "read as an upper bound" in z.reasons[0]
+    assert figure(60e6, weak="a buffered run").tier == "unsuitable"

@@ -468,7 +468,7 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
     out = subprocess.run([sys.executable, "-m", "diskq", "lookup", "ssdsc2kb240g8", "--db", str(db)],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")})
-    assert "power-loss protection: confirmed" in out.stdout and "! reported: ATA attribute 175" in out.stdout
+    assert "power-loss protection: confirmed" in out.stdout and "! reported (primary): ATA attribute 175" in out.stdout
 
     site = tmp_path / "_site"
     build_site(db, site)

@@ -256,14 +256,18 @@ def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: 
 
 def zfs_slog_from_figure(crit: dict, crit_endurance: dict, bw_bytes: float, *, source: str, at_most: bool = False,
                          block_size: int | None = None, capacity_bytes: int | None = None,
-                         facts: LineFacts | None = None) -> ZfsSlog:
+                         facts: LineFacts | None = None, weak: str | None = None) -> ZfsSlog:
     """The SLOG verdict of a device diskq did not measure, from a figure for its synchronous
     throughput at ``block_size`` (128 KiB by the criteria; ``source`` says where it was read).
     ``at_most``: the figure is an upper bound (a datasheet's sequential write speed), which decides
-    only "unsuitable" (below the lowest tier). Capacity and endurance are weighed as for a
-    measurement (:func:`weigh_slog`)."""
+    only "unsuitable" (below the lowest tier). ``weak``: why the figure is weak (a sub-second or
+    buffered run); such a figure is read as an upper bound, never as a rate. Capacity and endurance
+    are weighed as for a measurement (:func:`weigh_slog`)."""
     target = int(crit["block_size"])
     size = block_size or target
+    if weak:
+        at_most = True
+        source = f"{source}; a weak figure ({weak}), read as an upper bound"
     if at_most:
         low = float(crit["marginal_mb_s"])
         tier = "unsuitable" if bw_bytes / 1e6 < low else None

@@ -284,9 +284,10 @@ def plp_lines(plp) -> list[str]:
         lines.append(f"  [bold yellow]conflict[/]: {escape(conflict)}")
     for e in p.get("evidence") or []:
         mark = _ARROW.get(e.get("points_to"), "?")
-        line = f"  {mark} {e.get('kind')}: {escape(e.get('text') or '')}"
+        kind = e.get("kind") + (f" ({e['strength']})" if e.get("strength") else "")
+        line = f"  {mark} {kind}: {escape(e.get('text') or '')}"
         if e.get("points_to") == "failing":
-            line = f"  [bold red]{mark} {e.get('kind')}[/]: {escape(e.get('text') or '')}"
+            line = f"  [bold red]{mark} {kind}[/]: {escape(e.get('text') or '')}"
         lines.append(line)
     return lines
 
