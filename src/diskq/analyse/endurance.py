@@ -11,6 +11,7 @@ answer then says so (``basis: "unknown"``) and gives the load alone.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from diskq.analyse.model import Endurance
@@ -67,13 +68,30 @@ def against_rating(bytes_per_day: float, load: str, facts: LineFacts | None, cap
         return Endurance(bytes_per_day=bytes_per_day, load_dwpd=load_dwpd, rated_dwpd=dwpd, rated_tbw_bytes=tbw,
                          basis="unknown", reasons=reasons)
     share = bytes_per_day / per_day
-    life_bytes = tbw if tbw is not None else per_day * service_years * YEAR_DAYS
+    rated_years = _years(facts.dwpd_note if facts is not None else None)
+    if tbw is not None:
+        life_bytes, life = tbw, "the rated writes"
+    elif rated_years is not None:
+        life_bytes, life = per_day * rated_years * YEAR_DAYS, f"the rated writes ({rated_years:g} years of the DWPD)"
+    else:
+        life_bytes = per_day * service_years * YEAR_DAYS
+        life = f"the rated writes (the DWPD over an assumed {service_years:g} years)"
     years = life_bytes / (bytes_per_day * YEAR_DAYS) if bytes_per_day > 0 else None
     verdict = ("within" if share <= 1 else "beyond") + f" the rating ({share:.0%} of what it allows per day"
-    verdict += f"; the rated writes last {years:.1f} years at this load)" if years is not None else ")"
+    verdict += f"; {life} last {years:.1f} years at this load)" if years is not None else ")"
     return Endurance(bytes_per_day=bytes_per_day, load_dwpd=load_dwpd, rated_bytes_per_day=per_day, rated_dwpd=dwpd,
                      rated_tbw_bytes=tbw, share_of_rating=share, years_to_rating=years, basis="datasheet",
                      reasons=reasons + [verdict])
+
+
+def _years(note: str | None) -> float | None:
+    """The years a DWPD rating's note names ("5 years", "5-year warranty"), or None.
+
+    >>> _years("30 (5-year warranty)"), _years("over 3 years"), _years(None)
+    (5.0, 3.0, None)
+    """
+    match = re.search(r"(\d+(?:\.\d+)?)[- ]?(?:years?|yrs?)\b", note or "")
+    return float(match.group(1)) if match else None
 
 
 def osd_bytes_per_day(n_osds: int, demand_iops: float, bytes_per_commit: float) -> float:
