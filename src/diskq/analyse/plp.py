@@ -18,8 +18,9 @@ Evidence comes in several kinds, each listed with what it points to and how much
 
 The rule: a target that is not a drive (loop, zram, RAM, a file: :mod:`diskq.analyse.hostdevice`)
 is ``not-applicable``; a failing backup is ``degraded``; primary or secondary evidence on both
-sides is ``unknown`` with the conflict listed; measured and other primary or secondary evidence in
-favour is ``confirmed``; primary or secondary evidence in favour, or a strong measurement alone,
+sides is ``unknown`` with the conflict listed; a strong measurement and other primary or
+secondary evidence in favour, or a free flush and the drive's report or the vendor's text, is
+``confirmed``; primary or secondary evidence in favour, or a strong measurement alone,
 is ``likely``; primary or secondary evidence against is ``unlikely``; with nothing else, a client
 or NAS segment is ``unlikely`` by the segment prior; anything else is ``unknown``. Weak evidence
 never decides, and weak evidence against the answer is listed as outweighed. A drive without
@@ -162,7 +163,10 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     other_for = [e for e in decisive_for if e.kind != "measured"]
     reported_for = [e for e in other_for if e.kind == "reported"]
     documented_for = [e for e in other_for if e.kind == "documented"]
-    if measured_for and other_for:
+    # a free flush (weak: protection or ignored flushes) confirms only the drive's own report or the
+    # vendor's text; a strong measurement confirms secondary evidence too
+    primary_other = [e for e in other_for if e.strength == "primary"]
+    if (strong_measured and other_for) or (measured_for and primary_other):
         which = "reported" if reported_for else ("documented" if documented_for else "secondhand")
         return _verdict("confirmed", f"measured_and_{which}", evidence, conflicts,
                         reasons + [f"measured and {_kinds(other_for)} evidence agree"] + _outweighed(evidence, "plp"))
@@ -196,8 +200,8 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     prior = [e for e in evidence if e.kind == "segment" and e.points_to == "no_plp"]
     if prior and not weak_for:
         return _verdict("unlikely", "segment_prior", evidence, conflicts,
-                        reasons + [f"weak prior from the segment alone ({segment}): nothing about this line states "
-                                   "power-loss protection or its absence; measure it (diskq bench --cache both)"])
+                        reasons + [f"weak prior from the segment alone ({segment}): no primary or secondary evidence "
+                                   "about this line either way; measure it (diskq bench --cache both)"])
     if weak_flush and len(weak_for) == len(weak_flush) and not prior:
         why = "flushes cost almost nothing, which means power-loss protection or ignored flushes; nothing tells which"
     elif weak_for or prior:
