@@ -315,3 +315,13 @@ def test_weak_evidence_alone_never_makes_it_likely(f, segment, vwc):
     v = judge(f, None, vwc, segment, statements=weak_only, entries=())
     assert v.verdict not in ("confirmed", "likely"), v
     assert all(e.strength in ("weak", None) for e in v.evidence)
+
+
+def test_a_free_flush_confirms_primary_evidence_but_not_second_hand_evidence():
+    free = doc(run("on", 18000, nosync=20000), model="INTEL SSDSC2KB480G8").runs
+    # smartmontools' capacitor test for the S4510 (secondary) and a free flush: still likely
+    v = judge(None, free, True, None, model="INTEL SSDSC2KB480G8", entries=())
+    assert (v.verdict, v.rule) == ("likely", "secondhand")
+    # the drive's own report (vwc = 0, primary) and the same free flush: confirmed
+    v = judge(None, free, False, None, entries=(), statements=())
+    assert (v.verdict, v.rule) == ("confirmed", "measured_and_reported")
