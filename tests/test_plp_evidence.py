@@ -226,7 +226,10 @@ def test_the_packaged_statements_are_valid_and_cite_https_sources():
     assert secondhand.validate(data) == []
     statements = secondhand.load()
     assert {s.kind for s in statements} == {"drive-database", "hardware-list", "review"}
-    assert all(s.source.startswith("https://") and s.why for s in statements)
+    assert all(s.source.startswith("https://") and s.why and s.checked for s in statements)
+    # what the installed drive database confirms is said so, and what nobody checked is said so too
+    assert sum(s.checked.startswith("against smartmontools 7.3") for s in statements) >= 5
+    assert all(s.checked.startswith("not checked") for s in statements if s.kind == "review")
 
 
 @pytest.mark.parametrize("mutate,expected", [

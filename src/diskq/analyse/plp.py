@@ -275,7 +275,8 @@ def _secondhand(s: Statement) -> PlpEvidence:
     who = {"drive-database": "smartmontools' drive database", "hardware-list": "the OpenZFS hardware list",
            "review": "a reviewer"}[s.kind]
     return PlpEvidence(kind=s.kind, points_to=secondhand.POINTS_TO[s.claim], strength=s.strength, source=s.source,
-                       text=f"{who} {_CLAIM_WORDS[s.claim]}: \"{s.quote}\" ({s.revision}; {s.strength}: {s.why})")
+                       text=f"{who} {_CLAIM_WORDS[s.claim]}: \"{s.quote}\" ({s.revision}; {s.strength}: {s.why}; "
+                            f"checked {s.checked})")
 
 
 def _segment(segment: str | None, facts: LineFacts | None, evidence: list[PlpEvidence],

@@ -11,7 +11,8 @@ kind, its strength and its source, kept apart from the vendors' own words (:mod:
      "claim": "capacitor-self-test",             # yes | no | at-rest-only | capacitor-self-test | no-dram-cache
      "strength": "secondary",                    # secondary | weak (never primary: that is a vendor's text)
      "quote": "...", "source": "https://...", "revision": "...", "read": "2026-11-28",
-     "why": "why the statement has this strength"}
+     "why": "why the statement has this strength",
+     "checked": "against what the statement was checked (or: not checked, as compiled)"}
 
 The kinds: ``drive-database``, smartmontools' ``drivedb.h`` names a capacitor self-test attribute for
 the line (capacitors exist; weak where one entry covers client and data-centre drives alike, or where
@@ -64,6 +65,7 @@ class Statement(BaseModel):
     revision: str = Field(max_length=300)
     read: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
     why: str = Field(max_length=500)
+    checked: str = Field(max_length=500, description="what was checked against what, or that it was not")
 
     @field_validator("vendors", "lines", "examples")
     @classmethod
@@ -75,7 +77,7 @@ class Statement(BaseModel):
     def _model(cls, v: str | None) -> str | None:
         return _pattern(v, "model")
 
-    @field_validator("quote", "revision", "why")
+    @field_validator("quote", "revision", "why", "checked")
     @classmethod
     def _text(cls, v: str) -> str:
         return _plain(v, "text")
