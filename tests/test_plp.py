@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from diskq.analyse import annotate, datasheets
 from diskq.analyse.model import PlpFact
+from diskq.analyse.hostdevice import not_a_drive
 from diskq.analyse.plp import evaluate, evaluate_device
 from diskq.analyse.memorybacked import memory_backed_note
 from diskq.probe import nvme
@@ -247,7 +248,7 @@ def test_datasheet_contradicting_the_measurement_is_flagged_not_preferred():
     sheet = entries(entry("ACME C1 .*", "no", ["ACME C1 1TB"]))
     v = evaluate(doc(run("on", 20000, nosync=24000), run("off", 19000), model="ACME C1 1TB"), entries=sheet)
     assert (v.verdict, v.rule) == ("unknown", "conflicting_evidence")
-    assert "datasheet documents no protection" in v.conflicts[0]
+    assert "documented, primary: Vendor product brief" in v.conflicts[0] and "measured, primary" in v.conflicts[0]
 
 
 def test_at_rest_only_and_free_flushes_means_flushes_not_honoured():
@@ -266,7 +267,8 @@ def test_packaged_list_documents_the_mx300_as_at_rest_only():
 def test_memory_backed_is_not_applicable():
     d = doc(run("on", 90000, nosync=95000), notes=[memory_backed_note("/dev/zram0 is a zram RAM disk")])
     assert d.verdicts.power_loss_protection.rule == "not_applicable"
-    assert d.verdicts.power_loss_protection.verdict == "unknown"
+    assert d.verdicts.power_loss_protection.verdict == "not-applicable"
+    assert d.verdicts.power_loss_protection.evidence == []
 
 
 # --- the datasheet list and its validator ---------------------------------------------------
@@ -403,7 +405,9 @@ def test_a_consumer_drive_without_evidence_is_never_confirmed_or_likely(model, f
     d = doc(*runs, model=model, volatile=volatile, facts=facts)
     v = evaluate(d, entries=())
     assert v.verdict not in ("confirmed", "likely"), v
-    assert evaluate_device(d.device, (), entries=()).verdict == "unknown"
+    # a model string the kernel gives virtual devices ("Linux RAM disk") is not a drive at all
+    expected = "not-applicable" if not_a_drive(d) else "unknown"
+    assert evaluate_device(d.device, (), entries=()).verdict == expected
 
 
 # --- the bench, end to end on a real loop device ------------------------------------------------
@@ -421,9 +425,9 @@ def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
     doc = ResultDocument.model_validate_json(out.read_text())
     v = doc.verdicts.power_loss_protection
     assert v is not None and v.reasons
-    # a loop device reports nothing and no datasheet knows it: never confirmed or likely
-    assert v.verdict not in ("confirmed", "likely")
-    assert all(e.kind == "measured" for e in v.evidence)
+    # a loop device is not a drive: power-loss protection does not apply, whatever was measured
+    assert (v.verdict, v.rule) == ("not-applicable", "not_applicable") and v.evidence == []
+    assert "a Linux loop device" in v.reasons[0]
     assert f"power-loss protection: {v.verdict}" in " ".join((r.stdout + r.stderr).split())
 
 
@@ -464,7 +468,7 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
     out = subprocess.run([sys.executable, "-m", "diskq", "lookup", "ssdsc2kb240g8", "--db", str(db)],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")})
-    assert "power-loss protection: confirmed" in out.stdout and "! reported: ATA attribute 175" in out.stdout
+    assert "power-loss protection: confirmed" in out.stdout and "! reported (primary): ATA attribute 175" in out.stdout
 
     site = tmp_path / "_site"
     build_site(db, site)

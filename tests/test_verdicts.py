@@ -45,7 +45,7 @@ def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
     assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet", "cache_knob",
                              "power_loss_protection", "plausibility", "outliers", "contributor_words", "size_profile",
-                             "zfs_slog", "sustained", "cluster", "memory_backed"}
+                             "zfs_slog", "sustained", "cluster", "memory_backed", "endurance"}
     for name in sections:
         assert CRIT[name]["title"]
         assert len(CRIT[name]["justification"].split()) >= 30, name

@@ -9,7 +9,8 @@
      "title": "Intel SSD DC S3610 Series Product Specification",
      "source": "https://...",               # where the statement was read (https only)
      "read": "2026-11-25",                  # the date it was read
-     "quote": "Enhanced power-loss data protection feature"}
+     "quote": "Enhanced power-loss data protection feature",
+     "evidence": "primary"}                 # optional: primary (vendor text, default) | secondary
 
 It is contributed by pull request like submissions and checked by :func:`validate` (``diskq
 datasheets validate``, run by the submissions workflow and the tests): the schema, a source for
@@ -85,6 +86,9 @@ class Entry(BaseModel):
     source: str = Field(max_length=500, description="https URL where the statement was read")
     read: date = Field(description="the date the source was read")
     quote: str = Field(max_length=500, description="what the source says, word for word")
+    evidence: Literal["primary", "secondary"] = Field(
+        default="primary", description="primary: the vendor's own document (or a copy); secondary: an analyst or "
+                                       "reviewer reporting it")
     note: str | None = Field(default=None, max_length=500)
 
     @field_validator("model")

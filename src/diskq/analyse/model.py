@@ -136,6 +136,24 @@ class FlushCheck(_Strict):
     notes: list[str] = Field(default_factory=list)
 
 
+class Endurance(_Strict):
+    """A load in bytes written per day against the device's rated endurance
+    (:mod:`diskq.analyse.endurance`). Figures are null where they are not known; ``reasons`` say what
+    the load assumes and where the rating comes from."""
+
+    bytes_per_day: float | None = Field(default=None, ge=0, description="the load, bytes written per day")
+    load_dwpd: float | None = Field(default=None, ge=0, description="the load in drive writes per day (capacity known)")
+    rated_bytes_per_day: float | None = Field(default=None, ge=0, description="what the rating allows per day")
+    rated_dwpd: float | None = Field(default=None, ge=0)
+    rated_tbw_bytes: int | None = Field(default=None, ge=0, description="rated bytes written over the rating's life")
+    share_of_rating: float | None = Field(default=None, ge=0, description="load / what the rating allows per day")
+    years_to_rating: float | None = Field(default=None, ge=0, description="years until the load writes the rated bytes")
+    basis: Literal["datasheet", "unknown"] = "unknown"
+    reasons: list[str] = Field(default_factory=list)
+
+    _json_ints = field_validator("rated_tbw_bytes", mode="before")(json_integer)
+
+
 class CephWalDb(_Strict):
     """Ceph BlueStore WAL/DB suitability, on 1-job sync IOPS at the best safe cache setting."""
 
@@ -144,6 +162,8 @@ class CephWalDb(_Strict):
     cache_state: CacheState | None = Field(default=None, description="write cache state of the run used")
     safe: bool | None = Field(default=None, description="the run used passed (or did not need) the flush check")
     reasons: list[str] = Field(default_factory=list)
+    endurance: Endurance | None = Field(
+        default=None, description="what the OSDs of osds_per_device would write per day against the rating")
 
 
 class OsdsPerDevice(_Strict):
@@ -224,10 +244,15 @@ class ZfsSlog(_Strict):
         default_factory=dict, description="block size in bytes (as a string) -> bytes per second, measured sizes only")
     cache_state: CacheState | None = None
     safe: bool | None = None
-    basis: Basis | None = None
+    basis: Basis | Literal["public figure"] | None = None
+    capacity_bytes: int | None = Field(default=None, ge=0, description="the device's capacity, when known")
+    bandwidth_tier: Tier | None = Field(default=None, description="the tier of the bandwidth alone, before capacity "
+                                                                   "and endurance are weighed")
+    endurance: Endurance | None = Field(
+        default=None, description="the tier's floor rate at the assumed duty against the rating")
     reasons: list[str] = Field(default_factory=list)
 
-    _json_ints = field_validator("block_size", mode="before")(json_integer)
+    _json_ints = field_validator("block_size", "capacity_bytes", mode="before")(json_integer)
 
 
 class Cliff(_Strict):
@@ -263,7 +288,12 @@ class Verdicts(_Strict):
     _json_ints = field_validator("criteria_version", mode="before")(json_integer)
 
 
-PlpVerdict = Literal["confirmed", "likely", "unlikely", "unknown", "degraded"]
+PlpVerdict = Literal["confirmed", "likely", "unlikely", "unknown", "degraded", "not-applicable"]
+#: How much a piece of power-loss evidence weighs: ``primary`` (the drive's own report, the vendor's
+#: own text, diskq's measurement of the drive), ``secondary`` (a reviewer, an analyst, smartmontools'
+#: drive database for the line), ``weak`` (a volunteer list, a catch-all database entry, a blog, the
+#: segment prior, a free flush that cannot tell protection from ignored flushes): never decides alone.
+PlpStrength = Literal["primary", "secondary", "weak"]
 
 
 class PlpFact(_Strict):
@@ -288,10 +318,11 @@ class PlpFact(_Strict):
 class PlpEvidence(_Strict):
     """One piece of evidence weighed by the power-loss-protection verdict."""
 
-    kind: Literal["measured", "reported", "documented"]
+    kind: Literal["measured", "reported", "documented", "drive-database", "hardware-list", "review", "segment"]
     points_to: Literal["plp", "no_plp", "neutral", "failing"]
     text: str
     source: str | None = Field(default=None, description="where it comes from: a field, a run, a datasheet URL")
+    strength: PlpStrength | None = Field(default=None, description="how much it weighs (none: neutral evidence)")
 
 
 class PowerLossProtection(_Strict):
@@ -300,7 +331,8 @@ class PowerLossProtection(_Strict):
     ``confirmed``: measured and (reported or documented) agree; ``likely``: reported or
     documented, or measured alone, with nothing against; ``unlikely``: documented as absent or
     measured against, nothing for; ``unknown``: too little evidence, or evidence that disagrees
-    (listed in ``conflicts``); ``degraded``: the drive reports its backup failing.
+    (listed in ``conflicts``); ``degraded``: the drive reports its backup failing;
+    ``not-applicable``: the target is not a drive (a loop or zram device, a file, RAM).
     """
 
     verdict: PlpVerdict

@@ -1,90 +1,142 @@
-"""The ``power_loss_protection`` verdict: one evidence-backed answer per drive.
+"""The ``power_loss_protection`` verdict: one evidence-backed answer per drive or product line.
 
-Evidence comes in three kinds, each listed with what it points to:
+Evidence comes in several kinds, each listed with what it points to and how much it weighs
+(``strength``: primary, secondary, weak; criteria.toml ``[power_loss_protection]``):
 
 - **reported**: the facts the drive gives about itself (``Device.plp_facts``, read by
-  :mod:`diskq.probe.plp`; NVMe "no volatile write cache" also from ``volatile_write_cache``);
-- **documented**: the vendor datasheet list (:mod:`diskq.analyse.datasheets`);
-- **measured**: the runs of the document: durable 1-job writes faster than flash with the
-  volatile cache off (strong), a cache A/B where the drive barely cares (strong) or where its
-  speed needs the cache (against), the flush check (free flushes: PLP or ignored flushes, weak;
-  flushes costing flash time: against).
+  :mod:`diskq.probe.plp`; NVMe ``vwc`` = 0, "no volatile write cache"): primary;
+- **documented**: the line's datasheet facts (:class:`~diskq.identity.facts.LineFacts`: ``yes``,
+  ``at-rest-only``, ``no`` or ``not stated``, primary or secondary) and the datasheet list
+  (:mod:`diskq.analyse.datasheets`). Protection of data at rest only is not power-loss protection;
+- **second hand** (:mod:`diskq.analyse.secondhand`): smartmontools' drive database naming a capacitor
+  self-test for the line, the OpenZFS hardware list, reviewers; secondary or weak, with their source;
+- **measured**: the runs: durable 1-job writes faster than flash with the volatile cache off
+  (primary), a cache A/B where the drive barely cares (primary) or where its speed needs the cache
+  (against), the flush check (free flushes: PLP or ignored flushes, weak; flushes costing flash
+  time: against);
+- **segment**: the line's segment, a weak prior named as such.
 
-The rule (criteria.toml ``[power_loss_protection]``): a failing backup is ``degraded``;
-evidence that disagrees is ``unknown`` with the conflict listed; measured and (reported or
-documented) in favour is ``confirmed``; reported or documented, or strong measured evidence
-alone, is ``likely``; documented absence or measured evidence against is ``unlikely``; anything
-else is ``unknown``. A drive without evidence is never ``confirmed`` or ``likely``.
+The rule: a target that is not a drive (loop, zram, RAM, a file: :mod:`diskq.analyse.hostdevice`)
+is ``not-applicable``; a failing backup is ``degraded``; primary or secondary evidence on both
+sides is ``unknown`` with the conflict listed; a strong measurement and other primary or
+secondary evidence in favour, or a free flush and the drive's report or the vendor's text, is
+``confirmed``; primary or secondary evidence in favour, or a strong measurement alone,
+is ``likely``; primary or secondary evidence against is ``unlikely``; with nothing else, a client
+or NAS segment is ``unlikely`` by the segment prior; anything else is ``unknown``. Weak evidence
+never decides, and weak evidence against the answer is listed as outweighed. A drive without
+evidence is never ``confirmed`` or ``likely``.
+
+:func:`judge` is the pure rule over the evidence (it also answers for a line nothing measured);
+:func:`evaluate` and :func:`evaluate_device` gather the evidence of a result or a drive.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria, datasheets
+from diskq.analyse import criteria, datasheets, secondhand
 from diskq.analyse.knob import DRIVE, knob
-from diskq.analyse.memorybacked import memory_backed
 from diskq.analyse.model import PlpEvidence, PowerLossProtection
 
 if TYPE_CHECKING:
     from diskq.analyse.datasheets import Entry
+    from diskq.analyse.model import PlpFact
+    from diskq.analyse.secondhand import Statement
+    from diskq.identity.facts import LineFacts
     from diskq.result import Device, ResultDocument, Run
 
 VWC_FIELD = "NVMe Identify Controller vwc"
+NOT_APPLICABLE = "not-applicable"
+_DECISIVE = ("primary", "secondary")
 
 
-def evaluate(doc: ResultDocument, *, per_model: bool = False,
-             entries: tuple[Entry, ...] | None = None) -> PowerLossProtection:
-    """The verdict for a result document (its device's facts, its runs, the datasheet list)."""
-    note = memory_backed(doc)
-    if note is not None:
-        return PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=[f"not applicable: {note}"])
-    return evaluate_device(doc.device, doc.runs, per_model=per_model, entries=entries)
+def not_applicable(why: str) -> PowerLossProtection:
+    """The verdict for a target that is not a drive: ``why`` says what it is."""
+    return PowerLossProtection(verdict=NOT_APPLICABLE, rule="not_applicable", reasons=[f"not applicable: {why}"])
 
 
-def evaluate_device(device: Device, runs: list[Run] | tuple = (), *, per_model: bool = False,
-                    entries: tuple[Entry, ...] | None = None) -> PowerLossProtection:
+def evaluate(doc: ResultDocument, *, per_model: bool = False, entries: tuple[Entry, ...] | None = None,
+             facts: LineFacts | None = None) -> PowerLossProtection:
+    """The verdict for a result document (its device's facts, its runs, the datasheet list, and the
+    line's facts when the caller knows the line)."""
+    from diskq.analyse.hostdevice import not_a_drive
+
+    host = not_a_drive(doc)
+    if host is not None:
+        return not_applicable(host)
+    return evaluate_device(doc.device, doc.runs, per_model=per_model, entries=entries, facts=facts, checked=True)
+
+
+def evaluate_device(device: Device, runs: Sequence[Run] = (), *, per_model: bool = False,
+                    entries: tuple[Entry, ...] | None = None, facts: LineFacts | None = None,
+                    checked: bool = False) -> PowerLossProtection:
     """The verdict from a device's reported facts, the datasheet list and ``runs`` (may be empty:
-    ``diskq identify`` has no measurement).
+    ``diskq identify`` has no measurement). ``checked``: the caller already knows it is a drive.
 
     ``per_model`` (the database, one row per model): a failing backup reported by one submitted
     drive is that drive's state, not the model's; it is listed and counted as a report that the
     model has a backup, and the verdict is not ``degraded``.
     """
+    if not checked:
+        from diskq.analyse.hostdevice import not_a_drive
+        from diskq.result import Method, ResultDocument
+
+        host = not_a_drive(ResultDocument(created="1970-01-01T00:00:00Z", method=Method(), device=device,
+                                          runs=list(runs)))
+        if host is not None:
+            return not_applicable(host)
+    return judge(facts, runs, device.volatile_write_cache, None, reported=device.plp_facts, model=device.model,
+                 firmware=device.firmware, per_model=per_model, entries=entries)
+
+
+def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None, segment: str | None, *,
+          reported: Sequence[PlpFact] = (), model: str | None = None, firmware: str | None = None,
+          per_model: bool = False, entries: tuple[Entry, ...] | None = None,
+          statements: tuple[Statement, ...] | None = None) -> PowerLossProtection:
+    """The verdict from the evidence alone (pure apart from reading diskq's packaged lists).
+
+    ``facts``: the line's datasheet facts, or None; ``runs``: the measured runs, or None;
+    ``vwc``: NVMe Identify Controller vwc bit 0 as a bool (True: a volatile write cache exists),
+    or None; ``segment``: ``data-centre``, ``client`` or ``NAS`` (None: the one of ``facts``).
+    ``reported``: the facts a drive reported; ``model``/``firmware``: the model string a drive
+    reports, to find the datasheet list's entry and model-keyed second-hand statements.
+    ``entries``/``statements``: the lists to use (default: the ones diskq ships).
+
+    >>> from diskq.identity.facts import LineFacts
+    >>> mx = LineFacts(vendor="Crucial", line="MX500", segment="client", plp="at-rest-only",
+    ...                plp_evidence="secondary", plp_quote="Integrated Power Loss Immunity")
+    >>> v = judge(mx, None, None, None, entries=(), statements=())
+    >>> v.verdict, v.rule
+    ('unlikely', 'documented_absent')
+    """
     crit = criteria.section("power_loss_protection")
     evidence: list[PlpEvidence] = []
     conflicts: list[str] = []
     reasons: list[str] = []
+    if segment is None and facts is not None:
+        segment = facts.segment
 
     failing = False
-    for fact in device.plp_facts:
+    for fact in reported:
         points = "failing" if fact.warning else ("plp" if fact.supports == "plp" else "neutral")
         failing = failing or fact.warning
-        evidence.append(PlpEvidence(kind="reported", points_to=points, text=f"{fact.field} = {fact.raw}: {fact.meaning}",
-                                    source=fact.source))
-    if device.volatile_write_cache is False and not any(f.field == VWC_FIELD for f in device.plp_facts):
-        evidence.append(PlpEvidence(kind="reported", points_to="plp", source="volatile_write_cache",
+        evidence.append(PlpEvidence(kind="reported", points_to=points, source=fact.source,
+                                    text=f"{fact.field} = {fact.raw}: {fact.meaning}",
+                                    strength=None if points == "neutral" else "primary"))
+    if vwc is False and not any(f.field == VWC_FIELD for f in reported):
+        evidence.append(PlpEvidence(kind="reported", points_to="plp", source="volatile_write_cache", strength="primary",
                                     text="the drive reports no volatile write cache: a completed write is already "
                                          "in non-volatile media"))
-    reported_for = any(e.kind == "reported" and e.points_to in ("plp", "failing") for e in evidence)
 
-    entry, contradiction = datasheets.lookup(device.model, device.firmware, entries)
+    entry, contradiction = datasheets.lookup(model, firmware, entries)
     if contradiction:
         conflicts.append(contradiction)
-    documented_for = documented_against = False
-    if entry is not None:
-        text = f"{entry.title}: \"{entry.quote}\" (read {entry.read.isoformat()})"
-        if entry.plp == "yes":
-            documented_for = True
-            evidence.append(PlpEvidence(kind="documented", points_to="plp", text=text, source=entry.source))
-        else:
-            documented_against = True
-            why = ("documents protection of data at rest only, not of writes in flight"
-                   if entry.plp == "at-rest" else "documents no power-loss protection")
-            evidence.append(PlpEvidence(kind="documented", points_to="no_plp", text=f"{text}: {why}",
-                                        source=entry.source))
-
-    strong, weak, against = _measured(runs, device.volatile_write_cache, crit, evidence)
+    _documented(facts, entry, evidence)
+    for s in secondhand.about(facts, model, statements):
+        evidence.append(_secondhand(s))
+    _measured(runs or (), vwc, crit, evidence)
+    _segment(segment, facts, evidence, statements)
 
     if failing and not per_model:
         return _verdict("degraded", "backup_failing", evidence, conflicts,
@@ -93,39 +145,157 @@ def evaluate_device(device: Device, runs: list[Run] | tuple = (), *, per_model: 
     if failing:
         reasons.append("a submitted drive of this model reported its power-loss backup failing (that drive's state)")
 
-    if (reported_for or documented_for) and against:
-        conflicts.append("the measurement shows flushes waiting for flash or a speed that needs the volatile "
-                         "cache, against what the drive reports or its datasheet documents")
-    if documented_against and (strong or reported_for):
-        conflicts.append("the datasheet documents no protection of writes in flight, but "
-                         + ("the drive reports a power-loss backup" if reported_for else
-                            "the measurement shows durable writes faster than flash with the cache off"))
+    def pieces(points: str, strengths: tuple[str, ...], kinds: tuple[str, ...] | None = None) -> list[PlpEvidence]:
+        ok = ("plp", "failing") if points == "plp" else ("no_plp",)
+        return [e for e in evidence if e.points_to in ok and e.strength in strengths
+                and (kinds is None or e.kind in kinds)]
+
+    decisive_for, decisive_against = pieces("plp", _DECISIVE), pieces("no_plp", _DECISIVE)
+    if decisive_for and decisive_against:
+        conflicts.append(f"evidence for protection ({_listed(decisive_for)}) disagrees with evidence against it "
+                         f"({_listed(decisive_against)})")
     if conflicts:
         return _verdict("unknown", "conflicting_evidence", evidence, conflicts,
                         reasons + ["the evidence disagrees (see conflicts): no answer is preferred"])
-    if (strong or weak) and (reported_for or documented_for):
-        which = " and ".join(w for w, ok in (("reported", reported_for), ("documented", documented_for)) if ok)
-        return _verdict("confirmed", f"measured_and_{'reported' if reported_for else 'documented'}", evidence,
-                        conflicts, reasons + [f"measured and {which} evidence agree"])
-    if reported_for or documented_for:
-        which = "reported by the drive" if reported_for else "documented by a datasheet"
-        return _verdict("likely", "reported" if reported_for else "documented", evidence, conflicts,
-                        reasons + [f"{which}, not (yet) confirmed by a measurement"])
-    if strong:
+
+    measured_for = pieces("plp", ("primary", "weak"), ("measured",))
+    strong_measured = pieces("plp", ("primary",), ("measured",))
+    other_for = [e for e in decisive_for if e.kind != "measured"]
+    reported_for = [e for e in other_for if e.kind == "reported"]
+    documented_for = [e for e in other_for if e.kind == "documented"]
+    # a free flush (weak: protection or ignored flushes) confirms only the drive's own report or the
+    # vendor's text; a strong measurement confirms secondary evidence too
+    primary_other = [e for e in other_for if e.strength == "primary"]
+    if (strong_measured and other_for) or (measured_for and primary_other):
+        which = "reported" if reported_for else ("documented" if documented_for else "secondhand")
+        return _verdict("confirmed", f"measured_and_{which}", evidence, conflicts,
+                        reasons + [f"measured and {_kinds(other_for)} evidence agree"] + _outweighed(evidence, "plp"))
+    if other_for:
+        rule = "reported" if reported_for else ("documented" if documented_for else "secondhand")
+        what = {"reported": "reported by the drive", "documented": "documented by the line's datasheet",
+                "secondhand": "stated at second hand (" + _kinds(other_for) + ")"}[rule]
+        weight = "primary" if any(e.strength == "primary" for e in other_for) else "secondary"
+        return _verdict("likely", rule, evidence, conflicts,
+                        reasons + [f"{what} ({weight} evidence), not (yet) confirmed by a measurement"]
+                        + _outweighed(evidence, "plp"))
+    if strong_measured:
         return _verdict("likely", "measured", evidence, conflicts,
                         reasons + ["measured only: durable writes far faster than flash with the volatile cache "
-                                   "off; no report or datasheet confirms it"])
-    if documented_against:
-        extra = (["so the almost free flushes mean flushes are not honoured"] if weak else [])
-        return _verdict("unlikely", "documented_absent", evidence, conflicts,
-                        reasons + ["the datasheet documents no protection of writes in flight"] + extra)
-    if against:
-        return _verdict("unlikely", "measured_against", evidence, conflicts,
-                        reasons + ["the measurement shows the drive waiting for flash on flushes, or fast only "
-                                   "with its volatile cache on; nothing reports or documents protection"])
-    why = ("flushes cost almost nothing, which means power-loss protection or ignored flushes; nothing tells "
-           "which" if weak else "no evidence either way")
+                                   "off; no report or datasheet confirms it"] + _outweighed(evidence, "plp"))
+    weak_flush = pieces("plp", ("weak",), ("measured",))
+    if decisive_against:
+        kinds = {e.kind for e in decisive_against}
+        if "documented" in kinds:
+            rule, why = "documented_absent", ("the line's documents state no protection of writes in flight (or of "
+                                              "data at rest only, which is not power-loss protection)")
+        elif "measured" in kinds:
+            rule, why = "measured_against", ("the measurement shows the drive waiting for flash on flushes, or fast "
+                                             "only with its volatile cache on; nothing reports or documents protection")
+        else:
+            rule, why = "secondhand_absent", f"stated at second hand ({_kinds(decisive_against)})"
+        extra = ["so the almost free flushes mean flushes are not honoured"] if weak_flush else []
+        return _verdict("unlikely", rule, evidence, conflicts,
+                        reasons + [why] + extra + _outweighed(evidence, "no_plp"))
+    weak_for = pieces("plp", ("weak",))
+    prior = [e for e in evidence if e.kind == "segment" and e.points_to == "no_plp"]
+    if prior and not weak_for:
+        return _verdict("unlikely", "segment_prior", evidence, conflicts,
+                        reasons + [f"weak prior from the segment alone ({segment}): no primary or secondary evidence "
+                                   "about this line either way; measure it (diskq bench --cache both)"])
+    if weak_flush and len(weak_for) == len(weak_flush) and not prior:
+        why = "flushes cost almost nothing, which means power-loss protection or ignored flushes; nothing tells which"
+    elif weak_for or prior:
+        why = ("only weak evidence, which never decides: "
+               + "; ".join(f"{e.kind} {'for' if e.points_to == 'plp' else 'against'}" for e in weak_for + prior))
+    else:
+        why = "no evidence either way"
     return _verdict("unknown", "too_little_evidence", evidence, conflicts, reasons + [why])
+
+
+def _listed(pieces: list[PlpEvidence]) -> str:
+    return " | ".join(f"{e.kind}, {e.strength}: {e.text}" for e in pieces)
+
+
+def _kinds(pieces: list[PlpEvidence]) -> str:
+    return ", ".join(dict.fromkeys(f"{e.kind}, {e.strength}" for e in pieces))
+
+
+def _outweighed(evidence: list[PlpEvidence], side: str) -> list[str]:
+    """Weak evidence pointing the other way than ``side``, named as outweighed (never silent)."""
+    other = ("no_plp",) if side == "plp" else ("plp",)
+    weak = [e for e in evidence if e.points_to in other and e.strength == "weak"]
+    return [f"outweighed: weak {e.kind} evidence points the other way ({e.text})" for e in weak]
+
+
+def _documented(facts: LineFacts | None, entry: Entry | None, evidence: list[PlpEvidence]) -> None:
+    """The line's datasheet facts and the datasheet list's entry, each as documented evidence."""
+    if facts is not None:
+        name = f"{facts.vendor} {facts.line}"
+        claim = facts.plp or "not stated"
+        strength = facts.plp_evidence if facts.plp_evidence in _DECISIVE else "secondary"
+        quote = f": \"{facts.plp_quote}\"" if facts.plp_quote else ""
+        if claim == "yes":
+            evidence.append(PlpEvidence(kind="documented", points_to="plp", strength=strength, source=facts.plp_source,
+                                        text=f"{name} datasheet facts state power-loss protection{quote}"))
+        elif claim == "at-rest-only":
+            evidence.append(PlpEvidence(
+                kind="documented", points_to="no_plp", strength=strength, source=facts.plp_source,
+                text=f"{name} datasheet facts state protection of data at rest only{quote}: not power-loss "
+                     "protection of the volatile write cache, so acknowledged writes may be lost"))
+        elif claim == "no":
+            evidence.append(PlpEvidence(kind="documented", points_to="no_plp", strength=strength,
+                                        source=facts.plp_source,
+                                        text=f"{name} datasheet facts state no power-loss protection{quote}"))
+        else:
+            evidence.append(PlpEvidence(kind="documented", points_to="neutral", source=facts.plp_source,
+                                        text=f"{name} datasheet facts do not state power-loss protection either way"))
+    if entry is None or (facts is not None and facts.plp_source and facts.plp_source == entry.source):
+        return
+    text = f"{entry.title}: \"{entry.quote}\" (read {entry.read.isoformat()})"
+    if entry.plp == "yes":
+        evidence.append(PlpEvidence(kind="documented", points_to="plp", text=text, source=entry.source,
+                                    strength=entry.evidence))
+    else:
+        why = ("documents protection of data at rest only, not of writes in flight"
+               if entry.plp == "at-rest" else "documents no power-loss protection")
+        evidence.append(PlpEvidence(kind="documented", points_to="no_plp", text=f"{text}: {why}",
+                                    source=entry.source, strength=entry.evidence))
+
+
+_CLAIM_WORDS = {
+    "yes": "lists it among drives with power failure protection",
+    "no": "says it has no power-loss protection",
+    "at-rest-only": "says it protects data at rest only, which is not power-loss protection",
+    "capacitor-self-test": "names a power-loss capacitor self-test attribute for it",
+    "no-dram-cache": "says it has no DRAM cache: no volatile write cache to lose",
+}
+
+
+def _secondhand(s: Statement) -> PlpEvidence:
+    who = {"drive-database": "smartmontools' drive database", "hardware-list": "the OpenZFS hardware list",
+           "review": "a reviewer"}[s.kind]
+    return PlpEvidence(kind=s.kind, points_to=secondhand.POINTS_TO[s.claim], strength=s.strength, source=s.source,
+                       text=f"{who} {_CLAIM_WORDS[s.claim]}: \"{s.quote}\" ({s.revision}; {s.strength}: {s.why}; "
+                            f"checked {s.checked})")
+
+
+def _segment(segment: str | None, facts: LineFacts | None, evidence: list[PlpEvidence],
+             statements: tuple[Statement, ...] | None) -> None:
+    """The segment as a weak prior, named as such, with the general statements behind it."""
+    if segment is None:
+        return
+    how = f" (known by {facts.segment_basis})" if facts is not None and facts.segment_basis else ""
+    backing = secondhand.about_segment(segment, statements)
+    cited = "".join(f"; \"{s.quote}\" ({s.source})" for s in backing)
+    if segment == "data-centre":
+        evidence.append(PlpEvidence(kind="segment", points_to="plp", strength="weak", text=(
+            f"segment prior: a data-centre line{how}; many data-centre lines document power-loss protection, "
+            "but not all do, and this prior never decides")))
+    elif segment in ("client", "NAS"):
+        evidence.append(PlpEvidence(kind="segment", points_to="no_plp", strength="weak",
+                                    source=backing[0].source if backing else None, text=(
+            f"segment prior: a {segment} line{how}; client and NAS drives rarely protect their volatile cache "
+            f"(the Intel SSD 750, a consumer version of a data-centre drive, is a documented exception){cited}")))
 
 
 def _verdict(verdict, rule, evidence, conflicts, reasons) -> PowerLossProtection:
@@ -137,7 +307,7 @@ def _solo(run: Run) -> float | None:
     return None if point is None else point.iops
 
 
-def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: list[PlpEvidence]) -> tuple[bool, bool, bool]:
+def _measured(runs: Sequence[Run], volatile_write_cache: bool | None, crit: dict, evidence: list[PlpEvidence]) -> tuple[bool, bool, bool]:
     """(strong evidence for, weak evidence for, evidence against) from the runs; each piece is
     appended to ``evidence``."""
     fast = float(crit["fast_sync_iops"])
@@ -155,12 +325,12 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
         src = f"flush check, cache on ({run.cache_mechanism or 'drive'})"
         if fc.honest is False:
             weak = True
-            evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, text=(
+            evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, strength="weak", text=(
                 f"fdatasync costs almost nothing with the volatile cache on ({fc.sync_iops:.0f} vs "
                 f"{fc.nosync_iops:.0f} IOPS without it): power-loss protection, or flushes ignored")))
         else:
             against = True
-            evidence.append(PlpEvidence(kind="measured", points_to="no_plp", source=src, text=(
+            evidence.append(PlpEvidence(kind="measured", points_to="no_plp", source=src, strength="primary", text=(
                 f"fdatasync costs what writing flash costs with the volatile cache on ({fc.sync_iops:.0f} vs "
                 f"{fc.nosync_iops:.0f} IOPS without it): a protected drive need not wait")))
     best_on = max((i for _, i in on), default=None)
@@ -171,23 +341,23 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
             ab = f"cache off {iops:.0f} vs on {best_on:.0f} IOPS at 1 job ({ratio:.0%})"
             if iops >= fast and round(ratio, 9) >= ratio_min:
                 strong = True
-                evidence.append(PlpEvidence(kind="measured", points_to="plp", source="cache A/B", text=(
+                evidence.append(PlpEvidence(kind="measured", points_to="plp", source="cache A/B", strength="primary", text=(
                     f"{ab}: the drive does not need its volatile cache to be fast, and writes are durable at "
                     f"{iops:.0f}/s without it")))
             elif iops < fast and round(ratio, 9) < ratio_min and weak:
                 against = True
-                evidence.append(PlpEvidence(kind="measured", points_to="no_plp", source="cache A/B", text=(
+                evidence.append(PlpEvidence(kind="measured", points_to="no_plp", source="cache A/B", strength="primary", text=(
                     f"{ab}: the almost free flushes need the volatile cache; without it the drive waits for flash")))
             elif iops >= fast:
                 strong = True
-                evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, text=(
+                evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, strength="primary", text=(
                     f"{ab}: durable writes at {iops:.0f}/s with the cache off, faster than flash (at least {fast:.0f})")))
             else:
                 evidence.append(PlpEvidence(kind="measured", points_to="neutral", source="cache A/B", text=(
                     f"{ab}: says nothing either way")))
         elif iops >= fast:
             strong = True
-            evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, text=(
+            evidence.append(PlpEvidence(kind="measured", points_to="plp", source=src, strength="primary", text=(
                 f"durable writes at {iops:.0f}/s at 1 job with the volatile cache off: faster than flash "
                 f"(at least {fast:.0f})")))
         else:
@@ -199,6 +369,6 @@ def _measured(runs, volatile_write_cache: bool | None, crit: dict, evidence: lis
                  and not (r.write_cache == "off" and knob(r.cache_mechanism, "off") != DRIVE)]
         if quick:
             strong = True
-            evidence.append(PlpEvidence(kind="measured", points_to="plp", source="1-job IOPS", text=(
+            evidence.append(PlpEvidence(kind="measured", points_to="plp", source="1-job IOPS", strength="primary", text=(
                 f"durable writes at {max(quick):.0f}/s at 1 job on a drive that reports no volatile cache")))
     return strong, weak, against

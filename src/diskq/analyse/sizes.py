@@ -8,6 +8,10 @@ compared across versions), the verdict reads the profile's step nearest that siz
 ``[size_profile] nearest_max_ratio``) and says ``basis: "measured"``. Without one, the sweep's 1-job
 4 KiB step stands in, as before criteria version 4, and the verdict says ``basis: "estimated from
 4 KiB"`` with a reason. Pure functions: the runs are chosen by :mod:`diskq.analyse.verdicts`.
+
+A SLOG is tiered by its 128 KiB bandwidth, its capacity and its endurance, the lowest of the three
+(:func:`weigh_slog`); a device diskq did not measure is tiered from a figure for that bandwidth
+(:func:`zfs_slog_from_figure`). 4 KiB IOPS never decide a SLOG tier.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from diskq.analyse import endurance
 from diskq.analyse.model import Etcd, PostgresWal, ZfsSlog
 from diskq.units import block_label, latency_ms
 
 if TYPE_CHECKING:
+    from diskq.identity.facts import LineFacts
     from diskq.result import Point, SizePoint, SizeProfile
 
 #: The size-profile method ``diskq bench`` writes today (fixed windows after a 1 s ramp).
@@ -194,3 +200,87 @@ def zfs_slog(crit: dict, crit_sizes: dict, best: Run) -> ZfsSlog:
                  f"by the 4 KiB step (cache {best.cache}), which does not decide a tier; "
                  "measure the size profile (diskq bench --profile sizes)", context],
     )
+
+
+#: SLOG tiers, lowest first.
+_ORDER = ("unsuitable", "marginal", "good", "excellent")
+
+
+def _lowest(*tiers: str | None) -> str | None:
+    known = [t for t in tiers if t is not None]
+    return min(known, key=_ORDER.index) if known else None
+
+
+def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: int | None,
+               facts: LineFacts | None) -> ZfsSlog:
+    """``slog`` (tiered by its bandwidth alone) with capacity and endurance weighed: the tier becomes
+    the lowest of the bandwidth's, the capacity's (``capacity / capacity_window_s`` as a rate) and
+    the endurance's (:func:`diskq.analyse.endurance.slog_floor_tier`). A figure that is not known
+    is not weighed, and the reasons say so."""
+    window = float(crit["capacity_window_s"])
+    reasons = list(slog.reasons)
+    cap_tier = None
+    if capacity_bytes:
+        rate = capacity_bytes / window
+        cap_tier, why = _tier(crit, rate)
+        bw = slog.bw_bytes if slog.bw_bytes is not None else slog.bw_bytes_at_most
+        limits = bw is not None and rate < bw
+        reasons.append(f"capacity {capacity_bytes / 1e9:.0f} GB holds {window:g} s of sync writes (two transaction "
+                       f"groups) at up to {rate / 1e6:.0f} MB/s, {why}"
+                       + (": it limits the device below its bandwidth" if limits else ""))
+    else:
+        reasons.append("capacity not known: not weighed")
+    tiers = [("excellent", crit["excellent_mb_s"]), ("good", crit["good_mb_s"]), ("marginal", crit["marginal_mb_s"])]
+    end_tier, wear = endurance.slog_floor_tier(tiers, facts, capacity_bytes, crit_endurance)
+    if end_tier is None:
+        reasons.append("endurance not weighed: " + "; ".join(wear.reasons[1:]))
+    else:
+        reasons.append(f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day sustains the "
+                       f"{end_tier} tier at the assumed duty ({float(crit_endurance['slog_duty']):.0%} of the day)"
+                       if end_tier != "unsuitable" else
+                       f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day does not sustain even the "
+                       f"marginal floor for {float(crit_endurance['slog_duty']):.0%} of the day (unsuitable)")
+    if slog.safe is False or slog.tier == "unsuitable":
+        tier = slog.tier
+    elif slog.tier is not None:
+        tier = _lowest(slog.tier, cap_tier, end_tier)
+    else:
+        tier = "unsuitable" if "unsuitable" in (cap_tier, end_tier) else None
+    if tier != slog.tier and slog.tier is not None:
+        reasons.append(f"{tier}, not {slog.tier}: capacity and endurance weigh as much as bandwidth")
+    elif slog.tier is None and tier is not None:
+        reasons.append("unsuitable by its capacity or endurance alone, whatever its bandwidth")
+    return slog.model_copy(update={"tier": tier, "bandwidth_tier": slog.tier, "capacity_bytes": capacity_bytes,
+                                   "endurance": wear, "reasons": reasons})
+
+
+def zfs_slog_from_figure(crit: dict, crit_endurance: dict, bw_bytes: float, *, source: str, at_most: bool = False,
+                         block_size: int | None = None, capacity_bytes: int | None = None,
+                         facts: LineFacts | None = None, weak: str | None = None) -> ZfsSlog:
+    """The SLOG verdict of a device diskq did not measure, from a figure for its synchronous
+    throughput at ``block_size`` (128 KiB by the criteria; ``source`` says where it was read).
+    ``at_most``: the figure is an upper bound (a datasheet's sequential write speed), which decides
+    only "unsuitable" (below the lowest tier). ``weak``: why the figure is weak (a sub-second or
+    buffered run); such a figure is read as an upper bound, never as a rate. Capacity and endurance
+    are weighed as for a measurement (:func:`weigh_slog`)."""
+    target = int(crit["block_size"])
+    size = block_size or target
+    if weak:
+        at_most = True
+        source = f"{source}; a weak figure ({weak}), read as an upper bound"
+    if at_most:
+        low = float(crit["marginal_mb_s"])
+        tier = "unsuitable" if bw_bytes / 1e6 < low else None
+        why = (f"below {low:g} MB/s (unsuitable)" if tier else "which bounds it from above and decides no tier; "
+               "measure it (diskq bench --profile sizes)")
+        slog = ZfsSlog(tier=tier, block_size=size, bw_bytes_at_most=bw_bytes, basis="public figure",
+                       reasons=[f"synchronous {block_label(size)} writes give at most {bw_bytes / 1e6:.0f} MB/s "
+                                f"({source}), {why}"])
+    else:
+        tier, why = _tier(crit, bw_bytes)
+        near = size == target
+        slog = ZfsSlog(tier=tier if near else None, block_size=size, bw_bytes=bw_bytes, basis="public figure",
+                       reasons=[f"synchronous {block_label(size)} writes give {bw_bytes / 1e6:.0f} MB/s ({source})"
+                                + (f", {why} ({tier})" if near else
+                                   f": not the {block_label(target)} a SLOG writes, so it decides no tier")])
+    return weigh_slog(crit, crit_endurance, slog, capacity_bytes, facts)

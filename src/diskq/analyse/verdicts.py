@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from diskq.analyse import criteria, osds, plausibility, plp, sizes
+from diskq.analyse import criteria, endurance, osds, plausibility, plp, sizes
 from diskq.analyse.knob import knob, unsafe_off
 from diskq.analyse.memorybacked import memory_backed
-from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, PowerLossProtection, Verdicts, ZfsSlog
+from diskq.analyse.model import CephWalDb, Etcd, OsdsPerDevice, PostgresWal, Verdicts, ZfsSlog
 from diskq.analyse.noise import iops_spread, noisy_caveat
 from diskq.units import plural
 
@@ -118,11 +118,13 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         etcd=_etcd(crit["etcd"], crit["size_profile"], safe, unsafe),
         postgres_wal=_postgres(crit["postgres_wal"], crit["size_profile"], best, unsafe),
         power_loss_protection=plp.evaluate(doc),
-        zfs_slog=_zfs_slog(crit["zfs_slog"], crit["size_profile"], best, unsafe),
+        zfs_slog=_zfs_slog(crit, best, unsafe, doc.device.capacity_bytes),
         criteria_version=int(crit["version"]),
         notes=notes,
     )
     _what_they_rest_on(out, candidates)
+    out.ceph_waldb.endurance = endurance.waldb(out.osds_per_device.n, out.osds_per_device.demand_iops or 0.0,
+                                               doc.device.capacity_bytes, None, crit["endurance"])
     return out
 
 
@@ -159,7 +161,7 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
                                       reasons=list(reasons)),
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
-        power_loss_protection=PowerLossProtection(verdict="unknown", rule="not_applicable", reasons=list(reasons)),
+        power_loss_protection=plp.not_applicable(note),
         zfs_slog=ZfsSlog(reasons=list(reasons)),
         criteria_version=int(crit["version"]),
         notes=["measured on a memory-backed target: verdicts not applicable"],
@@ -238,13 +240,15 @@ def _postgres(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: lis
     return sizes.postgres(crit, crit_sizes, best)
 
 
-def _zfs_slog(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> ZfsSlog:
+def _zfs_slog(crit_all: dict, best: _Candidate | None, unsafe: list[_Candidate], capacity: int | None) -> ZfsSlog:
+    crit = crit_all["zfs_slog"]
     if best is None:
         if unsafe:
             return ZfsSlog(tier="unsuitable", safe=False,
                            reasons=[_no_run_reason(unsafe), "a SLOG must not lose the writes it acknowledged"])
         return ZfsSlog(reasons=[_no_run_reason(unsafe)])
-    return sizes.zfs_slog(crit, crit_sizes, best)
+    measured = sizes.zfs_slog(crit, crit_all["size_profile"], best)
+    return sizes.weigh_slog(crit, crit_all["endurance"], measured, capacity, None)
 
 
 def best_safe_run(doc: ResultDocument) -> tuple[Run | None, list[Point], list[str]]:

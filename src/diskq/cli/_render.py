@@ -267,7 +267,8 @@ def verdict_lines(verdicts) -> list[str]:
 
 
 #: How each power-loss-protection verdict is coloured in the terminal.
-_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red"}
+_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red",
+              "not-applicable": "dim"}
 _ARROW = {"plp": "+", "no_plp": "-", "neutral": "·", "failing": "!"}
 
 
@@ -286,9 +287,10 @@ def plp_lines(plp) -> list[str]:
         lines.append(f"  [bold yellow]conflict[/]: {escape(conflict)}")
     for e in p.get("evidence") or []:
         mark = _ARROW.get(e.get("points_to"), "?")
-        line = f"  {mark} {e.get('kind')}: {escape(e.get('text') or '')}"
+        kind = e.get("kind") + (f" ({e['strength']})" if e.get("strength") else "")
+        line = f"  {mark} {kind}: {escape(e.get('text') or '')}"
         if e.get("points_to") == "failing":
-            line = f"  [bold red]{mark} {e.get('kind')}[/]: {escape(e.get('text') or '')}"
+            line = f"  [bold red]{mark} {kind}[/]: {escape(e.get('text') or '')}"
         lines.append(line)
     return lines
 

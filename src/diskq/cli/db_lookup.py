@@ -232,7 +232,8 @@ def lookup_cmd(
             out(f"    conflict: {conflict}")
         marks = {"plp": "+", "no_plp": "-", "neutral": ".", "failing": "!"}
         for e in plp.get("evidence") or []:
-            out(f"    {marks.get(e.get('points_to'), '?')} {e.get('kind')}: {e.get('text')}")
+            strength = f" ({e['strength']})" if e.get("strength") else ""
+            out(f"    {marks.get(e.get('points_to'), '?')} {e.get('kind')}{strength}: {e.get('text')}")
     for c in best.caches:
         unsafe = "" if c["safe"] else f" (unsafe: {c['unsafe_reason'] or 'failed the flush check'})"
         label = setting_label(c["write_cache"], c["knob"])

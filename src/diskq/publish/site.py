@@ -39,7 +39,7 @@ from diskq.errors import SiteError, SitePathError
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
-PLP_VERDICTS = ("confirmed", "likely", "unknown", "unlikely", "degraded")
+PLP_VERDICTS = ("confirmed", "likely", "unknown", "unlikely", "degraded", "not-applicable")
 EXPORT_CURVE = ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")
 
 
