@@ -18,6 +18,14 @@ A result measured on RAM (a file on tmpfs or ramfs, a zram or brd RAM disk, a lo
 a file in RAM) carries a note starting with :data:`~diskq.analyse.memorybacked.MEMORY_BACKED`;
 its figures say nothing about a drive, so every verdict is "not applicable": no tier, no pass or
 fail, the note as the reason.
+
+Missing evidence is never a failure: when no run is safe (a cache "off" set with the kernel's
+knob sends no flush at all; a run whose flush check failed), no tier and no pass or fail is
+given, and the reasons say what to measure. The OSDs per device never exceed what the Ceph
+WAL/DB tier allows (``[osds_per_device] tier_max_osds``), so the two cannot contradict each
+other. Texts name the sync call the method made (``fdatasync``, ``O_SYNC``), never fdatasync
+for another. Power-loss protection is "not applicable" on a loop device, a RAM disk or zram, and
+a file: no drive's protection can be measured through them (:func:`host_plp`).
 """
 
 from __future__ import annotations
@@ -112,12 +120,13 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     # Highest 1-job IOPS first; ties keep the document's run order.
     by_iops = sorted(safe, key=lambda c: -c.solo.iops)
     best = by_iops[0] if by_iops else None
+    ceph = _ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe, sync_name(doc.method.id))
     out = Verdicts(
-        ceph_waldb=_ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe),
-        osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
+        ceph_waldb=ceph,
+        osds_per_device=_osds(crit["osds_per_device"], best, unsafe, ceph.tier),
         etcd=_etcd(crit["etcd"], crit["size_profile"], safe, unsafe),
         postgres_wal=_postgres(crit["postgres_wal"], crit["size_profile"], best, unsafe),
-        power_loss_protection=plp.evaluate(doc),
+        power_loss_protection=host_plp(doc) or plp.evaluate(doc),
         zfs_slog=_zfs_slog(crit["zfs_slog"], crit["size_profile"], best, unsafe),
         criteria_version=int(crit["version"]),
         notes=notes,
@@ -166,6 +175,33 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
     )
 
 
+def sync_name(method_id: str | None) -> str:
+    """The sync call a method made, as verdict texts name it: ``fdatasync``, ``O_SYNC``, ..."""
+    from diskq.submission.methods import traits
+
+    sync = traits(method_id or "").sync
+    return {"o_sync": "O_SYNC", "o_dsync": "O_DSYNC", "o_sync+fsync": "O_SYNC + fsync"}.get(sync, sync)
+
+
+#: What a verdict with no safe run says to do next.
+MEASURE_SAFE = ("no verdict: nothing measured says what the drive does with a flush; measure with the write cache on, "
+                "or off with the drive's own knob (hdparm, sdparm, nvme: `diskq bench --cache both` on the drive)")
+
+
+def host_plp(doc: ResultDocument) -> PowerLossProtection | None:
+    """Power-loss protection "not applicable" for a loop device, a RAM disk, zram or a file (no
+    drive's protection is measured or reported through them); None for anything else."""
+    from diskq.analyse.hostdevice import not_a_drive
+
+    why = not_a_drive(doc)
+    hosts = ("a Linux loop device", "a Linux zram device", "a Linux RAM disk", "a file on a filesystem",
+             "a memory-backed target", "a persistent-memory namespace", "a Linux virtual block device")
+    if why is None or not why.startswith(hosts):
+        return None
+    return PowerLossProtection(verdict="unknown", rule="not_applicable",
+                               reasons=[f"not applicable: {why}: power-loss protection is a drive's"])
+
+
 def _no_run_reason(unsafe: list[_Candidate]) -> str:
     if unsafe:
         why = "; ".join(f"cache {c.cache} {c.unsafe_reason}" for c in unsafe)
@@ -173,22 +209,19 @@ def _no_run_reason(unsafe: list[_Candidate]) -> str:
     return "no run has a completed 1-job step"
 
 
-def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate]) -> CephWalDb:
+def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate],
+          sync: str = "fdatasync") -> CephWalDb:
     if best is None:
-        if unsafe:
-            top = max(unsafe, key=lambda c: c.solo.iops)
-            return CephWalDb(
-                tier="unsuitable", iops=top.solo.iops, cache_state=top.cache, safe=False,
-                reasons=[_no_run_reason(unsafe), "a WAL/DB device must not lose acknowledged commits"],
-            )
+        if unsafe:  # missing evidence, not a failure: nothing safe was measured
+            return CephWalDb(safe=False, reasons=[_no_run_reason(unsafe), MEASURE_SAFE])
         return CephWalDb(reasons=[_no_run_reason(unsafe)])
     iops = best.solo.iops
     bounds = [("excellent", crit["excellent"]), ("good", crit["good"]), ("marginal", crit["marginal"])]
     tier = next((name for name, low in bounds if iops >= low), "unsuitable")
     if tier == "unsuitable":
-        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are below {crit['marginal']}"
+        why = f"1-job {sync} IOPS {iops:.0f} with the write cache {best.cache} are below {crit['marginal']}"
     else:
-        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are at least {dict(bounds)[tier]}"
+        why = f"1-job {sync} IOPS {iops:.0f} with the write cache {best.cache} are at least {dict(bounds)[tier]}"
     reasons = [why + f" ({tier})"]
     for c in others:
         reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower, not used)")
@@ -197,15 +230,25 @@ def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe:
     return CephWalDb(tier=tier, iops=iops, cache_state=best.cache, safe=True, reasons=reasons)
 
 
-def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> OsdsPerDevice:
+def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate], tier: str | None = None) -> OsdsPerDevice:
     demand = osds.demand_iops(crit, "hdd")
     if best is None:
         return OsdsPerDevice(demand_iops=demand, osd_kind="hdd", reasons=[_no_run_reason(unsafe)])
     share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.points), demand, peak_final=best.peak_final)
+    reasons = [f"{r} (cache {best.cache})" if i == 0 else r for i, r in enumerate(share.reasons)]
+    cap = crit.get("tier_max_osds", {}).get(tier) if tier else None
+    if cap is not None and share.n > cap:  # one model: the count never says more than the tier
+        per = next((p.iops / cap for p in best.points if p.numjobs == cap), None) if cap else None
+        return OsdsPerDevice(
+            n=cap, demand_iops=demand, osd_kind="hdd", per_osd_iops=per, solo_iops=best.solo.iops,
+            limited_by_sweep=False, cache_state=best.cache,
+            reasons=[f"{'none' if cap == 0 else f'at most {cap}'}: the Ceph WAL/DB tier is {tier} "
+                     f"(criteria [osds_per_device] tier_max_osds); the curve alone would allow "
+                     f"{'at least ' if share.limited_by_sweep else ''}{share.n}", *reasons])
     return OsdsPerDevice(
         n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
         solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,
-        reasons=[f"{r} (cache {best.cache})" if i == 0 else r for i, r in enumerate(share.reasons)],
+        reasons=reasons,
     )
 
 
@@ -224,26 +267,20 @@ def _size_notes(run: Run) -> list[str]:
 
 def _etcd(crit: dict, crit_sizes: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     limit = float(crit["p99_fdatasync_ms"])
-    if not safe:
-        if unsafe:
-            return Etcd(passes=False, limit_ms=limit,
-                        reasons=[_no_run_reason(unsafe), "etcd's log must not lose acknowledged writes"])
-        return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)])
+    if not safe:  # missing evidence: neither pass nor fail
+        return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     return sizes.etcd(crit, crit_sizes, safe)
 
 
 def _postgres(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     if best is None:
-        return PostgresWal(reasons=[_no_run_reason(unsafe)])
+        return PostgresWal(reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     return sizes.postgres(crit, crit_sizes, best)
 
 
 def _zfs_slog(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> ZfsSlog:
     if best is None:
-        if unsafe:
-            return ZfsSlog(tier="unsuitable", safe=False,
-                           reasons=[_no_run_reason(unsafe), "a SLOG must not lose the writes it acknowledged"])
-        return ZfsSlog(reasons=[_no_run_reason(unsafe)])
+        return ZfsSlog(reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     return sizes.zfs_slog(crit, crit_sizes, best)
 
 

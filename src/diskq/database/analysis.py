@@ -107,7 +107,7 @@ def _analyse(doc, safe_before: list[int], sources: dict | None = None) -> dict:
     sources = sources or {}
     doc = annotate(doc, sources)
     # power-loss protection weighs every setting (a failed flush check is evidence too), per model
-    protection = plp.evaluate(doc, per_model=True)
+    protection = verdicts.host_plp(doc) or plp.evaluate(doc, per_model=True)
     scaling = [_plain(r.scaling) for r in doc.runs]
     unsafe = [i for i, r in enumerate(doc.runs) if r.flush_check is not None and r.flush_check.honest is False]
     safe = [i for i in safe_before if i not in unsafe]

@@ -1,0 +1,387 @@
+"""One answer per use (Ceph WAL/DB, ZFS SLOG, etcd, PostgreSQL WAL): a tier and the evidence it
+rests on, the same shape for a drive diskq measured, a model known from public figures and a
+product line known from its datasheet.
+
+Each use gets ``{"tier", "basis", "reasons", ...}``: ``tier`` is one of :data:`TIERS` or
+``unknown``; ``basis`` one of :data:`BASES`, strongest first (criteria.toml ``[answer]``):
+
+* ``measured``: diskq's own measurement (the verdicts of :mod:`diskq.analyse.verdicts`);
+* ``public-figure``: a published figure, whose method class decides what it can claim: only a
+  flush per write at a known cache state gives a tier; a FUA or O_SYNC figure of unknown path,
+  a figure at an unknown cache state, or a 4 KiB figure standing in for another write size is an
+  upper bound (``ceiling``) that decides only "unsuitable";
+* ``datasheet``: :class:`~diskq.identity.facts.LineFacts` bound the tier (no power-loss
+  protection: at most marginal; SATA: a SLOG at most good);
+* ``estimate``: the figures of peers of the same segment, interface and protection
+  (:class:`Peer`, given by the caller), named as an estimate with their count, range, median;
+* ``unknown``: nothing decides; the reasons say what to measure next.
+
+The Ceph WAL/DB answer carries the OSDs per device of the same model (``osds_per_device``): its
+count never exceeds what the tier allows (``[osds_per_device] tier_max_osds``).
+Pure: the callers read devices.db or a document and pass plain data.
+
+>>> from diskq.identity.facts import LineFacts
+>>> facts = LineFacts("Acme", "Q1", segment="client", interface="NVMe", plp="no")
+>>> peers = [Peer(f"P{i}", "client", "NVMe", "no", ceph_iops=x) for i, x in enumerate([400, 700, 900])]
+>>> a = from_datasheet(facts, peers)["ceph_waldb"]
+>>> (a["tier"], a["basis"])
+('unsuitable', 'estimate')
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from diskq.analyse import criteria
+
+if TYPE_CHECKING:
+    from diskq.identity.facts import LineFacts
+
+USES = ("ceph_waldb", "zfs_slog", "etcd", "postgres_wal")
+NAMES = {"ceph_waldb": "Ceph WAL/DB", "zfs_slog": "ZFS SLOG", "etcd": "etcd", "postgres_wal": "PostgreSQL WAL"}
+#: Tiers, best first; ``unknown`` is none of them.
+TIERS = ("excellent", "good", "marginal", "unsuitable")
+UNKNOWN = "unknown"
+BASES = ("measured", "public-figure", "datasheet", "estimate", "unknown")
+MEASURE = {
+    "ceph_waldb": "measure it with `diskq bench` (a flush per write, cache on and off with the drive's own knob)",
+    "zfs_slog": "measure the 128 KiB step with `diskq bench --profile sizes`",
+    "etcd": "measure the 8 KiB step with `diskq bench --profile sizes`",
+    "postgres_wal": "measure the 8 KiB step with `diskq bench --profile sizes`",
+}
+
+
+def _rank(tier: str | None) -> int:
+    return TIERS.index(tier) if tier in TIERS else -1
+
+
+def lower(a: str | None, b: str | None) -> str | None:
+    """The lower of two tiers (None: no bound)."""
+    if a is None or b is None:
+        return a or b
+    return a if _rank(a) >= _rank(b) else b
+
+
+def tier_of(use: str, value: float, crit: dict | None = None) -> str:
+    """The tier of a figure: 1-job IOPS (Ceph), MB/s at 128 KiB (SLOG), p99 ms (etcd), commits/s."""
+    crit = crit or criteria.load()
+    if use == "etcd":
+        a = crit["answer"]
+        bounds = [("excellent", a["etcd_excellent_ms"]), ("good", a["etcd_good_ms"]),
+                  ("marginal", crit["etcd"]["p99_fdatasync_ms"])]
+        return next((t for t, high in bounds if value < high), "unsuitable")
+    if use == "zfs_slog":
+        s = crit["zfs_slog"]
+        bounds = [("excellent", s["excellent_mb_s"]), ("good", s["good_mb_s"]), ("marginal", s["marginal_mb_s"])]
+    elif use == "postgres_wal":
+        a = crit["answer"]
+        bounds = [("excellent", a["postgres_excellent"]), ("good", a["postgres_good"]),
+                  ("marginal", a["postgres_marginal"])]
+    else:
+        c = crit["ceph_waldb"]
+        bounds = [("excellent", c["excellent"]), ("good", c["good"]), ("marginal", c["marginal"])]
+    return next((t for t, low in bounds if value >= low), "unsuitable")
+
+
+def osd_cap(tier: str | None, crit: dict | None = None) -> int | None:
+    """The most OSDs per device a Ceph WAL/DB tier allows (None: no cap)."""
+    caps = (crit or criteria.load())["osds_per_device"].get("tier_max_osds", {})
+    return caps.get(tier) if tier else None
+
+
+def verdict(tier: str, basis: str, reasons: Iterable[str], **extra) -> dict:
+    """One use's answer in the shared shape (extra fields after the three the shape names)."""
+    return {"tier": tier, "basis": basis, "reasons": list(reasons), **{k: v for k, v in extra.items() if v is not None}}
+
+
+def _bounded(use: str, value: float, basis: str, why: str, crit: dict) -> dict:
+    """A figure that is only a best case: a tier only when even it is unsuitable."""
+    ceiling = tier_of(use, value, crit)
+    if ceiling == "unsuitable":
+        return verdict("unsuitable", basis, [f"{why}: even this best case is unsuitable"], figure=value)
+    return verdict(UNKNOWN, basis, [f"{why}: a best case, at most {ceiling}", MEASURE[use]], ceiling=ceiling,
+                   figure=value)
+
+
+# ---------------------------------------------------------------- measured verdicts (and legacy rows)
+
+def sync_words(method_class: str | None) -> str:
+    """What a figure's writes were, in words: the kind of its method class."""
+    kind = (method_class or "flush").split("/", 1)[0]
+    return {"flush": "write + flush", "fua": "O_SYNC (FUA) write", "sync-unknown": "O_SYNC write"}.get(kind, kind)
+
+
+def from_verdicts(verdicts: dict | None, *, method_class: str = "flush/write/raw/direct", public: bool = False,
+                  cache_known: bool = True, notes: Sequence[str] = (), crit: dict | None = None) -> dict[str, dict]:
+    """The answer for a curve's verdicts (``Verdicts`` as JSON). ``public``: the figures are a
+    source's (legacy rows), not diskq's measurement; with a method class other than a flush per
+    write, or at an unknown cache state (``cache_known`` False), they are upper bounds."""
+    crit = crit or criteria.load()
+    v = verdicts or {}
+    basis = "public-figure" if public else "measured"
+    bound = public and (method_class.split("/", 1)[0] != "flush" or not cache_known)
+    why_bound = []
+    if public and method_class.split("/", 1)[0] != "flush":
+        why_bound.append(f"{sync_words(method_class)} figures ({method_class}) may skip the flush")
+    if public and not cache_known:
+        why_bound.append("the source does not say the write-cache state")
+    caveats = [n for n in notes if n.startswith("caveat:")] + [n for n in v.get("notes") or [] if n.startswith("caveat:")]
+    out = {
+        "ceph_waldb": _ceph(v.get("ceph_waldb") or {}, v.get("osds_per_device") or {}, basis, bound, why_bound,
+                            method_class, crit),
+        "zfs_slog": _sized("zfs_slog", v.get("zfs_slog") or {}, basis, bound, why_bound, crit),
+        "etcd": _sized("etcd", v.get("etcd") or {}, basis, bound, why_bound, crit),
+        "postgres_wal": _sized("postgres_wal", v.get("postgres_wal") or {}, basis, bound, why_bound, crit),
+    }
+    for use in USES:
+        if caveats:
+            out[use]["caveats"] = caveats
+        if public:
+            out[use]["method_class"] = method_class
+    return out
+
+
+def _no_figure(use: str, reasons: list[str]) -> dict:
+    return verdict(UNKNOWN, "unknown", [*(reasons or ["no figure"]), "no verdict: " + MEASURE[use]])
+
+
+def _ceph(ceph: dict, osds: dict, basis: str, bound: bool, why_bound: list[str], method_class: str,
+          crit: dict) -> dict:
+    iops = ceph.get("iops")
+    if ceph.get("tier") is None or iops is None:
+        return _no_figure("ceph_waldb", list(ceph.get("reasons") or []))
+    what = f"1-job {sync_words(method_class)} IOPS {iops:,.0f}"
+    if bound:
+        out = _bounded("ceph_waldb", iops, basis, f"{what} ({'; '.join(why_bound)})", crit)
+    else:
+        out = verdict(ceph["tier"], basis, [f"{what} at cache {ceph.get('cache_state')}: {ceph['tier']}"]
+                      + [r for r in ceph.get("reasons") or [] if r.startswith(("cache ", "rests on", "measured through"))],
+                      figure=iops, cache_state=ceph.get("cache_state"))
+    out["osds_per_device"] = carry(osds, out["tier"], out.get("ceiling"), crit)
+    return out
+
+
+def carry(osds: dict, tier: str, ceiling: str | None, crit: dict | None = None) -> dict:
+    """OSDs per device from the verdict's count, bounded by the tier (or, for an unknown tier,
+    given only as "at most" under its ceiling): ``{n, at_least, at_most, per_osd_iops, reasons}``."""
+    crit = crit or criteria.load()
+    n = osds.get("n")
+    reasons = list(osds.get("reasons") or [])
+    if n is None:
+        return {"n": None, "reasons": reasons or ["no OSD count: no figure"]}
+    if tier == UNKNOWN:
+        cap = osd_cap(ceiling, crit)
+        most = n if cap is None else min(n, cap)
+        return {"n": None, "at_most": most, "reasons": [f"no OSD count: the figures are a best case, at most {most}",
+                                                        *reasons]}
+    cap = osd_cap(tier, crit)
+    if cap is not None and n > cap:
+        reasons = [f"{cap or 'none'}: the tier {tier} allows at most {cap} (the curve alone would allow {n})"
+                   ] + reasons
+        return {"n": cap, "at_least": False, "per_osd_iops": None, "capped_by_tier": tier, "reasons": reasons}
+    return {"n": n, "at_least": bool(osds.get("limited_by_sweep")), "per_osd_iops": osds.get("per_osd_iops"),
+            "reasons": reasons}
+
+
+def _sized(use: str, v: dict, basis: str, bound: bool, why_bound: list[str], crit: dict) -> dict:
+    """etcd, PostgreSQL WAL and the SLOG: a tier from a step at the use's write size; a 4 KiB
+    stand-in (or a public bound) is a best case."""
+    reasons = list(v.get("reasons") or [])
+    if use == "zfs_slog":
+        value = v.get("bw_bytes")
+        value = None if value is None else value / 1e6
+        best = v.get("bw_bytes_at_most")
+        best = None if best is None else best / 1e6
+    elif use == "etcd":
+        value, best = v.get("p99_fdatasync_ms"), None
+    else:
+        value, best = v.get("commits_per_s"), None
+    if value is None and best is None:
+        if use == "zfs_slog" and v.get("tier") is not None:  # a tier without its figure: older analyses
+            return verdict(v["tier"], basis, reasons, cache_state=v.get("cache_state"))
+        return _no_figure(use, reasons)
+    estimated = v.get("basis") not in (None, "measured")
+    if value is None or estimated or bound:
+        figure = best if value is None else value
+        why = "; ".join([*(["estimated from 4 KiB"] if estimated or value is None else []), *why_bound])
+        out = _bounded(use, figure, basis, f"{reasons[0] if reasons else NAMES[use]} ({why})", crit)
+        out["reasons"] += reasons[1:]
+        return out
+    return verdict(tier_of(use, value, crit), basis, reasons, figure=value, cache_state=v.get("cache_state"),
+                   block_size=v.get("block_size"))
+
+
+# ---------------------------------------------------------------- public figures of a model
+
+def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dict | None = None) -> dict[str, dict]:
+    """The answer for a public model from its ``model_class`` rows (and its figures, for the OSD
+    count): the best 1-job figure of a flush per write at a known cache state gives the tier;
+    every other 1-job figure bounds it from above."""
+    from diskq.analyse import osds as osds_rule
+
+    crit = crit or criteria.load()
+    rows = [c for c in classes if c.get("iops_1job") is not None]
+    decisive = [c for c in rows if c["method_class"].startswith("flush/") and c["write_cache"] in ("on", "off")]
+    bounds = [c for c in rows if c not in decisive]
+    label = lambda c: (f"1-job {sync_words(c['method_class'])} IOPS {c['iops_1job']:,.0f} ({c['method_class']}, "  # noqa: E731
+                       f"cache {c['write_cache']}; {', '.join(c.get('sources') or [])})")
+    ceiling_row = min(bounds, key=lambda c: c["iops_1job"], default=None)
+    if not decisive:
+        if ceiling_row is None:
+            none = ["no 1-job figure in the public sources"] if classes else ["no public figure"]
+            return {use: _no_figure(use, list(none)) for use in USES}
+        why = "may skip the flush" if not ceiling_row["method_class"].startswith("flush/") else "cache state not known"
+        ceph = _bounded("ceph_waldb", ceiling_row["iops_1job"], "public-figure", f"{label(ceiling_row)}: {why}", crit)
+        ceph["osds_per_device"] = {"n": None, "reasons": ["no OSD count: the figures are a best case"]}
+        ceph["method_class"] = ceiling_row["method_class"]
+        src = ceph
+    else:
+        best = max(decisive, key=lambda c: c["iops_1job"])
+        tier = tier_of("ceph_waldb", best["iops_1job"], crit)
+        reasons = [f"{label(best)}: {tier}"]
+        if ceiling_row is not None and _rank(tier_of("ceph_waldb", ceiling_row["iops_1job"], crit)) > _rank(tier):
+            capped = tier_of("ceph_waldb", ceiling_row["iops_1job"], crit)
+            reasons.append(f"conflict: {label(ceiling_row)} is a best case below it: the tier is held at {capped}")
+            tier = capped
+        curve: dict[int, list[float]] = {}
+        for f in figures:
+            if (f.get("method_class"), f.get("write_cache"), f.get("iodepth", 1)) == (
+                    best["method_class"], best["write_cache"], 1):
+                curve.setdefault(int(f["numjobs"]), []).append(float(f["iops"]))
+        share = osds_rule.osds_per_device(((n, statistics.median(v)) for n, v in curve.items()),
+                                          osds_rule.demand_iops(crit["osds_per_device"]))
+        ceph = verdict(tier, "public-figure", reasons, figure=best["iops_1job"], cache_state=best["write_cache"],
+                       method_class=best["method_class"])
+        ceph["osds_per_device"] = carry({"n": share.n if curve else None, "limited_by_sweep": share.limited_by_sweep,
+                                         "per_osd_iops": share.per_osd_iops, "reasons": share.reasons}, tier, None, crit)
+        src = best
+    figure = src["iops_1job"] if "iops_1job" in src else src["figure"]
+    out = {"ceph_waldb": ceph}
+    for use in ("zfs_slog", "postgres_wal"):
+        value = figure * crit["zfs_slog"]["block_size"] / 1e6 if use == "zfs_slog" else figure
+        what = (f"synchronous 128 KiB writes could give at most {value:,.0f} MB/s by the 4 KiB figure"
+                if use == "zfs_slog" else f"one session commits at most {value:,.0f} times per second by the 4 KiB figure")
+        out[use] = _bounded(use, value, "public-figure", what, crit)
+    out["etcd"] = _no_figure("etcd", ["the public figures give no fdatasync latency"])
+    for use in ("zfs_slog", "postgres_wal", "etcd"):
+        out[use]["method_class"] = ceph.get("method_class")
+    return out
+
+
+# ---------------------------------------------------------------- datasheet facts and peers
+
+@dataclass(frozen=True)
+class Peer:
+    """A drive whose figures decide, with the facts that make it a peer: its line's segment,
+    interface (SATA, SAS, NVMe) and power-loss protection claim (``LineFacts.plp``)."""
+
+    name: str
+    segment: str | None
+    interface: str | None
+    plp: str | None
+    ceph_iops: float | None = None  #: the 1-job figure its Ceph WAL/DB tier rests on
+    slog_mb_s: float | None = None
+    etcd_p99_ms: float | None = None
+    postgres_commits: float | None = None
+    basis: str = "measured"
+
+    @classmethod
+    def from_answer(cls, name: str, facts: LineFacts, answer: dict) -> Peer:
+        """A peer from a stored answer: only figures that decided a tier count."""
+        def fig(use):
+            a = answer.get(use) or {}
+            return a.get("figure") if a.get("tier") in TIERS and a.get("basis") in ("measured", "public-figure") else None
+        basis = (answer.get("ceph_waldb") or {}).get("basis") or "measured"
+        return cls(name, facts.segment, facts.interface, facts.plp, fig("ceph_waldb"), fig("zfs_slog"), fig("etcd"),
+                   fig("postgres_wal"), basis)
+
+
+def _protected(plp: str | None) -> str:
+    return "with PLP" if plp == "yes" else "without PLP" if plp in ("no", "at-rest-only") else "PLP not stated"
+
+
+def group_name(segment: str | None, interface: str | None, plp: str | None) -> str:
+    """``client NVMe without PLP``."""
+    return " ".join(x for x in (segment or "segment unknown", interface or "interface unknown", _protected(plp)))
+
+
+def _ceilings(facts: LineFacts, crit: dict) -> dict[str, tuple[str, str]]:
+    """What the datasheet bounds: use -> (ceiling, why)."""
+    a = crit["answer"]
+    out = {}
+    if facts.plp in ("no", "at-rest-only"):
+        claim = "no power-loss protection" if facts.plp == "no" else "protection of data at rest only"
+        why = (f"the datasheet states {claim}: every flush waits for flash, so no honest 1-job figure reaches "
+               f"{crit['power_loss_protection']['fast_sync_iops']:,} per second")
+        out["ceph_waldb"] = out["postgres_wal"] = (a["no_plp_ceiling"], why)
+    if facts.interface == "SATA":
+        out["zfs_slog"] = (a["sata_slog_ceiling"], "a SATA link carries about 600 MB/s")
+    return out
+
+
+def from_datasheet(facts: LineFacts, peers: Sequence[Peer] = (), crit: dict | None = None) -> dict[str, dict]:
+    """The answer for a product line known only from its datasheet: its facts bound the tier; an
+    estimate from ``peers`` of its segment, interface and protection fills it in."""
+    crit = crit or criteria.load()
+    bounds = _ceilings(facts, crit)
+    group = [p for p in peers if (p.segment, p.interface, _protected(p.plp)) ==
+             (facts.segment, facts.interface, _protected(facts.plp)) and facts.segment and facts.interface]
+    name = group_name(facts.segment, facts.interface, facts.plp)
+    stated = [f"{facts.vendor} {facts.line}: " + ", ".join(
+        x for x in (facts.segment, facts.interface, _protected(facts.plp)) if x) + " (datasheet)"]
+    attr = {"ceph_waldb": "ceph_iops", "zfs_slog": "slog_mb_s", "etcd": "etcd_p99_ms", "postgres_wal": "postgres_commits"}
+    out = {}
+    for use in USES:
+        ceiling, why = bounds.get(use, (None, None))
+        values = sorted((getattr(p, attr[use]), p.name) for p in group if getattr(p, attr[use]) is not None)
+        reasons = stated + ([why + f": at most {ceiling}"] if why else [])
+        if len(values) >= int(crit["answer"]["min_peers"]):
+            median = statistics.median(v for v, _ in values)
+            tier = tier_of(use, median, crit)
+            kept = lower(tier, ceiling)
+            named = ", ".join(n for _, n in values[:5]) + (", ..." if len(values) > 5 else "")
+            reasons.append(f"estimate: {name}: {len(values)} drives measured ({named}), {values[0][0]:,.0f} to "
+                           f"{values[-1][0]:,.0f}, median {median:,.0f}: {tier}"
+                           + (f", held at the datasheet's {kept}" if kept != tier else ""))
+            out[use] = verdict(kept, "estimate", reasons + [MEASURE[use] + " to replace the estimate"],
+                               figure=median, peers=len(values), ceiling=ceiling)
+        elif ceiling is not None:
+            out[use] = verdict(UNKNOWN, "datasheet", reasons + [f"{len(values)} peers ({name}) with a figure, "
+                               f"fewer than {crit['answer']['min_peers']}", MEASURE[use]], ceiling=ceiling)
+        else:
+            out[use] = verdict(UNKNOWN, "unknown", reasons + [f"{len(values)} peers ({name}) with a figure", MEASURE[use]])
+    if "ceph_waldb" in out:
+        out["ceph_waldb"]["osds_per_device"] = {"n": None, "reasons": ["no OSD count without a curve of the drive"]}
+    return out
+
+
+def combine(*answers: dict[str, dict] | None) -> dict[str, dict]:
+    """Answers of one drive by several bases, strongest first, into one: per use the strongest
+    that decides a tier, held under the ceilings of the stronger ones; else the strongest
+    evidence, its ceiling and what to measure."""
+    given = [a for a in answers if a]
+    out = {}
+    for use in USES:
+        cands = [a[use] for a in given if use in a]
+        if not cands:
+            out[use] = _no_figure(use, [])
+            continue
+        ceiling = None
+        for c in cands:
+            if c["tier"] in TIERS:
+                chosen = dict(c, reasons=list(c["reasons"]))
+                if ceiling is not None and lower(c["tier"], ceiling) != c["tier"]:
+                    chosen["reasons"].append(f"held at {ceiling}, the best case the stronger evidence allows")
+                    chosen["tier"] = ceiling
+                break
+            ceiling = lower(ceiling, c.get("ceiling"))
+        else:
+            first = next((c for c in cands if c["basis"] != "unknown"), cands[0])
+            chosen = dict(first, reasons=[r for c in cands for r in c["reasons"]])
+            if ceiling is not None:
+                chosen["ceiling"] = ceiling
+        out[use] = chosen
+    return out
