@@ -108,10 +108,12 @@ def _bounded(use: str, value: float, basis: str, why: str, crit: dict) -> dict:
 
 # ---------------------------------------------------------------- measured verdicts (and legacy rows)
 
-def sync_words(method_class: str | None) -> str:
-    """What a figure's writes were, in words: the kind of its method class."""
-    kind = (method_class or "flush").split("/", 1)[0]
-    return {"flush": "write + flush", "fua": "O_SYNC (FUA) write", "sync-unknown": "O_SYNC write"}.get(kind, kind)
+def class_words(method_class: str | None) -> str:
+    """What a figure's method sent to the drive, in the words of its class (never "fdatasync"
+    for a figure measured otherwise): ``flush per write · sequential · raw device · O_DIRECT``."""
+    from diskq.analyse import methodclass
+
+    return methodclass.label(method_class or methodclass.MAIN)
 
 
 def from_verdicts(verdicts: dict | None, *, method_class: str = "flush/write/raw/direct", public: bool = False,
@@ -125,7 +127,7 @@ def from_verdicts(verdicts: dict | None, *, method_class: str = "flush/write/raw
     bound = public and (method_class.split("/", 1)[0] != "flush" or not cache_known)
     why_bound = []
     if public and method_class.split("/", 1)[0] != "flush":
-        why_bound.append(f"{sync_words(method_class)} figures ({method_class}) may skip the flush")
+        why_bound.append("a figure of this class may skip the flush")
     if public and not cache_known:
         why_bound.append("the source does not say the write-cache state")
     caveats = [n for n in notes if n.startswith("caveat:")] + [n for n in v.get("notes") or [] if n.startswith("caveat:")]
@@ -153,9 +155,9 @@ def _ceph(ceph: dict, osds: dict, basis: str, bound: bool, why_bound: list[str],
     iops = ceph.get("iops")
     if ceph.get("tier") is None or iops is None:
         return _no_figure("ceph_waldb", list(ceph.get("reasons") or []))
-    what = f"1-job {sync_words(method_class)} IOPS {iops:,.0f}"
+    what = f"1-job IOPS {iops:,.0f} ({class_words(method_class)})"
     if bound:
-        out = _bounded("ceph_waldb", iops, basis, f"{what} ({'; '.join(why_bound)})", crit)
+        out = _bounded("ceph_waldb", iops, basis, "; ".join([what, *why_bound]), crit)
     else:
         out = verdict(ceph["tier"], basis, [f"{what} at cache {ceph.get('cache_state')}: {ceph['tier']}"]
                       + [r for r in ceph.get("reasons") or [] if r.startswith(("cache ", "rests on", "measured through"))],
@@ -206,15 +208,28 @@ def _sized(use: str, v: dict, basis: str, bound: bool, why_bound: list[str], cri
     estimated = v.get("basis") not in (None, "measured")
     if value is None or estimated or bound:
         figure = best if value is None else value
-        why = "; ".join([*(["estimated from 4 KiB"] if estimated or value is None else []), *why_bound])
-        out = _bounded(use, figure, basis, f"{reasons[0] if reasons else NAMES[use]} ({why})", crit)
-        out["reasons"] += reasons[1:]
+        what = {"zfs_slog": f"synchronous 128 KiB writes at most {figure:,.0f} MB/s",
+                "etcd": f"p99 latency of a write and its flush at least {figure:,.2f} ms",
+                "postgres_wal": f"one session commits at most {figure:,.0f} times per second"}[use]
+        size = "by the 4 KiB figure (a larger write and its flush never complete sooner)" if (
+            estimated or value is None) else f"at {v.get('block_size') or 4096} bytes"
+        out = _bounded(use, figure, basis, "; ".join([f"{what} {size}", *why_bound]), crit)
+        out["reasons"] += [r for r in reasons if not r.startswith(("estimated from 4 KiB", "synchronous 128"))]
         return out
     return verdict(tier_of(use, value, crit), basis, reasons, figure=value, cache_state=v.get("cache_state"),
                    block_size=v.get("block_size"))
 
 
 # ---------------------------------------------------------------- public figures of a model
+
+def _on_the_drive(class_id: str) -> bool:
+    """A class whose figures measure the drive alone, one write at a time: a raw device with
+    O_DIRECT, no queue. A file on a filesystem (its journal, its merged flushes) or the page cache
+    may be slower or faster than the drive, so such a figure is neither a tier nor a bound."""
+    parts = class_id.split("/")
+    return len(parts) >= 4 and parts[2] == "raw" and parts[3] == "direct" and not any(
+        p.startswith("qd") for p in parts[4:])
+
 
 def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dict | None = None) -> dict[str, dict]:
     """The answer for a public model from its ``model_class`` rows (and its figures, for the OSD
@@ -223,15 +238,19 @@ def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dic
     from diskq.analyse import osds as osds_rule
 
     crit = crit or criteria.load()
-    rows = [c for c in classes if c.get("iops_1job") is not None]
+    rows = [c for c in classes if c.get("iops_1job") is not None and _on_the_drive(c["method_class"])]
     decisive = [c for c in rows if c["method_class"].startswith("flush/") and c["write_cache"] in ("on", "off")]
     bounds = [c for c in rows if c not in decisive]
-    label = lambda c: (f"1-job {sync_words(c['method_class'])} IOPS {c['iops_1job']:,.0f} ({c['method_class']}, "  # noqa: E731
+    aside = sorted({c["method_class"] for c in classes if not _on_the_drive(c["method_class"])})
+    label = lambda c: (f"1-job IOPS {c['iops_1job']:,.0f} ({class_words(c['method_class'])}, "  # noqa: E731
                        f"cache {c['write_cache']}; {', '.join(c.get('sources') or [])})")
     ceiling_row = min(bounds, key=lambda c: c["iops_1job"], default=None)
     if not decisive:
         if ceiling_row is None:
-            none = ["no 1-job figure in the public sources"] if classes else ["no public figure"]
+            none = ["no 1-job figure of the drive itself (raw device, O_DIRECT, one write at a time) in the public "
+                    "sources"] if classes else ["no public figure"]
+            none += [f"not used: {class_words(a)} (measures the filesystem or the page cache too, or a queue)"
+                     for a in aside]
             return {use: _no_figure(use, list(none)) for use in USES}
         why = "may skip the flush" if not ceiling_row["method_class"].startswith("flush/") else "cache state not known"
         ceph = _bounded("ceph_waldb", ceiling_row["iops_1job"], "public-figure", f"{label(ceiling_row)}: {why}", crit)

@@ -144,11 +144,12 @@ def lookup_cmd(
     if not matches or not matches[0].is_match:  # public figures may still know the model
         public = _public_only(found.path, query)
         if public:
+            verdicts = _public_verdicts(found.path, public)
             if as_json:
-                print_json(json.dumps([{"match": "public", "public_model": m.to_dict(), "database": found.to_dict()}
-                                       for m in public], indent=2))
+                print_json(json.dumps([{"match": "public", "public_model": m.to_dict(), "database": found.to_dict(),
+                                        "verdicts": verdicts.get(m.id)} for m in public], indent=2))
             else:
-                for line in _public_lines(public, heading="not measured with diskq; public figures"):
+                for line in _public_lines(public, heading="not measured with diskq; public figures", verdicts=verdicts):
                     print(line)
             return
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
@@ -188,14 +189,13 @@ def lookup_cmd(
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 fdatasync {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
-    osds = d["osds_per_device_text"] or "-"
-    if d.get("osds_rate_text"):
-        osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
-    elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
-        osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
-    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds}, "
-              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}, "
-              f"ZFS SLOG: {d.get('zfs_slog') or '-'}")
+    from diskq.database.answers import lines as answer_lines
+
+    for line in answer_lines(best.verdicts):  # the answer per use, as stored by the build
+        out(f"  {line}")
+    if not best.verdicts:  # a database built before the answers: its verdict columns
+        out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
+            f"etcd: {d['etcd'] or '-'}, ZFS SLOG: {d.get('zfs_slog') or '-'}")
     for line in _size_verdict_lines(d.get("verdicts") or {}):
         out(line)
     for line in _conflict_verdict_lines(d.get("verdicts") or {}):
@@ -251,6 +251,18 @@ def lookup_cmd(
         out("similar models (not matches): " + names(m for m in others if not m.is_match))
 
 
+def _public_verdicts(db: Path, models: list) -> dict:
+    """The stored answer of each public model, by id."""
+    from diskq.database.answers import public_verdicts
+    from diskq.database.locate import open_db
+
+    con = open_db(db)
+    try:
+        return {m.id: public_verdicts(con, m.id) for m in models}
+    finally:
+        con.close()
+
+
 def _public_only(db: Path, query: str) -> list:
     """Public models the query names (when no device of the table does)."""
     from diskq.database import evidence
@@ -270,8 +282,10 @@ def _models(dicts: list[dict]) -> list:
             for d in dicts]
 
 
-def _public_lines(models: list, *, heading: str) -> list[str]:
-    """Each public model: one line per method class, then each figure with its source and quote."""
+def _public_lines(models: list, *, heading: str, verdicts: dict | None = None) -> list[str]:
+    """Each public model: its answer per use (when given), one line per method class, then each
+    figure with its source and quote."""
+    from diskq.database.answers import lines as answer_lines
     from diskq.database.evidence import class_summary
 
     if not models:
@@ -279,6 +293,7 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
     lines = [f"{heading}:"]
     for m in models:
         lines.append(f"  {m.name}")
+        lines += [f"    {line}" for line in answer_lines((verdicts or {}).get(m.id))]
         lines += [f"    {line}" for line in class_summary(m)]
         for f in m.figures:
             cache = f"cache {f['write_cache']}"

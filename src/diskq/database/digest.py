@@ -31,6 +31,7 @@ DIGEST_TABLES = {
     "device_sustained": "device_id, variant, write_cache, knob",
     "skipped": "path, field, message",
     **public.TABLES,
+    "public_answers": "model_id",
 }
 
 

@@ -61,6 +61,7 @@ class Match:
     sustained_left_out: list[dict] = field(default_factory=list)
     public: list[dict] = field(default_factory=list)  # public figures of its family (evidence.PublicModel dicts)
     via: str | None = None  # how the query named it when by part number: 'drivedb: ...', 'alias: ...'
+    verdicts: dict | None = None  # the answer per use (devices.answers, diskq.analyse.answer)
 
     @property
     def is_match(self) -> bool:
@@ -72,7 +73,7 @@ class Match:
                 "curves": self.curves, "sizes": self.sizes, "conflicts": self.conflicts,
                 "excluded": self.excluded,
                 "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out,
-                "public_figures": self.public, "identified_via": self.via}
+                "public_figures": self.public, "identified_via": self.via, "verdicts": self.verdicts}
 
 
 
@@ -192,6 +193,7 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             device = dict(row)
             device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
             device["notes"] = json.loads(device["notes"])
+            stored = device.pop("answers", None)  # a database before schema 10 has none
             device["plp_evidence"] = json.loads(device["plp_evidence"]) if device.get("plp_evidence") else None
             device["osds_limited_by_sweep"] = optional_bool(device["osds_limited_by_sweep"])
             device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
@@ -215,7 +217,8 @@ def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
             out.append(Match(score, device, caches, curves, conflict_points(con, row["id"]),
                              excluded_submissions(con, row["id"]), matched, size_profiles(con, row["id"]),
                              sustained=long_writes, sustained_left_out=left_out, public=public,
-                             via=ident.via if ident is not None and row["id"] in by_identity else None))
+                             via=ident.via if ident is not None and row["id"] in by_identity else None,
+                             verdicts=json.loads(stored) if stored else None))
         return out
     finally:
         con.close()

@@ -11,7 +11,7 @@ import sqlite3
 
 from diskq.errors import DatabaseError
 
-SCHEMA_VERSION = "9"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "10"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
 #                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
@@ -20,7 +20,8 @@ SCHEMA_VERSION = "9"  # 2: cache settings keyed by (state, knob), signature stat
 #                      8: points.conflict and points.held replace points.questionable (conflicts between
 #                         figures, decided by the model's other evidence);
 #                      9: public figures (sources, methods, models, figures, model_class), each device's
-#                         method class, rank within it and family key
+#                         method class, rank within it and family key;
+#                     10: devices.answers and public_answers (one answer per use with its basis)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 
 
