@@ -191,10 +191,15 @@ def lookup_cmd(
               f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 fdatasync {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
     from diskq.database.answers import lines as answer_lines
 
-    for line in answer_lines(best.verdicts):  # the answer per use, as stored by the build
+    osds = d["osds_per_device_text"]
+    if osds and d.get("osds_rate_text"):
+        osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
+    elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
+        osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
+    for line in answer_lines(best.verdicts, osds):  # the answer per use, as stored by the build
         out(f"  {line}")
     if not best.verdicts:  # a database built before the answers: its verdict columns
-        out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {d['osds_per_device_text'] or '-'}, "
+        out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds or '-'}, "
             f"etcd: {d['etcd'] or '-'}, ZFS SLOG: {d.get('zfs_slog') or '-'}")
     for line in _size_verdict_lines(d.get("verdicts") or {}):
         out(line)

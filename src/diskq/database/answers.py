@@ -73,25 +73,30 @@ def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
     return json.loads(row[0]) if row else None
 
 
-def lines(answers: dict | None) -> list[str]:
-    """The answer in a few lines of text, one per use: tier, basis, first reason (and the OSDs)."""
+def lines(answers: dict | None, osds: str | None = None) -> list[str]:
+    """The answer in a few lines of text, one per use: tier (or "no verdict", with the best case
+    the evidence allows), basis, first reason; after Ceph WAL/DB the OSDs per device (``osds``:
+    the row's own text of the same count, else the answer's)."""
     if not answers:
         return []
     out = []
     for use in model.USES:
         a = answers.get(use) or {}
         tier = a.get("tier", model.UNKNOWN)
-        head = "no verdict" if tier == model.UNKNOWN else tier
-        if tier == model.UNKNOWN and a.get("ceiling"):
-            head += f" (at most {a['ceiling']})"
         first = (a.get("reasons") or ["-"])[0]
+        head = tier
+        if tier == model.UNKNOWN:
+            head = "not applicable" if first.startswith("not applicable") else "no verdict"
+            if a.get("ceiling"):
+                head += f" (at most {a['ceiling']})"
         out.append(f"{model.NAMES[use]}: {head}, basis {a.get('basis', model.UNKNOWN)}: {first}")
-        osds = a.get("osds_per_device")
-        if osds:
-            n = osds.get("n")
-            text = ("none" if n == 0 else f"at least {n}" if osds.get("at_least") else str(n)) if n is not None else (
-                f"no count (at most {osds['at_most']})" if osds.get("at_most") is not None else "no count")
-            out.append(f"  OSDs per device: {text}: {(osds.get('reasons') or ['-'])[0]}")
+        count = a.get("osds_per_device")
+        if count is not None:
+            n = count.get("n")
+            text = osds or (("none" if n == 0 else f"\u2265 {n}" if count.get("at_least") else str(n))
+                            if n is not None else f"no count (at most {count['at_most']})"
+                            if count.get("at_most") is not None else "no count")
+            out.append(f"  OSDs per device: {text}: {(count.get('reasons') or ['-'])[0]}")
     for c in dict.fromkeys(c for use in model.USES for c in (answers.get(use) or {}).get("caveats") or []):
         out.append(f"  {c}")
     return out

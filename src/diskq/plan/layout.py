@@ -226,6 +226,9 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
     share = osds.osds_per_device(dev.curve, need)
     tier = (dev.verdict or {}).get("tier")
     bound = tier if tier in answer.TIERS else (dev.verdict or {}).get("ceiling")
+    solo = dict(dev.curve).get(1)
+    if dev.verdict is None and solo is not None:  # no stored answer: the tier of the same 1-job figure
+        tier = bound = answer.tier_of("ceph_waldb", solo, criteria)
     cap = answer.osd_cap(bound, criteria)
     if cap is not None and share.n > cap:  # the same model as the verdict: never more than its tier allows
         why = (f"the Ceph WAL/DB tier is {tier}" if tier in answer.TIERS else f"the best case is {bound}")
