@@ -214,6 +214,20 @@ def test_db_build_stores_the_answer_and_lookup_json_reads_it(tmp_path):
         assert n == a["ceph_waldb"]["osds_per_device"].get("n")
     for (js,) in stored:
         _shape(json.loads(js))
+    # the site's device and public-figure pages show the same answer
+    from diskq.publish.site import build_site
+
+    build_site(db, tmp_path / "site", submissions=root / "submissions")
+    page = (tmp_path / "site" / "devices" / f"{match['device']['id']}.html").read_text()
+    tier = match["verdicts"]["ceph_waldb"]["tier"]
+    assert f'<td class="t-{tier}">{tier}</td><td>public-figure</td>' in page
+    con = sqlite3.connect(db)
+    mid, js = con.execute("SELECT model_id, answers FROM public_answers WHERE answers LIKE '%fua/%' "
+                          "ORDER BY model_id LIMIT 1").fetchone()
+    con.close()
+    public = (tmp_path / "site" / "public" / f"{mid}.html").read_text()
+    ceph = json.loads(js)["ceph_waldb"]
+    assert "<th scope=\"row\">Ceph WAL/DB</th>" in public and ceph["reasons"][0].split(":")[0] in public
 
 
 # ------------------------------------------------------------------ a real loop device, real fio

@@ -132,6 +132,11 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         notes=notes,
     )
     _what_they_rest_on(out, candidates)
+    sync = sync_name(doc.method.id)
+    if sync != "fdatasync":  # the texts of the size-dependent verdicts say fdatasync: name what was called
+        for verdict in (out.etcd, out.postgres_wal, out.zfs_slog, out.osds_per_device):
+            if verdict is not None:
+                verdict.reasons = [r.replace("fdatasync", sync) for r in verdict.reasons]
     return out
 
 
