@@ -92,17 +92,17 @@ def test_datasheet_basis_bounds_and_an_estimate_fills_in_with_its_evidence():
     _shape(alone)
     ceph = alone["ceph_waldb"]
     assert (ceph["tier"], ceph["basis"], ceph["ceiling"]) == ("unknown", "datasheet", "marginal")
-    assert "no power-loss protection" in ceph["reasons"][1]
+    assert "no power-loss protection" in ceph["reasons"][0] and "(datasheet)" in ceph["reasons"][1]
     peers = [estimate.Peer(f"P{i}", "client", "NVMe", "no", ceph_iops=x) for i, x in enumerate([700, 1500, 1800, 2000])]
     peers.append(estimate.Peer("DC", "data-centre", "NVMe", "yes", ceph_iops=60000))  # not a peer
     est = estimate.from_datasheet(facts, peers)["ceph_waldb"]
     assert (est["tier"], est["basis"], est["peers"]) == ("marginal", "estimate", 4)
-    assert any("estimate: client NVMe without PLP: 4 drives measured" in r and "700 to 2,000, median 1,650" in r
-               for r in est["reasons"])
+    assert est["reasons"][0].startswith("estimate: client NVMe without PLP: 4 drives measured")
+    assert "700 to 2,000, median 1,650: marginal" in est["reasons"][0]
     # an estimate is held under the datasheet's bound
     fast = [estimate.Peer(f"F{i}", "client", "NVMe", "no", ceph_iops=9000) for i in range(3)]
     held = estimate.from_datasheet(facts, fast)["ceph_waldb"]
-    assert held["tier"] == "marginal" and "held at the datasheet's marginal" in held["reasons"][-2]
+    assert held["tier"] == "marginal" and "good, held at the datasheet's marginal" in held["reasons"][0]
 
 
 def test_unknown_basis_says_what_to_measure():

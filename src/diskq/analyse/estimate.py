@@ -91,22 +91,22 @@ def from_datasheet(facts: LineFacts, peers: Sequence[Peer] = (), crit: dict | No
     for use in USES:
         ceiling, why = bounds.get(use, (None, None))
         values = sorted((getattr(p, attr[use]), p.name) for p in group if getattr(p, attr[use]) is not None)
-        reasons = stated + ([why + f": at most {ceiling}"] if why else [])
+        bound = [why + f": at most {ceiling}"] if why else []
+        few = f"{len(values)} peers ({name}) with a figure, fewer than {crit['answer']['min_peers']}"
         if len(values) >= int(crit["answer"]["min_peers"]):
             median = statistics.median(v for v, _ in values)
             tier = tier_of(use, median, crit)
             kept = lower(tier, ceiling)
             named = ", ".join(n for _, n in values[:5]) + (", ..." if len(values) > 5 else "")
-            reasons.append(f"estimate: {name}: {len(values)} drives measured ({named}), {values[0][0]:,.0f} to "
-                           f"{values[-1][0]:,.0f}, median {median:,.0f}: {tier}"
-                           + (f", held at the datasheet's {kept}" if kept != tier else ""))
-            out[use] = verdict(kept, "estimate", reasons + [MEASURE[use] + " to replace the estimate"],
+            first = (f"estimate: {name}: {len(values)} drives measured ({named}), {values[0][0]:,.0f} to "
+                     f"{values[-1][0]:,.0f}, median {median:,.0f}: {tier}"
+                     + (f", held at the datasheet's {kept}" if kept != tier else ""))
+            out[use] = verdict(kept, "estimate", [first, *stated, *bound, MEASURE[use] + " to replace the estimate"],
                                figure=median, peers=len(values), ceiling=ceiling)
         elif ceiling is not None:
-            out[use] = verdict(UNKNOWN, "datasheet", reasons + [f"{len(values)} peers ({name}) with a figure, "
-                               f"fewer than {crit['answer']['min_peers']}", MEASURE[use]], ceiling=ceiling)
+            out[use] = verdict(UNKNOWN, "datasheet", [*bound, *stated, few, MEASURE[use]], ceiling=ceiling)
         else:
-            out[use] = verdict(UNKNOWN, "unknown", reasons + [f"{len(values)} peers ({name}) with a figure", MEASURE[use]])
+            out[use] = verdict(UNKNOWN, "unknown", [f"no verdict: {few}", *stated, MEASURE[use]])
     if "ceph_waldb" in out:
         out["ceph_waldb"]["osds_per_device"] = {"n": None, "reasons": ["no OSD count without a curve of the drive"]}
     return out
