@@ -421,10 +421,11 @@ def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
     doc = ResultDocument.model_validate_json(out.read_text())
     v = doc.verdicts.power_loss_protection
     assert v is not None and v.reasons
-    # a loop device reports nothing and no datasheet knows it: never confirmed or likely
+    # a loop device: no drive's protection is measured or reported through it, never confirmed or likely
     assert v.verdict not in ("confirmed", "likely")
+    assert v.rule == "not_applicable" and v.reasons[0].startswith("not applicable: a Linux loop device")
     assert all(e.kind == "measured" for e in v.evidence)
-    assert f"power-loss protection: {v.verdict}" in " ".join((r.stdout + r.stderr).split())
+    assert "power-loss protection: not applicable" in " ".join((r.stdout + r.stderr).split())
 
 
 # --- devices.db, lookup and the site ----------------------------------------------------------------

@@ -208,7 +208,8 @@ def lookup_cmd(
     plp = d.get("plp_evidence") or {}
     if plp:
         reasons = plp.get("reasons") or ["no reason given"]
-        out(f"  power-loss protection: {plp.get('verdict')} ({reasons[0]}; rule {plp.get('rule')})")
+        shown = "not applicable" if plp.get("rule") == "not_applicable" else plp.get("verdict")
+        out(f"  power-loss protection: {shown} ({reasons[0]}; rule {plp.get('rule')})")
         for conflict in plp.get("conflicts") or []:
             out(f"    conflict: {conflict}")
         marks = {"plp": "+", "no_plp": "-", "neutral": ".", "failing": "!"}

@@ -45,6 +45,8 @@ TABLES = {
                 "(figures of different classes are never merged).", "model"),
     "model_class": ("Per public model, method class and write-cache state: the 1-job figure, ranked within "
                     "that class and state only.", None),
+    "public_answers": ("Per public model, the answer per use (Ceph WAL/DB, ZFS SLOG, etcd, PostgreSQL WAL): tier, "
+                       "basis and reasons, as JSON.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")
