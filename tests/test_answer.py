@@ -214,6 +214,16 @@ def test_db_build_stores_the_answer_and_lookup_json_reads_it(tmp_path):
         assert n == a["ceph_waldb"]["osds_per_device"].get("n")
     for (js,) in stored:
         _shape(json.loads(js))
+    # the peers an estimate reads come from the stored answers: one per family, decided figures only
+    from diskq.database.answers import peers
+
+    con = sqlite3.connect(db)
+    sata = LineFacts("Samsung", "consumer", segment="client", interface="SATA", plp="no")
+    found = peers(con, lambda family: sata if "samsung" in family and "86" in family else None)
+    con.close()
+    assert found and len({p.name for p in found}) == len(found)
+    assert all(p.ceph_iops is None or p.basis in ("measured", "public-figure") for p in found)
+    assert any(p.name == "Samsung SSD 860 EVO" and p.ceph_iops == 490 for p in found)
     # the site's device and public-figure pages show the same answer
     from diskq.publish.site import build_site
 

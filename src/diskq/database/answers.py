@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from diskq.analyse import answer as model
 from diskq.database.devicefigures import DeviceAggregate
+
+if TYPE_CHECKING:
+    from diskq.analyse.estimate import Peer
+    from diskq.identity.facts import LineFacts
 
 
 def device_answer(dev: DeviceAggregate, method_class: str) -> dict:
@@ -62,6 +68,24 @@ def write_public(con: sqlite3.Connection) -> int:
     con.executemany("INSERT INTO public_answers VALUES (?,?)", [
         (i, json.dumps(model.from_public(classes.get(i, []), figures.get(i, [])), sort_keys=True)) for i in ids])
     return len(ids)
+
+
+def peers(con: sqlite3.Connection, facts_of: Callable[[str], LineFacts | None]) -> list[Peer]:
+    """The peers an estimate may read (:func:`diskq.analyse.estimate.from_datasheet`): every drive row
+    and public model whose product line's facts ``facts_of(family_key)`` knows, with the figures its
+    stored answer decided on; one per family (a drive row before the public model of its family)."""
+    from diskq.analyse.estimate import Peer
+
+    out: dict[str, Peer] = {}
+    rows = con.execute("SELECT model, family_key, answers FROM devices WHERE not_drive IS NULL AND answers IS NOT NULL "
+                       "ORDER BY rank IS NULL, rank, id").fetchall()
+    rows += con.execute("SELECT m.name, m.family_key, a.answers FROM models m JOIN public_answers a "
+                        "ON a.model_id = m.id ORDER BY m.id").fetchall()
+    for name, family, stored in rows:
+        facts = facts_of(family) if family not in out else None
+        if facts is not None:
+            out[family] = Peer.from_answer(name, facts, json.loads(stored))
+    return list(out.values())
 
 
 def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
