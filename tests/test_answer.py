@@ -266,3 +266,34 @@ def test_cache_off_by_the_kernel_knob_on_a_loop_device_gives_no_verdict(make_loo
     assert "etcd: fail" not in out and "unsuitable" not in r.stderr.lower()
     with pytest.raises(PlanRefused, match="no safe cache setting"):
         plan_device.from_document(doc, basis="loop")
+
+
+def test_plan_and_lookup_agree_on_every_row_of_the_committed_database():
+    """Every drive of the committed devices.db (the community table's recorded rows): the plan's
+    speed limit is the answer's OSD count (or its "at most" under an unknown tier), and a device
+    the answer gives no OSD is refused with the tier's reason."""
+    from diskq.database.lookup import lookup
+
+    db = Path(__file__).resolve().parents[1] / "devices.db"
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    models = [r[0] for r in con.execute("SELECT model FROM devices WHERE not_drive IS NULL AND rank IS NOT NULL")]
+    con.close()
+    assert len(models) >= 10
+    for model in models:
+        match = lookup(db, model, limit=1)[0]
+        ceph = match.verdicts["ceph_waldb"]
+        osds = ceph["osds_per_device"]
+        expected = osds["n"] if osds["n"] is not None else osds.get("at_most")
+        try:
+            dev = plan_device.from_database(db, model)
+            dev.capacity_bytes = 10**13  # room for every block.db: only the speed limit is compared
+            speed = _plan(dev).limits["speed"].value
+        except PlanRefused as refused:
+            assert expected in (0, None), (model, refused.message, expected)
+            if ceph["tier"] == "unsuitable":
+                assert "unsuitable" in " ".join(refused.reasons), model
+            continue
+        assert speed == expected, (model, speed, ceph)
+        assert dev.verdict == ceph
