@@ -218,12 +218,18 @@ def _sized(use: str, v: dict, basis: str, bound: bool, why_bound: list[str], cri
 # ---------------------------------------------------------------- public figures of a model
 
 def _on_the_drive(class_id: str) -> bool:
-    """A class whose figures measure the drive alone, one write at a time: a raw device with
-    O_DIRECT, no queue. A file on a filesystem (its journal, its merged flushes) or the page cache
-    may be slower or faster than the drive, so such a figure is neither a tier nor a bound."""
+    """A class whose figures measure the drive alone, 4 KiB one write at a time: a raw device with
+    O_DIRECT, no queue, no other block size. A file on a filesystem (its journal, its merged
+    flushes) or the page cache may be slower or faster than the drive, so such a figure is neither
+    a tier nor a bound; nor is a figure of a queue or of larger writes, which measure another thing.
+
+    >>> _on_the_drive("flush/write/raw/direct"), _on_the_drive("fua/write/raw/direct/qd32")
+    (True, False)
+    """
     parts = class_id.split("/")
-    return len(parts) >= 4 and parts[2] == "raw" and parts[3] == "direct" and not any(
-        p.startswith("qd") for p in parts[4:])
+    four_k = {"4k", "bs4k", "4kib", "4096", "bs4096"}  # a block size named in the class: 4 KiB only
+    return len(parts) >= 4 and parts[2] == "raw" and parts[3] == "direct" and all(
+        p.lower() in four_k for p in parts[4:])
 
 
 def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dict | None = None) -> dict[str, dict]:
@@ -244,8 +250,8 @@ def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dic
         if ceiling_row is None:
             none = ["no 1-job figure of the drive itself (raw device, O_DIRECT, one write at a time) in the public "
                     "sources"] if classes else ["no public figure"]
-            none += [f"not used: {class_words(a)} (measures the filesystem or the page cache too, or a queue)"
-                     for a in aside]
+            none += [f"not used: {class_words(a)} (not 4 KiB writes one at a time on the raw device: it measures "
+                     "a filesystem, the page cache, a queue or larger writes too)" for a in aside]
             return {use: _no_figure(use, list(none)) for use in USES}
         why = "may skip the flush" if not ceiling_row["method_class"].startswith("flush/") else "cache state not known"
         ceph = _bounded("ceph_waldb", ceiling_row["iops_1job"], "public-figure", f"{label(ceiling_row)}: {why}", crit)
