@@ -21,13 +21,13 @@ HAVE_SSH_KEYGEN = shutil.which("ssh-keygen") is not None
 
 
 def test_one_osd_and_one_job_are_singular():
-    # one HDD OSD needs 315 commits/s: at 2 jobs each job gets 250, so only 1 OSD fits
-    v = evaluate(document(run("off", [(1, 400), (2, 500)])))
+    # one HDD OSD needs 315 commits/s: at 2 jobs each job gets 300, so only 1 OSD fits
+    v = evaluate(document(run("off", [(1, 1200), (2, 600)])))
     text = " ".join(v.osds_per_device.reasons)
     assert v.osds_per_device.n == 1
-    assert text.startswith("1 OSD alone on the device gets 400 commits/s")
+    assert text.startswith("1 OSD alone on the device gets 1200 commits/s")
     assert "1 OSDs" not in text and "each get" not in v.osds_per_device.reasons[0]
-    v = evaluate(document(run("off", [(1, 400)])))
+    v = evaluate(document(run("off", [(1, 1200)])))
     assert "1 job is the most measured" in " ".join(v.osds_per_device.reasons)
     assert "1 jobs" not in json.dumps(v.model_dump(mode="json"))
 

@@ -56,9 +56,10 @@ def test_an_imported_off_of_unknown_knob_is_unsafe_like_the_kernel_knob(write_th
     unknown = import_fio(docs, write_cache="off")  # the default: how it was set is not known
     assert unknown.runs[0].cache_mechanism == "unknown"
     ceph = unknown.verdicts.ceph_waldb
-    assert ceph.safe is False and ceph.tier == "unsuitable"
+    # nothing safe was measured: no verdict, never "unsuitable" or "fails"
+    assert ceph.safe is False and ceph.tier is None
     assert "no safe cache setting" in ceph.reasons[0] and "knob not known" in ceph.reasons[0]
-    assert unknown.verdicts.etcd.passes is False
+    assert unknown.verdicts.etcd.passes is None and unknown.verdicts.zfs_slog.tier is None
 
     kernel = import_fio(docs, write_cache="off", cache_mechanism="kernel")
     assert kernel.runs[0].cache_mechanism == "sysfs"

@@ -44,6 +44,21 @@ def _every_point_counts(doc: ResultDocument) -> None:
     assert not any("typo" in n or "questionable" in n for n in every)
 
 
+def _counts_every_point(doc, run) -> None:
+    """The OSD count reads every point measured, then holds at what the Ceph WAL/DB tier allows
+    (criteria [osds_per_device] tier_max_osds), saying what the curve alone would allow."""
+    from diskq.analyse import criteria
+
+    o = doc.verdicts.osds_per_device
+    full = osds_per_device([(p.numjobs, p.iops) for p in run.points], o.demand_iops)
+    cap = criteria.load()["osds_per_device"]["tier_max_osds"].get(doc.verdicts.ceph_waldb.tier)
+    if cap is not None and full.n > cap:
+        alone = f"the curve alone would allow {'at least ' if full.limited_by_sweep else ''}{full.n}"
+        assert o.n == cap and alone in o.reasons[0]
+    else:
+        assert o.n == full.n
+
+
 def test_a_loaded_hosts_slow_1job_step_keeps_every_point_with_the_noise_caveat():
     doc = annotate(ResultDocument.model_validate_json(LOADED.read_text()))
     (run,) = doc.runs
@@ -54,8 +69,10 @@ def test_a_loaded_hosts_slow_1job_step_keeps_every_point_with_the_noise_caveat()
     assert all("the run is noisy and the host slowed the 1-job step" in n for n in host)
     assert any(n.startswith(CAVEAT) and "varied by 134%" in n for n in doc.verdicts.notes)
     o = doc.verdicts.osds_per_device
-    assert (o.n, o.limited_by_sweep) == (8, True)  # from every point measured
-    assert o.n == osds_per_device([(p.numjobs, p.iops) for p in run.points], o.demand_iops).n
+    # every point measured allows "at least 8"; 119 IOPS alone is unsuitable, so the one model gives none
+    assert doc.verdicts.ceph_waldb.tier == "unsuitable" and (o.n, o.limited_by_sweep) == (0, False)
+    assert "the curve alone would allow at least 8" in o.reasons[0]
+    _counts_every_point(doc, run)
 
 
 def _bench_file(target: Path, tmp_path: Path) -> ResultDocument:
@@ -88,7 +105,7 @@ def test_a_file_on_ext4_over_a_loop_device_is_classified_from_every_point(make_l
     assert all("the ext4 filesystem commits the flushes" in n for n in run.scaling.notes if n.startswith(OBSERVATION))
     o = doc.verdicts.osds_per_device
     assert o.n is not None  # an OSD count, read from every point measured
-    assert o.n == osds_per_device([(p.numjobs, p.iops) for p in run.points], o.demand_iops).n
+    _counts_every_point(doc, run)
     if _above(run):
         assert any(r.startswith("measured through the ext4 filesystem") for r in o.reasons)
 
@@ -131,7 +148,8 @@ def test_the_database_keeps_every_measured_point_of_a_submission(tmp_path, capsy
     assert [(p["numjobs"], p["conflict"], p["held"]) for p in points] == [(n, None, 0) for n in (1, 2, 4, 8)]
     assert [r["numjobs"] for r in _rows(db, "SELECT numjobs FROM curve ORDER BY numjobs")] == [1, 2, 4, 8]
     (dev,) = _rows(db, "SELECT osds_per_device, verdicts FROM devices")
-    assert dev["osds_per_device"] == 8
+    # every point counted ("at least 8"), held at none by the unsuitable tier of 119 IOPS alone
+    assert dev["osds_per_device"] == 0 and "the curve alone would allow at least 8" in dev["verdicts"]
     assert "rests on a conflict" not in dev["verdicts"] and "typo" not in dev["verdicts"]
     assert cli("lookup", "loop", "--db", str(db)) == 0
     out = capsys.readouterr().out

@@ -555,10 +555,14 @@ def test_a_data_size_without_a_unit_is_refused_not_read_as_bytes(clone, monkeypa
 def test_plan_finds_a_model_where_lookup_finds_it(clone, monkeypatch, capsys):
     from diskq.database.lookup import lookup
 
-    first = lookup(clone / "devices.db", "samsung 860 evo", limit=1)[0]
-    assert first.is_match and first.device["model"] == "Samsung SSD 860 EVO"
-    assert cli("plan", "samsung 860 evo", "--data", "2x4T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
-    assert json.loads(capsys.readouterr().out)["device"] == "Samsung SSD 860 EVO"
+    first = lookup(clone / "devices.db", "samsung 860 pro", limit=1)[0]
+    assert first.is_match and first.device["model"] == "Samsung SSD 860 PRO"
+    assert cli("plan", "samsung 860 pro", "--data", "2x4T", "--json", cwd=clone, monkeypatch=monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["device"] == "Samsung SSD 860 PRO"
+    # the 860 EVO is found too, and refused by the answer it rests on: unsuitable, no OSD
+    assert lookup(clone / "devices.db", "samsung 860 evo", limit=1)[0].device["model"] == "Samsung SSD 860 EVO"
+    assert cli("plan", "samsung 860 evo", "--data", "2x4T", cwd=clone, monkeypatch=monkeypatch) != 0
+    assert "the Ceph WAL/DB tier is unsuitable" in capsys.readouterr().err
 
 
 def test_small_sizes_and_single_counts_read_as_they_are(clone, monkeypatch, capsys):

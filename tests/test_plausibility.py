@@ -64,7 +64,10 @@ def test_the_same_figures_measured_are_kept_with_an_observation():
     assert any(n.startswith("observation: 48,409 IOPS at 15 jobs is 3,227 per job") and "kept, it was measured" in n
                for n in s.notes)
     o = doc.verdicts.osds_per_device
-    assert o.n == 15
+    # kept in the curve (it alone would allow at least 15), and the count held at what the
+    # marginal tier allows: one model, so the tier and the count never contradict each other
+    assert doc.verdicts.ceph_waldb.tier == "marginal" and o.n == 2
+    assert "the curve alone would allow at least 15" in o.reasons[0]
     assert not any("typo" in n for n in [*s.notes, *doc.verdicts.notes, *o.reasons])
     # with an edited byte count the output fails the cross-checks: two figures again, a conflict
     edited = annotate(_doc([(1, 1600), (15, 48409)], raw=True, consistent=False))
@@ -79,7 +82,9 @@ def test_a_measured_file_mode_curve_says_it_measured_the_filesystem():
     assert any("the ext4 filesystem commits the flushes of concurrent writers together" in n for n in s.notes)
     for v in (doc.verdicts.ceph_waldb, doc.verdicts.osds_per_device):
         assert any(r.startswith("measured through the ext4 filesystem") for r in v.reasons)
-    assert doc.verdicts.osds_per_device.n == 4
+    o = doc.verdicts.osds_per_device
+    assert doc.verdicts.ceph_waldb.tier == "marginal" and o.n == 2
+    assert "the curve alone would allow at least 4" in o.reasons[0]
 
 
 def test_a_conflicting_figure_is_marked_in_the_class_and_not_its_peak():
@@ -125,8 +130,13 @@ def test_no_measured_point_is_ever_left_out_of_the_verdicts(solo, rest, filesyst
     assert s.peak.iops == max(x for _, x in curve)
     o = doc.verdicts.osds_per_device
     expected = osds_per_device(curve, o.demand_iops)
-    assert (o.n, o.per_osd_iops, o.limited_by_sweep) == (expected.n, expected.per_osd_iops,
-                                                         expected.limited_by_sweep)
+    cap = CRIT["osds_per_device"]["tier_max_osds"].get(doc.verdicts.ceph_waldb.tier)
+    if cap is not None and expected.n > cap:  # every point counted, then held at what the tier allows
+        assert (o.n, o.limited_by_sweep) == (cap, False)
+        assert f"the curve alone would allow {'at least ' if expected.limited_by_sweep else ''}{expected.n}" in o.reasons[0]
+    else:
+        assert (o.n, o.per_osd_iops, o.limited_by_sweep) == (expected.n, expected.per_osd_iops,
+                                                             expected.limited_by_sweep)
     every = " ".join([*s.notes, *doc.verdicts.notes, *o.reasons, *doc.verdicts.ceph_waldb.reasons])
     assert "typo" not in every and "conflict" not in every
 

@@ -313,9 +313,10 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     # each count with the commit rate each of those OSDs gets: 59 338 / 16 and 70 000 / 8
     assert [r[10] for r in parser.rows] == ["16 3,709/s each", "\u2265 8 8,750/s each"]
     assert 'title="the largest tested job count still passed' in (out / "index.html").read_text()
-    assert "<td>16, 3,709/s each (one HDD OSD needs 315)</td><td>16 OSDs sharing" in \
+    # the answer's OSD row: the count, the basis, the reasons
+    assert "<td>16, 3,709/s each (one HDD OSD needs 315)</td><td>measured</td><td>16 OSDs sharing" in \
         (out / "devices" / f"{ids[0]}.html").read_text()
-    assert "<td>\u2265 8 (limited by the sweep), 8,750/s each (one HDD OSD needs 315)</td>" in \
+    assert "<td>\u2265 8 (limited by the sweep), 8,750/s each (one HDD OSD needs 315)</td><td>measured</td>" in \
         (out / "devices" / f"{ids[1]}.html").read_text()
     doc = json.loads((out / "devices.json").read_text())
     assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \

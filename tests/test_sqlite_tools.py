@@ -31,6 +31,7 @@ LINKS = {
     # the public figures of sources/
     ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
     ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
+    ("public_answers", ("model_id",), "models"),
 }
 
 

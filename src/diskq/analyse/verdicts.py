@@ -18,6 +18,14 @@ A result measured on RAM (a file on tmpfs or ramfs, a zram or brd RAM disk, a lo
 a file in RAM) carries a note starting with :data:`~diskq.analyse.memorybacked.MEMORY_BACKED`;
 its figures say nothing about a drive, so every verdict is "not applicable": no tier, no pass or
 fail, the note as the reason.
+
+Missing evidence is never a failure: when no run is safe (a cache "off" set with the kernel's
+knob sends no flush at all; a run whose flush check failed), no tier and no pass or fail is
+given, and the reasons say what to measure. The OSDs per device never exceed what the Ceph
+WAL/DB tier allows (``[osds_per_device] tier_max_osds``), so the two cannot contradict each
+other. Texts name the sync call the method made (``fdatasync``, ``O_SYNC``), never fdatasync
+for another. Power-loss protection is "not applicable" on a loop device, a RAM disk or zram, and
+a file: no drive's protection can be measured through them (:func:`diskq.analyse.plp.evaluate`).
 """
 
 from __future__ import annotations
@@ -112,9 +120,10 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     # Highest 1-job IOPS first; ties keep the document's run order.
     by_iops = sorted(safe, key=lambda c: -c.solo.iops)
     best = by_iops[0] if by_iops else None
+    ceph = _ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe, sync_name(doc.method.id))
     out = Verdicts(
-        ceph_waldb=_ceph(crit["ceph_waldb"], best, by_iops[1:], unsafe),
-        osds_per_device=_osds(crit["osds_per_device"], best, unsafe),
+        ceph_waldb=ceph,
+        osds_per_device=_osds(crit["osds_per_device"], best, unsafe, ceph.tier),
         etcd=_etcd(crit["etcd"], crit["size_profile"], safe, unsafe),
         postgres_wal=_postgres(crit["postgres_wal"], crit["size_profile"], best, unsafe),
         power_loss_protection=plp.evaluate(doc),
@@ -125,6 +134,11 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     _what_they_rest_on(out, candidates)
     out.ceph_waldb.endurance = endurance.waldb(out.osds_per_device.n, out.osds_per_device.demand_iops or 0.0,
                                                doc.device.capacity_bytes, None, crit["endurance"])
+    sync = sync_name(doc.method.id)
+    if sync != "fdatasync":  # the texts of the size-dependent verdicts say fdatasync: name what was called
+        for verdict in (out.etcd, out.postgres_wal, out.zfs_slog, out.osds_per_device):
+            if verdict is not None:
+                verdict.reasons = [r.replace("fdatasync", sync) for r in verdict.reasons]
     return out
 
 
@@ -168,6 +182,19 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
     )
 
 
+def sync_name(method_id: str | None) -> str:
+    """The sync call a method made, as verdict texts name it: ``fdatasync``, ``O_SYNC``, ..."""
+    from diskq.submission.methods import traits
+
+    sync = traits(method_id or "").sync
+    return {"o_sync": "O_SYNC", "o_dsync": "O_DSYNC", "o_sync+fsync": "O_SYNC + fsync"}.get(sync, sync)
+
+
+#: What a verdict with no safe run says to do next.
+MEASURE_SAFE = ("no verdict: nothing measured says what the drive does with a flush; measure with the write cache on, "
+                "or off with the drive's own knob (hdparm, sdparm, nvme: `diskq bench --cache both` on the drive)")
+
+
 def _no_run_reason(unsafe: list[_Candidate]) -> str:
     if unsafe:
         why = "; ".join(f"cache {c.cache} {c.unsafe_reason}" for c in unsafe)
@@ -175,22 +202,19 @@ def _no_run_reason(unsafe: list[_Candidate]) -> str:
     return "no run has a completed 1-job step"
 
 
-def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate]) -> CephWalDb:
+def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate],
+          sync: str = "fdatasync") -> CephWalDb:
     if best is None:
-        if unsafe:
-            top = max(unsafe, key=lambda c: c.solo.iops)
-            return CephWalDb(
-                tier="unsuitable", iops=top.solo.iops, cache_state=top.cache, safe=False,
-                reasons=[_no_run_reason(unsafe), "a WAL/DB device must not lose acknowledged commits"],
-            )
+        if unsafe:  # missing evidence, not a failure: nothing safe was measured
+            return CephWalDb(safe=False, reasons=[_no_run_reason(unsafe), MEASURE_SAFE])
         return CephWalDb(reasons=[_no_run_reason(unsafe)])
     iops = best.solo.iops
     bounds = [("excellent", crit["excellent"]), ("good", crit["good"]), ("marginal", crit["marginal"])]
     tier = next((name for name, low in bounds if iops >= low), "unsuitable")
     if tier == "unsuitable":
-        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are below {crit['marginal']}"
+        why = f"1-job {sync} IOPS {iops:.0f} with the write cache {best.cache} are below {crit['marginal']}"
     else:
-        why = f"1-job fdatasync IOPS {iops:.0f} with the write cache {best.cache} are at least {dict(bounds)[tier]}"
+        why = f"1-job {sync} IOPS {iops:.0f} with the write cache {best.cache} are at least {dict(bounds)[tier]}"
     reasons = [why + f" ({tier})"]
     for c in others:
         reasons.append(f"cache {c.cache} gave {c.solo.iops:.0f} at 1 job (lower, not used)")
@@ -199,15 +223,25 @@ def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe:
     return CephWalDb(tier=tier, iops=iops, cache_state=best.cache, safe=True, reasons=reasons)
 
 
-def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> OsdsPerDevice:
+def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate], tier: str | None = None) -> OsdsPerDevice:
     demand = osds.demand_iops(crit, "hdd")
     if best is None:
         return OsdsPerDevice(demand_iops=demand, osd_kind="hdd", reasons=[_no_run_reason(unsafe)])
     share = osds.osds_per_device(((p.numjobs, p.iops) for p in best.points), demand, peak_final=best.peak_final)
+    reasons = [f"{r} (cache {best.cache})" if i == 0 else r for i, r in enumerate(share.reasons)]
+    cap = crit.get("tier_max_osds", {}).get(tier) if tier else None
+    if cap is not None and share.n > cap:  # one model: the count never says more than the tier
+        per = next((p.iops / cap for p in best.points if p.numjobs == cap), None) if cap else None
+        return OsdsPerDevice(
+            n=cap, demand_iops=demand, osd_kind="hdd", per_osd_iops=per, solo_iops=best.solo.iops,
+            limited_by_sweep=False, cache_state=best.cache,
+            reasons=[f"{'none' if cap == 0 else f'at most {cap}'}: the Ceph WAL/DB tier is {tier} "
+                     f"(criteria [osds_per_device] tier_max_osds); the curve alone would allow "
+                     f"{'at least ' if share.limited_by_sweep else ''}{share.n}", *reasons])
     return OsdsPerDevice(
         n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
         solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,
-        reasons=[f"{r} (cache {best.cache})" if i == 0 else r for i, r in enumerate(share.reasons)],
+        reasons=reasons,
     )
 
 
@@ -226,27 +260,21 @@ def _size_notes(run: Run) -> list[str]:
 
 def _etcd(crit: dict, crit_sizes: dict, safe: list[_Candidate], unsafe: list[_Candidate]) -> Etcd:
     limit = float(crit["p99_fdatasync_ms"])
-    if not safe:
-        if unsafe:
-            return Etcd(passes=False, limit_ms=limit,
-                        reasons=[_no_run_reason(unsafe), "etcd's log must not lose acknowledged writes"])
-        return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)])
+    if not safe:  # missing evidence: neither pass nor fail
+        return Etcd(limit_ms=limit, reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     return sizes.etcd(crit, crit_sizes, safe)
 
 
 def _postgres(crit: dict, crit_sizes: dict, best: _Candidate | None, unsafe: list[_Candidate]) -> PostgresWal:
     if best is None:
-        return PostgresWal(reasons=[_no_run_reason(unsafe)])
+        return PostgresWal(reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     return sizes.postgres(crit, crit_sizes, best)
 
 
 def _zfs_slog(crit_all: dict, best: _Candidate | None, unsafe: list[_Candidate], capacity: int | None) -> ZfsSlog:
     crit = crit_all["zfs_slog"]
     if best is None:
-        if unsafe:
-            return ZfsSlog(tier="unsuitable", safe=False,
-                           reasons=[_no_run_reason(unsafe), "a SLOG must not lose the writes it acknowledged"])
-        return ZfsSlog(reasons=[_no_run_reason(unsafe)])
+        return ZfsSlog(reasons=[_no_run_reason(unsafe)] + ([MEASURE_SAFE] if unsafe else []))
     measured = sizes.zfs_slog(crit, crit_all["size_profile"], best)
     return sizes.weigh_slog(crit, crit_all["endurance"], measured, capacity, None)
 

@@ -280,6 +280,8 @@ def plp_lines(plp) -> list[str]:
     p = plp if isinstance(plp, dict) else plp.model_dump(mode="json")
     verdict = p.get("verdict") or "unknown"
     style = _PLP_STYLE.get(verdict, "bold")
+    if p.get("rule") == "not_applicable":  # a loop device, a RAM disk, a file: no drive's protection
+        verdict = "not applicable"
     lines = [f"power-loss protection: [bold {style}]{verdict}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"]
     for reason in (p.get("reasons") or [])[1:]:
         lines.append(f"  {escape(reason)}")

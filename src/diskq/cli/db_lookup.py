@@ -212,14 +212,18 @@ def lookup_cmd(
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
     out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
               f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 {_sync_word(d)} {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
-    osds = d["osds_per_device_text"] or "-"
-    if d.get("osds_rate_text"):
+    from diskq.database.answers import lines as answer_lines
+
+    osds = d["osds_per_device_text"]
+    if osds and d.get("osds_rate_text"):
         osds += f" ({d['osds_rate_text']}; one HDD OSD needs {_fmt(d['osds_demand_iops'])})"
     elif d.get("osds_per_device") == 0 and d.get("osds_demand_iops"):
         osds += f" (one HDD OSD needs {_fmt(d['osds_demand_iops'])} commits/s)"
-    out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds}, "
-              f"etcd: {d['etcd'] or '-'}, PostgreSQL WAL: {_fmt(d['postgres_wal'], ' commits/s')}, "
-              f"ZFS SLOG: {d.get('zfs_slog') or '-'}")
+    for line in answer_lines(best.verdicts, osds):  # the answer per use, as stored by the build
+        out(f"  {line}")
+    if not best.verdicts:  # a database built before the answers: its verdict columns
+        out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds or '-'}, "
+            f"etcd: {d['etcd'] or '-'}, ZFS SLOG: {d.get('zfs_slog') or '-'}")
     for line in _size_verdict_lines(d.get("verdicts") or {}):
         out(line)
     for line in _conflict_verdict_lines(d.get("verdicts") or {}):
@@ -227,7 +231,8 @@ def lookup_cmd(
     plp = d.get("plp_evidence") or {}
     if plp:
         reasons = plp.get("reasons") or ["no reason given"]
-        out(f"  power-loss protection: {plp.get('verdict')} ({reasons[0]}; rule {plp.get('rule')})")
+        shown = "not applicable" if plp.get("rule") == "not_applicable" else plp.get("verdict")
+        out(f"  power-loss protection: {shown} ({reasons[0]}; rule {plp.get('rule')})")
         for conflict in plp.get("conflicts") or []:
             out(f"    conflict: {conflict}")
         marks = {"plp": "+", "no_plp": "-", "neutral": ".", "failing": "!"}
@@ -358,8 +363,10 @@ def _models(dicts: list[dict]) -> list:
             for d in dicts]
 
 
-def _public_lines(models: list, *, heading: str) -> list[str]:
-    """Each public model: one line per method class, then each figure with its source and quote."""
+def _public_lines(models: list, *, heading: str, verdicts: dict | None = None) -> list[str]:
+    """Each public model: its answer per use (when given), one line per method class, then each
+    figure with its source and quote."""
+    from diskq.database.answers import lines as answer_lines
     from diskq.database.evidence import class_summary
 
     if not models:
@@ -367,6 +374,7 @@ def _public_lines(models: list, *, heading: str) -> list[str]:
     lines = [f"{heading}:"]
     for m in models:
         lines.append(f"  {m.name}")
+        lines += [f"    {line}" for line in answer_lines((verdicts or {}).get(m.id))]
         lines += [f"    {line}" for line in class_summary(m)]
         for f in m.figures:
             cache = f"cache {f['write_cache']}"

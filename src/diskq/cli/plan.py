@@ -23,6 +23,10 @@ Examples:
   diskq plan "Samsung PM883" --data 12x16T --workload rgw --cephadm-spec osd-spec.yaml
 
   diskq plan result.json --data 8x8T --workload rbd --json
+
+The plan rests on the device's Ceph WAL/DB verdict (tier and basis: diskq's measurement, a
+public figure); the OSDs per device never exceed what its tier allows. An unknown, unsuitable
+or noisy verdict is a warning; --strict refuses then.
 """
 
 
@@ -41,6 +45,8 @@ def plan_cmd(
                            "from `diskq db update`, else the snapshot shipped with diskq]"),
     cephadm_spec: Optional[Path] = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
     as_json: bool = typer.Option(False, "--json", help="print the plan as JSON on stdout"),
+    strict: bool = typer.Option(False, "--strict", help="refuse when the Ceph WAL/DB verdict planned from is "
+                                                         "unknown, unsuitable or noisy (otherwise a warning)"),
 ) -> None:
     from diskq.analyse import criteria
     from diskq.errors import InvalidInput
@@ -66,7 +72,7 @@ def plan_cmd(
     found = None if source.looks_like_file(device) else database(db)
     dev = source.from_document_file(Path(device)) if found is None else source.from_database(found.path, device)
     plan = layout.make_plan(dev, data_devices, workload, compression=comp, release=rel, rules=rules,
-                            criteria=criteria.load(), db_size=size)
+                            criteria=criteria.load(), db_size=size, strict=strict)
     doc = report.document(plan, rules)
     if found is not None:
         doc["database"] = found.to_dict()
@@ -114,6 +120,14 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print(f"[bold]{escape(doc['device'])}[/] as WAL/DB for {d['count']} x {_gb(d['size_bytes'])} "
               f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})")
     out.print(f"  figures: {escape(doc['basis'])}; WAL/DB device {_gb(doc['capacity_bytes'])}")
+    v = doc.get("verdict") or {}
+    if v:
+        tier = v.get("tier")
+        tier = f"no verdict (at most {v['ceiling']})" if tier == "unknown" and v.get("ceiling") else tier
+        out.print(f"  Ceph WAL/DB: {escape(str(tier))}, basis {escape(str(v.get('basis')))}: "
+                  f"{escape((v.get('reasons') or ['-'])[0])}")
+    for w in doc.get("warnings") or []:
+        out.print(f"[bold yellow]warning:[/] {escape(w)} (--strict refuses)", soft_wrap=True)
     binds = ", ".join(doc["binding"])
     out.print(f"\n[bold]{plural(doc['osds_per_device'], 'data OSD')} per WAL/DB device[/] ({binds} binds)")
     table = Table("limit", "OSDs", "why", show_header=True, title_justify="left")

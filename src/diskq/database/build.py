@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.database import public, sustained
+from diskq.database import answers, public, sustained
 from diskq.database import sources as public_sources
 from diskq.database.digest import content_digest, inspect_file, search_text
 from diskq.database.files import TMP_SUFFIX, check_writable_target, remove_stale_temporaries, temporary_prefix
@@ -131,6 +131,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     _write_devices(con, devices, fts, public.family_names(catalogue))
     public_counts = report.public = public.write(con, catalogue)
     public_counts["lines"] = identity_store.write(con, lines or [])
+    answers.write_public(con)
 
     # names and messages as printed and stored: one line of printable text (a file name may hold
     # an ANSI escape or a newline)
@@ -177,7 +178,8 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str,
         if rank is not None:
             class_rank = class_ranks[cls] = class_ranks.get(cls, 0) + 1
         row = dev.row_cache
-        cols = verdict_columns(dev.verdicts)
+        answer = answers.device_answer(dev, cls)
+        cols = answers.columns(answer, verdict_columns(dev.verdicts))
         values = {
             "id": dev.id, "rank": rank, "model": dev.model, "model_key": dev.model_key, "vendor": dev.vendor,
             "firmware": dev.firmware, "capacity_bytes": dev.capacity_bytes, "protocol": dev.protocol,
@@ -199,6 +201,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str,
             "not_drive": dev.not_drive,
             "method_class": cls, "class_rank": class_rank,
             "family_key": public.device_family_key(dev.model, dev.vendor, named),
+            "answers": json.dumps(answer, sort_keys=True),
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
                     tuple(values.values()))

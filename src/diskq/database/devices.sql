@@ -168,7 +168,10 @@ CREATE TABLE devices (
                                         -- for O_SYNC on SATA; 'fua/...' for O_SYNC on NVMe and SAS
     class_rank      INTEGER,            -- position within its method_class (rows of different classes are never
                                         -- ranked against each other; rank orders the table: classes, then IOPS)
-    family_key      TEXT NOT NULL       -- vendor + family (diskq.database.modelid): what public figures join on
+    family_key      TEXT NOT NULL,      -- vendor + family (diskq.database.modelid): what public figures join on
+    answers         TEXT                -- JSON: the answer per use (diskq.analyse.answer): {ceph_waldb, zfs_slog,
+                                        -- etcd, postgres_wal: {tier, basis, reasons, ...}}; the columns ceph_waldb,
+                                        -- osds_per_device, etcd and zfs_slog are read from it
 );
 CREATE INDEX devices_model_key ON devices (model_key);
 
@@ -399,6 +402,13 @@ CREATE TABLE lines (
 CREATE TABLE line_families (
     family_key TEXT PRIMARY KEY,        -- devices.family_key, models.family_key
     line_key   TEXT NOT NULL REFERENCES lines (key)
+) WITHOUT ROWID;
+
+-- The answer per use for each public model (diskq.analyse.answer.from_public), in the shape of
+-- devices.answers: what every face shows for a model known only from public figures.
+CREATE TABLE public_answers (
+    model_id TEXT PRIMARY KEY REFERENCES models (id),
+    answers  TEXT NOT NULL              -- JSON: {ceph_waldb, zfs_slog, etcd, postgres_wal: {tier, basis, reasons, ...}}
 ) WITHOUT ROWID;
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.

@@ -33,6 +33,7 @@ DIGEST_TABLES = {
     "skipped": "path, field, message",
     **public.TABLES,
     **identity_store.TABLES,
+    "public_answers": "model_id",
 }
 
 

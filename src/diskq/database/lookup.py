@@ -66,6 +66,7 @@ class Match:
     line: dict | None = None  # the facts of its product line (diskq.identity.facts.LineFacts), None: no line
     identity: dict | None = None  # how the query named its line (diskq.identity.match.Candidate.to_dict)
     capacity_note: str | None = None  # what capacity it was measured on, against the one asked about
+    verdicts: dict | None = None  # the answer per use (devices.answers, diskq.analyse.answer)
 
     @property
     def is_match(self) -> bool:
@@ -79,7 +80,7 @@ class Match:
                 "excluded": self.excluded,
                 "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out,
                 "public_figures": self.public, "identified_via": self.via, "line": self.line,
-                "identity": self.identity, "capacity_note": self.capacity_note}
+                "identity": self.identity, "capacity_note": self.capacity_note, "verdicts": self.verdicts}
 
 
 
@@ -181,6 +182,7 @@ def _device_match(con: sqlite3.Connection, device_id: str, score: float, kind: s
     device = dict(row)
     device["verdicts"] = json.loads(device["verdicts"]) if device["verdicts"] else None
     device["notes"] = json.loads(device["notes"])
+    stored = device.pop("answers", None)  # a database before schema 12 has none
     device["plp_evidence"] = json.loads(device["plp_evidence"]) if device.get("plp_evidence") else None
     device["osds_limited_by_sweep"] = optional_bool(device["osds_limited_by_sweep"])
     device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
@@ -204,7 +206,8 @@ def _device_match(con: sqlite3.Connection, device_id: str, score: float, kind: s
     return Match(score, device, caches, curves, conflict_points(con, device_id), excluded_submissions(con, device_id),
                  kind, size_profiles(con, device_id), sustained=long_writes, sustained_left_out=left_out,
                  public=public, via=via, line=line, identity=identity,
-                 capacity_note=capacity_note(device.get("capacity_bytes"), asked))
+                 capacity_note=capacity_note(device.get("capacity_bytes"), asked),
+                 verdicts=json.loads(stored) if stored else None)
 
 
 @dataclass

@@ -37,6 +37,19 @@ def from_document_file(path: Path) -> WalDbDevice:
     return from_document(doc, basis=f"result document {path.name}", legacy=legacy)
 
 
+def document_verdict(doc, *, legacy: bool = False) -> dict:
+    """The Ceph WAL/DB answer of a document, judged now (:mod:`diskq.analyse.answer`)."""
+    from diskq.analyse import annotate, answer
+    from diskq.database.public import device_class
+
+    judged = annotate(doc.model_copy(deep=True))
+    cls = device_class(doc.method.id, doc.device.protocol).id
+    known = any(r.write_cache in ("on", "off") for r in doc.runs)
+    verdicts = judged.verdicts.model_dump(mode="json") if judged.verdicts is not None else None
+    return answer.from_verdicts(verdicts, method_class=cls, public=legacy, cache_known=known,
+                                notes=judged.notes)["ceph_waldb"]
+
+
 def from_document(doc, *, basis: str, legacy: bool = False) -> WalDbDevice:
     from diskq.analyse.verdicts import best_safe_run
 
@@ -57,6 +70,7 @@ def from_document(doc, *, basis: str, legacy: bool = False) -> WalDbDevice:
         curve=[(p.numjobs, p.iops) for p in points], cache=run.write_cache, knob=knob,
         kernel_model=_kernel_model(d.model, d.vendor, d.protocol), basis=basis, legacy=legacy,
         cache_off_faster=faster, notes=[f"not used: {w}" for w in why],
+        verdict=document_verdict(doc, legacy=legacy),
     )
 
 
@@ -89,6 +103,10 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     from diskq.database.settings import setting_slug
 
     matches = lookup(db, query, limit=8)
+    if not matches or not matches[0].is_match:  # a model known only from public figures
+        public = from_public(db, query)
+        if public is not None:
+            return public
     q = compact(unicodedata.normalize("NFKC", query))
     # the model the name is, or the model a part number (the string smartctl prints) means
     exact = [m for m in matches if compact(m.device["model"]) == q or m.via is not None]
@@ -142,4 +160,48 @@ def from_database(db: Path, query: str) -> WalDbDevice:
         label=label, capacity_bytes=dev["capacity_bytes"], protocol=dev["protocol"], curve=curve,
         cache=dev["cache"], knob=dev["cache_knob"], kernel_model=None,
         basis=f"{db.name}: median curve of cache {slug}", legacy=legacy, cache_off_faster=faster, notes=notes,
+        verdict=(m.verdicts or {}).get("ceph_waldb"),
+    )
+
+
+def from_public(db: Path, query: str) -> WalDbDevice | None:
+    """The one public model the query names, planned from the figures its answer rests on (their
+    class and cache state, one write at a time); None when no public model matches. The answer's
+    basis is public-figure, said in the plan's basis and warnings."""
+    from diskq.database import evidence
+    from diskq.database.answers import public_verdicts
+    from diskq.database.locate import open_db
+
+    con = open_db(db)
+    try:
+        models = evidence.public_models_matching(con, query)
+        if not models:
+            return None
+        if len(models) > 1:
+            raise PlanRefused(f"{query!r} names {len(models)} models known from public figures in {db}",
+                              ["; ".join(m.name for m in models)], hint="give more of the model name (and its capacity)")
+        m = models[0]
+        verdict = (public_verdicts(con, m.id) or {}).get("ceph_waldb")
+        protocol = con.execute("SELECT protocol FROM models WHERE id = ?", (m.id,)).fetchone()[0]
+    finally:
+        con.close()
+    cls, cache = (verdict or {}).get("method_class"), (verdict or {}).get("cache_state")
+    figures = [f for f in m.figures if f["method_class"] == cls and f["iodepth"] == 1
+               and (cache is None or f["write_cache"] == cache)]
+    by_jobs: dict[int, list[float]] = {}
+    for f in figures:
+        by_jobs.setdefault(int(f["numjobs"]), []).append(float(f["iops"]))
+    import statistics
+
+    curve = sorted((n, statistics.median(v)) for n, v in by_jobs.items())
+    if not curve:
+        raise PlanRefused(f"{m.name}: no public figure of the drive itself to plan from",
+                          (verdict or {}).get("reasons") or ["no 1-job figure"],
+                          hint="measure it with `diskq bench`, then plan from the result document")
+    sources = sorted({f["source_id"] for f in figures})
+    return WalDbDevice(
+        label=m.name, capacity_bytes=m.capacity_bytes, protocol=protocol or "unknown", curve=curve,
+        cache=cache or "unknown", knob="drive", basis=f"{db.name}: public figures ({', '.join(sources)}; "
+        f"{verdict.get('tier') if verdict else 'no'} verdict, basis public-figure)", legacy=True,
+        notes=[f"not measured by diskq: planned from public figures of class {cls}"], verdict=verdict,
     )

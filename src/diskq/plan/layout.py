@@ -73,6 +73,8 @@ class WalDbDevice:
     legacy: bool = False  #: figures from the community table, not measured by diskq
     cache_off_faster: bool = False  #: "off" (drive knob) safe and faster than a measured "on"
     notes: list[str] = field(default_factory=list)
+    #: the Ceph WAL/DB answer the plan rests on (:mod:`diskq.analyse.answer`): tier, basis, reasons
+    verdict: dict | None = None
 
 
 @dataclass
@@ -108,6 +110,8 @@ class Plan:
     mclock: Rule
     notes: list[str]
     rules_version: int
+    verdict: dict | None = None  #: the Ceph WAL/DB answer planned from (tier, basis, reasons)
+    warnings: list[str] = field(default_factory=list)  #: why the verdict is weak: unknown, unsuitable, noisy
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -184,9 +188,33 @@ def _gb(n: float) -> str:
     return f"{n / 1e9:,.0f} GB" if n >= 9.5e9 else capacity(n)
 
 
+def verdict_warnings(verdict: dict | None) -> list[str]:
+    """Why the Ceph WAL/DB answer a plan rests on is weak: no answer, an unknown or unsuitable
+    tier, a noisy run (its caveats)."""
+    if not verdict:
+        return ["no Ceph WAL/DB verdict to plan from"]
+    tier, basis = verdict.get("tier"), verdict.get("basis")
+    first = (verdict.get("reasons") or ["-"])[0]
+    out = []
+    if tier in ("unknown", None):
+        out.append(f"the Ceph WAL/DB verdict is unknown (basis {basis}): {first}; the OSD count is a best case")
+    elif tier == "unsuitable":
+        out.append(f"the Ceph WAL/DB verdict is unsuitable (basis {basis}): {first}")
+    out += [f"noisy: {c}" for c in verdict.get("caveats") or []]
+    return out
+
+
 def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression: bool, release: str,
-              rules: dict, criteria: dict, db_size: int | None = None) -> Plan:
-    """The layout for ``data`` behind ``dev``, or :class:`PlanRefused` with the reasons."""
+              rules: dict, criteria: dict, db_size: int | None = None, strict: bool = False) -> Plan:
+    """The layout for ``data`` behind ``dev``, or :class:`PlanRefused` with the reasons. The OSD
+    count never exceeds what the device's Ceph WAL/DB tier allows (one answer); a weak verdict
+    (:func:`verdict_warnings`) is a warning, and with ``strict`` a refusal."""
+    from diskq.analyse import answer
+
+    warnings = verdict_warnings(dev.verdict) if dev.verdict is not None else []
+    if strict and warnings:
+        raise PlanRefused(f"{dev.label}: the verdict the plan would rest on is not strong enough (--strict)",
+                          warnings, hint="measure the device with `diskq bench`, or plan without --strict")
     capacity = db_size if db_size is not None else dev.capacity_bytes
     if capacity is None:
         raise PlanRefused(f"the capacity of {dev.label} is not recorded",
@@ -196,6 +224,18 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
                           hint="measure it with `diskq bench`")
     need = demand(data.media, rules, criteria)
     share = osds.osds_per_device(dev.curve, need)
+    tier = (dev.verdict or {}).get("tier")
+    bound = tier if tier in answer.TIERS else (dev.verdict or {}).get("ceiling")
+    solo = dict(dev.curve).get(1)
+    if dev.verdict is None and solo is not None:  # no stored answer: the tier of the same 1-job figure
+        tier = bound = answer.tier_of("ceph_waldb", solo, criteria)
+    cap = answer.osd_cap(bound, criteria)
+    if cap is not None and share.n > cap:  # the same model as the verdict: never more than its tier allows
+        why = (f"the Ceph WAL/DB tier is {tier}" if tier in answer.TIERS else f"the best case is {bound}")
+        share = osds.OsdShare(cap, share.demand_iops, (dict(dev.curve)[cap] / cap) if cap in dict(dev.curve) else None, False,
+                              share.largest_tested,
+                              [f"{'none' if cap == 0 else f'at most {cap}'}: {why} (criteria [osds_per_device] "
+                               f"tier_max_osds); the curve alone would allow {share.n}", *share.reasons])
     if share.n == 0:
         raise PlanRefused(
             f"{dev.label} cannot commit fast enough for even one {data.media.upper()} OSD", share.reasons,
@@ -260,7 +300,7 @@ def make_plan(dev: WalDbDevice, data: DataDevices, workload: str, *, compression
             f"at least the {_gb(required)} required",
         ],
         wal=wal, write_cache=write_cache_advice(dev, rules), mclock=mclock_advice(share, data.media),
-        notes=notes, rules_version=int(rules["version"]),
+        notes=notes, rules_version=int(rules["version"]), verdict=dev.verdict, warnings=warnings,
     )
 
 

@@ -47,6 +47,8 @@ TABLES = {
                     "method (never a median of two methods), ranked within that class and state only; weak "
                     "rows (buffered or sub-second runs, methods of one class disagreeing) say why and are not "
                     "ranked.", None),
+    "public_answers": ("Per public model, the answer per use (Ceph WAL/DB, ZFS SLOG, etcd, PostgreSQL WAL): tier, "
+                       "basis and reasons, as JSON.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")

@@ -267,6 +267,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["public"] = public_pages.family_public(con, dev)
             dev["public_sources"] = public_pages.sources_of(dev["public"])
             dev["verdicts"] = _loads(dev["verdicts"])
+            dev["answers"] = _loads(dev.get("answers"))  # the answer per use (database.answers)
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
             dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
@@ -328,9 +329,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         facets.update(public_pages.facets(con, drives, public))
         (tmp / "public").mkdir()
         public_page = env.get_template("public.html.j2")
+        from diskq.database.answers import public_verdicts
         for model in public_pages.public_models(con):
             (tmp / "public" / f"{model.id}.html").write_text(public_page.render(
-                model=model, sources=public_pages.sources_of([model]),
+                model=model, sources=public_pages.sources_of([model]), answers=public_verdicts(con, model.id),
                 devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
             devices=drives, hosts=hosts, facets=facets, public=public, root="",

@@ -1,0 +1,126 @@
+"""The answer per use (:mod:`diskq.analyse.answer`) as devices.db stores it: computed once by
+``db build`` for every device row (``devices.answers``) and every public model
+(``public_answers``), and read by every face (``lookup``, ``plan``, the site).
+
+A device row is diskq's measurement when any of its submissions is (``legacy`` < ``submissions``);
+a row of legacy submissions only is the community table's figures, so its answer's basis is
+``public-figure`` and its method class and cache state decide what it may claim. The row's verdict
+columns (``ceph_waldb``, ``osds_per_device``, ``etcd``, ``zfs_slog``) are read from the answer, so
+the table, the device page and ``lookup`` cannot disagree with it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from diskq.analyse import answer as model
+from diskq.database.devicefigures import DeviceAggregate
+
+if TYPE_CHECKING:
+    from diskq.analyse.estimate import Peer
+    from diskq.identity.facts import LineFacts
+
+
+def device_answer(dev: DeviceAggregate, method_class: str) -> dict:
+    """The answer for one device row from its verdicts (recomputed on its median curves)."""
+    row = dev.row_cache
+    public = dev.submissions > 0 and dev.legacy == dev.submissions
+    return model.from_verdicts(dev.verdicts, method_class=method_class, public=public,
+                               cache_known=bool(row and row.write_cache in ("on", "off")), notes=dev.notes)
+
+
+def columns(answers: dict, cols: dict) -> dict:
+    """The row's verdict columns, overridden by the answer: a tier only when the answer gives one,
+    the OSD count the answer holds, etcd "pass" (marginal or better) or "fail" (unsuitable)."""
+    from diskq.analyse.osds import order_value
+
+    out = dict(cols)
+    ceph = answers["ceph_waldb"]
+    out["ceph_waldb"] = ceph["tier"] if ceph["tier"] in model.TIERS else None
+    osds = ceph.get("osds_per_device") or {}
+    n = osds.get("n")
+    if n != cols.get("osds_per_device"):
+        out["osds_per_device"] = n
+        out["osds_limited_by_sweep"] = None if n is None else int(bool(osds.get("at_least")))
+        out["osds_per_osd_iops"] = osds.get("per_osd_iops") if n is not None else None
+        out["osds_order"] = order_value(n, out["osds_per_osd_iops"], cols.get("osds_demand_iops"), ceph.get("figure"))
+    etcd = answers["etcd"]["tier"]
+    out["etcd"] = None if etcd not in model.TIERS else ("fail" if etcd == "unsuitable" else "pass")
+    slog = answers["zfs_slog"]["tier"]
+    out["zfs_slog"] = slog if slog in model.TIERS else None
+    return out
+
+
+def write_public(con: sqlite3.Connection) -> int:
+    """Fill ``public_answers`` from the public tables just written; returns how many models."""
+    classes: dict[str, list[dict]] = {}
+    for r in con.execute("SELECT model_id, method_class, write_cache, iops_1job, sources FROM model_class"):
+        classes.setdefault(r[0], []).append({"method_class": r[1], "write_cache": r[2], "iops_1job": r[3],
+                                             "sources": json.loads(r[4])})
+    figures: dict[str, list[dict]] = {}
+    for r in con.execute("SELECT model_id, method_class, write_cache, numjobs, iodepth, iops FROM figures"):
+        figures.setdefault(r[0], []).append({"method_class": r[1], "write_cache": r[2], "numjobs": r[3],
+                                             "iodepth": r[4], "iops": r[5]})
+    ids = [r[0] for r in con.execute("SELECT id FROM models ORDER BY id")]
+    con.executemany("INSERT INTO public_answers VALUES (?,?)", [
+        (i, json.dumps(model.from_public(classes.get(i, []), figures.get(i, [])), sort_keys=True)) for i in ids])
+    return len(ids)
+
+
+def peers(con: sqlite3.Connection, facts_of: Callable[[str], LineFacts | None]) -> list[Peer]:
+    """The peers an estimate may read (:func:`diskq.analyse.estimate.from_datasheet`): every drive row
+    and public model whose product line's facts ``facts_of(family_key)`` knows, with the figures its
+    stored answer decided on; one per family (a drive row before the public model of its family)."""
+    from diskq.analyse.estimate import Peer
+
+    out: dict[str, Peer] = {}
+    rows = con.execute("SELECT model, family_key, answers FROM devices WHERE not_drive IS NULL AND answers IS NOT NULL "
+                       "ORDER BY rank IS NULL, rank, id").fetchall()
+    rows += con.execute("SELECT m.name, m.family_key, a.answers FROM models m JOIN public_answers a "
+                        "ON a.model_id = m.id ORDER BY m.id").fetchall()
+    for name, family, stored in rows:
+        facts = facts_of(family) if family not in out else None
+        if facts is not None:
+            out[family] = Peer.from_answer(name, facts, json.loads(stored))
+    return list(out.values())
+
+
+def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
+    """The stored answer of a public model (None in a database built before schema 10)."""
+    try:
+        row = con.execute("SELECT answers FROM public_answers WHERE model_id = ?", (model_id,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return json.loads(row[0]) if row else None
+
+
+def lines(answers: dict | None, osds: str | None = None) -> list[str]:
+    """The answer in a few lines of text, one per use: tier (or "no verdict", with the best case
+    the evidence allows), basis, first reason; after Ceph WAL/DB the OSDs per device (``osds``:
+    the row's own text of the same count, else the answer's)."""
+    if not answers:
+        return []
+    out = []
+    for use in model.USES:
+        a = answers.get(use) or {}
+        tier = a.get("tier", model.UNKNOWN)
+        first = (a.get("reasons") or ["-"])[0]
+        head = tier
+        if tier == model.UNKNOWN:
+            head = "not applicable" if first.startswith("not applicable") else "no verdict"
+            if a.get("ceiling"):
+                head += f" (at most {a['ceiling']})"
+        out.append(f"{model.NAMES[use]}: {head}, basis {a.get('basis', model.UNKNOWN)}: {first}")
+        count = a.get("osds_per_device")
+        if count is not None:
+            n = count.get("n")
+            text = osds or (("none" if n == 0 else f"\u2265 {n}" if count.get("at_least") else str(n))
+                            if n is not None else f"no count (at most {count['at_most']})"
+                            if count.get("at_most") is not None else "no count")
+            out.append(f"  OSDs per device: {text}: {(count.get('reasons') or ['-'])[0]}")
+    for c in dict.fromkeys(c for use in model.USES for c in (answers.get(use) or {}).get("caveats") or []):
+        out.append(f"  {c}")
+    return out
