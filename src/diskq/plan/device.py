@@ -103,7 +103,7 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     from diskq.database.settings import setting_slug
 
     matches = lookup(db, query, limit=8)
-    if not matches or not matches[0].is_match:  # a model known only from public figures
+    if not any(m.is_match or m.kind == CANDIDATE for m in matches):  # a model known only from public figures
         public = from_public(db, query)
         if public is not None:
             return public
