@@ -94,15 +94,6 @@ def test_a_drive_without_a_volatile_cache_gets_no_flushes():
     assert after["writes"] - before["writes"] == 100 and after["fsyncs"] == before["fsyncs"]
 
 
-def test_models_are_data_with_their_calibration():
-    for name, model in MODELS.items():
-        assert model.calibration and model.title, name
-        assert {"protocol", "model", "volatile_write_cache"} <= set(model.reports), name
-        assert "plp" in model.expect and model.expect.get("scaling"), name
-        if model.volatile_cache and model.honest and model.params.get("flush_us", 0) > 0:
-            assert model.reports["volatile_write_cache"] is True, name
-
-
 @pytest.mark.parametrize("name", ["consumer-sata", "liar", "dc-sata-plp"])
 def test_flush_check_tells_performed_flushes_from_skipped_ones(name, tmp_path):
     model = MODELS[name]
