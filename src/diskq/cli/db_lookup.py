@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app, database, print_json
 
 
@@ -149,7 +150,7 @@ def lookup_cmd(
                                        for m in public], indent=2))
             else:
                 for line in _public_lines(public, heading="not measured with diskq; public figures"):
-                    print(line)
+                    say(line, err=False)
             return
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
         if as_json:
@@ -165,7 +166,7 @@ def lookup_cmd(
         return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
-        print(text)
+        say(text, err=False)
 
     best, others = matches[0], matches[1:]
     d = best.device
