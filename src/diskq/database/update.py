@@ -91,14 +91,26 @@ def parse_digest(text: str, url: str) -> str:
 
 
 class _Deadline:
-    """The whole update's clock: every connection and read is given at most what is left, and a
-    watchdog shuts the socket at the end, so a server that sends a byte every few seconds (each
-    read within ``--timeout``) still cannot hold the update past ``--deadline``."""
+    """The whole update's clock: every connection and read is given at most what is left, and at
+    the end a watchdog shuts every socket the update opened, so a server that sends a byte every
+    few seconds (each read within ``--timeout``) still cannot hold the update past ``--deadline``."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.end = time.monotonic() + seconds
         self.expired = False
+        self.sockets: list[socket.socket] = []
+        self.timer = threading.Timer(seconds, self._expire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _expire(self) -> None:
+        self.expired = True
+        for sock in list(self.sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def left(self) -> float:
         return self.end - time.monotonic()
@@ -109,38 +121,8 @@ class _Deadline:
             raise UpdateError(f"{url}: the update did not finish within its deadline of {self.seconds:g} s",
                               hint="try again later, or give a longer --deadline")
 
-    def watch(self, connection) -> threading.Timer:
-        def expire() -> None:
-            self.expired = True
-            sock = getattr(connection, "sock", None)
-            if sock is not None:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-        timer = threading.Timer(max(self.left(), 0.0), expire)
-        timer.daemon = True
-        timer.start()
-        return timer
-
-
-class _Response:
-    """An open GET: the response, its connection and the deadline's watchdog, closed together."""
-
-    def __init__(self, url, connection, response, timer):
-        self.url, self.connection, self.response, self.timer = url, connection, response, timer
-        self.headers = response.headers
-
-    def read(self, n: int) -> bytes:
-        return self.response.read1(n)  # whatever one receive brings: the deadline is looked at between them
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
+    def stop(self) -> None:
         self.timer.cancel()
-        self.connection.close()
 
 
 def follow_redirect(url: str, location: str | None) -> str:
@@ -158,41 +140,67 @@ def follow_redirect(url: str, location: str | None) -> str:
     return target
 
 
-def _open(url: str, timeout: float, deadline: _Deadline | None = None) -> _Response:
-    """GET ``url``, following at most :data:`MAX_REDIRECTS` redirects, each held to --url's rules."""
+def _opener(deadline: _Deadline):
+    """urllib's opener (proxies from the environment as before) whose connections register their
+    socket with ``deadline`` and whose redirects are held to --url's rules."""
     import http.client
+    import urllib.request
+
+    def watched(base):
+        class Connection(base):
+            def connect(self):
+                super().connect()
+                deadline.sockets.append(self.sock)
+
+        return Connection
+
+    plain, secure = watched(http.client.HTTPConnection), watched(http.client.HTTPSConnection)
+
+    class HTTP(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(plain, req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(secure, req, context=self._context)
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = MAX_REDIRECTS
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            follow_redirect(req.full_url, newurl)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return urllib.request.build_opener(HTTP, HTTPS, Redirects)
+
+
+def _open(url: str, timeout: float, deadline: _Deadline | None = None):
+    """GET ``url`` (redirects held to --url's rules, the whole within ``deadline``)."""
+    import http.client
+    import urllib.error
+    import urllib.request
 
     from diskq.package import version
 
+    own = deadline is None
     deadline = deadline or _Deadline(timeout * 4)
-    first = url
-    for _ in range(MAX_REDIRECTS + 1):
-        deadline.check(first)
-        parts = urlsplit(check_url(url))
-        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        connection = kind(parts.hostname, parts.port, timeout=max(0.001, min(timeout, deadline.left())))
-        timer = deadline.watch(connection)
-        try:
-            connection.request("GET", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
-                               headers={"User-Agent": f"diskq/{version()}"})
-            response = connection.getresponse()
-        except (TimeoutError, OSError, http.client.HTTPException) as exc:
-            timer.cancel()
-            connection.close()
-            deadline.check(url)
-            raise UpdateError(f"cannot fetch {url}: {_reason(exc)}") from None
-        if response.status in (301, 302, 303, 307, 308):
-            location = response.getheader("Location")
-            timer.cancel()
-            connection.close()
-            url = follow_redirect(url, location)
-            continue
-        if response.status != 200:
-            timer.cancel()
-            connection.close()
-            raise UpdateError(f"{url}: HTTP {response.status} {response.reason}")
-        return _Response(url, connection, response, timer)
-    raise UpdateError(f"{first}: more than {MAX_REDIRECTS} redirects")
+    deadline.check(url)
+    request = urllib.request.Request(url, headers={"User-Agent": f"diskq/{version()}"})
+    try:
+        return _opener(deadline).open(request, timeout=max(0.001, min(timeout, deadline.left())))  # noqa: S310 (check_url)
+    except urllib.error.HTTPError as exc:
+        if exc.code in (301, 302, 303, 307, 308):
+            raise UpdateError(f"{url}: more than {MAX_REDIRECTS} redirects") from None
+        raise UpdateError(f"{url}: HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        deadline.check(url)
+        raise UpdateError(f"cannot fetch {url}: {_reason(exc.reason)}") from None
+    except (TimeoutError, OSError, http.client.HTTPException) as exc:
+        deadline.check(url)
+        raise UpdateError(f"cannot fetch {url}: {_reason(exc)}") from None
+    finally:
+        if own:
+            deadline.stop()
 
 
 def _reason(exc) -> str:
@@ -212,7 +220,7 @@ def _read(response, url: str, limit: int, sink, deadline: _Deadline | None = Non
         raise UpdateError(f"{url} is larger than {limit} bytes ({int(expected)} announced)", hint="check the address")
     total = 0
     try:
-        while block := response.read(1 << 16):
+        while block := response.read1(1 << 16):  # whatever one receive brings: the deadline is looked at between
             if total + len(block) > limit:
                 raise UpdateError(f"{url} is larger than {limit} bytes", hint="check the address")
             total += len(block)
@@ -259,8 +267,15 @@ def update(url: str, dest: Path, *, timeout: float = TIMEOUT_S, limit: int = MAX
     """Fetch ``url`` and its digest (``url + .sha256``) into ``dest``, atomically; ``dest`` is
     left as it was on any failure. ``deadline`` bounds the whole update in seconds."""
     check_url(url)
-    clock = _Deadline(deadline)
     remove_stale_temporaries(dest)  # left by an update that was killed
+    clock = _Deadline(deadline)
+    try:
+        return _update(url, dest, timeout, limit, clock)
+    finally:
+        clock.stop()
+
+
+def _update(url: str, dest: Path, timeout: float, limit: int, clock: _Deadline) -> UpdateReport:
     with _open(url + DIGEST_SUFFIX, timeout, clock) as response:
         chunks: list[bytes] = []
         _read(response, url + DIGEST_SUFFIX, 4096, chunks.append, clock)
