@@ -26,12 +26,13 @@ _register_commands()
 
 
 def main(argv: list[str] | None = None) -> None:
+    from diskq.cli._terminal import say
     from diskq.cli.app import READ
     from diskq.errors import DiskqError, Interrupted
 
     def say_database() -> None:  # which devices.db the answer came from
         for found in READ:
-            print(f"database: {found.describe()}", file=sys.stderr)
+            say(f"database: {found.describe()}")
 
     READ.clear()
     try:
@@ -41,19 +42,19 @@ def main(argv: list[str] | None = None) -> None:
             say_database()
         raise
     except DiskqError as exc:
-        print(f"diskq: error: {exc.message}", file=sys.stderr)
+        say(f"diskq: error: {exc.message}")
         for reason in getattr(exc, "reasons", []) or []:
-            print(f"  - {reason}", file=sys.stderr)
+            say(f"  - {reason}")
         for found in READ:
-            print(f"  - database: {found.describe()}", file=sys.stderr)
+            say(f"  - database: {found.describe()}")
         if exc.hint:
-            print(f"  hint: {exc.hint}", file=sys.stderr)
+            say(f"  hint: {exc.hint}")
         sys.exit(exc.exit_code)
     except Interrupted as exc:
-        print(f"diskq: {exc.message}", file=sys.stderr)
+        say(f"diskq: {exc.message}")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:  # Ctrl-C outside a bench: nothing to clean up
-        print("diskq: interrupted", file=sys.stderr)
+        say("diskq: interrupted")
         sys.exit(130)
     else:
         say_database()

@@ -202,11 +202,11 @@ def result_table(doc: ResultDocument, console: Console) -> None:
             cls = scaling.get("scaling") if isinstance(scaling, dict) else getattr(scaling, "scaling", None)
             desc = scaling.get("description") if isinstance(scaling, dict) else getattr(scaling, "description", None)
             words = f" — {desc}" if desc and desc != cls else ""  # no "asymptotic — asymptotic"
-            console.print(f"scaling: [bold]{cls}[/]{words}")
+            console.print(f"scaling: [bold]{escape(str(cls))}[/]{escape(words)}", markup=True)
         fc = run.flush_check
         warning = (fc.get("warning") if isinstance(fc, dict) else getattr(fc, "warning", None)) if fc else None
         if warning:
-            console.print(f"[bold red]warning[/]: {warning}")
+            console.print(f"[bold red]warning[/]: {escape(str(warning))}", markup=True)
         # every sentence about the curve from the points the table above shows
         curve = {p.numjobs: p.iops for p in run.points if not p.interrupted}
         for note in narration.narrate(run.notes, curve, getattr(doc.method, "max_jobs", None)):
@@ -218,48 +218,50 @@ def result_table(doc: ResultDocument, console: Console) -> None:
         print_sustained(doc.sustained, console)
     if doc.verdicts is not None:
         for line in verdict_lines(doc.verdicts):
-            console.print(line)
+            console.print(line, markup=True)
     for note in doc.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]", markup=True)
     if doc.interrupted:
-        console.print("[bold yellow]The run was interrupted; the figures above are partial.[/]")
+        console.print("[bold yellow]The run was interrupted; the figures above are partial.[/]", markup=True)
 
 
 def verdict_lines(verdicts) -> list[str]:
-    """One line per workload verdict, each with its first reason."""
+    """One line per workload verdict, each with its first reason (rich markup only in the fixed
+    words; the verdict's words are escaped)."""
     v = verdicts if isinstance(verdicts, dict) else verdicts.model_dump(mode="json")
     lines = []
     ceph = v.get("ceph_waldb") or {}
     if ceph:
         tier = ceph.get("tier")
-        lines.append(f"Ceph WAL/DB: [bold]{tier}[/] ({_first(ceph)})" if tier else f"Ceph WAL/DB: {_unjudged(ceph)}")
+        lines.append(f"Ceph WAL/DB: [bold]{escape(str(tier))}[/] ({escape(_first(ceph))})" if tier
+                     else f"Ceph WAL/DB: {escape(_unjudged(ceph))}")
     osds = v.get("osds_per_device") or {}
     if osds:
         n = osds.get("n")
         if n is None:
-            lines.append(f"OSDs per device: {_unjudged(osds)}")
+            lines.append(f"OSDs per device: {escape(_unjudged(osds))}")
         else:
             shown = "none" if n == 0 else f"at least {n}" if osds.get("limited_by_sweep") else str(n)
-            lines.append(f"OSDs per device: [bold]{shown}[/] ({_first(osds)})")
+            lines.append(f"OSDs per device: [bold]{escape(shown)}[/] ({escape(_first(osds))})")
     etcd = v.get("etcd") or {}
     if etcd:
         passes = etcd.get("passes")
         if passes is None:
-            lines.append(f"etcd: {_unjudged(etcd)}")
+            lines.append(f"etcd: {escape(_unjudged(etcd))}")
         else:
-            lines.append(f"etcd: [bold]{'passes' if passes else 'fails'}[/] ({_first(etcd)}){_estimated(etcd)}")
+            lines.append(f"etcd: [bold]{'passes' if passes else 'fails'}[/] ({escape(_first(etcd))}){_estimated(etcd)}")
     pg = v.get("postgres_wal") or {}
     if pg:
-        lines.append(f"PostgreSQL WAL: {_first(pg)}{_estimated(pg)}")
+        lines.append(f"PostgreSQL WAL: {escape(_first(pg))}{_estimated(pg)}")
     slog = v.get("zfs_slog") or {}
     if slog:
         tier = slog.get("tier")
-        lines.append(f"ZFS SLOG: [bold]{tier}[/] ({_first(slog)}){_estimated(slog)}" if tier
-                     else f"ZFS SLOG: {_unjudged(slog)}{_estimated(slog)}")
+        lines.append(f"ZFS SLOG: [bold]{escape(str(tier))}[/] ({escape(_first(slog))}){_estimated(slog)}" if tier
+                     else f"ZFS SLOG: {escape(_unjudged(slog))}{_estimated(slog)}")
     caveats = [n[len(CAVEAT):] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
     if caveats and lines:  # every verdict says it rests on noisy figures, and why follows
         lines = [f"{line} [yellow](noisy run: see caveat)[/]" for line in lines]
-        lines += [f"[bold yellow]caveat[/]: {c}" for c in caveats]
+        lines += [f"[bold yellow]caveat[/]: {escape(c)}" for c in caveats]
     plp = v.get("power_loss_protection") or {}
     if plp:
         lines += plp_lines(plp)
@@ -282,14 +284,14 @@ def plp_lines(plp) -> list[str]:
     style = _PLP_STYLE.get(verdict, "bold")
     if p.get("rule") == "not_applicable":  # a loop device, a RAM disk, a file: no drive's protection
         verdict = "not applicable"
-    lines = [f"power-loss protection: [bold {style}]{verdict}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"]
+    lines = [f"power-loss protection: [bold {style}]{escape(str(verdict))}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"]
     for reason in (p.get("reasons") or [])[1:]:
         lines.append(f"  {escape(reason)}")
     for conflict in p.get("conflicts") or []:
         lines.append(f"  [bold yellow]conflict[/]: {escape(conflict)}")
     for e in p.get("evidence") or []:
         mark = _ARROW.get(e.get("points_to"), "?")
-        kind = e.get("kind") + (f" ({e['strength']})" if e.get("strength") else "")
+        kind = escape(str(e.get("kind"))) + (f" ({e['strength']})" if e.get("strength") else "")
         line = f"  {mark} {kind}: {escape(e.get('text') or '')}"
         if e.get("points_to") == "failing":
             line = f"  [bold red]{mark} {kind}[/]: {escape(e.get('text') or '')}"

@@ -65,6 +65,6 @@ def size_table(run: Run, console: Console, title: str) -> None:
         )
     console.print(table)
     for note in profile.notes:
-        console.print(f"[dim]{escape(note)}[/]")
+        console.print(f"[dim]{escape(note)}[/]", markup=True)
     if profile.interrupted:
-        console.print("[bold yellow]The block-size profile was interrupted; its figures are partial.[/]")
+        console.print("[bold yellow]The block-size profile was interrupted; its figures are partial.[/]", markup=True)

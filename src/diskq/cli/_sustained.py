@@ -39,8 +39,8 @@ def lines(s: Sustained, width: int) -> list[str]:
     size = f"{kib // 1024} MiB" if kib >= 1024 else f"{kib} KiB"
     how = "fdatasync after every write" if s.variant == "fdatasync" else "no fdatasync"
     budget = human_bytes(s.budget_bytes) if s.budget_bytes is not None else f"{s.budget_s} s"
-    head = (f"[bold]sustained write[/], {s.variant}: {size} at iodepth {s.iodepth}, {how}, write cache "
-            f"{s.write_cache}; budget {budget}")
+    head = (f"[bold]sustained write[/], {escape(str(s.variant))}: {size} at iodepth {s.iodepth}, {how}, write cache "
+            f"{escape(str(s.write_cache))}; budget {budget}")
     out = [head + (" [yellow](interrupted)[/]" if s.interrupted else "")]
     out.append(f"  wrote {human_bytes(s.written_bytes)} in {s.runtime_ms / 1000:,.1f} s: {_mbs(s.bw_bytes)} "
                f"mean, {s.iops:,.0f} IOPS")
@@ -70,4 +70,4 @@ def lines(s: Sustained, width: int) -> list[str]:
 def print_sustained(measured: list[Sustained], console: Console) -> None:
     for s in measured:
         for line in lines(s, console.width):
-            console.print(line, highlight=False)
+            console.print(line, markup=True, highlight=False)

@@ -30,16 +30,19 @@ def stderr_console():
 
     Messages are never broken by inserted newlines (soft wrap): piped or logged, a file name or a
     suggested command stays on its line, where grep and copy-paste find it whole; a terminal wraps
-    long lines itself."""
-    from rich.console import Console
+    long lines itself. Control characters never reach the terminal and markup is off unless a
+    print asks for it (:mod:`diskq.cli._terminal`)."""
+    from diskq.cli._terminal import console
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def stdout_console():
-    from rich.console import Console
+def stdout_console(*, markup: bool = False):
+    """A rich console on stdout; ``markup=True`` for a renderer that escapes every value it
+    interpolates (:func:`rich.markup.escape`), as :mod:`diskq.cli.plan` does."""
+    from diskq.cli._terminal import console
 
-    return Console(highlight=False)
+    return console(highlight=False, markup=markup)
 
 
 #: The devices.db files this run read: :func:`diskq.cli.main` says which after the command's
@@ -58,7 +61,11 @@ def database(option):
 
 
 def print_json(text: str) -> None:
-    """Write a JSON document to stdout, and nothing else."""
+    """Write a JSON document to stdout, and nothing else (no raw control character: a terminal
+    may be reading it)."""
+    from diskq.cli._terminal import json_text
+
+    text = json_text(text)
     sys.stdout.write(text)
     if not text.endswith("\n"):
         sys.stdout.write("\n")
@@ -87,4 +94,6 @@ def _warn_pending_restores(
     except Exception:  # noqa: BLE001
         message = None
     if message:
-        print(message, file=sys.stderr)
+        from diskq.cli._terminal import say
+
+        say(message)

@@ -84,7 +84,9 @@ def bench_cmd(
     with signals.interruptible(final=True):
         if scratch:
             with target_mod.scratch(min(options.size_bytes, 256 * 1024**2)) as path:
-                err.print(f"[bold]scratch target[/]: {path} (removed afterwards)")
+                from rich.markup import escape
+
+                err.print(f"[bold]scratch target[/]: {escape(str(path))} (removed afterwards)", markup=True)
                 from dataclasses import replace
 
                 _bench(path, replace(options, size_given=False), output, as_json, err)  # --size sized it
@@ -103,13 +105,13 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
     plan = planning.plan(path, options)
     with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench
         for note in plan.notes:
-            err.print(f"[yellow]note[/]: {note}")
+            err.print(f"[yellow]note[/]: {escape(note)}", markup=True)
         budget = plan.options.sustain_budget
         if budget is not None:
             from diskq.bench import sustained
 
             text = sustained.warning(budget, path, capacity_bytes=plan.target.capacity_bytes)
-            err.print(f"[bold yellow]warning[/]: {escape(text)}")
+            err.print(f"[bold yellow]warning[/]: {escape(text)}", markup=True)
         if plan.needs_confirmation and not options.yes:
             _confirm(plan, err)
         try:
@@ -134,7 +136,7 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
                 exc.hint = "the result document was printed on stdout; " + (exc.hint or "")
             raise
         result_table(doc, err if as_json else _stdout())
-        err.print(f"result written to [bold]{written}[/]")
+        err.print(f"result written to [bold]{escape(str(written))}[/]", markup=True)
         if doc.interrupted:
             err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
                       "so run the bench again to its end to contribute a result")
@@ -158,6 +160,8 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
 
 def _save_partial(doc, output: Path | None, err) -> None:
     """Keep the partial document of a run stopped by an error; the error is reported after."""
+    from rich.markup import escape
+
     from diskq.bench import output as output_mod
     from diskq.errors import DiskqError
 
@@ -168,7 +172,8 @@ def _save_partial(doc, output: Path | None, err) -> None:
         print_json(text)
         err.print("partial result printed on stdout (no file could be written)")
         return
-    err.print(f"partial result written to [bold]{written}[/] (the database takes complete sweeps only)")
+    err.print(f"partial result written to [bold]{escape(str(written))}[/] (the database takes complete sweeps only)",
+              markup=True)
 
 
 def _stdout():
@@ -178,6 +183,8 @@ def _stdout():
 
 
 def _confirm(plan, err) -> None:
+    from rich.markup import escape
+
     from diskq.errors import NotConfirmed
     from diskq.units import human_bytes
 
@@ -193,7 +200,7 @@ def _confirm(plan, err) -> None:
             f"refusing to write to {what} without confirmation",
             hint=f"pass --yes to confirm that all data on it may be destroyed{also}",
         )
-    err.print(f"[bold red]All data on {what} will be destroyed.[/]")
+    err.print(f"[bold red]All data on {escape(what)} will be destroyed.[/]", markup=True)
     answer = typer.prompt(f"Type {t.path} to confirm that its data may be destroyed{also}", default="",
                           show_default=False, err=True)
     if answer.strip() not in (t.path, Path(t.path).name):

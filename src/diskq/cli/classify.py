@@ -30,12 +30,13 @@ def classify(
 
 
 def _render(scaling) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     console = stdout_console()
     colour = {"linear": "green", "asymptotic": "yellow", "regressing": "red"}[scaling.scaling]
     words = "" if scaling.description == scaling.scaling else f": {scaling.description}"
-    console.print(f"[bold {colour}]{scaling.scaling}[/]{words}", highlight=False)
+    console.print(f"[bold {colour}]{scaling.scaling}[/]{escape(words)}", markup=True, highlight=False)
     line = f"peak {scaling.peak.iops:.0f} IOPS at {_jobs(scaling.peak.numjobs)}"
     if scaling.knee is not None:
         line += f", knee at {_jobs(scaling.knee)}"

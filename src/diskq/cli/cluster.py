@@ -62,7 +62,7 @@ def cluster_cmd(
         from rich.markup import escape
 
         for e in errors:
-            stderr_console().print(f"[yellow]collection:[/] {escape(e)}", highlight=False)
+            stderr_console().print(f"[yellow]collection:[/] {escape(e)}", markup=True, highlight=False)
     if db is not None and not db.exists():
         from diskq.errors import DatabasePathError
 
@@ -73,7 +73,7 @@ def cluster_cmd(
         from diskq.publish.cluster import write_html
 
         write_html(doc, html)
-        stderr_console().print(f"report written to [bold]{html}[/]")
+        stderr_console().print(f"report written to {html}")
     if as_json:
         print_json(json.dumps(doc, indent=2))
         return
@@ -111,7 +111,8 @@ def _render(doc: dict) -> None:
     out = stdout_console()
     s = doc["summary"]
     out.print(f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
-              f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})")
+              f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
+              markup=True)
     if doc["db_devices"]:
         t = Table(title="DB drives", title_justify="left")
         for col in ("host", "drive", "model", "OSDs", "database", "OSDs/device"):
@@ -121,7 +122,7 @@ def _render(doc: dict) -> None:
             t.add_row(escape(d["host"] or "-"), escape(",".join(d["names"])), escape(d["model"] or "unknown"),
                       str(len(d["osds"])), escape(f.get("model") or "not found") + (f" ({f['tier']})" if f.get("tier") else ""),
                       _num(f.get("osds_per_device")))
-        out.print(t)
+        out.print(t, markup=True)
     judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"]]
     if judged:
         t = Table(title="OSDs with counters or mClock capacities", title_justify="left")
@@ -143,29 +144,29 @@ def _render(doc: dict) -> None:
         out.print(f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
                   f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
                   f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
-                  f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", highlight=False)
+                  f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", markup=True, highlight=False)
     if doc["findings"]:
-        out.print("[bold]Findings[/]")
+        out.print("[bold]Findings[/]", markup=True)
         shown: dict[str, int] = {}
         for f in doc["findings"]:
             shown[f["rule"]] = shown.get(f["rule"], 0) + 1
             if shown[f["rule"]] > 10:
                 continue
             who = ", ".join(f"osd.{i}" for i in f["osds"][:6]) + (f" +{len(f['osds']) - 6}" if len(f["osds"]) > 6 else "")
-            out.print(f"  [red]{f['rule']}[/] {escape(who)}: {escape(f['message'])}", highlight=False)
+            out.print(f"  [red]{escape(str(f['rule']))}[/] {escape(who)}: {escape(f['message'])}", markup=True, highlight=False)
         for rule, n in shown.items():
             if n > 10:
                 out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
     else:
         out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
     if doc["config_lines"]:
-        out.print("[bold]ceph config lines you could apply[/] (printed, not run):")
+        out.print("[bold]ceph config lines you could apply[/] (printed, not run):", markup=True)
         for line in doc["config_lines"]:
             out.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     if doc["missing"]:
-        out.print("[bold]Missing or partial inputs[/]")
+        out.print("[bold]Missing or partial inputs[/]", markup=True)
         for m in doc["missing"]:
             out.print(f"  - {m}", markup=False, highlight=False, soft_wrap=True)
     for p in doc["inputs"]["problems"]:
-        out.print(f"  [dim]{escape(p)}[/]", highlight=False, soft_wrap=True)
+        out.print(f"  [dim]{escape(p)}[/]", markup=True, highlight=False, soft_wrap=True)
     out.print("rules: criteria.toml [cluster], docs/cluster.md", style="dim", markup=False)

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app, stderr_console
 
 datasheets_app = typer.Typer(
@@ -41,7 +42,7 @@ def validate_cmd(
         raise InvalidInput(f"cannot read {target}: {exc.strerror or exc}") from None
     problems = datasheets.validate(datasheets.parse(raw, str(target)))
     for problem in problems:
-        typer.echo(f"{target}: {problem}")
+        say(f"{target}: {problem}", err=False)
     if problems:
         raise SubmissionError(f"{target}: {len(problems)} problem(s) in the datasheet list")
     count = len(datasheets.DatasheetList.model_validate(datasheets.parse(raw, str(target))).entries)

@@ -118,12 +118,15 @@ def db_update(
     url: str | None = typer.Option(
         None, "--url", help="address of the published devices.db; its digest is read from URL.sha256 "
                             "[default: $DISKQ_DB_URL, else devices.db on the project's site]"),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="seconds a connection or a read may stall"),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, max=3600, help="seconds a connection or a read may stall"),
+    deadline: float = typer.Option(600.0, "--deadline", min=0.001, max=86400,
+                                   help="seconds the whole update may take, however slowly the server sends"),
 ) -> None:
     """Fetch the current devices.db from the published site into your data directory
     ($XDG_DATA_HOME/diskq, or ~/.local/share/diskq), checked against the SHA-256 digest the site
-    publishes beside it. On any failure (no answer, a truncated download, a wrong digest) the
-    previous copy is kept. Outside a checkout, lookup and plan read this copy before the snapshot
+    publishes beside it, and installed only when it is a devices.db of this diskq's schema that
+    passes SQLite's integrity check. On any failure (no answer, past --deadline, a truncated
+    download, a wrong digest, a foreign or damaged file) the previous copy is kept. Outside a checkout, lookup and plan read this copy before the snapshot
     shipped with diskq.
 
     Example: diskq db update
@@ -133,8 +136,10 @@ def db_update(
 
     err = stderr_console()
     address = url or default_url()
-    with err.status(f"fetching {address} ..."):
-        report = update(address, user_data_dir() / NAME, timeout=timeout)
+    from rich.text import Text
+
+    with err.status(Text(f"fetching {address} ...")):
+        report = update(address, user_data_dir() / NAME, timeout=timeout, deadline=deadline)
     say = (f"{report.path} updated" if report.changed else f"{report.path} is up to date")
     err.print(f"{say}: {report.devices} devices, {report.bytes:,} bytes, sha256 {report.digest[:12]}, "
               f"from {report.url}", markup=False, highlight=False, soft_wrap=True)

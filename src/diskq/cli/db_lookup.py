@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app, database, print_json
 
 
@@ -160,7 +161,7 @@ def lookup_cmd(
             print_json(json.dumps(_json_entries(ans, found), indent=2))
         else:
             for line in _candidate_lines(ans):
-                print(line)
+                say(line, err=False)
         count = len(ans.lines) or len({m.device["model"] for m in matches if m.kind == "candidate"})
         raise AmbiguousModel(f"{query!r} names {count} models; none is chosen",
                              hint="give the whole model name or the part number smartctl prints")
@@ -169,7 +170,7 @@ def lookup_cmd(
             print_json(json.dumps(_json_entries(ans, found), indent=2))
         else:
             for line in _unmeasured_lines(ans.lines[0]):
-                print(line)
+                say(line, err=False)
         return
     if not matches:  # with --json too, after its empty list: scripts can test the exit status
         if as_json:
@@ -185,7 +186,7 @@ def lookup_cmd(
         return
 
     def out(text: str) -> None:  # plain text: importing rich would cost a tenth of the start-up
-        print(text)
+        say(text, err=False)
 
     best, others = matches[0], matches[1:]
     d = best.device

@@ -53,12 +53,14 @@ def candidates_cmd(
 
         print_json(json.dumps({"host": socket.gethostname(), "candidates": [c.to_dict() for c in found]}, indent=2))
         return
+    from rich.markup import escape
+
     out = stdout_console()
     if not found:
         out.print("no device matches the selector")
     for c in found:
         verdict = "[green]would bench[/]" if c.decision == "bench" else "[red]refused[/]"
-        out.print(f"{c.path} ({c.model or 'unknown model'}): {verdict}")
+        out.print(f"{escape(str(c.path))} ({escape(c.model or 'unknown model')}): {verdict}", markup=True)
         for reason in c.reasons:
             out.print(f"  - {reason}", markup=False, highlight=False)
 
@@ -88,7 +90,7 @@ def report_cmd(
         from diskq.publish.fleet import write_html
 
         write_html(rep, html)
-        stderr_console().print(f"report written to [bold]{html}[/]")
+        stderr_console().print(f"report written to {html}")
     if as_json:
         print_json(json.dumps(rep.to_dict(), indent=2))
         return
@@ -100,17 +102,21 @@ def _fmt(value, digits: int = 0) -> str:
 
 
 def _render(rep) -> None:
+    """Values from the documents are text: markup only in the fixed words (``markup=True`` with
+    every value escaped), and the table's cells and title are never read as markup."""
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     out = stdout_console()
-    out.print(f"[bold]{len(rep.hosts)} hosts, {rep.drives} drives, {len(rep.outliers)} outliers, "
-              f"{len(rep.problems)} problems[/]")
+    out.print(f"{len(rep.hosts)} hosts, {rep.drives} drives, {len(rep.outliers)} outliers, "
+              f"{len(rep.problems)} problems", style="bold")
     for g in rep.groups:
         table = Table(title=f"{g.model} (firmware {g.firmware})", title_justify="left")
         for col in ("host", "device", "1-job IOPS", "max IOPS", "peak jobs", "p99 sync ms", "Ceph", "flag"):
             table.add_column(col, justify="right" if "IOPS" in col or "ms" in col or "jobs" in col else "left")
         for d in g.drives:
-            flag = "interrupted" if d.interrupted else ("[red]outlier[/]" if d.outlier else "")
+            flag = "interrupted" if d.interrupted else (Text("outlier", style="red") if d.outlier else "")
             table.add_row(d.host, d.name, _fmt(d.one_job_iops), _fmt(d.max_iops), _fmt(d.peak_jobs),
                           _fmt(d.p99_sync_ms, 2), d.ceph_tier or "-", flag)
         m = g.medians
@@ -118,14 +124,14 @@ def _render(rep) -> None:
                       _fmt(m.get("p99_sync_ms"), 2), "", "", style="dim")
         out.print(table)
         for note in g.notes:
-            out.print(f"  [dim]{note}[/]")
+            out.print(f"  {note}", style="dim")
         for line in g.known:
             out.print(f"  {line}", markup=False, highlight=False)
         for d in g.drives:
             for why in d.outlier:
-                out.print(f"  [red]{d.host} {d.name}[/]: {why}", highlight=False)
+                out.print(f"  [red]{escape(d.host)} {escape(d.name)}[/]: {escape(why)}", markup=True, highlight=False)
     if rep.problems:
-        out.print("[bold]Problems[/]")
+        out.print("Problems", style="bold")
         for p in rep.problems:
             where = f"{p.host} {p.device}" if p.device else p.host
             out.print(f"  {where}: {p.kind}: {p.reason}", markup=False, highlight=False)

@@ -127,9 +127,9 @@ def _render(device, verdict) -> None:
 
     for fact in device.plp_facts:
         if fact.warning:
-            out.print(f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}")
+            out.print(f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}", markup=True)
     for line in plp_lines(verdict):
-        out.print(line)
+        out.print(line, markup=True)
     from diskq.database.evidence import known_lines
 
     for line in known_lines(device.model):

@@ -114,7 +114,7 @@ def _render(doc: dict, spec_path: Path | None) -> None:
 
     from diskq.units import plural
 
-    out = stdout_console()
+    out = stdout_console(markup=True)  # every value below is escaped
     d = doc["data"]
     comp = "on" if doc["compression"] else "off"
     out.print(f"[bold]{escape(doc['device'])}[/] as WAL/DB for {d['count']} x {_gb(d['size_bytes'])} "

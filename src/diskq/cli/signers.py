@@ -7,6 +7,7 @@ from typing import List
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app
 
 signers_app = typer.Typer(
@@ -57,7 +58,7 @@ def line_cmd(submission: List[Path] = typer.Argument(..., help="signed submissio
         line = signer_line(_load(path))
         if line is None:
             raise InvalidInput(f"{path} is not signed")
-        print(line)
+        say(line, err=False)
 
 
 @signers_app.command("check-pr")
@@ -81,6 +82,6 @@ def check_pr_cmd(
     problems = pull_request_problems(_read_text(base, "base file"), _read_text(head, "head file"), author,
                                      _read_text(keys, "keys file"), subs)
     for p in problems:
-        print(p)
+        say(p, err=False)
     if problems:
         raise typer.Exit(1)

@@ -10,6 +10,7 @@ from typing import List, Optional
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app, print_json, stderr_console
 
 SIGN_HELP = """Wrap a result document into a submission and sign it with your SSH key.
@@ -181,20 +182,22 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     from diskq.database.extract import contributor_text
 
     shown = contributor_text(signed.contributor.name, signed.contributor.github) if signed.contributor else None
-    err.print(f"signed as [bold]{who}[/] with key {signed.signature.public_key.split()[0]}"
-              + (f"; contributor shown as [bold]{shown}[/]" if shown else ""), highlight=False)
+    from rich.markup import escape
+
+    err.print(f"signed as [bold]{escape(who)}[/] with key {escape(signed.signature.public_key.split()[0])}"
+              + (f"; contributor shown as [bold]{escape(shown)}[/]" if shown else ""), markup=True, highlight=False)
     root = paths.find_root(out)
     listing = repository_file(root) if root is not None else None
     if listing is not None and listing.is_file():  # a clone of the repository: list the key that signed
         if append_line(listing, signed):
             err.print(f"added the line of this key to {listing} (the pull request must add it)", markup=False)
     if not github:
-        err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys")
+        err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys", markup=True)
     more = f" {listing}" if listing is not None and listing.is_file() else ""
     if not why:
         err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
                   "and open a pull request")
-    print(out)
+    say(out, err=False)
     return out
 
 
@@ -307,7 +310,7 @@ def validate_cmd(
         }, indent=2))
     else:
         for p in problems_all:
-            typer.echo(str(p))
+            say(str(p), err=False)
     for note in notes:
         err.print(note, markup=False, highlight=False, soft_wrap=True)
     bad = sum(1 for _, _, ps in results if ps)
@@ -344,7 +347,7 @@ def import_fio_cmd(
     if model:
         device = device.model_copy(update={"model": model})
     if device.model is None:
-        err.print("[yellow]note[/]: no device model: give --smartctl-json or --model")
+        err.print("[yellow]note[/]: no device model: give --smartctl-json or --model", markup=True)
     doc = import_fio(docs, device=device, write_cache=write_cache, cache_mechanism=cache_mechanism)
     out = output or Path(f"{slugify(device.model)}-import.json")
     out.write_text(doc.to_json() + "\n", encoding="utf-8")
@@ -354,7 +357,9 @@ def import_fio_cmd(
     result_table(doc, err)  # the table and verdicts diskq bench shows; stdout keeps the path alone
     peak = doc.runs[0].peak
     err.print(f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}")
-    err.print(f"result written to [bold]{out}[/]")
+    from rich.markup import escape
+
+    err.print(f"result written to [bold]{escape(str(out))}[/]", markup=True)
     from diskq.submission.contributable import not_contributable
 
     why = not_contributable(doc)
@@ -363,7 +368,7 @@ def import_fio_cmd(
     else:
         err.print(f"next: diskq sign {out} -f ~/.ssh/id_ed25519 --github YOUR_LOGIN (the SSH key GitHub knows for you)",
                   markup=False, highlight=False, soft_wrap=True)
-    print(out)
+    say(out, err=False)
 
 
 @app.command("schema", help=SCHEMA_HELP)
@@ -385,11 +390,11 @@ def schema_cmd(
     if check:
         stale = [s for d in directories for s in schema.stale(d)]
         for s in stale:
-            typer.echo(f"{s}: differs from the models (run `diskq schema`)")
+            say(f"{s}: differs from the models (run `diskq schema`)", err=False)
         if stale:
             raise typer.Exit(1)
         err.print("schemas match the models")
         return
     for d in directories:
         for p in schema.write(d):
-            print(p)
+            say(p, err=False)

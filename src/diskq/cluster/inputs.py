@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diskq import boundedjson
 from diskq.cluster import config as cfg
 from diskq.cluster import health, parse
 from diskq.errors import DiskqError, InvalidInput
@@ -37,6 +38,9 @@ from diskq.files import UnreadableFile, read_regular
 
 #: The largest file read (a ``ceph report`` of a 300-OSD cluster is about 2.3 MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: The most OSDs one output may list: more than the largest clusters run (bounds the cost of
+#: reading a file of millions of tiny entries: :mod:`diskq.boundedjson` bounds its decoding).
+MAX_OSDS = 50_000
 _OSD_IN_NAME = re.compile(r"osd[._-]?(\d+)", re.IGNORECASE)
 
 
@@ -116,7 +120,7 @@ def _decode(path: Path) -> object:
     raw = read_regular(path, MAX_FILE_BYTES)
     text = raw.decode("utf-8")
     if path.suffix.lower() == ".json" or text.lstrip()[:1] in ("{", "["):
-        return json.loads(text)
+        return boundedjson.decode(text)  # no NaN, Infinity or 1e999; cost bounded before decoding
     return text
 
 
@@ -153,12 +157,14 @@ def read_dir(directory: Path) -> Inputs:
             add(inp, kind, path.name, data)
         except DiskqError as exc:
             inp.problems.append(f"{path.name}: {exc.message}")
-        except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape no Ceph release prints
+        except (TypeError, AttributeError, KeyError, ValueError, OverflowError) as exc:  # a shape no Ceph release prints
             inp.problems.append(f"{path.name}: looks like {kind} output but is not shaped like it ({exc}); not used")
     if not files or (inp.empty and not inp.read):
         what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
-        raise InvalidInput(f"{directory} holds {what}",
-                           hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
+        error = InvalidInput(f"{directory} holds {what}",
+                             hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
+        error.reasons = inp.problems[:10]  # why each file was left aside, under the message
+        raise error
     return inp
 
 
@@ -171,6 +177,9 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         setattr(inp, attr, value)
         inp.read.append(f"{name}: {kind}")
 
+    listed = data.get("osd_metadata") if kind == "report" else data if kind == "metadata" else None
+    if isinstance(listed, list) and len(listed) > MAX_OSDS:
+        raise InvalidInput(f"{len(listed):,} OSDs listed: more than {MAX_OSDS:,}, beyond any cluster read here; not used")
     if kind == "report" or (kind == "metadata" and inp.osds is not None and isinstance(data, list)):
         osds = parse.osd_metadata(data)
         if inp.osds is not None and {o.osd for o in osds} == {o.osd for o in inp.osds}:
@@ -243,7 +252,7 @@ def _ceph_json(argv: list[str]) -> object:
     if not done.ok:
         tail = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise ValueError(f"exit {done.returncode}: {tail}")
-    return json.loads(done.stdout)
+    return boundedjson.decode(done.stdout)
 
 
 def collect(directory: Path, *, host: str | None = None) -> list[str]:

@@ -226,6 +226,19 @@ def noise_caveat(records: list[SubmissionRecord]) -> str | None:
             "figures and verdicts may not hold on a quiet one")
 
 
+def physics_problems(records: list[SubmissionRecord]) -> dict[str, str]:
+    """Submission id -> why no drive behind its link could have measured it
+    (:mod:`diskq.analyse.physics`)."""
+    from diskq.analyse.physics import curve_problems
+
+    out = {}
+    for r in records:
+        found = curve_problems(r.protocol, [p for run in r.runs for p in (*run.points(), *run.held_points())])
+        if found:
+            out[r.id] = "beyond physics: " + found[0]
+    return out
+
+
 def aggregate_device(dev_id: str, records: list[SubmissionRecord],
                      public: list[tuple[str, float]] | tuple = ()) -> DeviceAggregate:
     """All figures of one device (records must share ``device_id``; order does not matter).
@@ -254,8 +267,13 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord],
         excluded.update(far)
         counted = [r for r in counted if r.id not in far]
         notes.append(f"{len(far)} submission(s) far outside the others of this model are listed but not aggregated")
-    if len(excluded) > len(far):
-        notes.append(f"{len(excluded) - len(far)} submission(s) measuring a host are listed but not aggregated")
+    beyond = physics_problems(counted)  # what no drive behind its link could have measured
+    if beyond:
+        excluded.update(beyond)
+        counted = [r for r in counted if r.id not in beyond]
+        notes.append(f"{len(beyond)} submission(s) beyond what their interface allows are listed but not aggregated")
+    if len(excluded) > len(far) + len(beyond):
+        notes.append(f"{len(excluded) - len(far) - len(beyond)} submission(s) measuring a host are listed but not aggregated")
     volatile = volatile_cache(counted)
     settings = sorted({(run.write_cache, knob(run.cache_mechanism, run.write_cache)) for r in counted for run in r.runs})
     caches = {}

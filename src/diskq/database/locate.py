@@ -9,7 +9,8 @@
    as it was when this version was built).
 
 Every command that reads the database says which one it read (:meth:`Database.describe`, and
-:meth:`Database.to_dict` in ``--json`` output). :func:`open_db` opens a devices.db to read it.
+:meth:`Database.to_dict` in ``--json`` output). :func:`open_db` opens a devices.db to read it, and
+refuses one of another schema with one line (:mod:`diskq.database.foreign`).
 """
 
 from __future__ import annotations
@@ -106,7 +107,14 @@ def open_db(db: Path) -> sqlite3.Connection:
     try:
         con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         con.row_factory = sqlite3.Row
-        con.execute("SELECT 1 FROM devices LIMIT 1")
+        con.execute("SELECT 1 FROM sqlite_master LIMIT 1")
     except sqlite3.Error as exc:
         raise DatabasePathError(f"{db} is not a devices.db: {exc}", hint="rebuild it with `diskq db build`") from None
+    from diskq.database import foreign
+
+    try:  # a file from elsewhere is read only when it is this diskq's schema
+        foreign.check(con, str(db))
+    except BaseException:
+        con.close()
+        raise
     return con

@@ -124,6 +124,26 @@ def _drop(con: sqlite3.Connection, submission_id: str) -> None:
         con.execute(f"DELETE FROM {table} WHERE {column} = ?", (submission_id,))  # noqa: S608 (fixed names)
 
 
+class _History:
+    """A claim with the commit that added its file (:mod:`diskq.submission.history`), the history
+    read once, at the first duplicate (a build without duplicates never runs git)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.entries: dict | None = None
+        self.read = False
+
+    def __call__(self, claim: duplicates.Claim) -> duplicates.Claim:
+        from dataclasses import replace
+
+        from diskq.submission import history
+
+        if not self.read:
+            self.entries, self.read = history.entries(self.root), True
+        entry = (self.entries or {}).get(claim.path)
+        return replace(claim, entered=None if entry is None else (entry.position, entry.describe()))
+
+
 def read_into(con: sqlite3.Connection, workers: Workers, files: list[Path], root: Path, allowed_signers: Path | None,
               skipped: list[Skipped], memo: Memo | None) -> tuple[dict[str, list[SubmissionRecord]], int]:
     """Read every file (in path order), write its rows, group accepted ones by device. Returns those
@@ -134,6 +154,7 @@ def read_into(con: sqlite3.Connection, workers: Workers, files: list[Path], root
     # figures digest -> the claim that stands for it so far and its record (whatever model it names)
     figures: dict[str, tuple[duplicates.Claim, SubmissionRecord]] = {}
     rows = _Rows(con)
+    entered = _History(root)
     with ReadAhead(files, threads=THREADS if len(files) >= PARALLEL_THRESHOLD else 0) as ahead:
         for record, problems, key, answer in workers.map(reader, files):
             ahead.taken()
@@ -149,8 +170,9 @@ def read_into(con: sqlite3.Connection, workers: Workers, files: list[Path], root
                 continue
             mine = duplicates.Claim(path, record.signature, record.legacy, record.created)
             held = figures.get(record.figures_digest)
-            if held is not None:
+            if held is not None:  # which file entered the repository first decides before the signed date
                 claim, other = held
+                mine, claim = entered(mine), entered(claim)
                 if claim.key() <= mine.key():
                     skipped.append(Skipped(path, "result.runs", duplicates.duplicate_message(claim, mine)))
                     continue

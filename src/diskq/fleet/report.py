@@ -16,12 +16,13 @@ The thresholds and why they are what they are: ``[fleet]`` in ``criteria.toml``.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from diskq import boundedjson
 from diskq.analyse import criteria
 from diskq.errors import InvalidInput
 from diskq.files import UnreadableFile, read_regular
@@ -144,6 +145,9 @@ def drive_from(host: str, file: Path, data: dict) -> Drive:
     dev = result.get("device") or {}
     run = _run_used(result) or {}
     points = [p for p in run.get("points") or [] if not p.get("interrupted")]
+    for p in points:  # every point, not only those shown: max() below compares them all
+        _figure(p.get("iops"), "iops")
+        _figure(p.get("numjobs"), "numjobs")
     solo = next((p for p in points if p.get("numjobs") == 1), None)
     best = max(points, key=lambda p: p["iops"], default=None)
     sync = (solo or {}).get("sync_lat_us") or {}
@@ -153,13 +157,38 @@ def drive_from(host: str, file: Path, data: dict) -> Drive:
         host=host, name=name, path=dev.get("path"), model=dev.get("model"), firmware=dev.get("firmware"),
         serial_hash=dev.get("serial_hash"), interface_speed=dev.get("interface_speed"),
         cache_state=run.get("write_cache"),
-        one_job_iops=None if solo is None else float(solo["iops"]),
-        max_iops=None if best is None else float(best["iops"]),
-        peak_jobs=None if best is None else int(best["numjobs"]),
-        p99_sync_ms=None if sync.get("p99") is None else float(sync["p99"]) / 1000.0,
+        one_job_iops=None if solo is None else float(_figure(solo["iops"], "iops")),
+        max_iops=None if best is None else float(_figure(best["iops"], "iops")),
+        peak_jobs=None if best is None else int(_figure(best["numjobs"], "numjobs")),
+        p99_sync_ms=None if sync.get("p99") is None else float(_figure(sync["p99"], "p99")) / 1000.0,
         ceph_tier=tier, interrupted=bool(result.get("interrupted") or run.get("interrupted")),
         file=f"{host}/{file.name}",
     )
+
+
+def _decode(path: Path):
+    """A fetched file decoded within bounds (:mod:`diskq.boundedjson`: no NaN, Infinity or
+    ``1e999``, no nesting or size beyond any result document): ValueError otherwise."""
+    raw = read_regular(path, MAX_FILE_BYTES)
+    try:
+        return boundedjson.decode(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 (bad byte at offset {exc.start})") from None
+
+
+#: The range of each figure a drive can have; outside it the document is not a measurement:
+#: (key, what it is, lowest, highest). 10^8 IOPS is far beyond any device's 4 KiB writes.
+SANE = {"iops": ("IOPS", 0.0, 1e8), "numjobs": ("numjobs", 1, 4096), "p99": ("p99 fdatasync latency (µs)", 0.0, 1e10)}
+
+
+def _figure(value, key: str) -> float:
+    """``value`` as a number within :data:`SANE`'s range for ``key``, else ValueError naming it."""
+    what, low, high = SANE[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{what} {str(value)[:40]!r} is not a number")
+    if not low <= value <= high:
+        raise ValueError(f"{what} {value:g} is outside {low:g} to {high:g}: not a measurement")
+    return value
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -233,7 +262,7 @@ def build(results: Path, thresholds: dict | None = None, *, known=None) -> Fleet
         status_file = host_dir / STATUS
         if status_file.is_file():
             try:
-                problems += _status_problems(host, json.loads(read_regular(status_file, MAX_FILE_BYTES)))
+                problems += _status_problems(host, _decode(status_file))
             except (UnreadableFile, ValueError, AttributeError) as exc:
                 problems.append(Problem(host, None, "unreadable", f"{STATUS}: {exc}"))
         else:
@@ -242,8 +271,8 @@ def build(results: Path, thresholds: dict | None = None, *, known=None) -> Fleet
             if file.name == STATUS or not file.is_file() or file.is_symlink():
                 continue
             try:
-                drives.append(drive_from(host, file, json.loads(read_regular(file, MAX_FILE_BYTES))))
-            except (UnreadableFile, ValueError, KeyError, TypeError, AttributeError) as exc:
+                drives.append(drive_from(host, file, _decode(file)))
+            except (UnreadableFile, ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
                 problems.append(Problem(host, file.name, "unreadable", f"{file.name}: {exc}"))
     if not hosts:
         raise InvalidInput(f"no host directories under {results}", hint="run the playbook first (see README: Qualifying a fleet)")

@@ -36,6 +36,7 @@ from types import SimpleNamespace
 
 from diskq.database.files import TMP_SUFFIX, remove_stale_temporaries, temporary_prefix
 from diskq.errors import SiteError, SitePathError
+from diskq.publish.names import PageKeys, inside, raw_path, web_url, write_page
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
@@ -118,8 +119,12 @@ def environment():
     )
     from diskq.units import block_label
 
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label)
+    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label,
+                       web=web_url)
+    # page names: a value from the database is never a path (diskq.publish.names)
+    env.filters.update(device_page=PageKeys(), public_page=PageKeys())
     return env
+
 
 
 def _loads(text):
@@ -238,6 +243,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     con = open_db(db)
     try:
         env = environment()
+        device_key, public_key = env.filters["device_page"], env.filters["public_page"]
         tmp = _prepare_out(out)
     except BaseException:
         con.close()
@@ -301,9 +307,12 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 f["chart"] = sustained_chart(f["writes"])
             subs = _rows(con.execute(
                 "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
+            for s in subs:  # a raw link only to a file that is published (see below)
+                rel = raw_path(s.path) if submissions is not None else None
+                s.raw_href = str(rel) if rel is not None and inside(submissions, rel) else None
             html = device_page.render(dev=dev, caches=caches, submissions=subs, sustained=long_writes,
                                       sustained_left_out=left_out, raw=submissions is not None, root="../", **common)
-            (tmp / "devices" / f"{dev['id']}.html").write_text(html)
+            write_page(tmp, "devices", device_key(dev["id"]), html)
             export.append({
                 **{k: v for k, v in dev.items() if k not in ("show_firmware", "public", "public_sources")},
                 "public_figures": [m.to_dict() for m in dev["public"]],
@@ -331,7 +340,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         public_page = env.get_template("public.html.j2")
         from diskq.database.answers import public_verdicts
         for model in public_pages.public_models(con):
-            (tmp / "public" / f"{model.id}.html").write_text(public_page.render(
+            write_page(tmp, "public", public_key(model.id), public_page.render(
                 model=model, sources=public_pages.sources_of([model]), answers=public_verdicts(con, model.id),
                 devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
@@ -358,9 +367,10 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         if submissions is not None:
             made: set[Path] = set()
             for row in con.execute("SELECT path FROM submissions ORDER BY path"):
-                src = Path(submissions) / row["path"]
-                dst = tmp / "submissions" / row["path"]
-                if src.is_file() and not src.is_symlink():
+                rel = raw_path(row["path"])  # a plain relative path, or nothing is published
+                src = None if rel is None else inside(Path(submissions), rel)
+                dst = tmp / "submissions" / (rel or "")
+                if src is not None:
                     if dst.parent not in made:
                         dst.parent.mkdir(parents=True, exist_ok=True)
                         made.add(dst.parent)

@@ -22,7 +22,9 @@ those headline figures with the counters fio reports beside them, per job entry:
   interrupt), so ``ctx`` is at least :data:`CTX_MIN` per write, on a block device that is not a
   RAM disk or persistent memory (those complete in the caller's context);
 * the jobs' time (``job_runtime``) is about ``runtime`` times the jobs in the entry, it holds
-  every I/O's write and fdatasync latency, and fio's wall clock (``elapsed``) covers the step.
+  every I/O's write and fdatasync latency, and fio's wall clock (``elapsed``) covers the step;
+* fio's own clock against the step length is checked on every step, counters or not
+  (:mod:`diskq.submission.clock`).
 
 Tolerances accept every real fio output the tests hold (the recorded ones, runs made on loop
 devices and on files); an output scaled tenfold is far outside every one. Counters that are
@@ -39,6 +41,8 @@ import math
 import os
 from bisect import bisect_left, bisect_right
 from collections import Counter
+
+from diskq.submission.clock import clock_problem  # noqa: F401 (validation reads it with the counters)
 
 BLOCK = 4096
 #: The device must have seen at least this share of the writes fio counted (0.9976 and 0.9994

@@ -10,8 +10,12 @@ stays (:func:`claim_key`):
    not checked) before unlisted (a key the allowed-signers file does not list for it) before
    unchecked before unsigned;
 2. a measurement before a legacy row (an import of a published table);
-3. the earliest measured (the result's ``created`` time);
-4. the path, so that equal claims still give one answer.
+3. the file that entered the repository first, where there is a history
+   (:mod:`diskq.submission.history`: the order of the branch's first-parent commits, which cannot
+   be back-dated); a file in the history before one that is not (an uncommitted file);
+4. the earliest measured (the result's ``created`` time): only where the history does not
+   decide, since the signer writes that date;
+5. the path, so that equal claims still give one answer.
 
 Every other file of the group is reported by name with the keeper's name and why it lost.
 Both ``db build`` (which keeps the strongest) and ``diskq validate`` (which refuses a file whose
@@ -65,6 +69,9 @@ class Claim:
     signature: str
     legacy: bool
     created: str | None
+    #: (position in the repository's history, "commit abc of DATE") of the commit that added the
+    #: file; None where there is no history or the file is not in it
+    entered: tuple[int, str] | None = None
 
     def key(self) -> tuple:
         return claim_key(self)
@@ -73,7 +80,8 @@ class Claim:
 def claim_key(claim: Claim) -> tuple:
     """Sort key of a claim, strongest first (see the module's rule)."""
     rank = SIGNATURE_ORDER.index(claim.signature) if claim.signature in SIGNATURE_ORDER else len(SIGNATURE_ORDER)
-    return (rank, claim.legacy, _utc(None if claim.legacy else claim.created), claim.path)
+    entered = (0, claim.entered[0]) if claim.entered is not None else (1, 0)
+    return (rank, claim.legacy, entered, _utc(None if claim.legacy else claim.created), claim.path)
 
 
 def why_kept(keeper: Claim, other: Claim) -> str:
@@ -82,6 +90,11 @@ def why_kept(keeper: Claim, other: Claim) -> str:
         return f"its signature is {keeper.signature}, this file's is {other.signature}"
     if keeper.legacy != other.legacy:
         return "it is a measurement, this file a legacy row"
+    if keeper.entered != other.entered and keeper.entered is not None:
+        there = other.entered[1] if other.entered is not None else "is not in the repository's history"
+        if other.entered is not None:
+            there = f"entered with {there}"
+        return f"it entered the repository first, with {keeper.entered[1]} (this file {there})"
     a, b = _utc(None if keeper.legacy else keeper.created), _utc(None if other.legacy else other.created)
     if a != b:
         return f"it was measured earlier ({keeper.created}, this file {other.created})"
@@ -117,9 +130,21 @@ def signature_claim(sub, allowed_signers: Path | None) -> str:
     return signature_status(sub, allowed_signers)
 
 
-def _claim(path: Path, sub, allowed_signers: Path | None) -> Claim:
+def _claim(path: Path, sub, allowed_signers: Path | None, entered: tuple[int, str] | None = None) -> Claim:
     created = sub.result.created.isoformat() if sub.result.created and not sub.legacy else None
-    return Claim(str(path), signature_claim(sub, allowed_signers), sub.legacy, created)
+    return Claim(str(path), signature_claim(sub, allowed_signers), sub.legacy, created, entered)
+
+
+def entered_of(path: Path, root: Path, history: dict | None) -> tuple[int, str] | None:
+    """(position, words) of the commit that added ``path`` (under ``root``), from
+    :func:`diskq.submission.history.entries`; None when it is not in the history."""
+    if not history:
+        return None
+    try:
+        entry = history.get(path.absolute().relative_to(root.absolute()).as_posix())
+    except ValueError:
+        return None
+    return None if entry is None else (entry.position, entry.describe())
 
 
 def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
@@ -129,15 +154,24 @@ def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
 
     A named file whose figures another file of its tree already holds, a file not named, is
     refused: what the tree holds was there first (the pull-request check names only the files a
-    pull request adds or changes). Among named files with the same figures, all but the
+    pull request adds or changes), and the file named is the one that entered the repository
+    first where there is a history. Among named files with the same figures, all but the
     strongest claim are refused."""
     from diskq.errors import DiskqError
-    from diskq.submission import paths
+    from diskq.submission import history as history_mod, paths
     from diskq.submission.validate import load_submission
+
+    histories: dict[Path, dict | None] = {}
+
+    def history(root: Path) -> dict | None:  # read only where a duplicate needs it
+        if root not in histories:
+            histories[root] = history_mod.entries(root)
+        return histories[root]
 
     digests = {p.absolute(): figures_digest(sub.result) for p, sub in named.items()}
     wanted = set(digests.values())
     existing: dict[str, list[Path]] = {}
+    root_of: dict[Path, Path] = {}
     for root in sorted(set(roots.values())):
         for q in paths.find_files(root)[0]:
             if q.absolute() in digests:
@@ -149,13 +183,19 @@ def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
             digest = figures_digest(other.result)
             if digest in wanted:
                 existing.setdefault(digest, []).append(q)
+                root_of[q] = root
+    for found in existing.values():  # the earliest to enter the repository first, then by path
+        found.sort(key=lambda q: (entered_of(q, root_of[q], history(root_of[q])) or (float("inf"), ""), str(q)))
     out: list[Problem] = []
     groups: dict[str, list[Path]] = {}
     for path in named:
         digest = digests[path.absolute()]
         if digest in existing:
+            first = existing[digest][0]
+            entry = entered_of(first, root_of[first], history(root_of[first]))
+            where = f"already in the repository since {entry[1]}" if entry else "already in the tree"
             out.append(Problem(str(path), "result.runs", (
-                f"duplicates the measured figures of {existing[digest][0]}, already in the tree: the same "
+                f"duplicates the measured figures of {first}, {where}: the same "
                 "measurement (the same fio output, signed again, under another name or with another date) "
                 "counts once")))
         else:
@@ -163,6 +203,7 @@ def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
     for group in groups.values():
         if len(group) < 2:
             continue
-        keeper, others = resolve([_claim(p, named[p], allowed_signers) for p in group])
+        keeper, others = resolve([_claim(p, named[p], allowed_signers,
+                                         entered_of(p, roots[p], history(roots[p]))) for p in group])
         out += [Problem(c.path, "result.runs", duplicate_message(keeper, c)) for c in others]
     return out

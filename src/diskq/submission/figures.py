@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from diskq.result import Device, Point, ResultDocument, SizePoint, SizeProfile
 from diskq.submission import methods
-from diskq.submission.counters import counter_problems
+from diskq.submission.counters import clock_problem, counter_problems
 from diskq.submission.problems import Problem
 
 BLOCK = methods.BLOCK_SIZE
@@ -305,6 +305,8 @@ def _point_problems(
                 bad("total_ios", f"{p.total_ios} does not match fio's {fig.total_ios}")
             if p.runtime_ms != fig.runtime_ms:
                 bad("runtime_ms", f"{p.runtime_ms} does not match fio's {fig.runtime_ms}")
+            if clock := clock_problem(fig.runtime_ms, fig.options):  # fio's clock against the step's length
+                bad("runtime_ms", clock)
             _latency_problems("lat_us", p.lat_us, fig.lat_mean_us, fig.lat_pct_us, bad)
             if p.sync_lat_us is not None:
                 _latency_problems("sync_lat_us", p.sync_lat_us, fig.sync_mean_us, fig.sync_pct_us, bad)
