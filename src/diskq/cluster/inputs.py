@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diskq.cluster import checks as hc
 from diskq.cluster import config as cfg
-from diskq.cluster import health, parse
+from diskq.cluster import health, parse, volumes
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
@@ -51,7 +52,11 @@ class Inputs:
     config_show: dict[int, dict[str, str]] = field(default_factory=dict)
     devices: list[health.DeviceHealth] | None = None
     inventory: dict[str, list[parse.InventoryDevice]] = field(default_factory=dict)
-    spills: list[health.Spill] | None = None
+    checks: list[hc.Check] | None = None  #: of ceph health detail, ceph status or ceph report
+    checks_from: str | None = None  #: the file they were read from ("report" for a ceph report's)
+    osd_perf: dict[int, parse.OsdPerfRow] | None = None
+    volumes: dict[str, list[volumes.OsdVolumes]] = field(default_factory=dict)  #: host -> lvm list / ceph-disk list
+    batch: dict[str, list[volumes.PlannedOsd]] = field(default_factory=dict)  #: file -> lvm batch --report
     bench: dict[int, float] = field(default_factory=dict)
     version: str | None = None  #: of the cluster, from ceph report
     read: list[str] = field(default_factory=list)  #: "file: what it was read as"
@@ -59,7 +64,8 @@ class Inputs:
 
     @property
     def empty(self) -> bool:
-        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.spills or self.bench)
+        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.checks is not None
+                    or self.bench or self.osd_perf or self.volumes or self.batch)
 
 
 def osd_of(name: str) -> int | None:
@@ -76,7 +82,15 @@ def _kind(name: str, data) -> str | None:
             return "config"
         if re.search(r"^\s*ID\s+CLASS\s", data, re.M):
             return "df"
-        if "spilled over" in data:
+        if re.search(r"^\s*osd\s+(fs_)?commit_latency\(ms\)", data, re.M):
+            return "osd_perf"
+        if re.search(r"^\s*=+ osd\.\d+ =+", data, re.M):
+            return "lvm_list"
+        if re.search(r"^\s*/dev/\S+ ceph data, ", data, re.M):
+            return "ceph_disk"
+        if re.search(r"^\s*Total OSDs: \d+", data, re.M):
+            return "batch"
+        if hc.checks(data) is not None:
             return "health"
         return None
     if isinstance(data, dict):
@@ -88,7 +102,8 @@ def _kind(name: str, data) -> str | None:
             return "metadata"
         if isinstance(data.get("nodes"), list) and "summary" in data:
             return "df"
-        if isinstance(data.get("checks"), dict):
+        if isinstance(data.get("checks"), dict) or (isinstance(data.get("health"), dict)
+                                                    and isinstance(data["health"].get("checks"), dict)):
             return "health"
         if "iops" in data and "blocksize" in data:
             return "bench"
@@ -96,6 +111,13 @@ def _kind(name: str, data) -> str | None:
             return "config_show"
         if any(isinstance(data.get(k), dict) for k in ("bluefs", "bluestore", "filestore")) and isinstance(data.get("osd"), dict):
             return "perf"
+        if isinstance(data.get("osd_perf_infos"), list) or (isinstance(data.get("osdstats"), dict)
+                                                            and isinstance(data["osdstats"].get("osd_perf_infos"), list)):
+            return "osd_perf"
+        if data and all(str(k).isdigit() and isinstance(v, list) for k, v in data.items()):
+            return "lvm_list"
+        if isinstance(data.get("osds"), list) and ("vgs" in data or "changed" in data):
+            return "batch"
         return None
     if isinstance(data, list):
         first = next((x for x in data if isinstance(x, dict)), None)
@@ -109,7 +131,53 @@ def _kind(name: str, data) -> str | None:
             return "devices"
         if "path" in first and "sys_api" in first:
             return "inventory"
+        if "partitions" in first and "path" in first:
+            return "ceph_disk"
+        if "data" in first and ("block_db" in first or "data_size" in first):
+            return "batch"
     return None
+
+
+#: Outputs diskq cluster recognises and does not read, and why (first match wins).
+_KNOWN_TEXT = (
+    (r"^\s*cluster:\s*$.*^\s*health:", "the text of `ceph status`: its health lines carry no check names; save "
+     "`ceph health detail` (or -f json) instead"),
+    (r"Health check (failed|update|cleared)", "a cluster log (ceph.log): it says what happened, not what holds now; "
+     "save `ceph health detail`"),
+    (r"^\s*ID\s+WEIGHT\s+TYPE NAME", "`ceph osd tree` of a release before Luminous (no device class)"),
+    (r"^\s*(RAW STORAGE|GLOBAL):", "`ceph df`: pool usage, nothing about the commit path"),
+    (r"^\s*\d+ osds: \d+ up", "`ceph osd stat`: counts only"),
+    (r"^\s*NAME\s+MAJ:MIN", "`lsblk`: no OSD ids; `ceph osd metadata` says which device each OSD uses"),
+    (r"smartctl \d", "`smartctl` output: give it to `diskq probe`, not `diskq cluster`"),
+    (r"^\s*(HOST:DEV|DEVICE\s+HOST:DEV)", "the text of `ceph device ls`: save `ceph device ls -f json`"),
+    (r"^\s*\{?\s*\"?mon\"?\s*:.*ceph version", "`ceph versions`: versions only"),
+)
+
+
+def describe(name: str, data) -> str:
+    """What a file diskq cluster does not read is, as far as its content tells."""
+    if isinstance(data, str):
+        for pattern, what in _KNOWN_TEXT:
+            if re.search(pattern, data, re.M | re.S):
+                logged = hc.cluster_log_checks(data) if "cluster log" in what else []
+                return what + (f" (checks named in it: {', '.join(logged)})" if logged else "")
+        first = next((ln.strip() for ln in data.splitlines() if ln.strip()), "")
+        return f"text diskq cluster does not read (it begins {first[:60]!r})" if first else "an empty file"
+    if isinstance(data, dict):
+        if "overall_status" in data or (isinstance(data.get("summary"), list) and "checks" not in data):
+            return "`ceph health` of a release before Luminous: its checks have no names, so none can be judged"
+        if {"mon", "osd"} <= set(data) and all(isinstance(v, dict) for v in data.values()):
+            return "`ceph versions`: versions only"
+        if isinstance(data.get("pg_map"), dict) or "pg_stats" in data:
+            return "`ceph pg dump`: placement groups, nothing about the commit path"
+        if isinstance(data.get("osds"), list) and "epoch" in data:
+            return "`ceph osd dump`: no devices; save `ceph osd metadata -f json`"
+        if isinstance(data.get("stats"), dict) and isinstance(data.get("pools"), list):
+            return "`ceph df -f json`: pool usage, nothing about the commit path"
+        return f"a JSON object diskq cluster does not read (keys {', '.join(list(data)[:5])})"
+    if isinstance(data, list):
+        return "an empty JSON list" if not data else f"a JSON list diskq cluster does not read ({len(data)} items)"
+    return "JSON diskq cluster does not read"
 
 
 def _decode(path: Path) -> object:
@@ -147,7 +215,7 @@ def read_dir(directory: Path) -> Inputs:
             continue
         kind = _kind(path.name, data)
         if kind is None:
-            inp.problems.append(f"{path.name}: not an output diskq cluster reads; left aside")
+            inp.problems.append(f"{path.name}: {describe(path.name, data)}; left aside")
             continue
         try:
             add(inp, kind, path.name, data)
@@ -156,7 +224,9 @@ def read_dir(directory: Path) -> Inputs:
         except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape no Ceph release prints
             inp.problems.append(f"{path.name}: looks like {kind} output but is not shaped like it ({exc}); not used")
     if not files or (inp.empty and not inp.read):
-        what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
+        what = "no .json or .txt file" if not files else (
+            f"no output diskq cluster reads ({len(files)} files left aside: " + "; ".join(inp.problems[:3])
+            + (" ..." if len(inp.problems) > 3 else "") + ")")
         raise InvalidInput(f"{directory} holds {what}",
                            hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
     return inp
@@ -180,8 +250,8 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         if kind == "metadata":
             return
         inp.version = inp.version or (data["version"] if isinstance(data.get("version"), str) else None)
-        if inp.spills is None:
-            inp.spills = health.spillover(data)
+        if inp.checks is None and (found := hc.checks(data)) is not None:
+            inp.checks, inp.checks_from = found, "report"
     elif kind == "metadata":
         osds = parse.osd_metadata(data)
         if inp.osds is not None:  # ceph osd metadata N, one file per OSD
@@ -217,7 +287,22 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         inp.inventory[host] = parse.inventory(data)
         inp.read.append(f"{name}: ceph-volume inventory of {host}")
     elif kind == "health":
-        once("spills", health.spillover(data))
+        if inp.checks is not None and inp.checks_from == "report":
+            inp.checks = None  # a health detail of its own is more to the point than a report's copy
+        once("checks", hc.checks(data))
+        if inp.read and inp.read[-1] == f"{name}: {kind}":
+            inp.checks_from = name
+    elif kind == "osd_perf":
+        once("osd_perf", parse.osd_perf(data))
+    elif kind in ("lvm_list", "ceph_disk"):
+        host = _host_of(name)
+        found = volumes.lvm_list(data) if kind == "lvm_list" else volumes.ceph_disk_list(data)
+        inp.volumes.setdefault(host, []).extend(found)
+        what = "ceph-volume lvm list" if kind == "lvm_list" else "ceph-disk list"
+        inp.read.append(f"{name}: {what} of {host} ({len(found)} OSDs)")
+    elif kind == "batch":
+        inp.batch[name] = volumes.batch_report(data)
+        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {len(inp.batch[name])} OSDs)")
     elif kind == "collect":
         inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
         inp.read.append(f"{name}: what the collection could not get")
@@ -230,6 +315,7 @@ CLUSTER_COMMANDS = (
     (["ceph", "config", "dump", "-f", "json"], "config-dump.json"),
     (["ceph", "device", "ls", "-f", "json"], "device-ls.json"),
     (["ceph", "health", "detail", "-f", "json"], "health-detail.json"),
+    (["ceph", "osd", "perf", "-f", "json"], "osd-perf.json"),
 )
 COLLECT_FORMAT = "diskq-cluster-collect"
 #: Seconds one ``ceph`` call may take (an OSD that does not answer must not hang the collection).
@@ -281,11 +367,12 @@ def collect(directory: Path, *, host: str | None = None) -> list[str]:
             errors.append(f"osd.{osd} did not answer `{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
     if proc.which("ceph-volume") is not None:
         name = host or socket.gethostname()
-        argv = ["ceph-volume", "inventory", "--format", "json"]
-        try:
-            _write(directory / f"ceph-volume-inventory.{name}.json", _ceph_json(argv))
-        except (DiskqError, ValueError) as exc:
-            errors.append(f"`{' '.join(argv)}` on {name}: {getattr(exc, 'message', None) or exc}")
+        for argv, stem in ((["ceph-volume", "inventory", "--format", "json"], "ceph-volume-inventory"),
+                           (["ceph-volume", "lvm", "list", "--format", "json"], "ceph-volume-lvm-list")):
+            try:
+                _write(directory / f"{stem}.{name}.json", _ceph_json(argv))
+            except (DiskqError, ValueError) as exc:
+                errors.append(f"`{' '.join(argv)}` on {name}: {getattr(exc, 'message', None) or exc}")
     _write(directory / "collect-status.json", {"format": COLLECT_FORMAT, "errors": errors})
     return errors
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 RULES = ("db_unsuitable", "db_rotational", "db_shared", "db_guideline", "spillover", "db_small",
-         "commit_latency", "mclock_vs_device", "mclock_spread", "mclock_threshold")
+         "commit_latency", "commit_latency_peers", "mclock_vs_device", "mclock_spread", "mclock_threshold",
+         "bluestore_slow_ops", "slow_ops", "bluefs_space", "fragmentation", "omap_legacy", "device_health",
+         "health_unparsed", "batch_plan")
 
 
 @dataclass
@@ -26,6 +28,9 @@ class Finding:
     message: str
     evidence: dict = field(default_factory=dict)
     config: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)  #: of the OSDs (filled in by the report)
+    drives: list[str] = field(default_factory=list)  #: the devices they commit to, with models
+    fixes: list[str] = field(default_factory=list)  #: what the operator can do, for the release
 
 
 def _ms(seconds: float) -> str:
@@ -123,6 +128,27 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
                    f"kv_commit_lat averages {_ms(avg_s)}, {avg_s / predicted_s:.1f}x the {_ms(predicted_s)} "
                    f"its DB device's measurement predicts (limit {factor:g}x)",
                    {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s})
+
+
+def commit_latency_peers(osd: int, commit_ms: float, peers_ms: list[float], crit: dict) -> Finding | None:
+    """``ceph osd perf``: an OSD's commit latency far above the median of its peers (the OSDs of
+    its device class), and above a floor below which nothing is worth acting on.
+
+    >>> commit_latency_peers(0, 660.0, [17.0, 21.0], {"peer_latency_factor": 3.0, "peer_latency_min_ms": 20.0}).rule
+    'commit_latency_peers'
+    """
+    if len(peers_ms) < 2:
+        return None
+    ordered = sorted(peers_ms)
+    mid = len(ordered) // 2
+    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    factor, floor = float(crit["peer_latency_factor"]), float(crit["peer_latency_min_ms"])
+    if commit_ms < floor or commit_ms <= factor * max(median, 1.0):
+        return None
+    return Finding("commit_latency_peers", [osd],
+                   f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / max(median, 1.0):.0f}x the "
+                   f"{median:,.0f} ms median of its {len(peers_ms)} peers (limit {factor:g}x, at least {floor:g} ms)",
+                   {"commit_latency_ms": commit_ms, "peer_median_ms": median, "peers": len(peers_ms)})
 
 
 def mclock_vs_device(osd: int, kind: str, capacity: float, per_osd_rate: float | None, crit: dict) -> Finding | None:
