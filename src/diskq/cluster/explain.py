@@ -117,28 +117,33 @@ _VIRTUAL = re.compile(r"QEMU|VBOX|VMware|Virtual[ _]Disk|Msft|Amazon[ _]Elastic|
 
 
 def caveats(role: str, names: list[str], model: str | None, rotational: bool | None,
-            encrypted: bool | None = None) -> list[str]:
-    """Why the commit latency of a device need not be its drive's own, one line each.
+            encrypted: bool | None = None) -> list[dict]:
+    """Why the commit latency of a device need not be its drive's own: one ``{"kind", "device",
+    "text"}`` each (``text`` is the same for every device of a kind, so the report can group).
 
-    >>> caveats("data", ["sdc"], "QEMU HARDDISK", True)[0].startswith("data device sdc is a virtual disk")
-    True
+    >>> [c["kind"] for c in caveats("data", ["sdc"], "QEMU HARDDISK", True)]
+    ['virtual', 'virtual_rotational']
     """
-    where = f"{role} device {','.join(names) or '?'}"
+    where = f"{role} {','.join(names) or '?'}" + (f" ({model})" if model else "")
     out = []
+
+    def add(kind: str, text: str) -> None:
+        out.append({"kind": kind, "device": where, "text": text})
+
     if any(n.startswith("bcache") for n in names):
-        out.append(f"{where} is a bcache device: commits land on the cache SSD in writeback mode, on the backing "
-                   "disk in writethrough or when the cache bypasses the write; Ceph names neither drive "
-                   "(/sys/block/bcacheN/bcache/cache_mode says which mode)")
+        add("bcache", "a bcache device: commits land on the cache SSD in writeback mode, on the backing disk in "
+            "writethrough or when the cache bypasses the write; Ceph names neither drive, so none is looked up "
+            "(/sys/block/bcacheN/bcache/cache_mode says which mode)")
     if encrypted:
-        out.append(f"{where} is encrypted (dm-crypt): each commit also passes the crypt layer, so the drive's measured "
-                   "figures are a lower bound")
+        add("dm-crypt", "encrypted (dm-crypt): each commit also passes the crypt layer, so the drive's measured "
+            "figures are a lower bound for the OSD's")
     if model and _RAID.search(model):
-        out.append(f"{where} is a RAID controller's virtual drive ({model}): the controller's cache and its "
-                   "battery or flash backing decide commit latency, and the drives behind it are not named")
+        add("raid", "a RAID controller's virtual drive: the controller's cache and its battery or flash backing "
+            "decide commit latency, and the drives behind it are not named")
     elif model and _VIRTUAL.search(model) or any(re.fullmatch(r"x?vd[a-z]+", n) for n in names):
-        out.append(f"{where} is a virtual disk{f' ({model})' if model else ''}: the hypervisor's storage decides "
-                   "commit latency; no drive in the database describes it")
+        add("virtual", "a virtual disk: the hypervisor's storage decides commit latency; no drive in the database "
+            "describes it")
         if rotational:
-            out.append(f"{where} is flagged rotational, as hypervisors flag virtual disks by default: the device "
-                       "class and mClock's HDD capacity follow the flag, not the media")
+            add("virtual_rotational", "a virtual disk flagged rotational, as hypervisors flag them by default: the "
+                "device class and mClock's HDD capacity follow the flag, not the media")
     return out

@@ -34,7 +34,8 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
     for c in found:
         rule_meaning = c.commit_path
         if rule_meaning is None:
-            other.append({"name": c.name, "severity": c.severity, "summary": c.summary, "details": len(c.details)})
+            other.append({"name": c.name, "severity": c.severity, "summary": c.summary, "details": len(c.details),
+                          "note": None})
             continue
         rule, meaning = rule_meaning
         muted = " (muted)" if c.muted else ""
@@ -46,6 +47,8 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
         if c.name == "BLUEFS_SPILLOVER":
             spills, rest = hc.spills(c)
             findings += [_spill(s, place, spill_context(s.osd)) for s in spills]
+            if not spills and not rest:  # a summary and no detail: still a spillover, of OSDs unnamed
+                rest = [c.summary]
         else:
             rest = []
             osds = sorted({o for ln in [c.summary, *c.details] for o in hc.subjects(ln).osds})
@@ -75,7 +78,7 @@ def _spill(s: hc.Spill, place: Place, ctx: dict) -> judge.Finding:
     p = place(s.osd)
     on = f" ({p['text']})" if p else ""
     return judge.Finding("spillover", [s.osd], f"ceph health detail: {s.line}{on}. Cause: {cause}",
-                         {"spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes, "db_total_bytes": total,
+                         {"check": "BLUEFS_SPILLOVER", "spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes, "db_total_bytes": total,
                           "wording": "14.0/14.1" if s.used_bytes is None else "14.2 and later"},
                          config, fixes=fixes)
 
@@ -105,21 +108,25 @@ def _fixes(name: str, osds: list[int]) -> list[str]:
     return []
 
 
-def from_osd_perf(rows: dict, classes: dict[int, str | None], place: Place, crit: dict) -> list[judge.Finding]:
-    """``ceph osd perf``: each OSD against the other OSDs of its device class (all OSDs where
-    the classes are not known)."""
+def from_osd_perf(rows: dict, classes: dict[int, str | None], place: Place, crit: dict) -> tuple[dict, list]:
+    """``ceph osd perf``: a summary, and each OSD against the OSDs of its device class (all OSDs
+    where the classes are not known)."""
     out = []
     for osd, row in sorted(rows.items()):
         cls = classes.get(osd)
-        peers = [r.commit_ms for o, r in rows.items() if o != osd and classes.get(o) == cls]
-        f = judge.commit_latency_peers(osd, row.commit_ms, peers, crit)
+        f = judge.commit_latency_peers(osd, row.commit_ms, [r.commit_ms for o, r in rows.items()
+                                                            if classes.get(o) == cls], crit)
         if f:
             p = place(osd)
             f.message += f" ({cls or 'device class unknown'}" + (f"; {p['text']})" if p else ")")
             f.fixes.append("ceph osd perf is the mgr's last few seconds: repeat it, and compare kv_commit_lat in "
                            f"`ceph tell osd.{osd} perf dump` with the device's own figures")
             out.append(f)
-    return out
+    busy = sorted((r.commit_ms, o) for o, r in rows.items() if r.commit_ms > 0)
+    summary = {"osds": len(rows), "committing": len(busy),
+               "median_ms": busy[(len(busy) - 1) // 2][0] if busy else None,
+               "max_ms": busy[-1][0] if busy else None, "max_osd": busy[-1][1] if busy else None}
+    return summary, out
 
 
 def from_batch(name: str, plan: list, crit: dict, guide: dict) -> tuple[dict, list[judge.Finding]]:

@@ -189,13 +189,16 @@ def _decode(path: Path) -> object:
 
 
 def _host_of(name: str) -> str:
-    """The host in an inventory's file name, after the first dot.
+    """The host in a per-host output's file name, after ``inventory.``, ``lvm-list.`` or
+    ``disk-list.``.
 
     >>> _host_of("ceph-volume-inventory.osd-01.example.net.json"), _host_of("inventory.json")
     ('osd-01.example.net', 'unknown host')
+    >>> _host_of("ceph-volume-lvm-list.compute4.txt"), _host_of("ceph-18095.excerpt.lvm-list.txt")
+    ('compute4', 'unknown host')
     """
-    stem = Path(name).stem
-    return stem.split(".", 1)[1] if "." in stem else "unknown host"
+    m = re.search(r"(?:inventory|lvm-list|disk-list)\.(.+)$", Path(name).stem)
+    return m.group(1) if m else "unknown host"
 
 
 def read_dir(directory: Path) -> Inputs:

@@ -130,25 +130,29 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
                    {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s})
 
 
-def commit_latency_peers(osd: int, commit_ms: float, peers_ms: list[float], crit: dict) -> Finding | None:
-    """``ceph osd perf``: an OSD's commit latency far above the median of its peers (the OSDs of
-    its device class), and above a floor below which nothing is worth acting on.
+def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit: dict) -> Finding | None:
+    """``ceph osd perf``: an OSD's commit latency far above its device class's lower quartile
+    (``class_ms``: the class's OSDs with commits in the interval, itself included; an OSD at 0 ms
+    committed nothing and is no peer), and above a floor below which nothing is worth acting on.
+    The lower quartile, not the median: with three OSDs of which two are slow, the median is slow.
 
-    >>> commit_latency_peers(0, 660.0, [17.0, 21.0], {"peer_latency_factor": 3.0, "peer_latency_min_ms": 20.0}).rule
+    >>> crit = {"peer_latency_factor": 3.0, "peer_latency_min_ms": 20.0}
+    >>> commit_latency_peers(0, 431.0, [551.0, 431.0, 16.0], crit).rule
     'commit_latency_peers'
+    >>> commit_latency_peers(1, 168.0, [154.0, 143.0, 168.0], crit) is None
+    True
     """
-    if len(peers_ms) < 2:
+    values = sorted(v for v in class_ms if v > 0)
+    if len(values) < 2 or commit_ms <= 0:
         return None
-    ordered = sorted(peers_ms)
-    mid = len(ordered) // 2
-    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    ref = values[int((len(values) - 1) * 0.25)]
     factor, floor = float(crit["peer_latency_factor"]), float(crit["peer_latency_min_ms"])
-    if commit_ms < floor or commit_ms <= factor * max(median, 1.0):
+    if commit_ms < floor or commit_ms <= factor * ref:
         return None
     return Finding("commit_latency_peers", [osd],
-                   f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / max(median, 1.0):.0f}x the "
-                   f"{median:,.0f} ms median of its {len(peers_ms)} peers (limit {factor:g}x, at least {floor:g} ms)",
-                   {"commit_latency_ms": commit_ms, "peer_median_ms": median, "peers": len(peers_ms)})
+                   f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / ref:.0f}x the {ref:,.0f} ms lower "
+                   f"quartile of the {len(values)} OSDs of its class that committed (limit {factor:g}x, at least {floor:g} ms)",
+                   {"commit_latency_ms": commit_ms, "class_lower_quartile_ms": ref, "class_osds": len(values)})
 
 
 def mclock_vs_device(osd: int, kind: str, capacity: float, per_osd_rate: float | None, crit: dict) -> Finding | None:

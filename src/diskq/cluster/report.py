@@ -82,7 +82,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     osds = inp.osds or _osds_without_metadata(inp)
     if inp.osds is None:
         missing.append("no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
-                       + (f"; {len(osds)} OSDs known from osd df or config dump only" if osds else ""))
+                       + (f"; {len(osds)} OSDs known from the other outputs only" if osds else ""))
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
     if not inp.perf and osds:
@@ -160,9 +160,11 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     for kind, caps in capacities.items():
         if f := judge.mclock_spread(kind, caps, crit):
             findings.append(f)
-    if inp.osd_perf:
+    osd_perf = None
+    if inp.osd_perf is not None:
         classes = {o: r.device_class for o, r in (inp.df or {}).items()}
-        findings += health_findings.from_osd_perf(inp.osd_perf, classes, place, crit)
+        osd_perf, found = health_findings.from_osd_perf(inp.osd_perf, classes, place, crit)
+        findings += found
     plans = []
     for name, plan in sorted(inp.batch.items()):
         summary, found = health_findings.from_batch(name, plan, crit, guide)
@@ -174,7 +176,8 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     unnamed = []
     for name, perf in sorted(inp.perf_unnamed.items()):
         b = perf.bluefs
-        unnamed.append({"file": name, "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN},
+        unnamed.append({"file": name, "store": perf.store,
+                        "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN} if perf.store != "filestore" else None,
                         "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
                         "dedicated_db": (b.get("slow_total_bytes") or 0) > 0, "missing": perf.missing})
         if (b.get("slow_total_bytes") or 0) > 0 and b.get("slow_used_bytes"):
@@ -192,7 +195,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
                     "osds_flagged": len({i for f in findings for i in f.osds}),
                     "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules}},
         "osds": rows, "db_devices": db_rows, "unnamed_perf_dumps": unnamed, "findings": [asdict(f) for f in findings],
-        "health": health_doc, "plans": plans,
+        "health": health_doc, "plans": plans, "osd_perf": osd_perf, "caveats": _caveats(rows),
         "config_lines": [line for f in findings for line in f.config],
         "missing": missing, "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
@@ -229,6 +232,16 @@ def _spill_context(o: OsdMeta | None, inp: Inputs) -> dict:
             "policy": _option(o, inp, "bluestore_volume_selection_policy")}
 
 
+def _caveats(rows: list[dict]) -> list[dict]:
+    """Each kind of caveat once, with the OSDs and devices it applies to."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        for c in r.get("caveats") or []:
+            e = out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
+            e["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {c['device']})")
+    return list(out.values())
+
+
 def _common_version(osds: list[OsdMeta]) -> str | None:
     versions = sorted({o.version for o in osds if o.version})
     return ", ".join(versions) or None
@@ -248,9 +261,9 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
            "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
     if df and df.status and df.status != "up":
         row["notes"].append(f"{df.status} (osd df / osd tree)")
-    row["notes"] += [c for role, dev in (("data", o.data), ("DB", o.db), ("WAL", o.wal)) if dev is not None
-                     for c in explain.caveats(role, dev.names, dev.model, dev.rotational,
-                                              inp_encrypted(inp, o.osd, role))]
+    row["caveats"] = [c for role, dev in (("data", o.data), ("DB", o.db), ("WAL", o.wal)) if dev is not None
+                      for c in explain.caveats(role, dev.names, dev.model, dev.rotational,
+                                               inp_encrypted(inp, o.osd, role))]
     if o.objectstore == "filestore" or (perf is not None and perf.store == "filestore"):
         row["commit_device"] = "journal"
         if o.journal is not None:

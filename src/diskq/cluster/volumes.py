@@ -192,6 +192,7 @@ def batch_report(data) -> list[PlannedOsd]:
         raise InvalidInput("lvm batch --report: expected `Total OSDs:` and its table")
     out: list[PlannedOsd] = []
     fast = re.search(r"Devices:\s+(.+)", data)
+    per_lv = re.search(r"Size per LV:\s+([\d.]+ [KMGTP]i?B)", data)  # Nautilus: the row shows the VG's size
     for ln in data.splitlines():
         m = re.match(r"^\s*\[?(data|block[._]db|block[._]wal)\]?\s+(\S+)\s+([\d.]+ [KMGTP]i?B)", ln)
         if not m:
@@ -202,7 +203,7 @@ def batch_report(data) -> list[PlannedOsd]:
         elif out:
             path = m.group(2) if m.group(2).startswith("/dev/") or not fast else fast.group(1).strip()
             if role == "db":
-                out[-1].db, out[-1].db_size = path, m.group(3)
+                out[-1].db, out[-1].db_size = path, per_lv.group(1) if per_lv else m.group(3)
             else:
                 out[-1].wal = path
     return out
