@@ -63,7 +63,8 @@ def test_spillover_from_a_20_gib_db_using_2_gib_is_level_sizing(tmp_path):
     doc = answer_of(tmp_path, FIX / "rook-3448.excerpt.health-detail.txt")
     (f,) = doc["findings"]
     assert f["rule"] == "spillover" and f["osds"] == [32]
-    assert "level sizing, not a full DB" in f["message"]
+    assert "level sizing, not a full DB (1.9 GiB of 20.0 GiB used)" in f["message"]
+    assert "256 MiB x10 (RocksDB's defaults)" in f["message"] and "1 GiB x8" in f["message"]
     # RocksDB's own levels (256 MiB x10): L1+L2 (2.8 GiB) fit, L3 (25 GiB) does not; Ceph's recent
     # (1 GiB x8): L1+L2 (9 GiB) fit, L3 (64 GiB) does not. Both given, the OSD's options unknown.
     assert "L1..L2 (2.8 GiB) and L3 (25.0 GiB)" in f["message"]
@@ -84,7 +85,7 @@ def test_the_levels_come_from_the_osds_options_where_known():
     rocks = explain.rocksdb_levels("compression=kLZ4Compression,max_bytes_for_level_base=1073741824,"
                                    "max_bytes_for_level_multiplier=8,compaction_readahead_size=2MB")
     cause, fixes, config = explain.spillover(3, 2**30, 5 * 2**30, 30 * 2**30, 17, rocks, "use_some_extra")
-    assert "1.0 GiB x8 (bluestore_rocksdb_options)" in cause and "L1..L2 (9.0 GiB)" in cause
+    assert "1 GiB x8 (bluestore_rocksdb_options)" in cause and "L1..L2 (9.0 GiB)" in cause
     assert not config and any("already use_some_extra" in x for x in fixes)
     # before Nautilus BlueFS cannot migrate: the fix is a redeploy
     _, fixes, config = explain.spillover(3, 2**30, 5 * 2**30, 30 * 2**30, 12, None, None)
@@ -100,6 +101,25 @@ def test_osd_perf_against_peers(tmp_path, name, flagged):
     doc = answer_of(tmp_path, FIX / name)
     assert sorted(o for f in doc["findings"] if f["rule"] == "commit_latency_peers" for o in f["osds"]) == flagged
     assert doc["osd_perf"]["osds"] == 3 and doc["osd_perf"]["committing"] == 3
+
+
+@needs_data
+def test_osd_perf_samples_of_a_mostly_idle_class_flag_nothing(tmp_path):
+    """Rook, 36 HDD OSDs (DB on a P4610) and 9 NVMe OSDs, sampled every few seconds during a
+    benchmark: in the sample with the highest latency (osd.28 at 122 ms) only two HDD OSDs
+    committed, which is no class to compare with; the osd df beside it gives the classes."""
+    import re
+
+    case = CLUSTERS / "web3one-rook-hdd-intel-p4610-db"
+    raw = (case / "raw-ceph_osd_perf.log").read_text()
+    parts = re.split(r"^=+ \[(\d+)\] .*$", raw, flags=re.M)
+    samples = dict(zip(parts[1::2], parts[2::2]))
+    (tmp_path / "osd-perf.txt").write_text(samples["48"].split("===", 2)[-1].split("\n", 1)[1])
+    shutil.copy(case / "osd-df.txt", tmp_path)
+    doc = report.build(inputs.read_dir(tmp_path), db=DB)
+    assert doc["osd_perf"]["max_ms"] == 122.0 and doc["osd_perf"]["max_osd"] == 28
+    assert doc["osd_perf"]["committing"] == 2 and "commit_latency_peers" not in rules(doc)
+    assert {o["device_class"] for o in doc["osds"]} == {"hdd", "nvme"}
 
 
 def test_osd_perf_json_of_nautilus_and_later():

@@ -14,8 +14,9 @@ from diskq.cli.app import database as find_database
 cluster_app = typer.Typer(
     help=(
         "Judge a running Ceph cluster's OSDs and their WAL/DB devices from what Ceph reports (osd metadata, "
-        "perf dump, osd df, config dump): sharing, spillover, commit latency, mClock capacities. Reads only; "
-        "prints `ceph config` lines, never runs them.\n\n"
+        "perf dump, osd df, osd perf, config dump, health detail by check name, ceph-volume lvm list, ceph-disk "
+        "list, lvm batch --report): sharing, spillover and its cause, slow ops, commit latency, mClock capacities. "
+        "Reads only; prints `ceph config` lines, never runs them.\n\n"
         "Example: diskq cluster --from saved/ --html cluster.html"
     ),
     invoke_without_command=True,
@@ -84,8 +85,8 @@ def cluster_cmd(
     "collect",
     help=(
         "Save the outputs `diskq cluster --from` reads into DIR: ceph osd metadata, osd df, config dump, "
-        "device ls, health detail, `ceph tell osd.N perf dump` of every OSD, and `ceph-volume inventory` where "
-        "this host has it. Runs only read-only ceph commands; an OSD that does not answer is named.\n\n"
+        "device ls, health detail, osd perf, `ceph tell osd.N perf dump` of every OSD, and `ceph-volume inventory` "
+        "and `ceph-volume lvm list` where this host has them. Runs only read-only ceph commands; an OSD that does not answer is named.\n\n"
         "Example: diskq cluster collect ceph-outputs/ && diskq cluster --from ceph-outputs/"
     ),
 )

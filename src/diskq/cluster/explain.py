@@ -64,6 +64,10 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:,.1f} GiB"
 
 
+def _size(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB" if n < 2**30 else f"{n / 2**30:,.4g} GiB"
+
+
 def spillover(osd: int, spilled: int | None, used: int | None, total: int | None, major: int | None,
               rocks: tuple[int, float, str] | None, policy: str | None) -> tuple[str, list[str], list[str]]:
     """Why ``osd`` spilled and what to do, for its release: (cause, fixes, config lines).
@@ -83,10 +87,10 @@ def spillover(osd: int, spilled: int | None, used: int | None, total: int | None
         for base, mult, where in readings:
             k, held = fits(total, base, mult)
             nxt = levels(base, mult, k + 1)[-1]
-            parts.append(f"with levels from {_gib(base)} x{mult:g} ({where}) a DB of {_gib(total)} holds "
-                         f"L1..L{k} ({_gib(held)}) and L{k + 1} ({_gib(nxt)}) goes to the slow device whole")
-        used_txt = f" while only {_gib(used)} of it is used" if used is not None else ""
-        cause = ("RocksDB's level sizing, not a full DB: " + "; ".join(parts) + used_txt
+            parts.append(f"with levels from {_size(base)} x{mult:g} ({where}) it holds L1..L{k} ({_gib(held)}) and "
+                         f"L{k + 1} ({_gib(nxt)}) goes to the slow device whole")
+        used_txt = f"{_gib(used)} of {_gib(total)} used" if used is not None else f"a DB of {_gib(total)}"
+        cause = (f"RocksDB's level sizing, not a full DB ({used_txt}): " + "; ".join(parts)
                  + ("" if rocks else "; `ceph config show osd.%d bluestore_rocksdb_options` says which applies" % osd))
     else:
         cause = "the DB size is not known here, so full DB and level sizing cannot be told apart"

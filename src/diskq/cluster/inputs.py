@@ -1,26 +1,32 @@
 """What a cluster reports, read from a directory of saved outputs or collected through ``ceph``.
 
-A directory may hold any of these (file names are free; each file is recognised by what it
-holds, and a perf dump, bench or config show names its OSD in the file name, e.g.
-``perf-dump.osd.12.json``):
+A directory may hold any of these. Each file is recognised by what it holds, not by its name,
+except that a perf dump, bench or config show names its OSD in the file name
+(``perf-dump.osd.12.json``) and a per-host output names its host after ``inventory.``,
+``lvm-list.`` or ``disk-list.`` (``ceph-volume-lvm-list.osd-01.json``):
 
-===========================================  ==========================================
-command                                       what diskq reads from it
-===========================================  ==========================================
-``ceph osd metadata -f json``                 every OSD's devices (or ``ceph report``)
-``ceph tell osd.N perf dump``                 BlueFS usage, kv commit latencies of osd.N
-``ceph osd df -f json``                       device class and up/down of every OSD
-``ceph config dump -f json``                  mClock capacities (the plain table too)
-``ceph daemon osd.N config show``             options in force on osd.N (op queue)
-``ceph device ls -f json``                    wear level of each device
-``ceph-volume inventory --format json``       the whole DB drive's size (one file per host)
-``ceph health detail -f json``                BLUEFS_SPILLOVER details
-``ceph tell osd.N bench``                     the IOPS mClock's capacity is measured with
-===========================================  ==========================================
+=============================================  ==========================================
+command                                         what diskq reads from it
+=============================================  ==========================================
+``ceph osd metadata -f json``                   every OSD's devices (or ``ceph report``)
+``ceph tell osd.N perf dump``                   BlueFS usage, kv commit latencies of osd.N
+                                                (FileStore: journal latencies)
+``ceph osd df -f json``                         device class and up/down of every OSD
+``ceph config dump -f json``                    mClock capacities (the plain table too)
+``ceph daemon osd.N config show``               options in force on osd.N (op queue)
+``ceph device ls -f json``                      wear level of each device
+``ceph-volume inventory --format json``         the whole DB drive's size (one file per host)
+``ceph health detail`` (text or ``-f json``)    every health check, by name
+``ceph osd perf`` (text or ``-f json``)         commit latency of each OSD against its class
+``ceph-volume lvm list`` (text or JSON)         each OSD's [block]/[db]/[wal]/[journal] device
+``ceph-disk list`` (text or JSON)               the same for Jewel and Luminous OSDs
+``ceph-volume lvm batch --report``              a plan: DB volumes per device, their sizes
+``ceph tell osd.N bench``                       the IOPS mClock's capacity is measured with
+=============================================  ==========================================
 
-:func:`collect` runs these (read-only commands) and saves them under the names above;
-:func:`read_dir` reads such a directory. Nothing is fatal but a directory with nothing usable:
-every file that could not be used is named in :attr:`Inputs.problems`.
+:func:`collect` runs the cluster-wide ones (read-only commands) and saves them under the names
+above; :func:`read_dir` reads such a directory. Nothing is fatal but a directory with nothing
+usable: every file that could not be used is named in :attr:`Inputs.problems`, with what it is.
 """
 
 from __future__ import annotations

@@ -133,7 +133,8 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
 def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit: dict) -> Finding | None:
     """``ceph osd perf``: an OSD's commit latency far above its device class's lower quartile
     (``class_ms``: the class's OSDs with commits in the interval, itself included; an OSD at 0 ms
-    committed nothing and is no peer), and above a floor below which nothing is worth acting on.
+    committed nothing and is no peer; fewer than three that committed are no class to compare
+    with), and above a floor below which nothing is worth acting on.
     The lower quartile, not the median: with three OSDs of which two are slow, the median is slow.
 
     >>> crit = {"peer_latency_factor": 3.0, "peer_latency_min_ms": 20.0}
@@ -143,7 +144,7 @@ def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit
     True
     """
     values = sorted(v for v in class_ms if v > 0)
-    if len(values) < 2 or commit_ms <= 0:
+    if len(values) < 3 or commit_ms <= 0:  # one or two OSDs that committed are no class to compare with
         return None
     ref = values[int((len(values) - 1) * 0.25)]
     factor, floor = float(crit["peer_latency_factor"]), float(crit["peer_latency_min_ms"])

@@ -94,8 +94,8 @@ def places(osds: list[OsdMeta], match, sharing: dict[int, int], inp: Inputs) -> 
         device = f"{_ROLE_NAMES[role]} {names}, {known}" if dev.names else f"{_ROLE_NAMES[role]}, which the inputs do not name"
         text = (f"host {o.host or 'unknown'}; commits to its {device}"
                 + (f"; {shared} OSDs commit there" if shared > 1 else ""))
-        cache[osd] = {"host": o.host, "commit": role, "drive": f"{o.host or '?'}:{names}"
-                      + (f" ({dev.model})" if dev.model else ""), "text": text}
+        drive = f"{o.host or '?'}:{names}" + (f" ({dev.model})" if dev.model else "") if dev.names else None
+        cache[osd] = {"host": o.host, "commit": role, "drive": drive, "text": text}
         return cache[osd]
 
     return place
