@@ -258,3 +258,49 @@ def test_a_commit_path_check_never_gives_no_findings(name, details, as_json):
     assert doc["findings"] or doc["health"]["other"]
     if not doc["findings"]:  # only a check naming other daemons and no OSD is set aside, and it says so
         assert all("no OSD" in c.get("note", "") for c in doc["health"]["other"])
+
+
+_LINES = sorted({ln for f in FIX.glob("*.txt") for ln in f.read_text().splitlines()})
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.txt", "health.txt", "ceph-volume-lvm-list.h1.txt", "osd-perf.txt",
+                                           "perf-dump.osd.1.txt", "disk-list.h2.txt"]),
+                          st.lists(st.sampled_from(_LINES) | st.text(max_size=40), max_size=12)),
+                min_size=1, max_size=3))
+def test_any_text_of_recorded_lines_is_read_or_refused_in_one_line(files):
+    """Text made of the recorded outputs' lines, in any order and mixed with noise: the answer
+    is built, rendered and written as HTML, or one InvalidInput says why; never a traceback."""
+    import tempfile
+
+    from diskq.cli.cluster import _render
+    from diskq.publish.cluster import render_html
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, lines in files:
+            Path(tmp, name).write_text("\n".join(lines) + "\n")
+        try:
+            inp = inputs.read_dir(Path(tmp))
+        except InvalidInput as exc:
+            assert "\n" not in exc.message
+            return
+        doc = report.build(inp, db=None)
+        json.dumps(doc)
+        _render(doc)
+        assert render_html(doc).startswith("<!doctype html>")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(["0", "1", "12"]), st.lists(st.fixed_dictionaries(
+    {"type": st.sampled_from(["block", "db", "wal", "journal", "data", "x"]),
+     "devices": st.lists(st.sampled_from(["/dev/sdb", "/dev/nvme0n1", "/dev/mapper/crypt-1"]), max_size=2),
+     "tags": st.dictionaries(st.sampled_from(["ceph.encrypted", "ceph.osd_id"]), st.sampled_from(["0", "1"]))}),
+    max_size=3), min_size=1))
+def test_lvm_list_json_is_read_whatever_its_volumes(data):
+    """The JSON shape of `ceph-volume lvm list --format json`: each OSD's roles, never a crash."""
+    from diskq.cluster import volumes
+
+    got = volumes.lvm_list(data)
+    assert sorted(o.osd for o in got) == sorted(int(k) for k in data)
+    for o in got:
+        assert set(o.volumes) <= {"data", "db", "wal", "journal"}

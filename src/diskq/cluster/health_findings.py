@@ -147,10 +147,12 @@ def from_batch(name: str, plan: list, crit: dict, guide: dict) -> tuple[dict, li
             findings.append(judge.Finding("batch_plan", [], f"{name}: the plan puts {len(members)} OSDs' DBs on {dev}; "
                                           f"Ceph's guideline is at most {limit} per {'NVMe' if nvme else 'SAS/SATA SSD'}",
                                           {"osds_sharing": len(members), "guideline": limit}))
+    small: dict[tuple, list[str]] = {}
     for p in plan:
         try:
-            db, data = (size_bytes(p.db_size.replace("GB", "GiB").replace("TB", "TiB")) if p.db_size else None,
-                        size_bytes(p.data_size.replace("GB", "GiB").replace("TB", "TiB")) if p.data_size else None)
+            # ceph-volume prints sizes in powers of 1024 labelled GB/TB, as size_bytes reads them
+            db, data = (size_bytes(str(p.db_size)) if p.db_size else None,
+                        size_bytes(str(p.data_size)) if p.data_size else None)
         except ValueError:
             continue
         if db is None:
@@ -158,7 +160,10 @@ def from_batch(name: str, plan: list, crit: dict, guide: dict) -> tuple[dict, li
         k, held = explain.fits(db, *explain.ROCKSDB_DEFAULT)
         summary["db_sizes"].append({"data": p.data, "db": p.db, "db_bytes": db, "levels_held_256MiBx10": k})
         if data and db / data < float(crit["db_min_share"]):
-            findings.append(judge.Finding("batch_plan", [], f"{name}: {p.data} would get a {p.db_size} block.db, "
-                                          f"{db / data:.2%} of its {p.data_size}, below {float(crit['db_min_share']):.0%}",
-                                          {"db_bytes": db, "data_bytes": data}))
+            small.setdefault((str(p.db_size), str(p.data_size), db, data), []).append(p.data)
+    for (db_txt, data_txt, db, data), devs in small.items():
+        shown = ", ".join(devs[:6]) + (f" and {len(devs) - 6} more" if len(devs) > 6 else "")
+        findings.append(judge.Finding("batch_plan", [], f"{name}: {shown} would get a {db_txt} block.db, "
+                                      f"{db / data:.2%} of {data_txt}, below {float(crit['db_min_share']):.0%}",
+                                      {"db_bytes": db, "data_bytes": data, "data_devices": devs}))
     return summary, findings
