@@ -304,3 +304,18 @@ def test_lvm_list_json_is_read_whatever_its_volumes(data):
     assert sorted(o.osd for o in got) == sorted(int(k) for k in data)
     for o in got:
         assert set(o.volumes) <= {"data", "db", "wal", "journal"}
+
+
+@needs_data
+@pytest.mark.parametrize("case, name", [("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.txt"),
+                                        ("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.json"),
+                                        ("nilesh-reef-18.2.4-rook-hyperv-vm", "osd-tree.txt")])
+def test_a_tree_names_each_osds_host_without_metadata(tmp_path, case, name):
+    """`ceph osd df tree` / `ceph osd tree`: the host above each OSD, for findings to name."""
+    shutil.copy(CLUSTERS / case / name, tmp_path)
+    doc = report.build(inputs.read_dir(tmp_path), db=None)
+    hosts = {o["osd"]: o["host"] for o in doc["osds"]}
+    if case.startswith("hotsos"):
+        assert hosts == {0: "compute4", 1: "compute1", 2: "compute2"}
+    else:
+        assert set(hosts.values()) == {"f-titan-aio-001-ct-lan"} and len(hosts) >= 3

@@ -259,6 +259,7 @@ class DfRow:
     status: str | None
     kb: int | None = None
     kb_used_meta: int | None = None
+    host: str | None = None  #: the CRUSH host above it (``osd df tree``, ``osd tree``)
 
 
 def osd_df(data) -> dict[int, DfRow]:
@@ -275,12 +276,14 @@ def osd_df(data) -> dict[int, DfRow]:
         return _osd_df_text(data)
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise InvalidInput("osd df: expected the JSON of `ceph osd df -f json` (with nodes)")
+    hosts = {c: str(n.get("name")) for n in data["nodes"] if isinstance(n, dict) and n.get("type") == "host"
+             for c in (n.get("children") if isinstance(n.get("children"), list) else [])}
     out = {}
     for n in data["nodes"]:
         osd = _int(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
         if osd is not None and osd >= 0:
             out[osd] = DfRow(osd, _str(n.get("device_class")), _str(n.get("status")),
-                             _int(n.get("kb")), _int(n.get("kb_used_meta")))
+                             _int(n.get("kb")), _int(n.get("kb_used_meta")), hosts.get(osd))
     return out
 
 
@@ -290,12 +293,16 @@ def _osd_df_text(text: str) -> dict[int, DfRow]:
     if head is None:
         raise InvalidInput("osd df: no header line starting with ID CLASS")
     out = {}
+    host = None
     for ln in lines:
         tok = ln.split()
+        if len(tok) >= 2 and "host" in tok[:-1] and _int(tok[0]) is not None and int(tok[0]) < 0:
+            host = tok[tok.index("host") + 1]  # a tree's host row: the OSDs below it are its own
+            continue
         if len(tok) < 3 or _int(tok[0]) is None or int(tok[0]) < 0:
             continue
         status = next((t for t in tok if t in ("up", "down", "destroyed")), None)
-        out[int(tok[0])] = DfRow(int(tok[0]), tok[1], status)
+        out[int(tok[0])] = DfRow(int(tok[0]), tok[1], status, host=host)
     return out
 
 

@@ -217,7 +217,8 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
             media[int(m.group(1))] = e.option.endswith("_hdd")
     for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs)]:
         media.setdefault(osd, None)
-    hosts = {v.osd: h for h, vs in inp.volumes.items() for v in vs}
+    hosts = {osd: row.host for osd, row in (inp.df or {}).items() if row.host}
+    hosts.update({v.osd: h for h, vs in inp.volumes.items() for v in vs if h != "unknown host"})
     stores = {osd: "filestore" if p.store == "filestore" else "bluestore" for osd, p in inp.perf.items()}
     return [OsdMeta(osd, hosts.get(osd), stores.get(osd), None, Device([], rotational=rot), None, None, None,
                     ["no metadata: devices unknown"]) for osd, rot in sorted(media.items())]
