@@ -319,3 +319,14 @@ def test_a_tree_names_each_osds_host_without_metadata(tmp_path, case, name):
         assert hosts == {0: "compute4", 1: "compute1", 2: "compute2"}
     else:
         assert set(hosts.values()) == {"f-titan-aio-001-ct-lan"} and len(hosts) >= 3
+
+
+@needs_data
+def test_a_jewel_clusters_other_outputs_are_named():
+    """Jewel 10.2.5: `ceph osd stat` and a tree without device classes, beside FileStore metadata."""
+    inp = inputs.read_dir(CLUSTERS / "frank6866-jewel-10.2.5-filestore")
+    assert "osd-stat.txt: `ceph osd stat`: counts only; left aside" in inp.problems
+    assert any(p.startswith("osd-tree.txt: `ceph osd tree` of a release before Luminous") for p in inp.problems)
+    doc = report.build(inp, db=None)
+    (row,) = doc["osds"]
+    assert row["commit_device"] == "journal" and row["journal"]["names"] == ["/var/lib/ceph/osd/ceph-1/journal"]

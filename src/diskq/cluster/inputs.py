@@ -152,7 +152,7 @@ _KNOWN_TEXT = (
      "save `ceph health detail`"),
     (r"^\s*ID\s+WEIGHT\s+TYPE NAME", "`ceph osd tree` of a release before Luminous (no device class)"),
     (r"^\s*(RAW STORAGE|GLOBAL):", "`ceph df`: pool usage, nothing about the commit path"),
-    (r"^\s*\d+ osds: \d+ up", "`ceph osd stat`: counts only"),
+    (r"^\s*(osdmap e\d+: )?\d+ osds: \d+ up", "`ceph osd stat`: counts only"),
     (r"^\s*NAME\s+MAJ:MIN", "`lsblk`: no OSD ids; `ceph osd metadata` says which device each OSD uses"),
     (r"smartctl \d", "`smartctl` output: give it to `diskq probe`, not `diskq cluster`"),
     (r"^\s*(HOST:DEV|DEVICE\s+HOST:DEV)", "the text of `ceph device ls`: save `ceph device ls -f json`"),
