@@ -118,7 +118,10 @@ def predicted_commit_s(curve: list[tuple[int, float]], sharing: int, p99_1job_us
     return max(options) if options else None
 
 
-def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, crit: dict) -> Finding | None:
+def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, crit: dict,
+                   device: str = "DB device") -> Finding | None:
+    """Average ``kv_commit_lat`` against what the device the OSD commits to (its WAL, DB or
+    data device: ``device``) predicts."""
     if avg_s is None or not predicted_s:
         return None
     factor = float(crit["commit_latency_factor"])
@@ -126,7 +129,7 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
         return None
     return Finding("commit_latency", [osd],
                    f"kv_commit_lat averages {_ms(avg_s)}, {avg_s / predicted_s:.1f}x the {_ms(predicted_s)} "
-                   f"its DB device's measurement predicts (limit {factor:g}x)",
+                   f"its {device}'s measurement predicts (limit {factor:g}x)",
                    {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s})
 
 

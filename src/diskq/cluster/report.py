@@ -294,7 +294,8 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
             pred = judge.predicted_commit_s(facts["curve"], sharing, facts["p99_sync_us"])
             if pred:
                 row["predicted_commit_ms"] = {"value": round(pred[0] * 1000, 4), "from": pred[1]}
-                if f := judge.commit_latency(o.osd, perf.latencies["kv_commit_lat"].avg_s, pred[0], crit):
+                role = {"wal": "WAL device", "db": "DB device", "data": "data device"}[row["commit_device"]]
+                if f := judge.commit_latency(o.osd, perf.latencies["kv_commit_lat"].avg_s, pred[0], crit, role):
                     f.evidence["prediction"] = pred[1]
                     findings.append(f)
     elif inp.perf:
