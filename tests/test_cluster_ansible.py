@@ -65,6 +65,7 @@ def test_the_playbook_collects_and_diskq_cluster_reads_it(tmp_path):
         "collect-status.json", "device-ls.json", "health-detail.json", "osd-df.json", "osd-metadata.json",
         "perf-dump.osd.0.json"]
     assert "h1: no ceph-volume inventory" in done.stdout and "h2: no ceph-volume inventory" in done.stdout
+    assert "h1: no ceph-volume lvm list" in done.stdout and "h2: no ceph-volume lvm list" in done.stdout
     report = subprocess.run([str(Path(sys.executable).with_name("diskq")), "cluster", "--from", str(out), "--json"],
                             capture_output=True, text=True, env=dict(os.environ), check=True)
     doc = json.loads(report.stdout)

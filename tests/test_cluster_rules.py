@@ -118,9 +118,9 @@ def test_db_small_below_the_share(db, data):
 def test_the_docstring_examples_hold():
     import doctest
 
-    from diskq.cluster import config, health, inputs, parse, report
+    from diskq.cluster import checks, config, explain, health, inputs, models, parse, volumes
 
-    for module in (judge, parse, report, config, health, inputs):
+    for module in (judge, parse, models, config, health, inputs, checks, explain, volumes):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
 
@@ -134,13 +134,17 @@ json_values = st.recursive(
                          "device_ids", "bluefs_dedicated_db", "bluefs_db_devices", "bluestore_bdev_size",
                          "bluefs_dedicated_wal", "bluefs_wal_devices",
                          "db_total_bytes", "slow_used_bytes", "kv_commit_lat", "avgcount", "sum", "type",
-                         "status", "osd_metadata", "path", "sys_api", "detail", "message", "format"]),
+                         "status", "osd_metadata", "path", "sys_api", "detail", "message", "format",
+                         "osd_perf_infos", "osdstats", "perf_stats", "commit_latency_ms", "partitions", "whoami",
+                         "journal_dev", "osds", "vgs", "data_size", "block_db", "health", "filestore",
+                         "journal_latency", "severity", "muted", "0", "1"]),
         inner, max_size=6),
     max_leaves=25)
 
 
 @given(st.lists(st.tuples(st.sampled_from(["osd-metadata.json", "perf-dump.osd.1.json", "osd-df.json",
-                                           "config-dump.json", "device-ls.json", "x.json", "osd-bench-osd.2.json"]),
+                                           "config-dump.json", "device-ls.json", "x.json", "osd-bench-osd.2.json",
+                                           "ceph-volume-lvm-list.h1.json", "osd-perf.json", "health-detail.json"]),
                           json_values), min_size=1, max_size=4))
 def test_any_json_is_read_or_refused_in_one_line(files):
     """Whatever JSON the files hold, the answer is built or one InvalidInput is raised: never a traceback."""

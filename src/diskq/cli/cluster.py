@@ -14,8 +14,9 @@ from diskq.cli.app import database as find_database
 cluster_app = typer.Typer(
     help=(
         "Judge a running Ceph cluster's OSDs and their WAL/DB devices from what Ceph reports (osd metadata, "
-        "perf dump, osd df, config dump): sharing, spillover, commit latency, mClock capacities. Reads only; "
-        "prints `ceph config` lines, never runs them.\n\n"
+        "perf dump, osd df, osd perf, config dump, health detail by check name, ceph-volume lvm list, ceph-disk "
+        "list, lvm batch --report): sharing, spillover and its cause, slow ops, commit latency, mClock capacities. "
+        "Reads only; prints `ceph config` lines, never runs them.\n\n"
         "Example: diskq cluster --from saved/ --html cluster.html"
     ),
     invoke_without_command=True,
@@ -84,8 +85,8 @@ def cluster_cmd(
     "collect",
     help=(
         "Save the outputs `diskq cluster --from` reads into DIR: ceph osd metadata, osd df, config dump, "
-        "device ls, health detail, `ceph tell osd.N perf dump` of every OSD, and `ceph-volume inventory` where "
-        "this host has it. Runs only read-only ceph commands; an OSD that does not answer is named.\n\n"
+        "device ls, health detail, osd perf, `ceph tell osd.N perf dump` of every OSD, and `ceph-volume inventory` "
+        "and `ceph-volume lvm list` where this host has them. Runs only read-only ceph commands; an OSD that does not answer is named.\n\n"
         "Example: diskq cluster collect ceph-outputs/ && diskq cluster --from ceph-outputs/"
     ),
 )
@@ -141,10 +142,23 @@ def _render(doc: dict) -> None:
             out.print(f"  ({len(judged) - 200} more in --json)")
     for u in doc["unnamed_perf_dumps"]:
         b, kv = u["bluefs"], u["kv_ms"]
+        if u.get("store") == "filestore":
+            out.print(f"perf dump {escape(u['file'])} (OSD not named): FileStore, commits go to its journal: "
+                      + ", ".join(f"{k} {_num(v, 3)} ms" for k, v in kv.items()), highlight=False)
+            continue
         out.print(f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
                   f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
                   f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
                   f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", markup=True, highlight=False)
+    if (op := doc.get("osd_perf")) is not None:
+        out.print(f"ceph osd perf: {op['osds']} OSDs, {op['committing']} committed in the mgr's last interval"
+                  + (f"; commit latency median {op['median_ms']:,.0f} ms, highest {op['max_ms']:,.0f} ms (osd.{op['max_osd']})"
+                     if op["committing"] else ""), highlight=False)
+    for p in doc.get("plans") or []:
+        per = ", ".join(f"{n} on {d}" for d, n in p["db_devices"].items()) or "no DB devices"
+        out.print(f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {p['osds']} OSDs; "
+                  f"block.db: {escape(per)}", markup=True, highlight=False)
+    health = doc.get("health")
     if doc["findings"]:
         out.print("[bold]Findings[/]", markup=True)
         shown: dict[str, int] = {}
@@ -154,11 +168,29 @@ def _render(doc: dict) -> None:
                 continue
             who = ", ".join(f"osd.{i}" for i in f["osds"][:6]) + (f" +{len(f['osds']) - 6}" if len(f["osds"]) > 6 else "")
             out.print(f"  [red]{escape(str(f['rule']))}[/] {escape(who)}: {escape(f['message'])}", markup=True, highlight=False)
+            if f.get("drives") and not any(d.split(" (")[0] in f["message"] or d.split(":")[0] in f["message"]
+                                           for d in f["drives"]):
+                drives = "; ".join(f["drives"][:4]) + (f" and {len(f['drives']) - 4} more" if len(f["drives"]) > 4 else "")
+                out.print(f"    on {drives}", markup=False, highlight=False, soft_wrap=True)
+            for fix in f.get("fixes") or []:
+                out.print(f"    fix: {fix}", markup=False, highlight=False, soft_wrap=True)
         for rule, n in shown.items():
             if n > 10:
                 out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
+    elif health and health["checks"]:
+        out.print(f"No findings on the commit path; Ceph's health holds {len(health['checks'])} other check(s), "
+                  "listed below.", highlight=False)
     else:
         out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
+    for c in doc.get("caveats") or []:
+        on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more" if len(c["on"]) > 4 else "")
+        out.print(f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}", highlight=False,
+                  soft_wrap=True)
+    if health and health["other"]:
+        out.print("[bold]Other health checks[/] (not on the commit path; named, not judged)")
+        for c in health["other"]:
+            out.print(f"  {c['name']}: {c['summary']}" + (f" ({c['note']})" if c.get("note") else ""),
+                      markup=False, highlight=False, soft_wrap=True)
     if doc["config_lines"]:
         out.print("[bold]ceph config lines you could apply[/] (printed, not run):", markup=True)
         for line in doc["config_lines"]:
@@ -169,4 +201,8 @@ def _render(doc: dict) -> None:
             out.print(f"  - {m}", markup=False, highlight=False, soft_wrap=True)
     for p in doc["inputs"]["problems"]:
         out.print(f"  [dim]{escape(p)}[/]", markup=True, highlight=False, soft_wrap=True)
+    if doc["inputs"]["read"]:
+        shown = doc["inputs"]["read"][:12]
+        out.print("read: " + "; ".join(shown) + (f"; and {len(doc['inputs']['read']) - 12} more" if len(doc["inputs"]["read"]) > 12 else ""),
+                  style="dim", markup=False, highlight=False, soft_wrap=True)
     out.print("rules: criteria.toml [cluster], docs/cluster.md", style="dim", markup=False)

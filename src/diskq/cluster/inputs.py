@@ -1,26 +1,32 @@
 """What a cluster reports, read from a directory of saved outputs or collected through ``ceph``.
 
-A directory may hold any of these (file names are free; each file is recognised by what it
-holds, and a perf dump, bench or config show names its OSD in the file name, e.g.
-``perf-dump.osd.12.json``):
+A directory may hold any of these. Each file is recognised by what it holds, not by its name,
+except that a perf dump, bench or config show names its OSD in the file name
+(``perf-dump.osd.12.json``) and a per-host output names its host after ``inventory.``,
+``lvm-list.`` or ``disk-list.`` (``ceph-volume-lvm-list.osd-01.json``):
 
-===========================================  ==========================================
-command                                       what diskq reads from it
-===========================================  ==========================================
-``ceph osd metadata -f json``                 every OSD's devices (or ``ceph report``)
-``ceph tell osd.N perf dump``                 BlueFS usage, kv commit latencies of osd.N
-``ceph osd df -f json``                       device class and up/down of every OSD
-``ceph config dump -f json``                  mClock capacities (the plain table too)
-``ceph daemon osd.N config show``             options in force on osd.N (op queue)
-``ceph device ls -f json``                    wear level of each device
-``ceph-volume inventory --format json``       the whole DB drive's size (one file per host)
-``ceph health detail -f json``                BLUEFS_SPILLOVER details
-``ceph tell osd.N bench``                     the IOPS mClock's capacity is measured with
-===========================================  ==========================================
+=============================================  ==========================================
+command                                         what diskq reads from it
+=============================================  ==========================================
+``ceph osd metadata -f json``                   every OSD's devices (or ``ceph report``)
+``ceph tell osd.N perf dump``                   BlueFS usage, kv commit latencies of osd.N
+                                                (FileStore: journal latencies)
+``ceph osd df -f json``                         device class and up/down of every OSD
+``ceph config dump -f json``                    mClock capacities (the plain table too)
+``ceph daemon osd.N config show``               options in force on osd.N (op queue)
+``ceph device ls -f json``                      wear level of each device
+``ceph-volume inventory --format json``         the whole DB drive's size (one file per host)
+``ceph health detail`` (text or ``-f json``)    every health check, by name
+``ceph osd perf`` (text or ``-f json``)         commit latency of each OSD against its class
+``ceph-volume lvm list`` (text or JSON)         each OSD's [block]/[db]/[wal]/[journal] device
+``ceph-disk list`` (text or JSON)               the same for Jewel and Luminous OSDs
+``ceph-volume lvm batch --report``              a plan: DB volumes per device, their sizes
+``ceph tell osd.N bench``                       the IOPS mClock's capacity is measured with
+=============================================  ==========================================
 
-:func:`collect` runs these (read-only commands) and saves them under the names above;
-:func:`read_dir` reads such a directory. Nothing is fatal but a directory with nothing usable:
-every file that could not be used is named in :attr:`Inputs.problems`.
+:func:`collect` runs the cluster-wide ones (read-only commands) and saves them under the names
+above; :func:`read_dir` reads such a directory. Nothing is fatal but a directory with nothing
+usable: every file that could not be used is named in :attr:`Inputs.problems`, with what it is.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diskq import boundedjson
+from diskq.cluster import checks as hc
 from diskq.cluster import config as cfg
-from diskq.cluster import health, parse
+from diskq.cluster import health, parse, volumes
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
@@ -55,7 +62,11 @@ class Inputs:
     config_show: dict[int, dict[str, str]] = field(default_factory=dict)
     devices: list[health.DeviceHealth] | None = None
     inventory: dict[str, list[parse.InventoryDevice]] = field(default_factory=dict)
-    spills: list[health.Spill] | None = None
+    checks: list[hc.Check] | None = None  #: of ceph health detail, ceph status or ceph report
+    checks_from: str | None = None  #: the file they were read from ("report" for a ceph report's)
+    osd_perf: dict[int, parse.OsdPerfRow] | None = None
+    volumes: dict[str, list[volumes.OsdVolumes]] = field(default_factory=dict)  #: host -> lvm list / ceph-disk list
+    batch: dict[str, list[volumes.PlannedOsd]] = field(default_factory=dict)  #: file -> lvm batch --report
     bench: dict[int, float] = field(default_factory=dict)
     version: str | None = None  #: of the cluster, from ceph report
     read: list[str] = field(default_factory=list)  #: "file: what it was read as"
@@ -63,7 +74,8 @@ class Inputs:
 
     @property
     def empty(self) -> bool:
-        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.spills or self.bench)
+        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.checks is not None
+                    or self.bench or self.osd_perf or self.volumes or self.batch)
 
 
 def osd_of(name: str) -> int | None:
@@ -80,7 +92,15 @@ def _kind(name: str, data) -> str | None:
             return "config"
         if re.search(r"^\s*ID\s+CLASS\s", data, re.M):
             return "df"
-        if "spilled over" in data:
+        if re.search(r"^\s*osd\s+(fs_)?commit_latency\(ms\)", data, re.M):
+            return "osd_perf"
+        if re.search(r"^\s*=+ osd\.\d+ =+", data, re.M):
+            return "lvm_list"
+        if re.search(r"^\s*/dev/\S+ ceph data, ", data, re.M):
+            return "ceph_disk"
+        if re.search(r"^\s*Total OSDs: \d+", data, re.M):
+            return "batch"
+        if hc.checks(data) is not None:
             return "health"
         return None
     if isinstance(data, dict):
@@ -92,7 +112,8 @@ def _kind(name: str, data) -> str | None:
             return "metadata"
         if isinstance(data.get("nodes"), list) and "summary" in data:
             return "df"
-        if isinstance(data.get("checks"), dict):
+        if isinstance(data.get("checks"), dict) or (isinstance(data.get("health"), dict)
+                                                    and isinstance(data["health"].get("checks"), dict)):
             return "health"
         if "iops" in data and "blocksize" in data:
             return "bench"
@@ -100,6 +121,13 @@ def _kind(name: str, data) -> str | None:
             return "config_show"
         if any(isinstance(data.get(k), dict) for k in ("bluefs", "bluestore", "filestore")) and isinstance(data.get("osd"), dict):
             return "perf"
+        if isinstance(data.get("osd_perf_infos"), list) or (isinstance(data.get("osdstats"), dict)
+                                                            and isinstance(data["osdstats"].get("osd_perf_infos"), list)):
+            return "osd_perf"
+        if data and all(str(k).isdigit() and isinstance(v, list) for k, v in data.items()):
+            return "lvm_list"
+        if isinstance(data.get("osds"), list) and ("vgs" in data or "changed" in data):
+            return "batch"
         return None
     if isinstance(data, list):
         first = next((x for x in data if isinstance(x, dict)), None)
@@ -113,7 +141,53 @@ def _kind(name: str, data) -> str | None:
             return "devices"
         if "path" in first and "sys_api" in first:
             return "inventory"
+        if "partitions" in first and "path" in first:
+            return "ceph_disk"
+        if "data" in first and ("block_db" in first or "data_size" in first):
+            return "batch"
     return None
+
+
+#: Outputs diskq cluster recognises and does not read, and why (first match wins).
+_KNOWN_TEXT = (
+    (r"^\s*cluster:\s*$.*^\s*health:", "the text of `ceph status`: its health lines carry no check names; save "
+     "`ceph health detail` (or -f json) instead"),
+    (r"Health check (failed|update|cleared)", "a cluster log (ceph.log): it says what happened, not what holds now; "
+     "save `ceph health detail`"),
+    (r"^\s*ID\s+WEIGHT\s+TYPE NAME", "`ceph osd tree` of a release before Luminous (no device class)"),
+    (r"^\s*(RAW STORAGE|GLOBAL):", "`ceph df`: pool usage, nothing about the commit path"),
+    (r"^\s*(osdmap e\d+: )?\d+ osds: \d+ up", "`ceph osd stat`: counts only"),
+    (r"^\s*NAME\s+MAJ:MIN", "`lsblk`: no OSD ids; `ceph osd metadata` says which device each OSD uses"),
+    (r"smartctl \d", "`smartctl` output: give it to `diskq probe`, not `diskq cluster`"),
+    (r"^\s*(HOST:DEV|DEVICE\s+HOST:DEV)", "the text of `ceph device ls`: save `ceph device ls -f json`"),
+    (r"^\s*\{?\s*\"?mon\"?\s*:.*ceph version", "`ceph versions`: versions only"),
+)
+
+
+def describe(name: str, data) -> str:
+    """What a file diskq cluster does not read is, as far as its content tells."""
+    if isinstance(data, str):
+        for pattern, what in _KNOWN_TEXT:
+            if re.search(pattern, data, re.M | re.S):
+                logged = hc.cluster_log_checks(data) if "cluster log" in what else []
+                return what + (f" (checks named in it: {', '.join(logged)})" if logged else "")
+        first = next((ln.strip() for ln in data.splitlines() if ln.strip()), "")
+        return f"text diskq cluster does not read (it begins {first[:60]!r})" if first else "an empty file"
+    if isinstance(data, dict):
+        if "overall_status" in data or (isinstance(data.get("summary"), list) and "checks" not in data):
+            return "`ceph health` of a release before Luminous: its checks have no names, so none can be judged"
+        if {"mon", "osd"} <= set(data) and all(isinstance(v, dict) for v in data.values()):
+            return "`ceph versions`: versions only"
+        if isinstance(data.get("pg_map"), dict) or "pg_stats" in data:
+            return "`ceph pg dump`: placement groups, nothing about the commit path"
+        if isinstance(data.get("osds"), list) and "epoch" in data:
+            return "`ceph osd dump`: no devices; save `ceph osd metadata -f json`"
+        if isinstance(data.get("stats"), dict) and isinstance(data.get("pools"), list):
+            return "`ceph df -f json`: pool usage, nothing about the commit path"
+        return f"a JSON object diskq cluster does not read (keys {', '.join(list(data)[:5])})"
+    if isinstance(data, list):
+        return "an empty JSON list" if not data else f"a JSON list diskq cluster does not read ({len(data)} items)"
+    return "JSON diskq cluster does not read"
 
 
 def _decode(path: Path) -> object:
@@ -125,13 +199,16 @@ def _decode(path: Path) -> object:
 
 
 def _host_of(name: str) -> str:
-    """The host in an inventory's file name, after the first dot.
+    """The host in a per-host output's file name, after ``inventory.``, ``lvm-list.`` or
+    ``disk-list.``.
 
     >>> _host_of("ceph-volume-inventory.osd-01.example.net.json"), _host_of("inventory.json")
     ('osd-01.example.net', 'unknown host')
+    >>> _host_of("ceph-volume-lvm-list.compute4.txt"), _host_of("ceph-18095.excerpt.lvm-list.txt")
+    ('compute4', 'unknown host')
     """
-    stem = Path(name).stem
-    return stem.split(".", 1)[1] if "." in stem else "unknown host"
+    m = re.search(r"(?:inventory|lvm-list|disk-list)\.(.+)$", Path(name).stem)
+    return m.group(1) if m else "unknown host"
 
 
 def read_dir(directory: Path) -> Inputs:
@@ -151,7 +228,7 @@ def read_dir(directory: Path) -> Inputs:
             continue
         kind = _kind(path.name, data)
         if kind is None:
-            inp.problems.append(f"{path.name}: not an output diskq cluster reads; left aside")
+            inp.problems.append(f"{path.name}: {describe(path.name, data)}; left aside")
             continue
         try:
             add(inp, kind, path.name, data)
@@ -189,8 +266,8 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         if kind == "metadata":
             return
         inp.version = inp.version or (data["version"] if isinstance(data.get("version"), str) else None)
-        if inp.spills is None:
-            inp.spills = health.spillover(data)
+        if inp.checks is None and (found := hc.checks(data)) is not None:
+            inp.checks, inp.checks_from = found, "report"
     elif kind == "metadata":
         osds = parse.osd_metadata(data)
         if inp.osds is not None:  # ceph osd metadata N, one file per OSD
@@ -226,7 +303,22 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         inp.inventory[host] = parse.inventory(data)
         inp.read.append(f"{name}: ceph-volume inventory of {host}")
     elif kind == "health":
-        once("spills", health.spillover(data))
+        if inp.checks is not None and inp.checks_from == "report":
+            inp.checks = None  # a health detail of its own is more to the point than a report's copy
+        once("checks", hc.checks(data))
+        if inp.read and inp.read[-1] == f"{name}: {kind}":
+            inp.checks_from = name
+    elif kind == "osd_perf":
+        once("osd_perf", parse.osd_perf(data))
+    elif kind in ("lvm_list", "ceph_disk"):
+        host = _host_of(name)
+        found = volumes.lvm_list(data) if kind == "lvm_list" else volumes.ceph_disk_list(data)
+        inp.volumes.setdefault(host, []).extend(found)
+        what = "ceph-volume lvm list" if kind == "lvm_list" else "ceph-disk list"
+        inp.read.append(f"{name}: {what} of {host} ({len(found)} OSDs)")
+    elif kind == "batch":
+        inp.batch[name] = volumes.batch_report(data)
+        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {len(inp.batch[name])} OSDs)")
     elif kind == "collect":
         inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
         inp.read.append(f"{name}: what the collection could not get")
@@ -239,6 +331,7 @@ CLUSTER_COMMANDS = (
     (["ceph", "config", "dump", "-f", "json"], "config-dump.json"),
     (["ceph", "device", "ls", "-f", "json"], "device-ls.json"),
     (["ceph", "health", "detail", "-f", "json"], "health-detail.json"),
+    (["ceph", "osd", "perf", "-f", "json"], "osd-perf.json"),
 )
 COLLECT_FORMAT = "diskq-cluster-collect"
 #: Seconds one ``ceph`` call may take (an OSD that does not answer must not hang the collection).
@@ -290,11 +383,12 @@ def collect(directory: Path, *, host: str | None = None) -> list[str]:
             errors.append(f"osd.{osd} did not answer `{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
     if proc.which("ceph-volume") is not None:
         name = host or socket.gethostname()
-        argv = ["ceph-volume", "inventory", "--format", "json"]
-        try:
-            _write(directory / f"ceph-volume-inventory.{name}.json", _ceph_json(argv))
-        except (DiskqError, ValueError) as exc:
-            errors.append(f"`{' '.join(argv)}` on {name}: {getattr(exc, 'message', None) or exc}")
+        for argv, stem in ((["ceph-volume", "inventory", "--format", "json"], "ceph-volume-inventory"),
+                           (["ceph-volume", "lvm", "list", "--format", "json"], "ceph-volume-lvm-list")):
+            try:
+                _write(directory / f"{stem}.{name}.json", _ceph_json(argv))
+            except (DiskqError, ValueError) as exc:
+                errors.append(f"`{' '.join(argv)}` on {name}: {getattr(exc, 'message', None) or exc}")
     _write(directory / "collect-status.json", {"format": COLLECT_FORMAT, "errors": errors})
     return errors
 

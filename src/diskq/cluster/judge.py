@@ -16,7 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 RULES = ("db_unsuitable", "db_rotational", "db_shared", "db_guideline", "spillover", "db_small",
-         "commit_latency", "mclock_vs_device", "mclock_spread", "mclock_threshold")
+         "commit_latency", "commit_latency_peers", "mclock_vs_device", "mclock_spread", "mclock_threshold",
+         "bluestore_slow_ops", "slow_ops", "bluefs_space", "fragmentation", "omap_legacy", "device_health",
+         "health_unparsed", "batch_plan")
 
 
 @dataclass
@@ -26,6 +28,9 @@ class Finding:
     message: str
     evidence: dict = field(default_factory=dict)
     config: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)  #: of the OSDs (filled in by the report)
+    drives: list[str] = field(default_factory=list)  #: the devices they commit to, with models
+    fixes: list[str] = field(default_factory=list)  #: what the operator can do, for the release
 
 
 def _ms(seconds: float) -> str:
@@ -113,7 +118,10 @@ def predicted_commit_s(curve: list[tuple[int, float]], sharing: int, p99_1job_us
     return max(options) if options else None
 
 
-def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, crit: dict) -> Finding | None:
+def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, crit: dict,
+                   device: str = "DB device") -> Finding | None:
+    """Average ``kv_commit_lat`` against what the device the OSD commits to (its WAL, DB or
+    data device: ``device``) predicts."""
     if avg_s is None or not predicted_s:
         return None
     factor = float(crit["commit_latency_factor"])
@@ -121,8 +129,34 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
         return None
     return Finding("commit_latency", [osd],
                    f"kv_commit_lat averages {_ms(avg_s)}, {avg_s / predicted_s:.1f}x the {_ms(predicted_s)} "
-                   f"its DB device's measurement predicts (limit {factor:g}x)",
+                   f"its {device}'s measurement predicts (limit {factor:g}x)",
                    {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s})
+
+
+def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit: dict) -> Finding | None:
+    """``ceph osd perf``: an OSD's commit latency far above its device class's lower quartile
+    (``class_ms``: the class's OSDs with commits in the interval, itself included; an OSD at 0 ms
+    committed nothing and is no peer; fewer than three that committed are no class to compare
+    with), and above a floor below which nothing is worth acting on.
+    The lower quartile, not the median: with three OSDs of which two are slow, the median is slow.
+
+    >>> crit = {"peer_latency_factor": 3.0, "peer_latency_min_ms": 20.0}
+    >>> commit_latency_peers(0, 431.0, [551.0, 431.0, 16.0], crit).rule
+    'commit_latency_peers'
+    >>> commit_latency_peers(1, 168.0, [154.0, 143.0, 168.0], crit) is None
+    True
+    """
+    values = sorted(v for v in class_ms if v > 0)
+    if len(values) < 3 or commit_ms <= 0:  # one or two OSDs that committed are no class to compare with
+        return None
+    ref = values[int((len(values) - 1) * 0.25)]
+    factor, floor = float(crit["peer_latency_factor"]), float(crit["peer_latency_min_ms"])
+    if commit_ms < floor or commit_ms <= factor * ref:
+        return None
+    return Finding("commit_latency_peers", [osd],
+                   f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / ref:.0f}x the {ref:,.0f} ms lower "
+                   f"quartile of the {len(values)} OSDs of its class that committed (limit {factor:g}x, at least {floor:g} ms)",
+                   {"commit_latency_ms": commit_ms, "class_lower_quartile_ms": ref, "class_osds": len(values)})
 
 
 def mclock_vs_device(osd: int, kind: str, capacity: float, per_osd_rate: float | None, crit: dict) -> Finding | None:

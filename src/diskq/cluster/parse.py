@@ -18,6 +18,8 @@ BLUEFS_COUNTERS = ("db_total_bytes", "db_used_bytes", "wal_total_bytes", "wal_us
                    "slow_used_bytes", "bytes_written_slow", "max_bytes_slow")
 #: The BlueStore commit latencies of ``perf dump`` read here.
 KV_LATENCIES = ("kv_sync_lat", "kv_flush_lat", "kv_commit_lat")
+#: A FileStore OSD's latencies (its commits go to the journal, not to BlueFS).
+FILESTORE_LATENCIES = ("journal_latency", "commitcycle_latency", "apply_latency")
 #: Transport prefixes the kernel puts before a model in a device id (``ATA_SAMSUNG_MZ7KM240HMHQ-00005``).
 _TRANSPORTS = ("ATA_",)
 
@@ -50,6 +52,7 @@ class OsdMeta:
     wal: Device | None  #: a dedicated WAL device, else None
     dedicated_db: bool | None  #: None when the metadata does not say
     notes: list[str] = field(default_factory=list)
+    journal: Device | None = None  #: a FileStore OSD's journal (a file or a device)
 
 
 def _int(value) -> int | None:
@@ -150,11 +153,19 @@ def _one_osd(meta: dict) -> OsdMeta:
     shared = _bool01(meta.get("bluefs_single_shared_device"))
     if dedicated is None and shared is not None:
         dedicated = not shared
-    db = wal = None
+    db_names = str(meta.get("bluefs_db_devices") or "").strip()
+    if dedicated is None and store != "filestore" and db_names and db_names != str(meta.get("bluestore_bdev_devices") or "").strip():
+        # neither flag, but bluefs_db_* names a device other than the main one: that is a DB device
+        dedicated = True
+        notes.append(f"no bluefs_dedicated_db flag in the metadata; DB device read from bluefs_db_devices ({db_names})")
+    db = wal = journal = None
     if store == "filestore":
-        notes.append("FileStore OSD: no BlueFS, no DB device to judge")
-        data = Device(names=[n for n in [str(meta.get("backend_filestore_dev_node") or "")] if n and n != "unknown"],
-                      rotational=_bool01(meta.get("rotational")))
+        node = str(meta.get("backend_filestore_dev_node") or "")
+        data = Device(names=[node] if node and node != "unknown" else [], rotational=_bool01(meta.get("rotational")))
+        jpath = str(meta.get("osd_journal") or "").strip()
+        journal = Device(names=[jpath] if jpath else [], rotational=_bool01(meta.get("journal_rotational")))
+        notes.append("FileStore OSD: commits go to its journal" + (f" ({jpath})" if jpath else "")
+                     + ", not to BlueFS; no DB device to judge")
     elif dedicated:
         db = _device(meta, "bluefs_db", ids)
     if _bool01(meta.get("bluefs_dedicated_wal")):
@@ -164,7 +175,7 @@ def _one_osd(meta: dict) -> OsdMeta:
                      "identify, such as bcache): models unknown")
     return OsdMeta(osd=int(meta["id"]), host=_str(meta.get("hostname")), objectstore=_str(store),
                    version=_str(meta.get("ceph_version_short")) or _version(meta.get("ceph_version")),
-                   data=data, db=db, wal=wal, dedicated_db=dedicated, notes=notes)
+                   data=data, db=db, wal=wal, dedicated_db=dedicated, notes=notes, journal=journal)
 
 
 def _version(text) -> str | None:
@@ -187,7 +198,7 @@ class PerfDump:
     bluefs: dict[str, int]
     latencies: dict[str, Latency]
     missing: list[str]  #: counters this output does not hold (an older release, FileStore)
-
+    store: str = "bluestore"  #: "filestore" when the dump has a filestore section and no bluefs
 
 def perf_dump(data) -> PerfDump:
     """``ceph tell osd.N perf dump`` / ``ceph daemon osd.N perf dump``. A sample, cut from a
@@ -207,9 +218,13 @@ def perf_dump(data) -> PerfDump:
         raise InvalidInput("perf dump: expected a JSON object (ceph tell osd.N perf dump)")
     bluefs_in = data.get("bluefs") if isinstance(data.get("bluefs"), dict) else {}
     store = data.get("bluestore") if isinstance(data.get("bluestore"), dict) else {}
+    if not bluefs_in and not store and isinstance(data.get("filestore"), dict):
+        # FileStore: the journal takes the commits; there is no BlueFS to report as 0 of 0
+        lat = {k: v for k in FILESTORE_LATENCIES if (v := _latency(data["filestore"].get(k))) is not None}
+        return PerfDump({}, lat, [f"filestore.{k}" for k in FILESTORE_LATENCIES if k not in lat], "filestore")
     missing = []
     if not bluefs_in:
-        missing.append("bluefs section (FileStore, or not a BlueStore OSD)")
+        missing.append("bluefs section (not a BlueStore OSD's dump)")
     bluefs = {}
     for key in BLUEFS_COUNTERS:
         value = bluefs_in.get(key)
@@ -230,6 +245,13 @@ def perf_dump(data) -> PerfDump:
     return PerfDump(bluefs, latencies, missing)
 
 
+def _latency(c) -> Latency | None:
+    if isinstance(c, dict) and isinstance(c.get("avgcount"), int) and c["avgcount"] > 0 \
+            and isinstance(c.get("sum"), (int, float)):
+        return Latency(float(c["sum"]) / c["avgcount"], int(c["avgcount"]))
+    return None
+
+
 @dataclass
 class DfRow:
     osd: int
@@ -237,6 +259,7 @@ class DfRow:
     status: str | None
     kb: int | None = None
     kb_used_meta: int | None = None
+    host: str | None = None  #: the CRUSH host above it (``osd df tree``, ``osd tree``)
 
 
 def osd_df(data) -> dict[int, DfRow]:
@@ -253,12 +276,14 @@ def osd_df(data) -> dict[int, DfRow]:
         return _osd_df_text(data)
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise InvalidInput("osd df: expected the JSON of `ceph osd df -f json` (with nodes)")
+    hosts = {c: str(n.get("name")) for n in data["nodes"] if isinstance(n, dict) and n.get("type") == "host"
+             for c in (n.get("children") if isinstance(n.get("children"), list) else [])}
     out = {}
     for n in data["nodes"]:
         osd = _int(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
         if osd is not None and osd >= 0:
             out[osd] = DfRow(osd, _str(n.get("device_class")), _str(n.get("status")),
-                             _int(n.get("kb")), _int(n.get("kb_used_meta")))
+                             _int(n.get("kb")), _int(n.get("kb_used_meta")), hosts.get(osd))
     return out
 
 
@@ -268,12 +293,16 @@ def _osd_df_text(text: str) -> dict[int, DfRow]:
     if head is None:
         raise InvalidInput("osd df: no header line starting with ID CLASS")
     out = {}
+    host = None
     for ln in lines:
         tok = ln.split()
+        if len(tok) >= 2 and "host" in tok[:-1] and _int(tok[0]) is not None and int(tok[0]) < 0:
+            host = tok[tok.index("host") + 1]  # a tree's host row: the OSDs below it are its own
+            continue
         if len(tok) < 3 or _int(tok[0]) is None or int(tok[0]) < 0:
             continue
         status = next((t for t in tok if t in ("up", "down", "destroyed")), None)
-        out[int(tok[0])] = DfRow(int(tok[0]), tok[1], status)
+        out[int(tok[0])] = DfRow(int(tok[0]), tok[1], status, host=host)
     return out
 
 
@@ -304,4 +333,59 @@ def inventory(data) -> list[InventoryDevice]:
         out.append(InventoryDevice(str(d["path"]), d.get("device_id") or None, name or None,
                                    int(size) if isinstance(size, (int, float)) else None,
                                    _bool01(sys_api.get("rotational"))))
+    return out
+
+
+@dataclass
+class OsdPerfRow:
+    """One OSD of ``ceph osd perf``: the mgr's recent commit and apply latency (ms)."""
+
+    osd: int
+    commit_ms: float
+    apply_ms: float | None
+
+
+def osd_perf(data) -> dict[int, OsdPerfRow]:
+    """``ceph osd perf`` (the table) or ``ceph osd perf -f json`` (``osdstats.osd_perf_infos``
+    from Nautilus on, ``osd_perf_infos`` before). A sample (Pacific 16.2.9, Rook)::
+
+        osd  commit_latency(ms)  apply_latency(ms)
+          4                  17                 17
+          0                 660                660
+
+    Luminous names the columns ``fs_commit_latency(ms)`` and ``fs_apply_latency(ms)``. On
+    BlueStore both columns hold the same commit figure.
+
+    >>> osd_perf("osd  commit_latency(ms)  apply_latency(ms)\\n  4  17  17\\n  0  660  660\\n")[0].commit_ms
+    660.0
+    """
+    if isinstance(data, dict):
+        stats = data.get("osdstats") if isinstance(data.get("osdstats"), dict) else data
+        infos = stats.get("osd_perf_infos")
+        if not isinstance(infos, list):
+            raise InvalidInput("osd perf: expected osd_perf_infos (ceph osd perf -f json)")
+        out = {}
+        for i in infos:
+            p = i.get("perf_stats") if isinstance(i, dict) and isinstance(i.get("perf_stats"), dict) else None
+            if p is None or _int(i.get("id")) is None or not isinstance(p.get("commit_latency_ms"), (int, float)):
+                continue
+            apply = p.get("apply_latency_ms")
+            out[int(i["id"])] = OsdPerfRow(int(i["id"]), float(p["commit_latency_ms"]),
+                                           float(apply) if isinstance(apply, (int, float)) else None)
+        return out
+    lines = str(data).splitlines()
+    head = next((ln.split() for ln in lines if ln.split()[:1] == ["osd"] and "commit_latency(ms)" in ln), None)
+    if head is None:
+        raise InvalidInput("osd perf: no header line `osd commit_latency(ms) apply_latency(ms)`")
+    ci = next(i for i, h in enumerate(head) if h.endswith("commit_latency(ms)"))
+    ai = next((i for i, h in enumerate(head) if h.endswith("apply_latency(ms)")), None)
+    out = {}
+    for ln in lines:
+        tok = ln.split()
+        if len(tok) != len(head) or _int(tok[0]) is None:
+            continue
+        try:
+            out[int(tok[0])] = OsdPerfRow(int(tok[0]), float(tok[ci]), float(tok[ai]) if ai is not None else None)
+        except ValueError:
+            continue
     return out

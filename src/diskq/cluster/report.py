@@ -14,8 +14,11 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from diskq.cluster import judge
+from diskq.cluster import explain, health_findings, judge
 from diskq.cluster.inputs import Inputs
+from diskq.cluster.merge import encrypted as inp_encrypted
+from diskq.cluster.merge import merge_volumes, places
+from diskq.cluster.models import Matcher, per_osd_rate  # noqa: F401  (per_osd_rate: part of this module's face)
 from diskq.cluster.parse import OsdMeta
 
 FORMAT = "diskq-cluster"
@@ -26,67 +29,6 @@ _MCLOCK_RELEASE = 17  # mclock_scheduler is the default op queue from Quincy
 def _major(version: str | None) -> int | None:
     m = re.match(r"(\d+)\.", version or "")
     return int(m.group(1)) if m else None
-
-
-class Matcher:
-    """Models -> database facts, each model looked up once."""
-
-    def __init__(self, db: Path | None, aliases: dict[str, str] | None = None):
-        self.db, self.aliases, self.cache = db, dict(aliases or {}), {}
-        self.notes: list[str] = []
-
-    def facts(self, model: str | None) -> dict | None:
-        if not model or self.db is None:
-            return None
-        if model not in self.cache:
-            self.cache[model] = self._lookup(model)
-        return self.cache[model]
-
-    def _query(self, model: str) -> str:
-        from diskq.database.keys import compact
-
-        for part, name in self.aliases.items():
-            if compact(part) and compact(part) in compact(model):
-                return name
-        return model
-
-    def _lookup(self, model: str) -> dict | None:
-        from diskq.database.lookup import lookup
-        from diskq.database.matching import EXACT
-        from diskq.database.settings import setting_slug
-
-        query = self._query(model)
-        matches = lookup(self.db, query, limit=3)
-        if not matches or matches[0].kind != EXACT:
-            if matches and matches[0].kind == "candidate":  # several models fit: none is assumed
-                self.notes.append(f"{model}: names several models in the database "
-                                  f"({', '.join(sorted({m.device['model'] for m in matches}))}); not used "
-                                  "(map it with --as if you know which)")
-            elif matches and matches[0].is_match:
-                self.notes.append(f"{model}: only a near match in the database ({matches[0].device['model']}); "
-                                  "not used (map it with --as if it is the same drive)")
-            return None
-        d = matches[0].device
-        curve = [(p["numjobs"], p["iops"]) for p in matches[0].curves.get(setting_slug(d["cache"], d["cache_knob"]), [])
-                 if d["cache"]]
-        return {"model": d["model"], "query": query, "tier": d["ceph_waldb"], "iops_1job": d["iops_1job"],
-                "max_iops": d["max_iops"], "p99_sync_us": d["p99_sync_us"], "osds_per_device": d["osds_per_device"],
-                "osds_limited_by_sweep": d["osds_limited_by_sweep"], "curve": curve, "cache": d["cache"]}
-
-
-def per_osd_rate(curve: list[tuple[int, float]], n: int) -> float | None:
-    """Commits/s each of ``n`` OSDs gets from the device, read so as not to understate it:
-    IOPS(M)/M at the largest measured M <= n, and never more than the peak IOPS / n.
-
-    >>> per_osd_rate([(1, 1000.0), (4, 2000.0), (8, 2400.0)], 6)
-    400.0
-    """
-    pts = sorted((int(m), float(x)) for m, x in curve if x and x > 0)
-    below = [(m, x) for m, x in pts if m <= n]
-    if not pts or not below or n < 1:
-        return None
-    m, x = below[-1]
-    return min(x / m, max(x for _, x in pts) / n)
 
 
 def _db_key(o: OsdMeta) -> str | None:
@@ -113,14 +55,19 @@ def _mclock(o: OsdMeta, kind: str, inp: Inputs, crit: dict) -> dict:
     return {"option": option, "value": float(crit[f"mclock_default_{kind}"]), "source": "Ceph's default"}
 
 
-def _op_queue(o: OsdMeta, inp: Inputs) -> str | None:
-    if "osd_op_queue" in inp.config_show.get(o.osd, {}):
-        return inp.config_show[o.osd]["osd_op_queue"]
+def _option(o: OsdMeta, inp: Inputs, option: str) -> str | None:
+    """An option in force on ``o``: its config show, else the config dump (OSD, osd, global)."""
+    if option in inp.config_show.get(o.osd, {}):
+        return inp.config_show[o.osd][option]
     for who in (f"osd.{o.osd}", "osd", "global"):
         for e in inp.config or []:
-            if e.who == who and e.option == "osd_op_queue":
+            if e.who == who and e.option == option:
                 return e.value
     return None
+
+
+def _op_queue(o: OsdMeta, inp: Inputs) -> str | None:
+    return _option(o, inp, "osd_op_queue")
 
 
 def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None) -> dict:
@@ -135,7 +82,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     osds = inp.osds or _osds_without_metadata(inp)
     if inp.osds is None:
         missing.append("no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
-                       + (f"; {len(osds)} OSDs known from osd df or config dump only" if osds else ""))
+                       + (f"; {len(osds)} OSDs known from the other outputs only" if osds else ""))
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
     if not inp.perf and osds:
@@ -146,6 +93,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     known = {o.osd for o in osds}
     for osd in sorted(set(inp.perf) - known):
         missing.append(f"perf dump of osd.{osd}, which the metadata does not list: not judged")
+    merge_volumes(osds, inp)
 
     groups: dict[str, list[OsdMeta]] = {}
     for o in osds:
@@ -197,23 +145,39 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         if o.wal is not None:
             wal_groups.setdefault(o.wal.device_id or f"{o.host or '?'}:{','.join(o.wal.names) or '?'}", []).append(o.osd)
     sharing.update({i: len(ids) for ids in wal_groups.values() for i in ids})
-    spilled = {s.osd: s for s in inp.spills or []}
+    by_id = {o.osd: o for o in osds}
+    place = places(osds, match, sharing, inp)
+    health_doc, spilled = None, set()
+    if inp.checks is not None:
+        found, other = health_findings.from_checks(inp.checks, place, lambda i: _spill_context(by_id.get(i), inp))
+        findings += found
+        spilled = {f.osds[0] for f in found if f.rule == "spillover"}
+        health_doc = {"source": inp.checks_from, "checks": [c.name for c in inp.checks], "other": other}
     rows, capacities = [], {"hdd": {}, "ssd": {}}
     for o in osds:
-        rows.append(_osd_row(o, inp, match, crit, sharing.get(o.osd, 1), spilled.get(o.osd), findings, capacities,
+        rows.append(_osd_row(o, inp, match, crit, sharing.get(o.osd, 1), o.osd in spilled, findings, capacities,
                              missing))
     for kind, caps in capacities.items():
         if f := judge.mclock_spread(kind, caps, crit):
             findings.append(f)
-    for s in inp.spills or []:
-        if s.osd not in known:
-            findings.append(judge.Finding("spillover", [s.osd], f"ceph health detail: {s.line}",
-                                          {"spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes,
-                                           "db_total_bytes": s.total_bytes}))
+    osd_perf = None
+    if inp.osd_perf is not None:
+        classes = {o: r.device_class for o, r in (inp.df or {}).items()}
+        osd_perf, found = health_findings.from_osd_perf(inp.osd_perf, classes, place, crit)
+        findings += found
+    plans = []
+    for name, plan in sorted(inp.batch.items()):
+        summary, found = health_findings.from_batch(name, plan, crit, guide)
+        plans.append(summary)
+        findings += found
+    for f in findings:
+        f.hosts = sorted({p["host"] for i in f.osds if (p := place(i)) and p["host"]})
+        f.drives = sorted({p["drive"] for i in f.osds if (p := place(i)) and p["drive"]})
     unnamed = []
     for name, perf in sorted(inp.perf_unnamed.items()):
         b = perf.bluefs
-        unnamed.append({"file": name, "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN},
+        unnamed.append({"file": name, "store": perf.store,
+                        "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN} if perf.store != "filestore" else None,
                         "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
                         "dedicated_db": (b.get("slow_total_bytes") or 0) > 0, "missing": perf.missing})
         if (b.get("slow_total_bytes") or 0) > 0 and b.get("slow_used_bytes"):
@@ -231,6 +195,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
                     "osds_flagged": len({i for f in findings for i in f.osds}),
                     "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules}},
         "osds": rows, "db_devices": db_rows, "unnamed_perf_dumps": unnamed, "findings": [asdict(f) for f in findings],
+        "health": health_doc, "plans": plans, "osd_perf": osd_perf, "caveats": _caveats(rows),
         "config_lines": [line for f in findings for line in f.config],
         "missing": missing, "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
@@ -238,8 +203,9 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
 
 
 def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
-    """OSDs that ``osd df`` (with their device class) or per-OSD mClock entries of ``config dump``
-    (whose option names the media Ceph's bench assumed) name, when there is no metadata."""
+    """OSDs that ``osd df`` (with their device class), per-OSD mClock entries of ``config dump``
+    (whose option names the media Ceph's bench assumed), perf dumps named by OSD, ``osd perf``
+    or a host's ``ceph-volume lvm list`` name, when there is no metadata."""
     from diskq.cluster.parse import Device
 
     media: dict[int, bool | None] = {}
@@ -249,8 +215,32 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
         m = re.fullmatch(r"osd\.(\d+)", e.who)
         if m and e.option.startswith("osd_mclock_max_capacity_iops_") and media.get(int(m.group(1))) is None:
             media[int(m.group(1))] = e.option.endswith("_hdd")
-    return [OsdMeta(osd, None, None, None, Device([], rotational=rot), None, None, None,
+    for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs)]:
+        media.setdefault(osd, None)
+    hosts = {osd: row.host for osd, row in (inp.df or {}).items() if row.host}
+    hosts.update({v.osd: h for h, vs in inp.volumes.items() for v in vs if h != "unknown host"})
+    stores = {osd: "filestore" if p.store == "filestore" else "bluestore" for osd, p in inp.perf.items()}
+    return [OsdMeta(osd, hosts.get(osd), stores.get(osd), None, Device([], rotational=rot), None, None, None,
                     ["no metadata: devices unknown"]) for osd, rot in sorted(media.items())]
+
+
+def _spill_context(o: OsdMeta | None, inp: Inputs) -> dict:
+    """What explains a spillover of ``o``: its DB size, release, RocksDB levels, volume policy."""
+    if o is None:
+        return {}
+    rocks = explain.rocksdb_levels(_option(o, inp, "bluestore_rocksdb_options"))
+    return {"db_size": o.db.size_bytes if o.db else None, "major": _major(o.version), "rocksdb": rocks,
+            "policy": _option(o, inp, "bluestore_volume_selection_policy")}
+
+
+def _caveats(rows: list[dict]) -> list[dict]:
+    """Each kind of caveat once, with the OSDs and devices it applies to."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        for c in r.get("caveats") or []:
+            e = out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
+            e["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {c['device']})")
+    return list(out.values())
 
 
 def _common_version(osds: list[OsdMeta]) -> str | None:
@@ -272,30 +262,40 @@ def _osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, 
            "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
     if df and df.status and df.status != "up":
         row["notes"].append(f"{df.status} (osd df / osd tree)")
-    if o.objectstore == "filestore":
+    row["caveats"] = [c for role, dev in (("data", o.data), ("DB", o.db), ("WAL", o.wal)) if dev is not None
+                      for c in explain.caveats(role, dev.names, dev.model, dev.rotational,
+                                               inp_encrypted(inp, o.osd, role))]
+    if o.objectstore == "filestore" or (perf is not None and perf.store == "filestore"):
+        row["commit_device"] = "journal"
+        if o.journal is not None:
+            row["journal"] = asdict(o.journal)
+        if perf is not None:
+            row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
         return row
     if o.db is not None:
         for f in (judge.db_rotational(o.osd, o.db.rotational), judge.db_small(o.osd, o.db.size_bytes, o.data.size_bytes, crit)):
             if f:
                 findings.append(f)
-    if spill is not None:
-        findings.append(judge.Finding("spillover", [o.osd], f"ceph health detail: {spill.line}",
-                                      {"spilled_bytes": spill.spilled_bytes, "db_used_bytes": spill.used_bytes,
-                                       "db_total_bytes": spill.total_bytes}))
     if perf is not None:
         b = perf.bluefs
         row["bluefs"] = {k: b.get(k) for k in BLUEFS_SHOWN}
         row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
         if perf.missing:
             row["notes"].append("perf dump lacks " + ", ".join(perf.missing))
-        if o.db is not None and spill is None and (f := judge.spillover(o.osd, b.get("slow_used_bytes"),
-                                                                         b.get("db_used_bytes"), b.get("db_total_bytes"))):
+        if o.db is not None and not spill and (f := judge.spillover(o.osd, b.get("slow_used_bytes"),
+                                                                     b.get("db_used_bytes"), b.get("db_total_bytes"))):
+            ctx = _spill_context(o, inp)
+            cause, f.fixes, f.config = explain.spillover(o.osd, b.get("slow_used_bytes"), b.get("db_used_bytes"),
+                                                         b.get("db_total_bytes"), ctx["major"], ctx["rocksdb"],
+                                                         ctx["policy"])
+            f.message += f". Cause: {cause}"
             findings.append(f)
         if facts and "kv_commit_lat" in perf.latencies:
             pred = judge.predicted_commit_s(facts["curve"], sharing, facts["p99_sync_us"])
             if pred:
                 row["predicted_commit_ms"] = {"value": round(pred[0] * 1000, 4), "from": pred[1]}
-                if f := judge.commit_latency(o.osd, perf.latencies["kv_commit_lat"].avg_s, pred[0], crit):
+                role = {"wal": "WAL device", "db": "DB device", "data": "data device"}[row["commit_device"]]
+                if f := judge.commit_latency(o.osd, perf.latencies["kv_commit_lat"].avg_s, pred[0], crit, role):
                     f.evidence["prediction"] = pred[1]
                     findings.append(f)
     elif inp.perf:
