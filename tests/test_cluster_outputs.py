@@ -234,7 +234,9 @@ def test_what_is_not_read_is_named(tmp_path, text, what):
     (tmp_path / "x.txt").write_text(text)
     with pytest.raises(InvalidInput) as exc:
         inputs.read_dir(tmp_path)
-    assert what in exc.value.message
+    # one line of message, and why each file was left aside under it
+    assert "no output diskq cluster reads" in exc.value.message
+    assert any(what in reason for reason in exc.value.reasons), exc.value.reasons
 
 
 COMMIT = sorted(n.rstrip("*") + ("_X" if n.endswith("*") else "") for n in checks.COMMIT_PATH)

@@ -12,15 +12,20 @@ from pathlib import Path
 
 def match_model(db: Path, query: str):
     """(the database's exact match for ``query`` or None, its near match or None, the models it
-    names when it names several and none surely): the lookup ``diskq lookup`` runs."""
-    from diskq.database.lookup import CANDIDATE, lookup
+    names when it names several and none surely, the product line it names when nothing of that
+    line was measured or None): what ``diskq lookup`` answers, from the one matcher
+    (:func:`diskq.database.lookup.answer`)."""
+    from diskq.database.lookup import CANDIDATE, answer
     from diskq.database.matching import EXACT
 
-    matches = lookup(db, query, limit=3)
+    ans = answer(db, query, limit=3)
+    matches = ans.matches
     if matches and matches[0].kind == EXACT:
-        return matches[0], None, []
-    several = sorted({m.device["model"] for m in matches if m.kind == CANDIDATE})
-    return None, (matches[0] if matches and matches[0].is_match else None), several
+        return matches[0], None, [], None
+    several = sorted({m.device["model"] for m in matches if m.kind == CANDIDATE} |
+                     ({la.line["title"] for la in ans.lines} if ans.ambiguous else set()))
+    line = ans.lines[0].line["title"] if ans.lines and not ans.ambiguous and not matches else None
+    return None, (matches[0] if matches and matches[0].is_match else None), several, line
 
 
 class Matcher:
@@ -49,11 +54,14 @@ class Matcher:
         from diskq.database.settings import setting_slug
 
         query = self._query(model)
-        exact, near, several = match_model(self.db, query)
+        exact, near, several, line = match_model(self.db, query)
         if exact is None:
             if several:  # several models fit: none is assumed
                 self.notes.append(f"{model}: names several models in the database ({', '.join(several)}); not used "
                                   "(map it with --as if you know which)")
+            elif line is not None:
+                self.notes.append(f"{model}: a {line}, not measured with diskq yet (`diskq lookup '{model}'` shows "
+                                  "what is known of it)")
             elif near is not None:
                 self.notes.append(f"{model}: only a near match in the database ({near.device['model']}); "
                                   "not used (map it with --as if it is the same drive)")
