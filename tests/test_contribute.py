@@ -337,3 +337,52 @@ def test_the_cli_says_which_step_failed_in_one_line_without_a_traceback(world, m
     assert run.exit_code != 0
     assert isinstance(run.exception, (SystemExit, ContributionFailed))
     world.unchanged()
+
+
+def test_the_workflow_comments_the_same_row_the_pull_request_body_shows(world):
+    """The step of the pull-request workflow, run here as GitHub runs it (bash, the runner's
+    directories, the base branch's diskq), renders what ``diskq contribute`` put in the body."""
+    import sys
+
+    from tests.test_submission_workflow import _run_block
+
+    out, _ = _run(world, world.options(drive_result(world.tmp)))
+    workspace = world.tmp / "workspace"
+    workspace.mkdir()
+    subprocess.run(["git", "clone", "-q", "-b", out.branch, str(world.fork), str(workspace / "pr")], check=True)
+    subprocess.run(["git", "clone", "-q", str(world.upstream), str(workspace / "base")], check=True)
+    _git(workspace / "pr", "fetch", "-q", str(world.upstream), "main:upstream-main")
+    runner = world.tmp / "runner"
+    (runner / "venv" / "bin").mkdir(parents=True)
+    (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
+    summary = world.tmp / "summary.md"
+    env = {**os.environ, "RUNNER_TEMP": str(runner), "GITHUB_STEP_SUMMARY": str(summary), "PR_NUMBER": "123",
+           "BASE_SHA": _git(workspace / "base", "rev-parse", "HEAD"), "HEAD_SHA": _git(workspace / "pr", "rev-parse", "HEAD")}
+    script = _run_block("Render the row each added submission gives its drive (the comment the pull request gets)")
+    done = subprocess.run(["bash", "-c", script], cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    comment = (runner / "comment" / "comment.md").read_text()
+    assert comment.startswith("<!-- diskq-pr-comment -->\n")
+    assert world.bodies[0].startswith(comment.rstrip("\n"))  # one function, one row, both faces
+    assert "| with it | INTEL SSDSCKKB480G8 |" in comment and "Signature: verified" in comment
+    assert (runner / "comment" / "number").read_text() == "123\n"
+    assert summary.read_text() == comment
+
+
+def test_the_commenting_workflow_runs_nothing_of_the_pull_request_and_checks_the_number():
+    text = (ROOT / ".github" / "workflows" / "submissions-comment.yml").read_text()
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert "actions/checkout" not in code and "pip install" not in code
+    assert "workflows: [submissions]" in code
+    assert "''|*[!0-9]*)" in code and '"$head" != "$RUN_HEAD_SHA"' in code
+    assert "pull-requests: write" in code and "contents:" not in code
+
+
+def test_pr_comment_refuses_paths_outside_submissions_and_renders_a_legacy_file():
+    runner = CliRunner()
+    legacy = next((ROOT / "submissions").rglob("*.json")).relative_to(ROOT)
+    bad = runner.invoke(app, ["pr-comment", "--base", str(ROOT), "--head", str(ROOT), "../etc/passwd"])
+    assert bad.exit_code != 0 and "give paths below submissions/" in bad.exception.message
+    ok = runner.invoke(app, ["pr-comment", "--base", str(ROOT), "--head", str(ROOT), str(legacy)])
+    assert ok.exit_code == 0, ok.output
+    assert f"`{legacy.relative_to('submissions')}`" in ok.stdout and "| today |" in ok.stdout

@@ -137,6 +137,10 @@ def pr_comment_cmd(
     from diskq.contribute.row import build_preview, render_markdown
     from diskq.errors import InvalidInput
 
+    for tree, option in ((base, "--base"), (head, "--head")):
+        if not tree.is_dir():
+            raise InvalidInput(f"{option} {tree} is not a directory", hint="give the checkouts of the base branch "
+                                                                            "and of the pull request")
     rels = []
     for f in files or []:
         parts = Path(f).parts

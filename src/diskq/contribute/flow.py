@@ -114,7 +114,7 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
 
     top = git.toplevel(opts.repo)
     if top is None:
-        raise ContributionFailed("repository", f"{opts.repo} is not in a git clone of diskq",
+        raise ContributionFailed("repository", f"{opts.repo} is not in a git clone of diskq", exit_code=2,
                                  hint="git clone https://github.com/diskq-ceph/diskq && cd diskq, then run it there "
                                       "(or give --repo)")
     upstream = upstream_of(opts.upstream)
@@ -162,7 +162,7 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
     out.published = shown
     done("privacy", "published: " + "; ".join(f"{p.what} {p.value}" for p in shown))
     if not opts.dry_run and not confirm(shown):
-        raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent",
+        raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent", exit_code=4,
                                  hint="leave facts out with --no-name, --hide-serial, --hide-kernel, --hide-hostname, "
                                       "or answer yes (--yes)")
 

@@ -55,7 +55,7 @@ def read_result(path: Path):
     try:
         doc = read_document(path, hint="give the result document diskq bench or import-fio wrote")
     except DiskqError as exc:
-        raise ContributionFailed("check", exc.message, hint=exc.hint) from None
+        raise ContributionFailed("check", exc.message, hint=exc.hint, exit_code=exc.exit_code) from None
     if isinstance(doc, Submission):
         if doc.legacy:
             raise ContributionFailed("check", f"{path} is a legacy submission: only maintainers add those")
@@ -83,7 +83,8 @@ def choose_key(keys_text: str, login: str, key: Path | None, *, home: Path, scra
     if key is not None:
         key = key.expanduser()
         if not key.exists():
-            raise ContributionFailed("key", f"{key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
+            raise ContributionFailed("key", f"{key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519",
+                                     exit_code=2)
         try:
             chosen = ghkeys.Candidate(key, ghkeys.public_line_of(key), "file")
             chosen.blob  # noqa: B018 - parses the line
@@ -109,7 +110,7 @@ def choose_key(keys_text: str, login: str, key: Path | None, *, home: Path, scra
         sudo_user = os.environ.get("SUDO_USER")
         raise ContributionFailed(
             "key", f"running as root, the key would be root's ({chosen.path}): diskq does not sign as root with "
-                   "root's key unless told to",
+                   "root's key unless told to", exit_code=4,
             hint=(f"run it as yourself: sudo -u {sudo_user} diskq contribute ..." if sudo_user else
                   "run diskq contribute as your own user") + ", or add --sign-as-root if root's key is on your "
                                                              "GitHub account")
@@ -149,7 +150,7 @@ def sign(result, *, login: str, name: str | None, key: ghkeys.Candidate):
     try:
         return sign_submission(sub, key.path, principal=login)
     except DiskqError as exc:
-        raise ContributionFailed("sign", exc.message, hint=exc.hint) from None
+        raise ContributionFailed("sign", exc.message, hint=exc.hint, exit_code=exc.exit_code) from None
 
 
 def stage(repo: Path, base_commit: str, signed: Submission, scratch: Path) -> tuple[Path, Path, str, bool]:
