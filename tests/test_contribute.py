@@ -386,3 +386,69 @@ def test_pr_comment_refuses_paths_outside_submissions_and_renders_a_legacy_file(
     ok = runner.invoke(app, ["pr-comment", "--base", str(ROOT), "--head", str(ROOT), str(legacy)])
     assert ok.exit_code == 0, ok.output
     assert f"`{legacy.relative_to('submissions')}`" in ok.stdout and "| today |" in ok.stdout
+
+
+def test_bench_contribute_hands_the_written_result_to_contribute(world, monkeypatch):
+    """``bench --contribute``: the bench itself is covered by its own tests; here it is replaced
+    by its outcome (the path of a contributable result) to see the hand-over. Run as root, the
+    contribution stops at the key step with the way on; as anyone else it opens the pull request."""
+    import diskq.cli.bench as bench_cli
+
+    result = drive_result(world.tmp)
+    monkeypatch.setattr(bench_cli, "_bench", lambda *a, **k: result)
+    home = world.tmp / "home"
+    (home / ".ssh").mkdir(parents=True)
+    shutil.copy(world.key, home / ".ssh" / "id_ed25519")
+    shutil.copy(f"{world.key}.pub", home / ".ssh" / "id_ed25519.pub")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.setattr(flow, "upstream_of", lambda option: "diskq-ceph/diskq")
+    monkeypatch.chdir(world.clone)
+    run = CliRunner().invoke(app, ["bench", str(world.tmp / "x.img"), "--contribute"], input="y\n")
+    assert f"contributing {result}" in run.stderr
+    assert "published with the pull request" in run.stderr and "GitHub login: octocat" in run.stderr
+    if os.geteuid() == 0:
+        assert isinstance(run.exception, ContributionFailed) and run.exception.step == "key"
+        assert "--sign-as-root" in run.exception.hint
+        world.unchanged()
+    else:
+        assert run.exit_code == 0, run.output
+        assert run.stdout.strip().endswith("https://github.com/diskq-ceph/diskq/pull/123")
+
+
+def test_the_key_github_publishes_is_chosen_among_the_contributor_s_files(world, monkeypatch):
+    from diskq.contribute import stage
+
+    home = world.tmp / "home"
+    (home / ".ssh").mkdir(parents=True)
+    keygen(home / ".ssh", "ed25519")  # first in line, but not on GitHub
+    ecdsa = keygen(home / ".ssh", "ecdsa")
+    world.keys_text = public_line(ecdsa) + "\n"
+    chosen = stage.choose_key(world.keys_text, "octocat", None, home=home, scratch=world.tmp, sign_as_root=True)
+    assert chosen.path == ecdsa and chosen.where == "file"
+
+
+@pytest.mark.skipif(shutil.which("ssh-agent") is None or shutil.which("ssh-add") is None, reason="needs ssh-agent")
+def test_a_key_held_only_by_ssh_agent_signs_the_contribution(world, monkeypatch):
+    import time
+
+    home = world.tmp / "agent-home"
+    home.mkdir()
+    sock = world.tmp / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(sock)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        env = {**os.environ, "SSH_AUTH_SOCK": str(sock)}
+        subprocess.run(["ssh-add", "-q", str(world.key)], env=env, check=True, capture_output=True)
+        world.key.unlink()  # the private key is in the agent only
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(sock))
+        monkeypatch.setattr(Path, "home", classmethod(lambda cls: home))
+        out, said = _run(world, world.options(drive_result(world.tmp), key=None))
+        assert any(step == "key" and "ssh-agent" in text for step, text in said)
+        assert out.url and len(_validate_pushed(world, out.branch)) == 2
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)

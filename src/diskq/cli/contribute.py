@@ -57,12 +57,10 @@ def _confirm_with(yes: bool):
             err.print(f"  {p.what}: {p.value}{removable}", markup=False, highlight=False, soft_wrap=True)
         if yes:
             return True
-        import sys
-
-        if not sys.stdin.isatty():
-            err.print("not asked (no terminal): give --yes to go on")
+        try:
+            return typer.confirm("publish this?", default=False, err=True)
+        except (typer.Abort, EOFError):  # no answer (stdin closed): nothing is published
             return False
-        return typer.confirm("publish this?", default=False, err=True)
 
     return confirm
 
