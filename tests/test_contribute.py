@@ -82,7 +82,7 @@ class World:
         monkeypatch.setattr(ghkeys, "published_keys", lambda login, **kw: self.keys_text)
         self.gh_calls: list[list[str]] = []
         self.bodies: list[str] = []
-        self.answers = {"login": "login", "fork": "fork", "pr": "pr_create"}
+        self.answers = {"login": "login", "protocol": "protocol", "fork": "fork", "pr": "pr_create"}
         self.gh_installed = True
         real_run, real_which = proc.run, proc.which
 
@@ -90,7 +90,7 @@ class World:
             if argv[0] != "gh":
                 return real_run(argv, **kw)
             self.gh_calls.append(list(argv))
-            entry = next(RECORDING[self.answers[k]] for k in ("login", "fork", "pr")
+            entry = next(RECORDING[self.answers[k]] for k in ("login", "protocol", "fork", "pr")
                          if argv[:len(RECORDING[self.answers[k]]["argv"])] == RECORDING[self.answers[k]]["argv"])
             if argv[1:3] == ["pr", "create"]:
                 self.bodies.append(Path(argv[argv.index("--body-file") + 1]).read_text())
@@ -152,7 +152,7 @@ def test_a_recorded_drive_result_goes_to_an_open_pull_request_in_one_command(wor
                  "preview", "commit", "fork", "push", "pull-request"):
         assert step in steps
     # gh: who is logged in, the fork, the pull request (into main, from the fork's branch)
-    assert [c[1:3] for c in world.gh_calls] == [["api", "user"], ["repo", "fork"], ["pr", "create"]]
+    assert [c[1:3] for c in world.gh_calls] == [["api", "user"], ["config", "get"], ["repo", "fork"], ["pr", "create"]]
     create = world.gh_calls[-1]
     assert create[create.index("--head") + 1] == f"octocat:{out.branch}"
     assert create[create.index("--base") + 1] == "main"
@@ -452,3 +452,42 @@ def test_a_key_held_only_by_ssh_agent_signs_the_contribution(world, monkeypatch)
     finally:
         agent.terminate()
         agent.wait(timeout=10)
+
+
+def test_the_keys_become_the_allowed_signers_lines_the_workflow_writes(tmp_path):
+    """The workflow's own step (its shell, with curl and gh standing for GitHub: they print the
+    keys an account publishes) and :func:`allowed_signers_text` make the same lines."""
+    from tests.test_submission_workflow import _run_block
+
+    keys = [public_line(keygen(tmp_path, kind, f"k-{kind}")) for kind in ("ed25519", "ecdsa", "rsa")]
+    auth = f"{keys[0]}\n{keys[1]}\n{keys[0]}\n"  # GitHub lists a key once; a repeat must not count twice
+    signing = keys[2] + " signing\n"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "curl").write_text(f"#!/bin/sh\nprintf '%s' '{auth}'\n")
+    (fake / "gh").write_text(f"#!/bin/sh\nprintf '%s' '{signing}'\n")
+    for tool in ("curl", "gh"):
+        (fake / tool).chmod(0o755)
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "RUNNER_TEMP": str(runner), "AUTHOR": "OctoCat"}
+    done = subprocess.run(["bash", "-c", _run_block("Fetch the author's public SSH keys from GitHub")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (runner / "allowed_signers").read_text() == ghkeys.allowed_signers_text("OctoCat", auth + "\n" + signing)
+    assert len((runner / "allowed_signers").read_text().splitlines()) == 3
+
+
+def test_hide_hostname_replaces_the_host_s_name_in_notes_and_nothing_else():
+    from diskq.contribute.privacy import published, reduce
+    from diskq.result import Device, Method, ResultDocument
+
+    doc = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(kernel="6.1.0"),
+                         device=Device(path="/dev/sdb", model="X", notes=["smartctl on db7: ok", "db77 is another"]))
+    shown = published(doc, login="octocat", name="Jane", key_fingerprint=None, hostname="db7")
+    assert [p.what for p in shown if p.option == "--hide-hostname"] == ["host name in device.notes[0]"]
+    reduced = reduce(doc, Reduction(hide_hostname=True), hostname="db7")
+    assert reduced.device.notes == ["smartctl on HOST: ok", "db77 is another"]
+    assert reduced.method.kernel == "6.1.0" and reduced.created == doc.created
+    assert not [p for p in published(reduced, login="octocat", name=None, key_fingerprint=None, hostname="db7")
+                if p.option == "--hide-hostname"]

@@ -247,6 +247,8 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
             return
         step = "fork"
         if push_remote is None:
+            if gh.git_protocol() == "ssh":
+                fork_url = f"git@github.com:{login}/{name}.git"
             gh.fork(upstream)
             if FORK_REMOTE in remotes:
                 raise ContributionFailed("fork", f"the remote {FORK_REMOTE} exists and is not {fork_url}",
@@ -258,7 +260,7 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
         else:
             done("fork", f"not needed: the remote {push_remote} is the fork")
         step = "push"
-        git.git(top, "push", push_remote, f"{commit}:refs/heads/{branch}")
+        git.git(top, "push", push_remote, f"{commit}:refs/heads/{branch}", env={"GIT_TERMINAL_PROMPT": "0"})
         undo.append(("pushed branch", ["push", push_remote, "--delete", branch]))
         done("push", f"{branch} to {push_remote}")
         step = "pull-request"

@@ -1,8 +1,9 @@
 """The GitHub command-line tool, ``gh``: the one place diskq calls it (through
 :func:`diskq.proc.run`, which tests replace with a recording of gh's answers).
 
-Used for three things only: who is logged in (``gh api user``), forking the project
-(``gh repo fork``) and opening the pull request (``gh pr create``). Without gh, or logged out,
+Used for four things only: who is logged in (``gh api user``), the git protocol it is set to use
+(``gh config get git_protocol``), forking the project (``gh repo fork``) and opening the pull
+request (``gh pr create``). Without gh, or logged out,
 ``diskq contribute`` prepares the branch and prints the commands that finish the job.
 """
 
@@ -37,6 +38,15 @@ def login() -> str | None:
         return _gh("api", "user", "--jq", ".login", timeout=60).strip() or None
     except GhFailed:
         return None
+
+
+def git_protocol() -> str:
+    """``ssh`` or ``https``: how gh is set to talk to GitHub's git (``gh config get git_protocol``),
+    so the fork's remote is one the contributor's credentials push to."""
+    try:
+        return "ssh" if _gh("config", "get", "git_protocol", timeout=30).strip() == "ssh" else "https"
+    except GhFailed:
+        return "https"
 
 
 def fork(upstream: str) -> None:
