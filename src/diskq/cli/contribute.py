@@ -49,13 +49,13 @@ def _say(step: str, text: str) -> None:
 
 
 def _confirm_with(yes: bool):
-    def confirm(published) -> bool:
+    def confirm(published, ask: bool) -> bool:
         err = stderr_console()
         err.print("[bold]published with the pull request[/] (anyone can read it):")
         for p in published:
             removable = f"  (leave out: {p.option})" if p.option else f"  ({p.why})" if p.why else ""
             err.print(f"  {p.what}: {p.value}{removable}", markup=False, highlight=False, soft_wrap=True)
-        if yes:
+        if yes or not ask:
             return True
         try:
             return typer.confirm("publish this?", default=False, err=True)

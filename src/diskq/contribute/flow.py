@@ -100,9 +100,10 @@ def _base_ref(repo: Path, option: str | None, remotes: dict[str, str], upstream:
     return f"origin/{BASE_BRANCH}" if git.resolve(repo, f"origin/{BASE_BRANCH}") else "HEAD"
 
 
-def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Callable[[list], bool]) -> Outcome:
-    """Run the steps; ``say(step, text)`` reports each, ``confirm(published)`` is asked before
-    anything leaves the machine (after the privacy step; a dry run does not ask)."""
+def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Callable[[list, bool], bool]) -> Outcome:
+    """Run the steps; ``say(step, text)`` reports each. ``confirm(published, ask)`` is shown what
+    will be published before anything is signed or leaves the machine; with ``ask`` (not in a dry
+    run) its answer decides whether to go on."""
     out = Outcome()
 
     def done(step: str, text: str) -> None:
@@ -160,8 +161,8 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
     hostname = socket.gethostname().split(".")[0]
     reduced, shown = stage.privacy(result, opts.reduction, login=login, name=opts.name, hostname=hostname)
     out.published = shown
-    done("privacy", "published: " + "; ".join(f"{p.what} {p.value}" for p in shown))
-    if not opts.dry_run and not confirm(shown):
+    done("privacy", f"{len(shown)} facts published, {sum(1 for p in shown if p.option)} of them can be left out")
+    if not confirm(shown, not opts.dry_run) and not opts.dry_run:
         raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent", exit_code=4,
                                  hint="leave facts out with --no-name, --hide-serial, --hide-kernel, --hide-hostname, "
                                       "or answer yes (--yes)")

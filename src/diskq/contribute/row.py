@@ -187,8 +187,8 @@ def public_disagreements(p: Preview) -> list[str]:
                 far = judge({"this": mine}, [theirs], max_ratio=limit, what=what,
                             where=f"(cache {r['write_cache']})").far.get("this")
                 if far:
-                    out.append(f"{far.replace('the model', 'the public figure of ' + c['name'])}, "
-                               f"cache {c.get('write_cache')} there")
+                    text = far.replace("the model's public figure", f"{c['name']}'s public figure")
+                    out.append(f"{text}, cache {c.get('write_cache')} there")
     return out
 
 
