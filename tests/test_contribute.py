@@ -494,3 +494,12 @@ def test_hide_hostname_replaces_the_host_s_name_in_notes_and_nothing_else():
     assert reduced.method.kernel == "6.1.0" and reduced.created == doc.created
     assert not [p for p in published(reduced, login="octocat", name=None, key_fingerprint=None, hostname="db7")
                 if p.option == "--hide-hostname"]
+
+
+def test_a_dry_run_without_gh_says_the_commands_it_would_print_and_changes_nothing(world):
+    world.gh_installed = False
+    out, said = _run(world, world.options(drive_result(world.tmp), dry_run=True, login="octocat"))
+    world.unchanged()
+    push = [text for step, text in said if step == "push"]
+    assert push and push[0].startswith(f"without gh, would print: git remote add fork {FORK_URL}; git push fork ")
+    assert "| with it |" in out.body and world.gh_calls == []

@@ -221,6 +221,10 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
                                  hint=f"remotes: {', '.join(remotes) or 'none'}")
     if opts.dry_run:
         done("commit", f"would commit {', '.join(files)} on a new branch {branch} from {base_commit[:12]}")
+        if gh_login is None:
+            _finish_by_hand(out, push_remote, fork_url, branch, compare, upstream)
+            done("push", "without gh, would print: " + "; ".join(out.commands) + f"; then open {compare}")
+            return
         if push_remote is None:
             done("fork", f"would fork {upstream} (gh repo fork) and add the remote {FORK_REMOTE} {fork_url}")
         done("push", f"would run: git push {push_remote or FORK_REMOTE} {branch}")
