@@ -503,3 +503,25 @@ def test_a_dry_run_without_gh_says_the_commands_it_would_print_and_changes_nothi
     push = [text for step, text in said if step == "push"]
     assert push and push[0].startswith(f"without gh, would print: git remote add fork {FORK_URL}; git push fork ")
     assert "| with it |" in out.body and world.gh_calls == []
+
+
+def test_the_same_figures_under_another_date_fail_at_validate(world):
+    result = drive_result(world.tmp)
+    out, _ = _run(world, world.options(result))
+    _git(world.clone, "push", "-q", str(world.upstream), f"{out.branch}:main")  # merged
+    _git(world.clone, "fetch", "-q", "origin")
+    _git(world.clone, "branch", "-D", out.branch)
+    doc = json.loads(result.read_text())
+    doc["created"] = "2026-02-02T00:00:00Z"  # another id, the same measurement
+    result.write_text(json.dumps(doc))
+    world.before = world.snapshot()
+    error = _fails(world, world.options(result), "validate", hint="nothing was changed")
+    assert "the pull-request check would refuse it" in error.message
+
+
+def test_a_public_key_without_its_private_half_fails_at_sign(world, monkeypatch):
+    alone = world.tmp / "alone"
+    alone.mkdir()
+    shutil.copy(f"{world.key}.pub", alone / "id_ed25519.pub")
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    _fails(world, world.options(drive_result(world.tmp), key=alone / "id_ed25519.pub"), "sign", hint="ssh-agent")

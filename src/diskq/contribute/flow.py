@@ -104,6 +104,15 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
     """Run the steps; ``say(step, text)`` reports each. ``confirm(published, ask)`` is shown what
     will be published before anything is signed or leaves the machine; with ``ask`` (not in a dry
     run) its answer decides whether to go on."""
+    try:
+        return _contribute(opts, say, confirm)
+    except ContributionFailed as exc:
+        if exc.hint is None:  # a step before commit: nothing was made, nothing to undo
+            exc.hint = "nothing was changed: fix the cause and run the same command again"
+        raise
+
+
+def _contribute(opts: Options, say, confirm) -> Outcome:
     out = Outcome()
 
     def done(step: str, text: str) -> None:
