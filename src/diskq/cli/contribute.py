@@ -15,9 +15,9 @@ CONTRIBUTE_HELP = """Contribute a result to the device database: check, sign, va
 Run it as yourself (not root) in your clone of diskq. In order, each step said as it is done:
 check (a complete result of a drive one can buy, not a loop, RAM, file or virtual disk), the
 repository and its base branch, your GitHub login (--github, or gh's), the keys GitHub publishes
-for you (https://github.com/LOGIN.keys and your signing keys), what will be published (shown, and
-asked about before anything is signed or sent), the key to sign with (-f, else the first key in
-~/.ssh or ssh-agent that GitHub publishes for you), sign, stage, validate exactly as the
+for you (https://github.com/LOGIN.keys and your signing keys), the key to sign with (-f, else
+the first key in ~/.ssh or ssh-agent that GitHub publishes for you), what will be published
+(shown, and asked about before anything is signed or sent), sign, stage, validate exactly as the
 pull-request check will, preview the row the drive gets, then commit on a new branch (your
 working tree is not touched), fork if needed, push, and open the pull request with gh.
 

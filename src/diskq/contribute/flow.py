@@ -1,7 +1,7 @@
 """``diskq contribute``: the steps from a result document to an open pull request, in order,
 each undone when a later one fails.
 
-    check, repository, login, github-keys, privacy, key, sign, stage, validate, preview
+    check, repository, login, github-keys, key, privacy, sign, stage, validate, preview
         (this machine only: see :mod:`diskq.contribute.stage`)
     commit      a branch with the file and the signer line (git plumbing: nothing checked out changes)
     fork        with gh, when no remote is the contributor's fork: ``gh repo fork`` and a remote ``fork``
@@ -167,21 +167,22 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
                                  hint="add yours at https://github.com/settings/keys, then run the same command again")
     done("github-keys", f"{count} key(s) of {login} from {where}")
 
-    hostname = socket.gethostname().split(".")[0]
-    reduced, shown = stage.privacy(result, opts.reduction, login=login, name=opts.name, hostname=hostname)
-    out.published = shown
-    done("privacy", f"{len(shown)} facts published, {sum(1 for p in shown if p.option)} of them can be left out")
-    if not confirm(shown, not opts.dry_run) and not opts.dry_run:
-        raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent", exit_code=4,
-                                 hint="leave facts out with --no-name, --hide-serial, --hide-kernel, --hide-hostname, "
-                                      "or answer yes (--yes)")
-
     with tempfile.TemporaryDirectory(prefix="diskq-contribute-") as tmp:
         scratch = Path(tmp)
         (scratch / "agent").mkdir()
         key = stage.choose_key(keys_text, login, opts.key, home=Path.home(), scratch=scratch / "agent",
                                sign_as_root=opts.sign_as_root)
         done("key", f"{key.fingerprint} ({key.where} {key.path}), published by GitHub for {login}")
+
+        hostname = socket.gethostname().split(".")[0]
+        reduced, shown = stage.privacy(result, opts.reduction, login=login, name=opts.name, hostname=hostname,
+                                       key_fingerprint=key.fingerprint)
+        out.published = shown
+        done("privacy", f"{len(shown)} facts published, {sum(1 for p in shown if p.option)} of them can be left out")
+        if not confirm(shown, not opts.dry_run) and not opts.dry_run:
+            raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent", exit_code=4,
+                                     hint="leave facts out with --no-name, --hide-serial, --hide-kernel, "
+                                          "--hide-hostname, or answer yes (--yes)")
         signed = stage.sign(reduced, login=login, name=None if opts.reduction.no_name else opts.name, key=key)
         done("sign", f"submission {signed.id} signed as {login}")
         base, head, rel, added = stage.stage(top, base_commit, signed, scratch)
@@ -203,7 +204,7 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
         out.title = f"Add {dev.model}" + (f" ({dev.firmware})" if dev.firmware else "")
         done("preview", f"{previews[0].after['model'] if previews[0].after else dev.model}: the pull request's body "
                         "shows its row")
-        out.branch = opts.branch or f"add-{paths.slugify(dev.model)[:40]}-{signed.id[:8]}"
+        out.branch = opts.branch or f"add-{paths.slugify(dev.model)[:40].rstrip('-')}-{signed.id[:8]}"
         files = {path: head / path}
         if added:
             files["allowed_signers"] = head / "allowed_signers"
@@ -246,7 +247,7 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
     undo: list[tuple[str, list[str]]] = []
     step = "commit"
     try:
-        message = f"{out.title}\n\nSubmission {files and next(iter(files))}, made with diskq contribute.\n"
+        message = f"{out.title}\n\nSubmission {next(iter(files))}, made with diskq contribute.\n"
         commit = git.commit_files(top, base_commit, files, message)
         git.git(top, "branch", branch, commit)
         undo.append(("branch", ["branch", "-D", branch]))

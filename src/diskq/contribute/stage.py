@@ -126,11 +126,12 @@ def _roots(candidate: ghkeys.Candidate) -> bool:
         return True
 
 
-def privacy(result, reduction: Reduction, *, login: str, name: str | None, hostname: str):
+def privacy(result, reduction: Reduction, *, login: str, name: str | None, hostname: str,
+            key_fingerprint: str | None = None):
     """(the result reduced as asked, what a contribution of it publishes). Step ``privacy``."""
     reduced = reduce(result, reduction, hostname=hostname)
     return reduced, published(reduced, login=login, name=None if reduction.no_name else name,
-                              key_fingerprint=None, hostname=hostname)
+                              key_fingerprint=key_fingerprint, hostname=hostname)
 
 
 def sign(result, *, login: str, name: str | None, key: ghkeys.Candidate):
