@@ -525,3 +525,20 @@ def test_a_public_key_without_its_private_half_fails_at_sign(world, monkeypatch)
     shutil.copy(f"{world.key}.pub", alone / "id_ed25519.pub")
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     _fails(world, world.options(drive_result(world.tmp), key=alone / "id_ed25519.pub"), "sign", hint="ssh-agent")
+
+
+def test_a_missing_program_or_a_bad_login_is_named_with_its_step(world, monkeypatch):
+    error = _fails(world, world.options(drive_result(world.tmp), login="not a login"), "login")
+    assert error.exit_code == 2
+    real = proc.run
+
+    def no_git(argv, **kw):
+        if argv[0] == "git":
+            from diskq.errors import ToolMissing
+
+            raise ToolMissing("git", "git")
+        return real(argv, **kw)
+
+    monkeypatch.setattr(proc, "run", no_git)
+    error = _fails(world, world.options(drive_result(world.tmp)), "repository", hint="apt-get install git")
+    assert error.exit_code == 3

@@ -28,9 +28,12 @@ from diskq.contribute import gh, git, stage
 from diskq.contribute import keys as ghkeys
 from diskq.contribute.privacy import Reduction
 from diskq.contribute.row import render_markdown
-from diskq.errors import ContributionFailed
+from diskq.errors import ContributionFailed, DiskqError
 from diskq.submission import paths
 
+#: The steps, in order.
+STEPS = ("check", "repository", "login", "github-keys", "key", "privacy", "sign", "stage", "validate", "preview",
+         "commit", "fork", "push", "pull-request")
 #: The branch pull requests go to.
 BASE_BRANCH = "main"
 FORK_REMOTE = "fork"
@@ -104,12 +107,23 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
     """Run the steps; ``say(step, text)`` reports each. ``confirm(published, ask)`` is shown what
     will be published before anything is signed or leaves the machine; with ``ask`` (not in a dry
     run) its answer decides whether to go on."""
+    said: list[str] = []
+
+    def step_done(step: str, text: str) -> None:
+        said.append(step)
+        say(step, text)
+
     try:
-        return _contribute(opts, say, confirm)
+        return _contribute(opts, step_done, confirm)
     except ContributionFailed as exc:
         if exc.hint is None:  # a step before commit: nothing was made, nothing to undo
             exc.hint = "nothing was changed: fix the cause and run the same command again"
         raise
+    except (DiskqError, git.GitFailed, gh.GhFailed) as exc:  # a missing program, a bad value: the step it stopped
+        later = [s for s in STEPS if s not in said]
+        raise ContributionFailed(later[0] if later else STEPS[-1], getattr(exc, "message", str(exc)),
+                                 hint=getattr(exc, "hint", None) or "fix the cause and run the same command again",
+                                 exit_code=getattr(exc, "exit_code", None)) from None
 
 
 def _contribute(opts: Options, say, confirm) -> Outcome:
@@ -191,7 +205,6 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
         stage.validate(head, base, rel, signed, login=login, keys_text=keys_text, scratch=scratch)
         done("validate", "passes validate --contribution against GitHub's keys and signers check-pr")
         from diskq.contribute.row import build_preview
-        from diskq.errors import DiskqError
 
         try:
             previews = build_preview(base, head, [rel])

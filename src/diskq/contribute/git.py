@@ -93,7 +93,10 @@ def export(repo: Path, commit: str, paths: list[str], into: Path) -> None:
     archive = into / ".export.tar"
     git(repo, "archive", "--format=tar", "-o", str(archive), commit, "--", *present)
     with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later: refuse links out, devices...
+            tar.extractall(into, filter="data")
+        else:  # git archive of a commit holds regular files, directories and symbolic links only
+            tar.extractall(into, members=[m for m in tar.getmembers() if m.isfile() or m.isdir()])
     archive.unlink()
 
 
