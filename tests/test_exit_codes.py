@@ -102,6 +102,13 @@ CASES = [
     (["fleet", "candidates", "--path", "/dev/diskq-no-such-device", "--json"], 0, "a list"),
     (["fleet", "report", "{w}/missing"], 2, "no results directory"),
     (["fleet", "report", "{w}/dir"], 2, "no host directories"),
+    # contribute
+    (["contribute", "{w}/missing.json"], 2, "a missing file"),
+    (["contribute", "{w}/corrupt.json"], 2, "not JSON"),
+    (["contribute", "{w}/result.json", "--dry-run", "--repo", "{w}/dir"], 2, "not in a clone"),
+    # pr-comment
+    (["pr-comment", "--base", "{w}/missing", "--head", str(REPO), str(LEGACY.relative_to(REPO))], 2, "no --base"),
+    (["pr-comment", "--base", str(REPO), "--head", str(REPO), "README.md"], 2, "not a submission path"),
     # cluster
     (["cluster", "--from", "{w}/missing"], 2, "no such directory"),
     (["cluster", "--from", "{w}/dir"], 2, "nothing to read"),

@@ -161,6 +161,17 @@ class SignatureError(SubmissionError):
     """Signing failed, or a signature does not verify."""
 
 
+class ContributionFailed(DiskqError):
+    """A step of ``diskq contribute`` failed; ``step`` names it. Whatever the steps before it made
+    (a branch, a remote, a pushed branch) has been undone, so the hint's command resumes."""
+
+    def __init__(self, step: str, message: str, *, hint: str | None = None, exit_code: int | None = None):
+        super().__init__(f"{step}: {message}", hint=hint)
+        self.step = step
+        if exit_code is not None:  # the exit code of the error that failed the step (2: bad input, ...)
+            self.exit_code = exit_code
+
+
 class DatabaseError(DiskqError):
     """devices.db cannot be built, read or is out of date."""
 

@@ -48,6 +48,7 @@ def bench_cmd(
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
     profile: Optional[list[str]] = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
     sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
+    contribute: bool = typer.Option(False, "--contribute", help="then run diskq contribute on the result (in your clone of diskq; see diskq contribute --help)"),
 ) -> None:
     from diskq import signals
     from diskq.bench import output as output_mod, planning, sustained as sustained_mod, target as target_mod
@@ -89,12 +90,19 @@ def bench_cmd(
                 err.print(f"[bold]scratch target[/]: {escape(str(path))} (removed afterwards)", markup=True)
                 from dataclasses import replace
 
-                _bench(path, replace(options, size_given=False), output, as_json, err)  # --size sized it
+                written = _bench(path, replace(options, size_given=False), output, as_json, err)  # --size sized it
         else:
-            _bench(target, options, output, as_json, err)
+            written = _bench(target, options, output, as_json, err)
+    if contribute and written is not None:
+        from diskq.cli.contribute import run_contribution
+        from diskq.contribute.flow import Options
+
+        err.print(f"[bold]contributing {written}[/]")
+        run_contribution(Options(result=written), yes=False)
 
 
-def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
+def _bench(path: str, options, output: Path | None, as_json: bool, err) -> Path | None:
+    """Run the bench and write its document; the document's path when it may be contributed."""
     from diskq import signals
     from diskq.bench import output as output_mod, planning, runner
     from diskq.cli._render import BenchProgress, result_table
@@ -143,8 +151,8 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
         elif (why := not_contributable(doc)) is not None:  # a scratch run, a loop device, a file...
             err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
         else:
-            err.print("to contribute it, sign it as yourself (not root), with the SSH key GitHub knows for you:")
-            err.print(sign_command(written), soft_wrap=True, markup=False, highlight=False)
+            err.print("to contribute it, run as yourself (not root), in your clone of diskq:")
+            err.print(contribute_command(written), soft_wrap=True, markup=False, highlight=False)
     if failure is not None:
         problem = DiskqError(
             f"cannot write the result document to {out}: {failure}",
@@ -156,6 +164,7 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> None:
         raise problem
     if doc.interrupted:
         raise typer.Exit(130)
+    return written if not_contributable(doc) is None else None
 
 
 def _save_partial(doc, output: Path | None, err) -> None:
@@ -219,6 +228,17 @@ def sign_command(path: Path) -> str:
     import shlex
 
     return f"  diskq sign {shlex.quote(str(path))} -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
+
+
+def contribute_command(path: Path) -> str:
+    """The command that contributes ``path``, quoted for a POSIX shell, on one line.
+
+    >>> contribute_command(Path("/tmp/my result.json"))
+    "  diskq contribute '/tmp/my result.json'"
+    """
+    import shlex
+
+    return f"  diskq contribute {shlex.quote(str(path))}"
 
 
 def default_name(doc) -> str:

@@ -261,46 +261,12 @@ def validate_cmd(
     no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
     contribution: bool = typer.Option(False, "--contribution", help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model"),
 ) -> None:
-    from diskq.submission import duplicates, paths
-    from diskq.submission.problems import Problem
-    from diskq.submission.validate import validate_file
+    from diskq.submission.validate_tree import validate_files
 
     err = stderr_console()
     files, path_problems = _expand(paths_in)
-    seen: set[str] = set()
-    results = []
-    notes: list[str] = []
-    tree_ids: dict[Path, dict[str, list[Path]]] = {}
-    named: dict = {}
-    roots: dict[Path, Path] = {}
-    for f in files:
-        sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen,
-                                      allow_legacy=not (no_legacy or contribution), contribution=contribution)
-        if sub is not None and not contribution and not sub.legacy:
-            from diskq.submission.contributable import not_contributable
-
-            why = not_contributable(sub.result)
-            if why:
-                notes.append(f"note: {f}: {why}: a pull request cannot contribute it (validate --contribution)")
-        root = paths.find_root(f)
-        if sub is not None and root is not None:
-            if root not in tree_ids:
-                index: dict[str, list[Path]] = {}
-                for q in paths.find_files(root)[0]:
-                    index.setdefault(q.stem, []).append(q.absolute())
-                tree_ids[root] = index
-            others = [q for q in tree_ids[root].get(sub.id, []) if q != f.absolute()]
-            if others:
-                problems.append(Problem(str(f), "id", f"duplicate of {others[0]}"))
-        results.append((f, sub, problems))
-        if sub is not None and root is not None:
-            named[f] = sub
-            roots[f] = root
-    for p in duplicates.tree_problems(named, roots, allowed_signers=allowed_signers):
-        for f, _, problems in results:
-            if str(f) == p.path:
-                problems.append(p)
-                break
+    results, notes = validate_files(files, allowed_signers=allowed_signers, no_legacy=no_legacy,
+                                    contribution=contribution)
     problems_all = path_problems + [p for _, _, ps in results for p in ps]
     if as_json:
         print_json(json.dumps({
