@@ -697,8 +697,13 @@ def _axe_all(page) -> list[str]:
 
 @WIDTHS
 def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, fleet_page):
+    """Every axe-core rule, whatever its impact, on the index, the methodology, every device page,
+    every public-figure page and the fleet report."""
     base, devices = site
-    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices]
+    page.goto(base + "index.html")
+    public = sorted(set(page.eval_on_selector_all("#public-figures a", "els => els.map(e => e.href)")))
+    assert public and all(u.startswith(base + "public/") for u in public)
+    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices] + public
     found = {}
     for url in urls:
         page.goto(url)
@@ -715,3 +720,36 @@ def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, flee
         context.close()
     assert found == {}, found
     assert scrolling >= 2  # each group's table scrolls in a region the keyboard reaches
+
+
+@pytest.fixture(scope="module")
+def cluster_pages(tmp_path_factory):
+    """The cluster reports of recorded real clusters (tests/site_pages.py), when present."""
+    from tests.site_pages import CLUSTERS, write_cluster_reports
+
+    if not CLUSTERS.is_dir():
+        pytest.skip(f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed")
+    return write_cluster_reports(tmp_path_factory.mktemp("cluster-browser"))
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_every_cluster_report_passes_axe_and_its_tables_scroll_in_reachable_regions(browser, cluster_pages, width):
+    assert cluster_pages
+    found = {}
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900})
+    try:
+        page = context.new_page()
+        outside = []
+        page.on("request", lambda req: None if req.url.startswith("file://") else outside.append(req.url))
+        for path in cluster_pages:
+            page.goto(path.as_uri())
+            if bad := _axe_all(page):
+                found[path.name] = bad
+            # a table wider than the window scrolls in a region the keyboard reaches
+            assert page.locator("section.scroll").count() >= 1
+            assert page.locator(".scroll:not([tabindex='0'])").count() == 0
+            _no_sideways_scroll(page)
+    finally:
+        context.close()
+    assert outside == [], f"the stand-alone page made requests: {outside}"
+    assert found == {}, found
