@@ -711,17 +711,11 @@ def test_device_page_shows_public_figures_with_their_attribution_and_part_number
 
 @pytest.fixture(scope="module")
 def fleet_page(tmp_path_factory):
-    """A fleet report of three hosts (the HTML ``diskq fleet report --html`` writes)."""
-    from benchmarks.fleet_report import write_fleet
-    from diskq.cli import main
+    """A fleet report of three hosts, one drive RAM-backed (the HTML ``diskq fleet report --html``
+    writes; tests/site_pages.py)."""
+    from tests.site_pages import write_fleet_report
 
-    root = tmp_path_factory.mktemp("fleet-browser")
-    write_fleet(root / "results", hosts=3, drives=3)
-    try:
-        main(["fleet", "report", str(root / "results"), "--html", str(root / "fleet.html")])
-    except SystemExit as exc:
-        assert not exc.code
-    return root / "fleet.html"
+    return write_fleet_report(tmp_path_factory.mktemp("fleet-browser"))
 
 
 def _axe_all(page) -> list[str]:
