@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from diskq.bench import fio, planning, runner, sweep
-from diskq.bench.progress import BenchClock, FakeClock, StepPlan, left_text
+from diskq.bench.progress import BenchClock, FakeClock, StepPlan, StepsLeft, left_text
 from diskq.cli._render import BenchProgress
 from diskq.result import Latency, Point
 
@@ -215,3 +215,25 @@ def test_the_bar_fills_against_the_forecast_and_is_full_only_at_the_end(duration
         fractions.append(snap.fraction)
     bench.finish()
     assert all(0 <= f < 1 for f in fractions[:-1]) and bench.snapshot().fraction == 1.0
+
+
+def test_later_runs_are_forecast_at_the_steps_a_finished_run_took():
+    """Three cache states, each a search that may take 10 steps of 10 s: the first run took 4 of
+    3 s; from then on each later run is forecast at 4 steps, while the bound keeps 10."""
+    clock = FakeClock()
+    bench = BenchClock(clock)
+    steps = StepsLeft(runs_left=3, per_run_max=10, flush_check=False, runtime_s=10, check_s=5, exact=False)
+    snaps = []
+    for _ in range(3):
+        steps.runs_left -= 1
+        steps.this_run_left = 10
+        for _ in range(4):  # the search stops after 4 steps
+            bench.step_started(steps.plan(fdatasync=True))
+            snaps.append(bench.snapshot())
+            clock.now += 3
+            bench.step_done()
+            steps.this_run_left -= 1
+    run2 = snaps[4]  # the first step of the second run: 4 steps of this run's bound... and 1 later run
+    assert run2.left_s == pytest.approx((10 + 10) * 11)
+    assert run2.forecast_s == pytest.approx((10 + 4) * 3)
+    assert snaps[8].forecast_s == pytest.approx(10 * 3)  # the last run: its own bound at the pace

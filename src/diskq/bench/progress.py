@@ -17,7 +17,9 @@ not a forecast (steps may end early, the search may stop sooner, fio's overhead 
 reads "up to ~2m05s left (estimate)" until a step has run. From then on the **forecast** learns
 from the steps already run: each step still possible takes its cap times the share of their caps
 the steps so far took (fio's overhead included), so a sweep whose steps settle in 5 s of a 20 s
-cap is forecast at that pace: "~3m10s left at this pace (up to ~11m47s)". The bar fills against
+cap is forecast at that pace: "~3m10s left at this pace (up to ~11m47s)"; once a run (one write
+cache state) has ended, each later run is forecast to take as many steps as the most a run took,
+not the most the search could take. The bar fills against
 the forecast. Each step recomputes both from what the runner knows then, so they follow the
 search as it adds or drops steps.
 
@@ -53,6 +55,8 @@ class StepPlan:
     size_steps_left: int = 0  # block-size profile steps still to run, across all runs (capped at runtime_s)
     size_step: bool = False  # the step that starts is one of the block-size profile
     size_s: float | None = None  # cap of one block-size profile step (None: runtime_s)
+    runs_after: int = 0  # runs after the current one (each may take up to per_run_max fdatasync steps)
+    per_run_max: int = 0
 
     @property
     def size_cap_s(self) -> float:
@@ -94,7 +98,8 @@ class StepsLeft:
         return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
                         runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
                         size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step, size_s=self.size_s)
+                        size_step=size_step, size_s=self.size_s, runs_after=self.runs_left,
+                        per_run_max=self.per_run_max)
 
 
 @dataclass(frozen=True)
@@ -131,11 +136,16 @@ class BenchClock:
         self._finished_at: float | None = None
         self._took = 0.0  # seconds the finished steps took ...
         self._capped = 0.0  # ... and the sum of their caps: the pace is their ratio
+        self._run_steps = 0  # fdatasync steps the current run has taken
+        self._runs_took: list[int] = []  # fdatasync steps each finished run took
 
     def step_started(self, plan: StepPlan) -> None:
         now = self._clock()
         if self._start is None:
             self._start = now
+        if self._plan is not None and plan.runs_after < self._plan.runs_after:  # a run ended
+            self._runs_took.append(self._run_steps)
+            self._run_steps = 0
         self._step_start = now
         self._plan = plan
 
@@ -150,12 +160,12 @@ class BenchClock:
             if over > self._overhead:  # the largest overhead seen, never below the assumption
                 self._overhead = over
             sync_step = plan.fdatasync and not plan.size_step
-            self._plan = StepPlan(
+            self._run_steps += 1 if sync_step else 0
+            self._plan = replace(
+                plan,
                 sync_steps_left=plan.sync_steps_left - (1 if sync_step else 0),
                 check_steps_left=plan.check_steps_left - (0 if plan.fdatasync else 1),
-                runtime_s=plan.runtime_s, check_s=plan.check_s, exact=plan.exact, fdatasync=plan.fdatasync,
-                size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0), size_step=plan.size_step,
-                size_s=plan.size_s,
+                size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0),
             )
         self._step_start = None
         self.steps_done += 1
@@ -183,7 +193,12 @@ class BenchClock:
         forecast = None
         if self._capped > 0:
             pace = self._took / self._capped  # seconds taken per second of cap, overhead included
-            forecast = counted.eta_s(0.0) * pace
+            likely = counted
+            # later runs: as many fdatasync steps as the most a finished run took
+            if self._runs_took and plan.runs_after and plan.per_run_max:
+                fewer = plan.runs_after * (plan.per_run_max - min(max(self._runs_took), plan.per_run_max))
+                likely = replace(counted, sync_steps_left=max(sync_left - fewer, 0))
+            forecast = likely.eta_s(0.0) * pace
             if self._step_start is not None:
                 forecast -= min(running, plan.cap_s() * pace)
             forecast = min(max(forecast, 0.0), left)
