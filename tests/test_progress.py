@@ -233,7 +233,8 @@ def test_later_runs_are_forecast_at_the_steps_a_finished_run_took():
             clock.now += 3
             bench.step_done()
             steps.this_run_left -= 1
-    run2 = snaps[4]  # the first step of the second run: 4 steps of this run's bound... and 1 later run
+    run2 = snaps[4]  # the first step of the second run: 4 steps for it, 4 for the third
     assert run2.left_s == pytest.approx((10 + 10) * 11)
-    assert run2.forecast_s == pytest.approx((10 + 4) * 3)
-    assert snaps[8].forecast_s == pytest.approx(10 * 3)  # the last run: its own bound at the pace
+    assert run2.forecast_s == pytest.approx((4 + 4) * 3)
+    assert snaps[8].forecast_s == pytest.approx(4 * 3)  # the last run, at its start
+    assert snaps[11].forecast_s == pytest.approx(1 * 3)  # its fourth step: at least the one running

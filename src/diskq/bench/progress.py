@@ -18,8 +18,8 @@ reads "up to ~2m05s left (estimate)" until a step has run. From then on the **fo
 from the steps already run: each step still possible takes its cap times the share of their caps
 the steps so far took (fio's overhead included), so a sweep whose steps settle in 5 s of a 20 s
 cap is forecast at that pace: "~3m10s left at this pace (up to ~11m47s)"; once a run (one write
-cache state) has ended, each later run is forecast to take as many steps as the most a run took,
-not the most the search could take. The bar fills against
+cache state) has ended, the current and each later run are forecast to take as many steps as the
+most a run took (at least one more while the search goes on), not the most the search could take. The bar fills against
 the forecast. Each step recomputes both from what the runner knows then, so they follow the
 search as it adds or drops steps.
 
@@ -194,10 +194,12 @@ class BenchClock:
         if self._capped > 0:
             pace = self._took / self._capped  # seconds taken per second of cap, overhead included
             likely = counted
-            # later runs: as many fdatasync steps as the most a finished run took
-            if self._runs_took and plan.runs_after and plan.per_run_max:
-                fewer = plan.runs_after * (plan.per_run_max - min(max(self._runs_took), plan.per_run_max))
-                likely = replace(counted, sync_steps_left=max(sync_left - fewer, 0))
+            # this run and later ones: as many fdatasync steps as the most a finished run took
+            if self._runs_took and plan.per_run_max:
+                most = min(max(self._runs_took), plan.per_run_max)
+                this_run = max(sync_left - plan.runs_after * plan.per_run_max, 0)
+                this_run = min(this_run, max(most - self._run_steps, 1 if this_run else 0))
+                likely = replace(counted, sync_steps_left=this_run + plan.runs_after * most)
             forecast = likely.eta_s(0.0) * pace
             if self._step_start is not None:
                 forecast -= min(running, plan.cap_s() * pace)
