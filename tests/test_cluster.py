@@ -201,7 +201,7 @@ def test_every_recorded_cluster_answers_end_to_end(name, tmp_path, capsys):
         assert f["rule"] and f["message"]
         assert f["osds"] or f["rule"] in ("health_unparsed", "batch_plan"), f
     assert all(line.startswith("ceph config ") for line in doc["config_lines"])
-    assert html.read_text().startswith("<!doctype html>")
+    assert html.read_text().startswith("<!DOCTYPE html>")
     rc = cli("cluster", "--from", str(CLUSTERS / name), "--db", str(DB))
     text, err = capsys.readouterr()
     assert rc == 0 and "OSDs" in text and "Traceback" not in err

@@ -169,4 +169,4 @@ def test_any_json_is_read_or_refused_in_one_line(files):
         from diskq.publish.cluster import render_html
 
         _render(doc)
-        assert render_html(doc).startswith("<!doctype html>")
+        assert render_html(doc).startswith("<!DOCTYPE html>")

@@ -253,3 +253,29 @@ def test_drives_and_hosts_sort_as_an_operator_counts_them():
 
     assert sorted(["loop10", "loop9", "sdb", "sdaa"], key=natural_key) == ["loop9", "loop10", "sdaa", "sdb"]
     assert sorted(["h10", "h2", "h1"], key=natural_key) == ["h1", "h2", "h10"]
+
+
+def test_a_ram_backed_device_is_named_and_left_out_of_the_median(tmp_path):
+    """A loop device over a file on tmpfs beside five drives: its figures measure memory, so it is
+    neither compared nor part of the median the drives are compared with."""
+    from diskq.analyse.memorybacked import memory_backed_note
+
+    root = tmp_path / "results"
+    for host, f in (("h1", 1.0), ("h2", 0.98), ("h3", 1.02)):
+        _write(root, host, "loop0", result_document("Linux loop device", {"on": _scaled(PM883, f)}, firmware=None))
+        _status(root, host, state="done", candidates=[], benches=[])
+    ram = result_document("Linux loop device", {"on": _scaled(PM883, 40.0)}, firmware=None)
+    ram["notes"] = [memory_backed_note("/dev/loop1 is backed by a file on tmpfs")]
+    _write(root, "h3", "loop1", ram)
+    rep = report.build(root)
+    (group,) = rep.groups
+    assert group.medians["one_job_iops"] == pytest.approx(12680)  # the three drives' median, not four
+    loop1 = next(d for d in group.drives if d.name == "loop1")
+    assert loop1.memory_backed.startswith("memory-backed target:") and loop1.outlier == [] and loop1.ratios == {}
+    assert rep.outliers == [] and "h3 loop1: measured on RAM, not a drive: left out of the median" in group.notes
+    html = tmp_path / "fleet.html"
+    try:
+        main(["fleet", "report", str(root), "--html", str(html)])
+    except SystemExit as exc:
+        assert not exc.code
+    assert "RAM-backed: not compared" in html.read_text()

@@ -56,12 +56,40 @@ def test_annotate_and_render_say_not_applicable():
     note = memory_backed_note("/dev/ram0 is a RAM disk (brd)")
     doc = annotate(excellent_doc(note))
     assert doc.runs[0].scaling is not None  # the curve is still described
-    console = Console(width=100, record=True, force_terminal=False, color_system=None)
+    console = Console(width=400, record=True, force_terminal=False, color_system=None)  # no line wrapped
     result_table(doc, console)
     text = console.export_text()
-    assert "Ceph WAL/DB: not applicable" in text and "excellent" not in text
-    assert "etcd: not applicable" in text and "passes" not in text
+    # one line for every verdict, and the note (the reason) once, not once per verdict
+    assert "verdicts: not applicable: the target is memory-backed" in text and "excellent" not in text
+    assert "Ceph WAL/DB" not in text and "etcd" not in text and "passes" not in text
+    assert text.count(note) == 1
     assert "None" not in text
+    console = Console(width=100, record=True, force_terminal=False, color_system=None)
+    result_table(doc, console, said=[note])  # the bench said it before the run: not again
+    assert note not in console.export_text()
+
+
+def test_a_verdict_not_applicable_for_another_reason_keeps_its_own_line():
+    from diskq.cli._render import verdict_lines
+
+    v = annotate(excellent_doc(memory_backed_note("/dev/ram0 is a RAM disk (brd)"))).verdicts.model_dump(mode="json")
+    assert len(verdict_lines(v)) == 1
+    v["etcd"]["reasons"] = ["not applicable: no 1-job step"]
+    lines = verdict_lines(v)
+    assert len(lines) > 1 and any(line.startswith("etcd: not applicable: no 1-job step") for line in lines)
+
+
+def test_scratch_images_go_to_a_disk_backed_directory(tmp_path, monkeypatch):
+    if not shm_is_tmpfs() or target_mod.filesystem_of(str(tmp_path))[0] in target_mod.MEMORY_FILESYSTEMS:
+        pytest.skip("needs /dev/shm on tmpfs and a disk-backed temporary directory")
+    assert target_mod.SCRATCH_DIRS[0] == "/var/tmp"
+    monkeypatch.setattr("tempfile.tempdir", str(SHM))  # $TMPDIR in RAM, as /tmp is on Debian 13 or Fedora
+    assert target_mod.scratch_dir([str(SHM), str(tmp_path)]) == (str(tmp_path), None)
+    where, why = target_mod.scratch_dir([str(SHM)])  # nothing on disk: said, not hidden
+    assert where == str(SHM) and "is on tmpfs, which keeps its files in RAM" in why
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "also-missing"))
+    with pytest.raises(target_mod.TargetError, match="no writable directory"):
+        target_mod.scratch_dir([str(tmp_path / "missing")])
 
 
 def test_document_round_trip_keeps_the_mark():
@@ -172,5 +200,39 @@ def test_bench_file_on_tmpfs_runs_and_gets_no_verdict(tmp_path):
         assert any(n.startswith(f"{MEMORY_BACKED} {target} is on tmpfs") for n in doc.notes)
         assert doc.verdicts.ceph_waldb.tier is None
         assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+
+
+@needs_loop
+@needs_fio
+def test_scratch_bench_with_tmpdir_in_ram_measures_a_disk(tmp_path):
+    """$TMPDIR on tmpfs (/tmp on Debian 13, Fedora, Arch) no longer makes every verdict "not
+    applicable": the scratch image goes to /var/tmp."""
+    if not shm_is_tmpfs() or target_mod.scratch_dir()[1] is not None:
+        pytest.skip("needs /dev/shm on tmpfs and a disk-backed /var/tmp")
+    env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"), TMPDIR=str(SHM))
+    r = subprocess.run([sys.executable, "-m", "diskq", "bench", "--scratch", "--yes", "--runtime", "1", "--jobs", "1,2",
+                        "--no-flush-check", "--json", "-o", str(tmp_path / "r.json")],
+                       capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert r.returncode == 0, r.stderr
+    doc = ResultDocument.model_validate_json(r.stdout)
+    assert not any(n.startswith(MEMORY_BACKED) for n in doc.notes), doc.notes
+    assert doc.verdicts.ceph_waldb.reasons and not doc.verdicts.ceph_waldb.reasons[0].startswith("not applicable")
+    assert not list(Path("/var/tmp").glob("diskq-scratch-*/scratch.img"))  # removed afterwards
+
+
+@needs_fio
+@needs_shm
+def test_bench_on_ram_says_so_once(tmp_path):
+    target = SHM / f"diskq-test-{os.getpid()}-{os.urandom(4).hex()}.img"
+    env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"), COLUMNS="300")
+    try:
+        r = subprocess.run([sys.executable, "-m", "diskq", "bench", str(target), "--size", "8M", "--runtime", "1",
+                            "--jobs", "1,2", "--no-flush-check", "-o", str(tmp_path / "r.json")],
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+        assert r.returncode == 0, r.stderr
+        assert (r.stdout + r.stderr).count(MEMORY_BACKED) == 1, r.stdout + r.stderr
+        assert "verdicts: not applicable" in r.stdout
     finally:
         target.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from diskq.bench import fio, planning, runner, sweep
-from diskq.bench.progress import BenchClock, FakeClock, StepPlan, left_text
+from diskq.bench.progress import BenchClock, FakeClock, StepPlan, StepsLeft, left_text
 from diskq.cli._render import BenchProgress
 from diskq.result import Latency, Point
 
@@ -146,7 +146,9 @@ def test_not_a_terminal_gets_one_whole_line_per_step(bench_file):
     steps = [line for line in lines if "numjobs=" in line]
     assert len(steps) == len([line for line in lines if "IOPS" in line]) >= 6  # one line per step, flush check too
     assert any(len(line) > 80 for line in steps)  # never cut or wrapped at the console's 80 columns
-    assert all(re.search(r"\[(\d+m\d\d|\d+)s elapsed, (up to ~(\d+m\d\d|\d+)s left \(estimate\)|done)\]$", line) for line in steps)
+    t = r"(\d+m\d\d|\d+)s"
+    assert all(re.search(rf"\[{t} elapsed, (up to ~{t} left \(estimate\)|~{t} left at this pace \(up to ~{t}\)|done)\]$",
+                         line) for line in steps), steps
     assert steps[-1].endswith(", done]") and "flush check" in steps[-1]
     assert "\x1b" not in out.getvalue()  # no terminal codes in a log
 
@@ -170,3 +172,69 @@ def test_a_terminal_gets_a_bar_that_is_cleared_at_the_end():
     # rich erases the live frame when it stops (transient): cursor up and erase line
     tail = final[final.rindex("1,234 IOPS"):]
     assert "\x1b[2K" in tail
+
+
+def test_the_forecast_learns_the_pace_of_the_steps_run_and_stays_within_the_bound():
+    """Steps settle in 5 s of their 20 s cap (fio's overhead included): once one has run, the
+    forecast is the steps still possible at that pace, not at their cap; the bound stays."""
+    clock = FakeClock()
+    bench = BenchClock(clock)
+    steps, cap, took = 8, 20.0, 5.0
+    snaps = []
+    for i in range(steps):
+        bench.step_started(StepPlan(sync_steps_left=steps - i, check_steps_left=0, runtime_s=cap, check_s=5,
+                                    exact=False))
+        snaps.append(bench.snapshot())
+        clock.now += took
+        bench.step_done()
+    assert snaps[0].forecast_s is None and left_text(snaps[0]).startswith("up to ~")  # nothing learnt yet
+    for i, snap in enumerate(snaps[1:], start=1):
+        really_left = (steps - i) * took
+        assert snap.forecast_s == pytest.approx(really_left)
+        assert snap.left_s >= really_left and snap.left_s == pytest.approx((steps - i) * (cap + 1))
+    assert left_text(snaps[1]) == "~35s left at this pace (up to ~2m27s)"
+    # a step running longer than the pace so far: the forecast never goes below zero nor above the bound
+    bench.step_started(StepPlan(sync_steps_left=1, check_steps_left=0, runtime_s=cap, check_s=5, exact=False))
+    clock.now += 19
+    snap = bench.snapshot()
+    assert 0 <= snap.forecast_s <= snap.left_s
+
+
+@given(st.lists(st.floats(min_value=0.1, max_value=10.9), min_size=6, max_size=6))
+def test_the_bar_fills_against_the_forecast_and_is_full_only_at_the_end(durations):
+    clock = FakeClock()
+    bench = BenchClock(clock)
+    fractions = []
+    for i, d in enumerate(durations):
+        bench.step_started(StepPlan(sync_steps_left=len(durations) - i, check_steps_left=0, runtime_s=10,
+                                    check_s=5, exact=False))
+        clock.now += d
+        bench.step_done()
+        snap = bench.snapshot()
+        assert snap.forecast_s is not None and 0 <= snap.forecast_s <= snap.left_s
+        fractions.append(snap.fraction)
+    bench.finish()
+    assert all(0 <= f < 1 for f in fractions[:-1]) and bench.snapshot().fraction == 1.0
+
+
+def test_later_runs_are_forecast_at_the_steps_a_finished_run_took():
+    """Three cache states, each a search that may take 10 steps of 10 s: the first run took 4 of
+    3 s; from then on each later run is forecast at 4 steps, while the bound keeps 10."""
+    clock = FakeClock()
+    bench = BenchClock(clock)
+    steps = StepsLeft(runs_left=3, per_run_max=10, flush_check=False, runtime_s=10, check_s=5, exact=False)
+    snaps = []
+    for _ in range(3):
+        steps.runs_left -= 1
+        steps.this_run_left = 10
+        for _ in range(4):  # the search stops after 4 steps
+            bench.step_started(steps.plan(fdatasync=True))
+            snaps.append(bench.snapshot())
+            clock.now += 3
+            bench.step_done()
+            steps.this_run_left -= 1
+    run2 = snaps[4]  # the first step of the second run: 4 steps for it, 4 for the third
+    assert run2.left_s == pytest.approx((10 + 10) * 11)
+    assert run2.forecast_s == pytest.approx((4 + 4) * 3)
+    assert snaps[8].forecast_s == pytest.approx(4 * 3)  # the last run, at its start
+    assert snaps[11].forecast_s == pytest.approx(1 * 3)  # its fourth step: at least the one running

@@ -91,7 +91,7 @@ def test_cli_restore_after_sigkill(loop_wb, tmp_path):  # noqa: F811
 
     listed = diskq("restore", "--list", "--json", jdir=jdir)
     assert listed.returncode == 0
-    assert "diskq: warning:" in listed.stderr and dev in listed.stderr  # every start warns
+    assert "diskq: warning:" not in listed.stderr  # it lists the entry itself; every other command warns
     [pending] = json.loads(listed.stdout)["pending"]
     assert (pending["device"], pending["original"], pending["running"]) == (dev, "on", False)
 
@@ -122,3 +122,18 @@ def test_cli_restore_fails_loudly_and_keeps_the_entry(loop_wb, tmp_path):  # noq
 def test_restore_help_has_an_example(tmp_path):
     out = diskq("restore", "--help", jdir=tmp_path)
     assert out.returncode == 0 and "Example: diskq restore" in out.stdout
+
+
+def test_restore_does_not_tell_you_to_run_restore(tmp_path):
+    """Every other command warns that a killed run left a cache changed and names `diskq restore`;
+    `diskq restore` itself says what it did, never to run itself."""
+    jdir = tmp_path / "j"
+    fake_entry(jdir, device=str(tmp_path / "no-such-device"))
+    listed = diskq("restore", "--list", jdir=jdir)
+    assert listed.returncode == 0 and "no-such-device" in listed.stdout
+    assert "run `diskq restore`" not in listed.stderr + listed.stdout
+    other = diskq("lookup", "pm883", jdir=jdir)
+    assert "run `diskq restore` to put it back" in other.stderr
+    done = diskq("restore", jdir=jdir)
+    assert done.returncode == 0 and "gone or was replaced" in done.stderr
+    assert "diskq restore" not in done.stderr + done.stdout

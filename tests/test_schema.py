@@ -251,3 +251,23 @@ def test_schema_in_a_checkouts_root_writes_and_checks_both_copies(tmp_path, monk
     (tmp_path / schema.PACKAGED / schema.FILES["result"]).write_text("{}\n")
     done = runner.invoke(app, ["schema", "--check"])
     assert done.exit_code == 1 and str(schema.PACKAGED / schema.FILES["result"]) in done.stdout
+
+
+def test_schema_outside_a_checkout_writes_only_where_asked(tmp_path, monkeypatch, capsys):
+    from diskq.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["schema"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and "is not a diskq checkout's root" in err[0] and "--dir" in err[1]
+    assert "Traceback" not in "\n".join(err)
+    assert list(tmp_path.iterdir()) == []  # nothing written: no ./schema/ appears wherever it runs
+    with pytest.raises(SystemExit) as exc:
+        main(["schema", "--check"])
+    assert exc.value.code == 2 and list(tmp_path.iterdir()) == []
+    with pytest.raises(SystemExit) as exc:
+        main(["schema", "--dir", str(tmp_path / "out")])
+    assert not exc.value.code
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(schema.FILES.values())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -135,6 +135,13 @@ def _column(pg, n: int) -> list[str]:
                                    "els => els.map(e => e.textContent.trim())")
 
 
+def _open_filters(pg) -> None:
+    """Unfold the filters where they are folded (a phone's first screen; open on a wider one)."""
+    if not pg.evaluate("document.getElementById('filters').open"):
+        pg.click("#filters summary")
+    assert pg.is_visible("#f-proto")
+
+
 def _num(text: str) -> float:
     return float("-inf") if text == "\u2013" else float(text.replace(",", "").split()[0])
 
@@ -281,6 +288,33 @@ def _headers(pg) -> list[str]:
 
 
 @WIDTHS
+def test_the_first_screen_shows_the_tables_first_rows_and_the_filters_fold_behind_one_control(page, site):
+    """A reader came for the table: on a 390 x 844 phone the introduction is one sentence (the rest
+    folded) and the seven filters fold behind one control, so the first rows are on the first
+    screen; a desktop shows the filters open. Set filters are counted on the folded control."""
+    base, devices = site
+    page.goto(base + "index.html")
+    height, phone = page.viewport_size["height"], page.viewport_size["width"] == PHONE
+    bottoms = page.eval_on_selector_all("#devices tbody tr", "els => els.slice(0, 5).map(e => e.getBoundingClientRect().bottom)")
+    assert all(b <= height for b in bottoms[:3]), f"the first rows end at {bottoms} px in a {height} px window"
+    assert page.is_visible("#q") and page.is_visible("#filters summary")
+    assert not page.is_visible("details.intro p")  # the rest of the introduction is folded
+    page.click("details.intro summary")
+    assert "method class" in page.inner_text("details.intro p")
+    assert page.evaluate("document.getElementById('filters').open") is (not phone)
+    assert page.is_visible("#f-proto") is (not phone)
+    _open_filters(page)
+    page.select_option("#f-proto", "nvme")
+    page.check("#f-verified")
+    assert page.text_content("#filters summary") == "Filters (2 set)"
+    page.click("#filters summary")  # folded again, the filters still apply and say so
+    assert not page.is_visible("#f-proto") and page.text_content("#filters summary") == "Filters (2 set)"
+    page.fill("#q", "pm883")  # the search box is not one of the folded filters
+    assert page.text_content("#filters summary") == "Filters (2 set)"
+    _shot(page, "first-screen")
+
+
+@WIDTHS
 def test_key_figures_are_on_the_first_screen_without_sideways_scrolling(page, site):
     base, devices = site
     page.goto(base + "index.html")
@@ -293,7 +327,7 @@ def test_key_figures_are_on_the_first_screen_without_sideways_scrolling(page, si
     first = "#devices tbody tr:first-child"
     for n in (1, 2, 5, 6, 7, 12):  # rank, device, 1-job IOPS, max IOPS, peak jobs, Ceph verdict
         box = _inside(page, f"{first} td:nth-child({n})")
-        assert box["y"] + box["height"] <= page.viewport_size["height"] + 400
+        assert box["y"] + box["height"] <= page.viewport_size["height"]
     assert page.text_content(f"{first} td:nth-child(5)").strip() == f"{devices[0]['iops_1job']:,.0f}"
     _shot(page, "index")
 
@@ -349,6 +383,7 @@ def test_the_legacy_mark_is_on_the_first_screen(page, site):
 def test_the_caption_follows_sorting_and_filters_and_an_empty_result_is_explained(page, site):
     base, devices = site
     page.goto(base + "index.html")
+    _open_filters(page)
     caption = "#caption"
     assert page.text_content(caption) == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
     page.click("#devices thead th:nth-child(6) button")
@@ -615,6 +650,8 @@ def test_class_and_source_filters_apply_to_the_table_and_the_public_figures(page
     base, devices = site
     page.goto(base + "index.html")
     _no_sideways_scroll(page)
+    _open_filters(page)
+    _no_sideways_scroll(page)
     everything = _public(page)
     assert "Samsung 950 PRO 512 GB" in everything and "Samsung 950 PRO" in everything
     # the FUA class: no row of the table (every one is a flush per write), the two NVMe O_SYNC figures
@@ -674,17 +711,11 @@ def test_device_page_shows_public_figures_with_their_attribution_and_part_number
 
 @pytest.fixture(scope="module")
 def fleet_page(tmp_path_factory):
-    """A fleet report of three hosts (the HTML ``diskq fleet report --html`` writes)."""
-    from benchmarks.fleet_report import write_fleet
-    from diskq.cli import main
+    """A fleet report of three hosts, one drive RAM-backed (the HTML ``diskq fleet report --html``
+    writes; tests/site_pages.py)."""
+    from tests.site_pages import write_fleet_report
 
-    root = tmp_path_factory.mktemp("fleet-browser")
-    write_fleet(root / "results", hosts=3, drives=3)
-    try:
-        main(["fleet", "report", str(root / "results"), "--html", str(root / "fleet.html")])
-    except SystemExit as exc:
-        assert not exc.code
-    return root / "fleet.html"
+    return write_fleet_report(tmp_path_factory.mktemp("fleet-browser"))
 
 
 def _axe_all(page) -> list[str]:
@@ -697,8 +728,13 @@ def _axe_all(page) -> list[str]:
 
 @WIDTHS
 def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, fleet_page):
+    """Every axe-core rule, whatever its impact, on the index, the methodology, every device page,
+    every public-figure page and the fleet report."""
     base, devices = site
-    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices]
+    page.goto(base + "index.html")
+    public = sorted(set(page.eval_on_selector_all("#public-figures a", "els => els.map(e => e.href)")))
+    assert public and all(u.startswith(base + "public/") for u in public)
+    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices] + public
     found = {}
     for url in urls:
         page.goto(url)
@@ -715,3 +751,36 @@ def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, flee
         context.close()
     assert found == {}, found
     assert scrolling >= 2  # each group's table scrolls in a region the keyboard reaches
+
+
+@pytest.fixture(scope="module")
+def cluster_pages(tmp_path_factory):
+    """The cluster reports of recorded real clusters (tests/site_pages.py), when present."""
+    from tests.site_pages import CLUSTERS, write_cluster_reports
+
+    if not CLUSTERS.is_dir():
+        pytest.skip(f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed")
+    return write_cluster_reports(tmp_path_factory.mktemp("cluster-browser"))
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_every_cluster_report_passes_axe_and_its_tables_scroll_in_reachable_regions(browser, cluster_pages, width):
+    assert cluster_pages
+    found = {}
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900})
+    try:
+        page = context.new_page()
+        outside = []
+        page.on("request", lambda req: None if req.url.startswith("file://") else outside.append(req.url))
+        for path in cluster_pages:
+            page.goto(path.as_uri())
+            if bad := _axe_all(page):
+                found[path.name] = bad
+            # a table wider than the window scrolls in a region the keyboard reaches
+            assert page.locator("section.scroll").count() >= 1
+            assert page.locator(".scroll:not([tabindex='0'])").count() == 0
+            _no_sideways_scroll(page)
+    finally:
+        context.close()
+    assert outside == [], f"the stand-alone page made requests: {outside}"
+    assert found == {}, found

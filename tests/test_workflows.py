@@ -53,3 +53,18 @@ def test_the_test_workflow_runs_the_suite_on_pull_requests_that_change_code():
     steps = wf["jobs"]["test"]["steps"]
     assert any(".ci/run" in (s.get("run") or "") and "sudo" in s["run"] for s in steps)
     assert wf["permissions"] == {"contents": "read"}
+
+
+def test_the_release_workflow_builds_checks_and_publishes_by_trusted_publishing_on_a_tag():
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    on = wf[True] if True in wf else wf["on"]
+    assert on == {"push": {"tags": ["v*"]}}
+    assert wf["permissions"] == {"contents": "read"}
+    build, publish = wf["jobs"]["build"], wf["jobs"]["publish"]
+    runs = "\n".join(s.get("run") or "" for s in build["steps"])
+    assert "python -m build" in runs and "twine check --strict dist/*" in runs and '"v$version"' in runs
+    assert "permissions" not in build  # the build job never gets the OIDC token
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    (upload,) = [s for s in publish["steps"] if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@")]
+    assert "with" not in upload or not {"password", "user"} & set(upload["with"])  # no stored token

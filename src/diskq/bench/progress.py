@@ -12,10 +12,16 @@ time spent against time spent + that budget, so it reaches the end when the last
 even when the search stops early.
 
 The time **left** is that budget. It can be told closely only for an explicit ``--jobs`` list
-of fixed-length steps (no steady-state detection): "about 2m05s left". Otherwise it cannot be a
-bound nor a forecast (steps may end early, the search may stop sooner, fio's overhead varies)
-and reads "up to ~2m05s left (estimate)". Each step recomputes it from what the runner knows
-then, so it follows the search as it adds or drops steps.
+of fixed-length steps (no steady-state detection): "about 2m05s left". Otherwise it is a bound,
+not a forecast (steps may end early, the search may stop sooner, fio's overhead varies), and
+reads "up to ~2m05s left (estimate)" until a step has run. From then on the **forecast** learns
+from the steps already run: each step still possible takes its cap times the share of their caps
+the steps so far took (fio's overhead included), so a sweep whose steps settle in 5 s of a 20 s
+cap is forecast at that pace: "~3m10s left at this pace (up to ~11m47s)"; once a run (one write
+cache state) has ended, the current and each later run are forecast to take as many steps as the
+most a run took (at least one more while the search goes on), not the most the search could take. The bar fills against
+the forecast. Each step recomputes both from what the runner knows then, so they follow the
+search as it adds or drops steps.
 
     >>> clock = FakeClock()
     >>> p = BenchClock(clock)
@@ -49,6 +55,8 @@ class StepPlan:
     size_steps_left: int = 0  # block-size profile steps still to run, across all runs (capped at runtime_s)
     size_step: bool = False  # the step that starts is one of the block-size profile
     size_s: float | None = None  # cap of one block-size profile step (None: runtime_s)
+    runs_after: int = 0  # runs after the current one (each may take up to per_run_max fdatasync steps)
+    per_run_max: int = 0
 
     @property
     def size_cap_s(self) -> float:
@@ -90,7 +98,8 @@ class StepsLeft:
         return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
                         runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
                         size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step, size_s=self.size_s)
+                        size_step=size_step, size_s=self.size_s, runs_after=self.runs_left,
+                        per_run_max=self.per_run_max)
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,7 @@ class Snapshot:
     fraction: float  # elapsed / (elapsed + left), 0..1
     steps_done: int
     steps_left: int  # this step included while one runs
+    forecast_s: float | None = None  # at the pace of the steps run so far (None before the first ends)
 
 
 class FakeClock:
@@ -124,11 +134,18 @@ class BenchClock:
         self._overhead = DEFAULT_OVERHEAD_S
         self.steps_done = 0
         self._finished_at: float | None = None
+        self._took = 0.0  # seconds the finished steps took ...
+        self._capped = 0.0  # ... and the sum of their caps: the pace is their ratio
+        self._run_steps = 0  # fdatasync steps the current run has taken
+        self._runs_took: list[int] = []  # fdatasync steps each finished run took
 
     def step_started(self, plan: StepPlan) -> None:
         now = self._clock()
         if self._start is None:
             self._start = now
+        if self._plan is not None and plan.runs_after < self._plan.runs_after:  # a run ended
+            self._runs_took.append(self._run_steps)
+            self._run_steps = 0
         self._step_start = now
         self._plan = plan
 
@@ -138,15 +155,17 @@ class BenchClock:
         if plan is not None and started is not None:
             cap = plan.cap_s()
             over = (now - started) - cap
+            self._took += now - started
+            self._capped += cap
             if over > self._overhead:  # the largest overhead seen, never below the assumption
                 self._overhead = over
             sync_step = plan.fdatasync and not plan.size_step
-            self._plan = StepPlan(
+            self._run_steps += 1 if sync_step else 0
+            self._plan = replace(
+                plan,
                 sync_steps_left=plan.sync_steps_left - (1 if sync_step else 0),
                 check_steps_left=plan.check_steps_left - (0 if plan.fdatasync else 1),
-                runtime_s=plan.runtime_s, check_s=plan.check_s, exact=plan.exact, fdatasync=plan.fdatasync,
-                size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0), size_step=plan.size_step,
-                size_s=plan.size_s,
+                size_steps_left=plan.size_steps_left - (1 if plan.size_step else 0),
             )
         self._step_start = None
         self.steps_done += 1
@@ -167,12 +186,29 @@ class BenchClock:
         size_left = max(plan.size_steps_left, 0)
         counted = replace(plan, sync_steps_left=sync_left, check_steps_left=check_left, size_steps_left=size_left)
         left = counted.eta_s(self._overhead)
+        running = 0.0 if self._step_start is None else now - self._step_start
         if self._step_start is not None:  # the running step has used part of its own time already
-            left -= min(now - self._step_start, plan.cap_s() + self._overhead)
+            left -= min(running, plan.cap_s() + self._overhead)
         left = max(left, 0.0)
-        total = elapsed + left
+        forecast = None
+        if self._capped > 0:
+            pace = self._took / self._capped  # seconds taken per second of cap, overhead included
+            likely = counted
+            # this run and later ones: as many fdatasync steps as the most a finished run took
+            if self._runs_took and plan.per_run_max:
+                most = min(max(self._runs_took), plan.per_run_max)
+                this_run = max(sync_left - plan.runs_after * plan.per_run_max, 0)
+                this_run = min(this_run, max(most - self._run_steps, 1 if this_run else 0))
+                likely = replace(counted, sync_steps_left=this_run + plan.runs_after * most)
+            forecast = likely.eta_s(0.0) * pace
+            if self._step_start is not None:
+                forecast -= min(running, plan.cap_s() * pace)
+            forecast = min(max(forecast, 0.0), left)
+        ahead = left if forecast is None else forecast
+        total = elapsed + ahead
         fraction = elapsed / total if total > 0 else 0.0
-        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left + size_left)
+        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left + size_left,
+                        forecast)
 
 
 def duration(seconds: float | None) -> str:
@@ -193,13 +229,18 @@ def duration(seconds: float | None) -> str:
 
 def left_text(snap: Snapshot) -> str:
     """``about 2m05s left`` for a known count of fixed-length steps, ``up to ~2m05s left
-    (estimate)`` when steps may end early or the search may stop sooner; ``done`` at the end.
+    (estimate)`` when steps may end early or the search may stop sooner, and once a step has run,
+    the forecast at its pace beside that bound; ``done`` at the end.
 
     >>> left_text(Snapshot(10, 125, True, 0.1, 1, 5)), left_text(Snapshot(10, 125, False, 0.1, 1, 5))
     ('about 2m05s left', 'up to ~2m05s left (estimate)')
+    >>> left_text(Snapshot(10, 707, False, 0.1, 1, 16, forecast_s=190))
+    '~3m10s left at this pace (up to ~11m47s)'
     """
     if snap.steps_left == 0:
         return "done" if snap.steps_done else "time left not known yet"
     if snap.exact:
         return f"about {duration(snap.left_s)} left"
+    if snap.forecast_s is not None and duration(snap.forecast_s) != duration(snap.left_s):
+        return f"~{duration(snap.forecast_s)} left at this pace (up to ~{duration(snap.left_s)})"
     return f"up to ~{duration(snap.left_s)} left (estimate)"

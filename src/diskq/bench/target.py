@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -260,13 +260,33 @@ def _disk_in_memory(disk: str, sysfs_root: str, *, depth: int) -> str | None:
     return f"/dev/{disk} is a loop device over {backing}, and {why}" if why else None
 
 
+#: Where a scratch image goes, first that is writable and disk-backed: /var/tmp (disk-backed by
+#: the FHS, while /tmp is tmpfs on Debian 13, Fedora and Arch), then $TMPDIR or /tmp.
+SCRATCH_DIRS = ("/var/tmp",)
+
+
+def scratch_dir(candidates: Iterable[str] | None = None) -> tuple[str, str | None]:
+    """(directory, None) for the first writable candidate not in RAM; when every one is in RAM,
+    (the first writable one, why it is in RAM): the bench then says once that no verdict applies."""
+    dirs = [*(SCRATCH_DIRS if candidates is None else candidates), tempfile.gettempdir()]
+    usable = [d for d in dict.fromkeys(dirs) if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)]
+    if not usable:
+        raise TargetError("no writable directory for a scratch image",
+                          hint=f"make one of {', '.join(dict.fromkeys(dirs))} writable, or bench a target of your own")
+    for d in usable:
+        if _file_in_memory(d) is None:
+            return d, None
+    return usable[0], _file_in_memory(usable[0])
+
+
 @contextlib.contextmanager
 def scratch(size_bytes: int) -> Iterator[str]:
-    """A throwaway target: a loop device over a temp file when root, else a temp file path.
+    """A throwaway target: a loop device over a temp file when root, else a temp file path, in a
+    disk-backed directory (:func:`scratch_dir`).
 
     Everything is removed on exit, whatever happened.
     """
-    workdir = tempfile.mkdtemp(prefix="diskq-scratch-")
+    workdir = tempfile.mkdtemp(prefix="diskq-scratch-", dir=scratch_dir()[0])
     backing = os.path.join(workdir, "scratch.img")
     use_loop = os.geteuid() == 0 and proc.which("losetup") is not None and os.path.exists("/dev/loop-control")
     dev = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn
@@ -156,8 +158,9 @@ BAR = 20
 TABLE_WIDTH = 66
 
 
-def result_table(doc: ResultDocument, console: Console) -> None:
-    """Per run: numjobs -> IOPS, bandwidth, latencies, the peak marked, and a bar chart."""
+def result_table(doc: ResultDocument, console: Console, said: Iterable[str] = ()) -> None:
+    """Per run: numjobs -> IOPS, bandwidth, latencies, the peak marked, and a bar chart; then the
+    verdicts and the document's notes, but for those in ``said`` (printed before the run)."""
     dev = doc.device
     title = " ".join(x for x in (dev.model, dev.firmware and f"fw {dev.firmware}", dev.path) if x)
     bar_width = max(6, min(BAR, console.width - TABLE_WIDTH))
@@ -219,16 +222,22 @@ def result_table(doc: ResultDocument, console: Console) -> None:
     if doc.verdicts is not None:
         for line in verdict_lines(doc.verdicts):
             console.print(line, markup=True)
+    said = set(said)
     for note in doc.notes:
-        console.print(f"[dim]{escape(note)}[/]", markup=True)
+        if note not in said:
+            console.print(f"[dim]{escape(note)}[/]", markup=True)
     if doc.interrupted:
         console.print("[bold yellow]The run was interrupted; the figures above are partial.[/]", markup=True)
 
 
 def verdict_lines(verdicts) -> list[str]:
     """One line per workload verdict, each with its first reason (rich markup only in the fixed
-    words; the verdict's words are escaped)."""
+    words; the verdict's words are escaped); one line for them all when none applies because the
+    target was in RAM (the document's note says why, once)."""
     v = verdicts if isinstance(verdicts, dict) else verdicts.model_dump(mode="json")
+    if _all_memory_backed(v):
+        return ["verdicts: [bold]not applicable[/]: the target is memory-backed, so the figures measure RAM, "
+                "not a drive (see the note)"]
     lines = []
     ceph = v.get("ceph_waldb") or {}
     if ceph:
@@ -302,6 +311,14 @@ def plp_lines(plp) -> list[str]:
 def _estimated(verdict: dict) -> str:
     """A mark on a verdict read off the 4 KiB sweep for a workload that writes another size."""
     return " [yellow](estimated from 4 KiB: no size profile)[/]" if verdict.get("basis") == "estimated from 4 KiB" else ""
+
+
+def _all_memory_backed(v: dict) -> bool:
+    from diskq.analyse.memorybacked import MEMORY_BACKED
+
+    keys = ("ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "zfs_slog", "power_loss_protection")
+    given = [v[k] for k in keys if v.get(k)]
+    return bool(given) and all(_first(g).startswith(f"not applicable: {MEMORY_BACKED}") for g in given)
 
 
 def _unjudged(verdict: dict) -> str:

@@ -45,7 +45,7 @@ def bench_cmd(
     steady_state: bool = typer.Option(True, "--short-steps/--full-steps", "--steady-state/--no-steady-state", help="short steps (default): 4 s to steer the search, 7 s for the reported figures, each after a 1 s ramp; --full-steps: every step measures --runtime, as the community protocol"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
-    scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file instead of TARGET"),
+    scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file in /var/tmp (disk-backed) instead of TARGET"),
     profile: Optional[list[str]] = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
     sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
     contribute: bool = typer.Option(False, "--contribute", help="then run diskq contribute on the result (in your clone of diskq; see diskq contribute --help)"),
@@ -143,7 +143,7 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> Path 
                 print_json(text)  # the last place left: the document is not lost
                 exc.hint = "the result document was printed on stdout; " + (exc.hint or "")
             raise
-        result_table(doc, err if as_json else _stdout())
+        result_table(doc, err if as_json else _stdout(), said=plan.notes)  # the notes above: said once
         err.print(f"result written to [bold]{escape(str(written))}[/]", markup=True)
         if doc.interrupted:
             err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "

@@ -116,7 +116,8 @@ def _render(rep) -> None:
         for col in ("host", "device", "1-job IOPS", "max IOPS", "peak jobs", "p99 sync ms", "Ceph", "flag"):
             table.add_column(col, justify="right" if "IOPS" in col or "ms" in col or "jobs" in col else "left")
         for d in g.drives:
-            flag = "interrupted" if d.interrupted else (Text("outlier", style="red") if d.outlier else "")
+            flag = ("interrupted" if d.interrupted else "RAM-backed: not compared" if d.memory_backed
+                    else Text("outlier", style="red") if d.outlier else "")
             table.add_row(d.host, d.name, _fmt(d.one_job_iops), _fmt(d.max_iops), _fmt(d.peak_jobs),
                           _fmt(d.p99_sync_ms, 2), d.ceph_tier or "-", flag)
         m = g.medians

@@ -209,6 +209,7 @@ def restore(
         what += [f"{len(damaged)} journal entr{'y is' if len(damaged) == 1 else 'ies are'} damaged"] if damaged else []
         raise CacheError(
             "; ".join(what),
-            hint="see the messages above; the journal keeps them for another `diskq restore`"
-            + ("; a damaged entry stays until `diskq restore --discard ENTRY`" if damaged else ""),
+            hint="do what each message above says (stop the process still writing, or set the cache by hand), "
+            "then run this again; the journal keeps every entry not restored"
+            + ("; a damaged entry stays until `--discard ENTRY`" if damaged else ""),
         )

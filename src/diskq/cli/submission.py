@@ -60,10 +60,13 @@ counts as unsafe. Then sign the result with `diskq sign`.
 Example: diskq import-fio nj1.json nj2.json nj4.json --smartctl-json sda.json --write-cache off --cache-mechanism drive -o sda-result.json
 """
 
-SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models; --show
+SCHEMA_HELP = """Write (or with --check, compare) the JSON Schemas generated from the models: in a
+checkout's root, schema/ and the package's copy; anywhere else only the --dir given. --show
 prints one of the schemas shipped with diskq.
 
 Example: diskq schema --check
+
+Example: diskq schema --dir /tmp/schemas
 """
 
 
@@ -340,8 +343,8 @@ def import_fio_cmd(
 @app.command("schema", help=SCHEMA_HELP)
 def schema_cmd(
     directory: Optional[list[Path]] = typer.Option(
-        None, "--dir", help="where the schema files live [default: schema/, and in a checkout's root "
-                            "the package's copy src/diskq/submission/schemas/ too]"),
+        None, "--dir", help="where the schema files live [default, in a checkout's root only: schema/ and "
+                            "the package's copy src/diskq/submission/schemas/]"),
     check: bool = typer.Option(False, "--check", help="only compare; exit 1 if a file is missing or differs"),
     show: Optional[str] = typer.Option(
         None, "--show", metavar="NAME", help="print the schema shipped with diskq: submission, result or plp-datasheets"),

@@ -20,6 +20,7 @@ from diskq.analyse.noise import iops_spread
 from diskq.database import sustained
 from diskq.database.keys import device_id, firmware_key, model_key
 from diskq.database.record import NAN, RunSummary, Skipped, SubmissionRecord, all_finite, pack_sizes
+from diskq.database.vendor import row_vendor
 from diskq.errors import DatabaseError, DiskqError
 from diskq.submission import sign
 from diskq.submission.duplicates import figures_digest
@@ -261,6 +262,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
 
     # a legacy row's document is dated when it was imported: its measurement date is not known
     created = doc.created.isoformat() if doc.created and not sub.legacy else None
+    vendor = row_vendor(model, dev.vendor)
     contributor = None
     if sub.contributor:
         contributor = contributor_text(sub.contributor.name, sub.contributor.github)
@@ -268,7 +270,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
         sub.signature.principal if sub.signature else None, contributor,
         sub.provenance.source if sub.provenance else None,
-        model, dev.vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
+        model, vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
         doc.method.id, doc.method.version,
         doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
         None if dev.volatile_write_cache is None else int(dev.volatile_write_cache), status,
@@ -276,7 +278,7 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     )
     return SubmissionRecord(
         id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
-        point_rows=point_rows, runs=runs, model=model, vendor=dev.vendor, firmware=dev.firmware,
+        point_rows=point_rows, runs=runs, model=model, vendor=vendor, firmware=dev.firmware,
         capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
         method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
         signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],

@@ -11,6 +11,9 @@ Drives are grouped by model and firmware. Within a group of at least ``min_group
 figure is compared with the group's median, and a drive far from it is flagged with the figure
 and the ratio: a drive far below identical siblings is a failing drive, a bad slot, a degraded
 link or a slow HBA, and one far above them usually has a cache that does not honour flushes.
+A result the bench marked as measured on RAM (a loop device over a file on tmpfs, a RAM disk:
+:data:`diskq.analyse.memorybacked.MEMORY_BACKED`) measures memory, not a drive: it is listed with
+that reason and left out of the median and the comparison.
 The thresholds and why they are what they are: ``[fleet]`` in ``criteria.toml``.
 """
 
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from diskq import boundedjson
 from diskq.analyse import criteria
+from diskq.analyse.memorybacked import MEMORY_BACKED
 from diskq.errors import InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
@@ -64,6 +68,7 @@ class Drive:
     file: str
     outlier: list[str] = field(default_factory=list)  #: each flagged figure, with the ratio
     ratios: dict[str, float] = field(default_factory=dict)  #: figure / group median
+    memory_backed: str | None = None  #: the bench's memory-backed note: not compared, not in the median
 
     @property
     def group_key(self) -> tuple[str, str]:
@@ -153,6 +158,8 @@ def drive_from(host: str, file: Path, data: dict) -> Drive:
     sync = (solo or {}).get("sync_lat_us") or {}
     tier = ((result.get("verdicts") or {}).get("ceph_waldb") or {}).get("tier")
     name = file.stem
+    notes = result.get("notes") or []
+    memory = next((n for n in notes if isinstance(n, str) and n.startswith(MEMORY_BACKED)), None)
     return Drive(
         host=host, name=name, path=dev.get("path"), model=dev.get("model"), firmware=dev.get("firmware"),
         serial_hash=dev.get("serial_hash"), interface_speed=dev.get("interface_speed"),
@@ -162,7 +169,7 @@ def drive_from(host: str, file: Path, data: dict) -> Drive:
         peak_jobs=None if best is None else int(_figure(best["numjobs"], "numjobs")),
         p99_sync_ms=None if sync.get("p99") is None else float(_figure(sync["p99"], "p99")) / 1000.0,
         ceph_tier=tier, interrupted=bool(result.get("interrupted") or run.get("interrupted")),
-        file=f"{host}/{file.name}",
+        file=f"{host}/{file.name}", memory_backed=memory,
     )
 
 
@@ -199,7 +206,10 @@ def _median(values: list[float | None]) -> float | None:
 def compare(group: Group, thresholds: dict) -> None:
     """Fill ``ratios`` and ``outlier`` of every complete drive of ``group`` (in place)."""
     low, high_latency = float(thresholds["iops_low"]), float(thresholds["latency_high"])
-    complete = [d for d in group.drives if not d.interrupted]
+    complete = [d for d in group.drives if not d.interrupted and not d.memory_backed]
+    for d in group.drives:
+        if d.memory_backed and not d.interrupted:
+            group.notes.append(f"{d.host} {d.name}: measured on RAM, not a drive: left out of the median")
     group.medians = {key: _median([getattr(d, key) for d in complete]) for key, _, _ in FIGURES}
     group.compared = len(complete) >= int(thresholds["min_group"])
     if not group.compared:

@@ -40,8 +40,13 @@ PACKAGED = Path("src") / "diskq" / "submission" / "schemas"
 
 
 def default_directories() -> list[Path]:
-    """``schema/``, and in a checkout's root the package's copy too."""
-    return [Path("schema"), *([PACKAGED] if PACKAGED.is_dir() else [])]
+    """In a checkout's root (where the package's copy is): ``schema/`` and that copy. Anywhere
+    else there is no default: nothing is written where it was not asked for."""
+    if not PACKAGED.is_dir():
+        raise InvalidInput(
+            f"{Path.cwd()} is not a diskq checkout's root: no default place for the schema files",
+            hint="give --dir DIR to write (or --check) them there, or --show NAME to print one shipped with diskq")
+    return [Path("schema"), PACKAGED]
 
 
 def shipped(name: str) -> str:

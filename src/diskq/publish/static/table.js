@@ -119,7 +119,8 @@
   var q = document.getElementById("q"), proto = document.getElementById("f-proto"), media = document.getElementById("f-media"),
       tier = document.getElementById("f-tier"), plp = document.getElementById("f-plp"), verified = document.getElementById("f-verified"),
       mclass = document.getElementById("f-class"), source = document.getElementById("f-src"),
-      count = document.getElementById("count"), pcaption = document.getElementById("public-caption");
+      count = document.getElementById("count"), pcaption = document.getElementById("public-caption"),
+      filtersOn = document.getElementById("filters-on"), folded = document.getElementById("filters");
   var state = { shown: rows.length, mode: "all" };
   function active() {
     var out = [];
@@ -138,6 +139,8 @@
     var what = filters.length ? state.shown + " of " + total + " devices (" + filters.join(", ") + ")" : total + " devices";
     caption.textContent = what + ", " + sortText();
     count.textContent = state.shown + " of " + total + " devices";
+    var set = filters.length - (q.value.trim() ? 1 : 0);  // the folded filters say how many are set
+    filtersOn.textContent = set ? " (" + set + " set)" : "";
     if (state.shown) { empty.hidden = true; empty.textContent = ""; return; }
     empty.textContent = "";
     var why, more = null;
@@ -213,5 +216,8 @@
   });
   [q, proto, media, tier, plp, verified, mclass, source].forEach(function (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); });
   form.addEventListener("submit", function (e) { e.preventDefault(); filter(); });  // the Filter button (Enter in the search box)
+  // the filters fold behind one control on a phone (the table's first rows on its first screen);
+  // a wider screen has room for them, open
+  if (window.matchMedia && window.matchMedia("(min-width: 880px)").matches) folded.open = true;
   form.hidden = false;
 })();
