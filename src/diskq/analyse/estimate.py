@@ -41,6 +41,7 @@ class Peer:
     etcd_p99_ms: float | None = None
     postgres_commits: float | None = None
     basis: str = "measured"
+    media: str = "NAND flash"  #: :func:`media_of` its line: 3D XPoint drives are no NAND drive's peers
 
     @classmethod
     def from_answer(cls, name: str, facts: LineFacts, answer: dict) -> Peer:
@@ -50,7 +51,14 @@ class Peer:
             return a.get("figure") if a.get("tier") in TIERS and a.get("basis") in ("measured", "public-figure") else None
         basis = (answer.get("ceph_waldb") or {}).get("basis") or "measured"
         return cls(name, facts.segment, facts.interface, facts.plp, fig("ceph_waldb"), fig("zfs_slog"), fig("etcd"),
-                   fig("postgres_wal"), basis)
+                   fig("postgres_wal"), basis, media_of(facts))
+
+
+def media_of(facts: LineFacts) -> str:
+    """``3D XPoint`` (Optane: written in place, no volatile cache to flush) or ``NAND flash``: a
+    flush costs so differently on the two that the figures of one estimate nothing of the other."""
+    text = f"{facts.nand or ''} {facts.line}".casefold()
+    return "3D XPoint" if "xpoint" in text or "optane" in text else "NAND flash"
 
 
 def _protected(plp: str | None) -> str:
@@ -81,9 +89,10 @@ def from_datasheet(facts: LineFacts, peers: Sequence[Peer] = (), crit: dict | No
     estimate from ``peers`` of its segment, interface and protection fills it in."""
     crit = crit or criteria.load()
     bounds = _ceilings(facts, crit)
-    group = [p for p in peers if (p.segment, p.interface, _protected(p.plp)) ==
-             (facts.segment, facts.interface, _protected(facts.plp)) and facts.segment and facts.interface]
-    name = group_name(facts.segment, facts.interface, facts.plp)
+    media = media_of(facts)
+    group = [p for p in peers if (p.segment, p.interface, _protected(p.plp), p.media) ==
+             (facts.segment, facts.interface, _protected(facts.plp), media) and facts.segment and facts.interface]
+    name = group_name(facts.segment, facts.interface, facts.plp) + (f", {media}" if media != "NAND flash" else "")
     stated = [f"{facts.vendor} {facts.line}: " + ", ".join(
         x for x in (facts.segment, facts.interface, _protected(facts.plp)) if x) + " (datasheet)"]
     attr = {"ceph_waldb": "ceph_iops", "zfs_slog": "slog_mb_s", "etcd": "etcd_p99_ms", "postgres_wal": "postgres_commits"}

@@ -317,8 +317,11 @@ def _facts_lines(line: dict) -> list[str]:
 def _unmeasured_lines(la) -> list[str]:
     """A line the query names with nothing measured: what the drive is, its public figures if
     any, and what to run."""
+    from diskq.database.answers import lines as answer_lines
+
     line = la.line
     out = [f"{line['title']}  (not measured with diskq yet)", f"  {_identity_text(la.identity)}"]
+    out += [f"  {text}" for text in answer_lines(la.verdicts)]
     out += _facts_lines(line)
     out.append("  to measure one: diskq bench /dev/DEVICE -o result.json (as root; see `diskq bench --help`), "
                "then add the result to the database (CONTRIBUTING.md)")
@@ -353,7 +356,7 @@ def _json_entries(ans, found) -> list[dict]:
         kind = "candidate" if ans.ambiguous else ("public" if la.public else "datasheet")
         out.append({"match": kind, "line": la.line, "identity": la.identity, "measured": False,
                     "public_models": la.public, "public_model": la.public[0] if la.public else None,
-                    "database": db})
+                    "verdicts": la.verdicts, "database": db})
     return out
 
 

@@ -88,6 +88,34 @@ def peers(con: sqlite3.Connection, facts_of: Callable[[str], LineFacts | None]) 
     return list(out.values())
 
 
+def write_lines(con: sqlite3.Connection) -> int:
+    """Fill ``line_answers`` once the devices, the public answers and the lines are written: per
+    product line, the answer its datasheet facts bound and its peers' figures estimate
+    (:func:`diskq.analyse.estimate.from_datasheet`), and the power-loss verdict its facts give
+    (:func:`diskq.analyse.plp.judge`, nothing measured); returns how many lines."""
+    from diskq.analyse import plp
+    from diskq.analyse.estimate import from_datasheet
+    from diskq.identity import query, store
+
+    known = peers(con, lambda family: query.facts_of_family(con, family))
+    rows = []
+    for line in store.read(con):
+        answer = from_datasheet(line.facts, [p for p in known if p.name not in line.names])
+        answer["power_loss_protection"] = plp.judge(line.facts, None, None, None).model_dump(mode="json")
+        rows.append((line.key, json.dumps(answer, sort_keys=True)))
+    con.executemany("INSERT INTO line_answers VALUES (?,?)", rows)
+    return len(rows)
+
+
+def line_verdicts(con: sqlite3.Connection, line_key: str) -> dict | None:
+    """The stored answer of a product line (None in a database built before schema 13)."""
+    try:
+        row = con.execute("SELECT answers FROM line_answers WHERE line_key = ?", (line_key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return json.loads(row[0]) if row else None
+
+
 def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
     """The stored answer of a public model (None in a database built before schema 10)."""
     try:
@@ -123,4 +151,8 @@ def lines(answers: dict | None, osds: str | None = None) -> list[str]:
             out.append(f"  OSDs per device: {text}: {(count.get('reasons') or ['-'])[0]}")
     for c in dict.fromkeys(c for use in model.USES for c in (answers.get(use) or {}).get("caveats") or []):
         out.append(f"  {c}")
+    plp = answers.get("power_loss_protection")  # a line's answer carries the verdict of its facts
+    if plp:
+        shown = "not applicable" if plp.get("rule") == "not_applicable" else plp.get("verdict")
+        out.append(f"power-loss protection: {shown}, rule {plp.get('rule')}: {(plp.get('reasons') or ['-'])[0]}")
     return out

@@ -132,6 +132,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     public_counts = report.public = public.write(con, catalogue)
     public_counts["lines"] = identity_store.write(con, lines or [])
     answers.write_public(con)
+    answers.write_lines(con)
 
     # names and messages as printed and stored: one line of printable text (a file name may hold
     # an ANSI escape or a newline)

@@ -411,6 +411,14 @@ CREATE TABLE public_answers (
     answers  TEXT NOT NULL              -- JSON: {ceph_waldb, zfs_slog, etcd, postgres_wal: {tier, basis, reasons, ...}}
 ) WITHOUT ROWID;
 
+-- The answer per use for each product line (diskq.database.answers.write_lines): what its
+-- datasheet facts allow and what its peers' figures estimate (basis datasheet or estimate), with
+-- the power-loss verdict its facts give; what lookup answers for a line nothing was measured on.
+CREATE TABLE line_answers (
+    line_key TEXT PRIMARY KEY REFERENCES lines (key),
+    answers  TEXT NOT NULL              -- JSON: {ceph_waldb, zfs_slog, etcd, postgres_wal, power_loss_protection}
+) WITHOUT ROWID;
+
 -- Files that were not accepted, and why: the build reports them, it does not hide them.
 CREATE TABLE skipped (
     path    TEXT NOT NULL,

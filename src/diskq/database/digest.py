@@ -34,6 +34,7 @@ DIGEST_TABLES = {
     **public.TABLES,
     **identity_store.TABLES,
     "public_answers": "model_id",
+    "line_answers": "line_key",
 }
 
 

@@ -218,10 +218,31 @@ class LineAnswer:
     identity: dict
     devices: list[str]
     public: list[dict]
+    #: the answer per use (devices.db ``line_answers``, with a public model's answer first when the
+    #: line has public figures: :func:`line_answer`), in the shape of every answer
+    verdicts: dict | None = None
 
     def to_dict(self) -> dict:
         return {"line": self.line, "identity": self.identity, "measured": bool(self.devices),
-                "devices": self.devices, "public_models": self.public}
+                "devices": self.devices, "public_models": self.public, "verdicts": self.verdicts}
+
+
+def line_answer(con: sqlite3.Connection, line_key: str, public: list[dict]) -> dict | None:
+    """The answer for a line nothing of which diskq measured: its public models' answer (the one of
+    the asked capacity, else the first) where there is one, held under and filled in by what its
+    datasheet and its peers give (:func:`diskq.analyse.answer.combine`, strongest first), with the
+    power-loss verdict of its facts."""
+    from diskq.analyse.answer import combine
+    from diskq.database.answers import line_verdicts
+
+    own = line_verdicts(con, line_key)
+    if own is None:
+        return None
+    first = next((m for m in public if not m.get("capacity_note")), public[0] if public else None)
+    out = combine(first.get("verdicts") if first else None, own)
+    if own.get("power_loss_protection"):
+        out["power_loss_protection"] = own["power_loss_protection"]
+    return out
 
 
 @dataclass
@@ -255,6 +276,7 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
     (``samsung``) make each a ``candidate``, none the answer. Each match carries its line's facts,
     the public figures of its line, and what capacity each was measured on."""
     from diskq.database import evidence
+    from diskq.database.answers import public_verdicts
     from diskq.identity import query as identity_query
 
     query = unicodedata.normalize("NFKC", query)
@@ -279,8 +301,10 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
                 public = []
                 for mid in (lm.model_ids if evidence.has_public_tables(con) else []):
                     m = evidence.model_of(con, con.execute("SELECT * FROM models WHERE id = ?", (mid,)).fetchone())
-                    public.append({**m.to_dict(), "capacity_note": identity_query.capacity_note(m.capacity_bytes, asked)})
-                lines.append(LineAnswer(line, ident, lm.device_ids, public))
+                    public.append({**m.to_dict(), "capacity_note": identity_query.capacity_note(m.capacity_bytes, asked),
+                                   "verdicts": public_verdicts(con, mid)})
+                verdicts = None if lm.device_ids else line_answer(con, lm.candidate.line.key, public)
+                lines.append(LineAnswer(line, ident, lm.device_ids, public, verdicts))
             one_typo = len(found.lines) == 1 and found.lines[0].candidate.sure == "typo"  # forgiven, as for a name
             return Answer(query, out, lines, found.sure, not (found.sure or one_typo))
         by_identity, ident = ([], None) if _has_lines(con) else evidence.devices_of(con, query)  # a file without lines

@@ -11,7 +11,7 @@ import sqlite3
 
 from diskq.errors import DatabaseError
 
-SCHEMA_VERSION = "12"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
+SCHEMA_VERSION = "13"  # 2: cache settings keyed by (state, knob), signature status, p99 write latency in curve;
 #                      3: devices.power_loss_protection and devices.plp_evidence;
 #                      4: questionable points, duplicates, outliers, host devices, per-OSD rate, the source's words;
 #                      5: block-size profiles (size_points, device_sizes) and devices.zfs_slog;
@@ -25,6 +25,7 @@ SCHEMA_VERSION = "12"  # 2: cache settings keyed by (state, knob), signature sta
 #                         figures.weak, block size in the method class id
 #                     11: product lines (lines, line_families) from sources/lines
 #                     12: devices.answers and public_answers (one answer per use with its basis)
+#                     13: line_answers (the answer of a product line from its datasheet and its peers)
 FTS_BEGIN, FTS_END = "-- fts5-trigram:begin", "-- fts5-trigram:end"
 
 

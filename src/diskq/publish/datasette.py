@@ -49,6 +49,8 @@ TABLES = {
                     "ranked.", None),
     "public_answers": ("Per public model, the answer per use (Ceph WAL/DB, ZFS SLOG, etcd, PostgreSQL WAL): tier, "
                        "basis and reasons, as JSON.", None),
+    "line_answers": ("Per product line, the answer per use its datasheet facts allow and its peers' figures "
+                     "estimate (basis datasheet or estimate), and the power-loss verdict of its facts, as JSON.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")
