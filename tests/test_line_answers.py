@@ -77,3 +77,10 @@ def test_the_line_answer_is_stored_once_and_read_by_lookup(capsys):
     (e,) = lookup_json("Micron 7450 MAX", capsys)
     assert e["verdicts"]["power_loss_protection"] == stored["power_loss_protection"]
     assert e["verdicts"]["ceph_waldb"]["reasons"] == stored["ceph_waldb"]["reasons"]
+
+
+def test_plan_refuses_a_line_known_from_its_datasheet_only(capsys):
+    assert cli("plan", "Micron 7450 MAX", "--data", "12x16T", "--db", str(DB)) == 4
+    err = capsys.readouterr().err
+    assert "Micron 7450 is known from its datasheet only: nothing measured to plan from" in err
+    assert "Ceph WAL/DB: no verdict" in err and "Traceback" not in err

@@ -98,15 +98,23 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     finds for it (every word of the query in the model's words), or whose line a part number
     names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883). A typo's correction, or a query that
     names several models (``samsung 860``), is refused: a plan is never made from a guess."""
-    from diskq.database.lookup import CANDIDATE, lookup
+    from diskq.database.lookup import CANDIDATE, answer
     from diskq.database.matching import EXACT
     from diskq.database.settings import setting_slug
 
-    matches = lookup(db, query, limit=8)
+    found = answer(db, query, limit=8)
+    matches = found.matches
     if not any(m.is_match or m.kind == CANDIDATE for m in matches):  # a model known only from public figures
         public = from_public(db, query)
         if public is not None:
             return public
+        if found.lines and not found.ambiguous:  # a line known from its datasheet: nothing to plan from
+            from diskq.database.answers import lines as answer_lines
+
+            la = found.lines[0]
+            raise PlanRefused(f"{la.line['title']} is known from its datasheet only: nothing measured to plan from",
+                              [t.strip() for t in answer_lines(la.verdicts)[:2]] or ["no answer stored for the line"],
+                              hint="measure it with `diskq bench`, then plan from the result document")
     q = compact(unicodedata.normalize("NFKC", query))
     # the model the name is, or the model a part number (the string smartctl prints) means
     exact = [m for m in matches if compact(m.device["model"]) == q or m.via is not None]
