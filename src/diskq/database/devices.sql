@@ -379,10 +379,11 @@ CREATE TABLE model_class (
 
 -- The answer per use for each public model (diskq.analyse.answer.from_public), in the shape of
 -- devices.answers: what every face shows for a model known only from public figures.
+-- (A rowid table: its rows are large, which WITHOUT ROWID stores badly.)
 CREATE TABLE public_answers (
     model_id TEXT PRIMARY KEY REFERENCES models (id),
     answers  TEXT NOT NULL              -- JSON: {ceph_waldb, zfs_slog, etcd, postgres_wal: {tier, basis, reasons, ...}}
-) WITHOUT ROWID;
+);
 
 -- Files that were not accepted, and why: the build reports them, it does not hide them.
 CREATE TABLE skipped (
