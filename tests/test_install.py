@@ -135,8 +135,10 @@ def test_sign_validate_db_build_site_build_and_plan_from_a_result(elsewhere):
     diskq(elsewhere, "site", "build", "--out", "site")
     assert (work / "site" / "index.html").is_file() and (work / "site" / "static" / "style.css").is_file()
     assert (work / "site" / "devices.db.sha256").is_file()
-    plan = json.loads(diskq(elsewhere, "plan", "result.json", "--data", "8x8T", "--db-size", "512G", "--json").stdout)
-    assert plan["format"] == "diskq-plan" and "database" not in plan  # from the document alone
+    # from the document alone: its 715 IOPS at 1 job are "unsuitable", so the same answer gives no OSD
+    refused = diskq(elsewhere, "plan", "result.json", "--data", "8x8T", "--db-size", "512G", "--json", ok=False)
+    assert refused.returncode == 4 and refused.stdout == ""
+    assert "the Ceph WAL/DB tier is unsuitable" in refused.stderr and "database:" not in refused.stderr
 
 
 def test_fleet_report_writes_its_html_page(elsewhere):

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from diskq.identity.facts import LineFacts
 
 
+def compact_json(answers: dict) -> str:
+    """The stored form of an answer: sorted keys, no spaces."""
+    return json.dumps(answers, sort_keys=True, separators=(",", ":"))
+
+
 def device_answer(dev: DeviceAggregate, method_class: str) -> dict:
     """The answer for one device row from its verdicts (recomputed on its median curves)."""
     row = dev.row_cache
@@ -66,7 +71,7 @@ def write_public(con: sqlite3.Connection) -> int:
                                              "iodepth": r[4], "iops": r[5]})
     ids = [r[0] for r in con.execute("SELECT id FROM models ORDER BY id")]
     con.executemany("INSERT INTO public_answers VALUES (?,?)", [
-        (i, json.dumps(model.from_public(classes.get(i, []), figures.get(i, [])), sort_keys=True)) for i in ids])
+        (i, compact_json(model.from_public(classes.get(i, []), figures.get(i, [])))) for i in ids])
     return len(ids)
 
 

@@ -202,7 +202,7 @@ def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str,
             "not_drive": dev.not_drive,
             "method_class": cls, "class_rank": class_rank,
             "family_key": public.device_family_key(dev.model, dev.vendor, named),
-            "answers": json.dumps(answer, sort_keys=True),
+            "answers": answers.compact_json(answer),
         }
         con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
                     tuple(values.values()))

@@ -406,10 +406,11 @@ CREATE TABLE line_families (
 
 -- The answer per use for each public model (diskq.analyse.answer.from_public), in the shape of
 -- devices.answers: what every face shows for a model known only from public figures.
+-- (A rowid table: its rows are large, which WITHOUT ROWID stores badly.)
 CREATE TABLE public_answers (
     model_id TEXT PRIMARY KEY REFERENCES models (id),
     answers  TEXT NOT NULL              -- JSON: {ceph_waldb, zfs_slog, etcd, postgres_wal: {tier, basis, reasons, ...}}
-) WITHOUT ROWID;
+);
 
 -- The answer per use for each product line (diskq.database.answers.write_lines): what its
 -- datasheet facts allow and what its peers' figures estimate (basis datasheet or estimate), with
