@@ -31,6 +31,7 @@ LINKS = {
     # the public figures of sources/
     ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
     ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
+    ("model_class", ("method_id",), "methods"),  # one row per method within a class (schema 10)
 }
 
 
