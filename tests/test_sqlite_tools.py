@@ -32,6 +32,9 @@ LINKS = {
     ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
     ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
     ("public_answers", ("model_id",), "models"),
+    ("model_class", ("method_id",), "methods"),  # one row per method within a class (schema 10)
+    ("line_families", ("line_key",), "lines"),
+    ("line_answers", ("line_key",), "lines"),
 }
 
 

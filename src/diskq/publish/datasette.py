@@ -49,6 +49,10 @@ TABLES = {
                     "ranked.", None),
     "public_answers": ("Per public model, the answer per use (Ceph WAL/DB, ZFS SLOG, etcd, PostgreSQL WAL): tier, "
                        "basis and reasons, as JSON.", None),
+    "lines": ("Product lines (sources/lines): each line's datasheet facts with their sources, the names and "
+              "part-number patterns that identify it.", "title"),
+    "line_families": ("Which product line each family key (devices.family_key, models.family_key) belongs to.",
+                      None),
     "line_answers": ("Per product line, the answer per use its datasheet facts allow and its peers' figures "
                      "estimate (basis datasheet or estimate), and the power-loss verdict of its facts, as JSON.", None),
 }
