@@ -59,8 +59,9 @@ def as_the_drive(doc: ResultDocument, model) -> ResultDocument:
     identity; its cache switch is the loop device's knob, which the daemon follows), then every
     figure recomputed by the rules."""
     rep = model.reports
+    path = "/dev/sdx" if rep["protocol"] == "ata" else "/dev/nvme9n1"  # where the modelled drive would be
     device = doc.device.model_copy(update={"model": rep["model"], "protocol": rep["protocol"], "media": "ssd",
-                                           "volatile_write_cache": rep["volatile_write_cache"]})
+                                           "path": path, "volatile_write_cache": rep["volatile_write_cache"]})
     data = json.loads(doc.model_copy(update={"device": device}).model_dump_json())
     for run in data["runs"]:
         run["flush_check"] = run["scaling"] = None
