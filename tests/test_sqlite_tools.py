@@ -31,6 +31,8 @@ LINKS = {
     # the public figures of sources/
     ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
     ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
+    # the product lines of sources/lines/
+    ("line_families", ("line_key",), "lines"),
 }
 
 

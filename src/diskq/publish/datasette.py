@@ -45,6 +45,9 @@ TABLES = {
                 "(figures of different classes are never merged).", "model"),
     "model_class": ("Per public model, method class and write-cache state: the 1-job figure, ranked within "
                     "that class and state only.", None),
+    "lines": ("Product lines (sources/lines/): what a drive is before anything is measured, its datasheet "
+              "facts with their sources, and the names and part numbers that identify it.", "title"),
+    "line_families": ("Which product line each family of devices and public models belongs to.", None),
 }
 #: full-text indexes: searched through their table, not browsed
 HIDDEN = ("device_search", "devices_fts")
