@@ -64,7 +64,7 @@ def known_as(con: sqlite3.Connection, dev: dict) -> dict:
             written |= {r[0] for r in con.execute(
                 "SELECT DISTINCT f.model FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ?", (k,))}
     return {"reported": reported, "written": sorted(written),
-            "patterns": [p for k in keys for p in modelid.patterns_for(k)]}
+            "patterns": [(re.sub(r"[(][?]P<[a-z]+>", "(", p), via) for k in keys for p, via in modelid.patterns_for(k)]}
 
 
 def device_sources(con: sqlite3.Connection, dev: dict) -> list[str]:
