@@ -28,3 +28,11 @@ def test_typer_floor_is_one_that_starts_and_prints_help():
     typer = next(d for d in deps if d.startswith("typer"))
     floor = re.search(r">=([\d.]+)", typer).group(1)
     assert tuple(map(int, floor.split("."))) >= (0, 15, 4), typer
+
+
+def test_pydantic_floor_reads_json_as_the_schema_does():
+    """pydantic 2.11 rejects a JSON integer beyond 2^53 in a float field; the schema accepts it."""
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pydantic = next(d for d in deps if d.startswith("pydantic"))
+    floor = re.search(r">=([\d.]+)", pydantic).group(1)
+    assert tuple(map(int, floor.split("."))) >= (2, 12), pydantic
