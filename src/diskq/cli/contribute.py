@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 
+from diskq.cli._terminal import say
 from diskq.cli.app import app, stderr_console
 
 CONTRIBUTE_HELP = """Contribute a result to the device database: check, sign, validate, open the pull request.
@@ -44,14 +45,16 @@ Example: diskq pr-comment --base base --head pr submissions/intel/intel-ssd-545/
 
 
 def _say(step: str, text: str) -> None:
-    stderr_console().print(f"[bold]{step}[/]: ", end="", highlight=False)
+    from rich.markup import escape
+
+    stderr_console().print(f"[bold]{escape(step)}[/]: ", end="", markup=True, highlight=False)
     stderr_console().print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _confirm_with(yes: bool):
     def confirm(published, ask: bool) -> bool:
         err = stderr_console()
-        err.print("[bold]published with the pull request[/] (anyone can read it):")
+        err.print("[bold]published with the pull request[/] (anyone can read it):", markup=True)
         for p in published:
             removable = f"  (leave out: {p.option})" if p.option else f"  ({p.why})" if p.why else ""
             err.print(f"  {p.what}: {p.value}{removable}", markup=False, highlight=False, soft_wrap=True)
@@ -67,19 +70,21 @@ def _confirm_with(yes: bool):
 
 def run_contribution(opts, *, yes: bool) -> None:
     """Run the steps and print the outcome: the pull request's address, or the commands left."""
+    from rich.markup import escape
+
     from diskq.contribute.flow import contribute
 
     err = stderr_console()
     outcome = contribute(opts, say=_say, confirm=_confirm_with(yes))
     if opts.dry_run:
-        err.print("[bold]dry run[/]: nothing was changed. The pull request's body:")
-        print(outcome.body)
+        err.print("[bold]dry run[/]: nothing was changed. The pull request's body:", markup=True)
+        say(outcome.body, err=False)
         return
     if outcome.url:
-        err.print(f"[bold green]pull request opened[/]: {outcome.url}")
-        print(outcome.url)
+        err.print(f"[bold green]pull request opened[/]: {escape(outcome.url)}", markup=True)
+        say(outcome.url, err=False)
         return
-    err.print(f"[bold]branch {outcome.branch} is ready[/]. To open the pull request, run:")
+    err.print(f"[bold]branch {escape(outcome.branch)} is ready[/]. To open the pull request, run:", markup=True)
     for step, text in outcome.steps:
         if step == "fork" and text.startswith("by hand"):
             err.print(f"  0. {text}", markup=False, highlight=False, soft_wrap=True)
@@ -89,7 +94,7 @@ def run_contribution(opts, *, yes: bool) -> None:
     if outcome.patch:
         err.print(f"(or send the patch {outcome.patch})", markup=False, highlight=False)
     err.print("and paste the body below into the pull request:")
-    print(outcome.body)
+    say(outcome.body, err=False)
 
 
 @app.command("contribute", help=CONTRIBUTE_HELP)
@@ -146,6 +151,6 @@ def pr_comment_cmd(
             raise InvalidInput(f"{f}: give paths below submissions/ as the pull request has them")
         rels.append(str(Path(*parts[1:])))
     if not rels:
-        print("No submission files added.")
+        say("No submission files added.", err=False)
         return
-    print(render_markdown(build_preview(base, head, rels, allowed_signers=allowed_signers)))
+    say(render_markdown(build_preview(base, head, rels, allowed_signers=allowed_signers)), err=False)

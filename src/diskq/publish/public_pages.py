@@ -23,16 +23,22 @@ def class_badge(class_id: str | None) -> str:
     return KIND_WORDS.get((class_id or "").split("/", 1)[0], class_id or "")
 
 
-def js_patterns(family_key: str) -> list[str]:
-    """The part-number patterns of a family's product line (:mod:`diskq.identity.parts`), as
-    JavaScript regular expressions the site's search tests a whole query against: a leading
-    vendor word optional, as diskq itself reads a model string."""
+def js_vendors() -> str:
+    """The vendor words a model string may start with (:data:`diskq.identity.parts.VENDOR_PREFIXES`)
+    as one JavaScript alternation: the site's search drops one before it tests the part-number
+    patterns, as diskq itself reads a model string. Written once per page, not once per row."""
     from diskq.identity.parts import VENDOR_PREFIXES
 
-    vendors = "|".join(re.escape(v) for v in VENDOR_PREFIXES)
+    return "|".join(re.escape(v) for v in VENDOR_PREFIXES)
+
+
+def js_patterns(family_key: str) -> list[str]:
+    """The part-number patterns of a family's product line (:mod:`diskq.identity.parts`), as
+    JavaScript regular expressions the site's search tests a whole query against (after an
+    optional leading vendor word: :func:`js_vendors`)."""
     out = []
     for pattern, _ in modelid.patterns_for(family_key):
-        js = f"(?:(?:{vendors})[ _-]+)?(?:{re.sub(r'[(][?]P<[a-z]+>', '(', pattern)})"
+        js = re.sub(r"[(][?]P<[a-z]+>", "(", pattern)
         if js not in out:
             out.append(js)
     return out

@@ -344,7 +344,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 model=model, sources=public_pages.sources_of([model]), answers=public_verdicts(con, model.id),
                 devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
         (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
-            devices=drives, hosts=hosts, facets=facets, public=public, root="",
+            devices=drives, hosts=hosts, facets=facets, public=public, root="", vendors=public_pages.js_vendors(),
             main_class=public_pages.methodclass.MAIN, main_label=public_pages.methodclass.label(
                 public_pages.methodclass.MAIN), main_short=public_pages.methodclass.short(public_pages.methodclass.MAIN),
             **common))

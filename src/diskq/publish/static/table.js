@@ -56,10 +56,13 @@
   var textOf = new Map(rows.concat(prows).map(function (r) { return [r, compact(r.getAttribute("data-s") || r.cells[1].textContent)]; }));
   // A part number or the string smartctl prints (SAMSUNG MZ7LH7T6HMLA-00005) names a model through
   // the part-number patterns of its product line (sources/lines, in data-re).
+  // A leading vendor word (data-vendors, written once) is optional, as diskq reads a model string.
+  var vendors = table.getAttribute("data-vendors") || "";
+  var lead = vendors ? "(?:(?:" + vendors + ")[ _-]+)?" : "";
   var patternsOf = new Map(rows.concat(prows).map(function (r) {
     var list = [];
     try { list = JSON.parse(r.getAttribute("data-re") || "[]"); } catch (e) { list = []; }
-    return [r, list.map(function (p) { try { return new RegExp("^(?:" + p + ")$", "i"); } catch (e) { return null; } })
+    return [r, list.map(function (p) { try { return new RegExp("^" + lead + "(?:" + p + ")$", "i"); } catch (e) { return null; } })
       .filter(Boolean)];
   }));
   function partOf(query, r) {
