@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 
 from benchmarks import child
-
 from diskq.bench.fiojson import option_seconds
 
 #: the same interpreter (and so the same installed diskq) as the benchmark itself

@@ -99,7 +99,7 @@ def agree(a: tuple[int, float], b: tuple[int, float], *, pct: float = IOPS_PCT) 
 
 def self_agreement(runs: list[Qualification]) -> tuple[int, int, int]:
     """(pairs of consecutive runs with the same peak jobs, with peak IOPS within 5 %, pairs)."""
-    pairs = list(zip(runs, runs[1:]))
+    pairs = list(zip(runs, runs[1:], strict=False))
     agreements = [agree(b.peak, a.peak) for a, b in pairs]
     return sum(j for j, _ in agreements), sum(i for _, i in agreements), len(pairs)
 
@@ -123,7 +123,7 @@ def iops_tolerance(community: list[Qualification]) -> float:
 def summary(community: list[Qualification], diskq: list[Qualification]) -> dict:
     """Medians, the device-time ratio, the peak agreement of each pair and of the medians, and the
     community protocol's agreement with itself."""
-    pairs = list(zip(community, diskq))
+    pairs = list(zip(community, diskq, strict=False))
     agreements = [agree(d.peak, c.peak) for c, d in pairs]
     med = {
         who: {
@@ -188,7 +188,7 @@ def run_diskq(dev: str, runtime_s: float, max_jobs: int, source: str | None = No
 
 def _curve(q: Qualification) -> str:
     """``numjobs:IOPS(seconds)`` for each step."""
-    return " ".join(f"{n}:{iops:,.0f}({t:.1f}s)" for (n, iops), t in zip(q.curve, q.runtimes))
+    return " ".join(f"{n}:{iops:,.0f}({t:.1f}s)" for (n, iops), t in zip(q.curve, q.runtimes, strict=False))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,7 +38,6 @@ if __package__ in (None, ""):
 
 from benchmarks import diskqrun, rawfio, stats
 from benchmarks.scratchdev import MiB, device_arguments, loop_device_of, require_root
-
 from diskq.bench.fiojson import option_seconds
 
 SIZES = (512, 4096, 8192, 16384, 65536, 131072, 1048576)

@@ -85,7 +85,7 @@ def growth_exponent(sizes: Sequence[float], costs: Sequence[float]) -> float:
     sxx = sum((x - mx) ** 2 for x in xs)
     if sxx == 0:
         raise ValueError("sizes must differ")
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sxx
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

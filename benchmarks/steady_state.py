@@ -26,7 +26,6 @@ if __package__ in (None, ""):
 
 from benchmarks import rawfio, stats
 from benchmarks.scratchdev import MiB, device_arguments, loadavg, loop_device_of, require_root
-
 from diskq.bench.steady import Detector, parse_iops_logs, step_iops, stop_second, window_errors
 
 #: the detector diskq used up to method version 1, and the candidates replayed beside it

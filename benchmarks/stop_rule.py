@@ -37,7 +37,6 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import stats
-
 from diskq.bench.steady import settling_iops, window_iops
 from diskq.bench.stoprule import StopRule, rule_iops, stop_second, trend_pct
 

@@ -34,7 +34,6 @@ if __package__ in (None, ""):
 
 from benchmarks import rawfio, stats
 from benchmarks.scratchdev import device_arguments, loadavg, loop_device_of, require_root
-
 from diskq.bench.steady import parse_iops_logs, window_iops
 
 #: the writing before the measured step in each state: (numjobs, seconds) run back to back

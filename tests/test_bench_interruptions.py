@@ -13,8 +13,7 @@ import time
 import pytest
 
 from diskq.probe.journal import Journal
-from tests.conftest import fio_processes, needs_fio, needs_loop
-from tests.conftest import wc_file
+from tests.conftest import fio_processes, needs_fio, needs_loop, wc_file
 from tests.test_kill_bench import holders
 
 

@@ -12,8 +12,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks import (
-    database_scale, diskqrun, fidelity, qualification_time, rawfio, size_profile, startup, stats, steady_state,
-    stop_rule, sustained_write, write_history,
+    database_scale,
+    diskqrun,
+    fidelity,
+    qualification_time,
+    rawfio,
+    size_profile,
+    startup,
+    stats,
+    steady_state,
+    stop_rule,
+    sustained_write,
+    write_history,
 )
 
 

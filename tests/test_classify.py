@@ -105,7 +105,7 @@ noise = st.lists(st.floats(-0.03, 0.03), min_size=13, max_size=13)
 
 
 def _curve(grid, lam, sigma, kappa, jitter):
-    return [(n, usl.model(n, lam, sigma, kappa) * (1 + e)) for n, e in zip(grid, jitter)]
+    return [(n, usl.model(n, lam, sigma, kappa) * (1 + e)) for n, e in zip(grid, jitter, strict=False)]
 
 
 def _true_metrics(grid, sigma, kappa):
@@ -146,7 +146,7 @@ def test_usl_regressing_regime_classifies_as_regressing(grid, lam, sigma, kappa,
 def test_a_plateau_with_noise_is_never_regressing(grid, lam, cap, jitter):
     # a drive capped at `cap` jobs, measured with +-3 % noise: the largest point can sit at most
     # ~6 % below the best one, which is noise around an asymptote, whatever the fit makes of it
-    points = [(n, lam * min(n, cap) * (1 + e)) for n, e in zip(grid, jitter)]
+    points = [(n, lam * min(n, cap) * (1 + e)) for n, e in zip(grid, jitter, strict=False)]
     assert classify(points).scaling != "regressing"
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from diskq.analyse import criteria
 from diskq.analyse.cliff import EXACT_MAX, find_cliff

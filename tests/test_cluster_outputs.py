@@ -113,7 +113,7 @@ def test_osd_perf_samples_of_a_mostly_idle_class_flag_nothing(tmp_path):
     case = CLUSTERS / "web3one-rook-hdd-intel-p4610-db"
     raw = (case / "raw-ceph_osd_perf.log").read_text()
     parts = re.split(r"^=+ \[(\d+)\] .*$", raw, flags=re.M)
-    samples = dict(zip(parts[1::2], parts[2::2]))
+    samples = dict(zip(parts[1::2], parts[2::2], strict=False))
     (tmp_path / "osd-perf.txt").write_text(samples["48"].split("===", 2)[-1].split("\n", 1)[1])
     shutil.copy(case / "osd-df.txt", tmp_path)
     doc = report.build(inputs.read_dir(tmp_path), db=DB)
@@ -289,7 +289,7 @@ def test_any_text_of_recorded_lines_is_read_or_refused_in_one_line(files):
         doc = report.build(inp, db=None)
         json.dumps(doc)
         _render(doc)
-        assert render_html(doc).startswith("<!doctype html>")
+        assert render_html(doc).startswith("<!DOCTYPE html>")
 
 
 @settings(max_examples=60, deadline=None)

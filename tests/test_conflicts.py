@@ -158,9 +158,9 @@ def test_a_decision_keeps_a_figure_no_evidence_contradicts(solo, n, per_job, oth
 
 def test_a_figure_from_another_source_decides_through_the_same_interface(tmp_path):
     # public figures imported from elsewhere are fed as evidence items by model key
-    from diskq.database.settle import settle
     from diskq.database.extract import read_submission
     from diskq.database.keys import model_key
+    from diskq.database.settle import settle
 
     subs = tmp_path / "submissions"
     record, problems = read_submission(_row_alone(subs), subs)

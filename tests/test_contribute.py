@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from diskq import proc
 from diskq.cli import app
-from diskq.contribute import flow, keys as ghkeys
+from diskq.contribute import flow
+from diskq.contribute import keys as ghkeys
 from diskq.contribute.privacy import Reduction
 from diskq.errors import ContributionFailed
 from tests.test_submission_support import HAVE_FIO, HAVE_SSH_KEYGEN, drive_fio_runs, keygen, public_line, result_from

@@ -14,7 +14,12 @@ from diskq.cli import app
 from diskq.result import Device
 from diskq.submission.contributable import not_contributable
 from tests.test_submission_support import (
-    HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, drive_fio_runs, keygen, result_from,
+    HAVE_FIO,
+    HAVE_SSH_KEYGEN,
+    allowed_signers,
+    drive_fio_runs,
+    keygen,
+    result_from,
 )
 
 pytestmark = [

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.database.aggregate import aggregate_cache, aggregate_device, best_cache, rank_key
-from diskq.database.record import CURVE_FIELDS, RunSummary, SubmissionRecord, all_finite
 from diskq.database.keys import device_id, firmware_key, model_key
+from diskq.database.record import CURVE_FIELDS, RunSummary, SubmissionRecord, all_finite
 
 NAN = math.nan
 

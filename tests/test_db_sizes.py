@@ -5,6 +5,7 @@ cache setting, the verdicts read from it (etcd, PostgreSQL at 8 KiB, ZFS SLOG at
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,9 @@ from diskq.database.build import build
 from diskq.database.lookup import lookup
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.result import ResultDocument
+from tests.cli_support import cli, rows
 from tests.conftest import needs_fio
 from tests.size_profiles import SIZES, measure_profile, recorded, recorded_profile
-from tests.cli_support import cli, rows
 
 CURVE = {1: 3000.0, 2: 5200.0, 4: 8000.0, 8: 9000.0}
 NOSYNC = {"on": 60000.0}
@@ -26,11 +27,11 @@ B = {4096: 3400.0, 8192: 2800.0, 16384: 2500.0, 131072: 1100.0, 1048576: 170.0}
 
 def add(root: Path, model: str, *, sizes=None, created="2025-01-01", result=None, k: float = 1.0) -> Path:
     """A submission of ``model``; ``k`` scales its sweep (the same sweep twice is a duplicate)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     curve = {n: x * k for n, x in CURVE.items()}
     result = result or result_document(model, {"on": curve}, nosync=NOSYNC, cache_mechanism="hdparm",
-                                       sizes=sizes, created=datetime.fromisoformat(created).replace(tzinfo=timezone.utc))
+                                       sizes=sizes, created=datetime.fromisoformat(created).replace(tzinfo=UTC))
     return write_submission(root, submission(result))
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from diskq.database import locate
 from diskq.database.update import UpdateError, parse_digest, update
-from tests.cli_support import cli
 from diskq.errors import InvalidInput
+from tests.cli_support import cli
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "devices.db"

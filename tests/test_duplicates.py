@@ -5,7 +5,7 @@ whatever the paths, a copy never displaces a verified, an earlier or a non-legac
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -48,7 +48,7 @@ def test_a_copy_under_a_name_that_sorts_first_never_displaces_a_verified_origina
     else:  # listed too, but measured later (the same figures, signed again with a later date)
         signers.write_text(signers.read_text() + Path(f"{mallory}.pub").read_text().replace("test", "").strip()
                            .join(["mallory ", "\n"]))
-        later = _result(COPY, created=datetime(2025, 6, 1, tzinfo=timezone.utc))
+        later = _result(COPY, created=datetime(2025, 6, 1, tzinfo=UTC))
         copy = sign_submission(submission(later, contributor=None), mallory, principal="mallory")
     write_submission(subs, copy)
     models, skipped = _kept_and_skipped(subs, tmp_path, signers)
@@ -76,8 +76,8 @@ def test_a_legacy_row_never_displaces_a_measurement_of_the_same_figures(tmp_path
 
 def test_the_earliest_measured_stays_whatever_the_path_order(tmp_path):
     subs = tmp_path / "submissions"
-    write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 1, 1, tzinfo=timezone.utc))))
-    write_submission(subs, submission(_result(COPY, datetime(2025, 3, 1, tzinfo=timezone.utc))))
+    write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 1, 1, tzinfo=UTC))))
+    write_submission(subs, submission(_result(COPY, datetime(2025, 3, 1, tzinfo=UTC))))
     models, skipped = _kept_and_skipped(subs, tmp_path)
     assert models == [ORIGINAL]
     assert "measured earlier" in skipped[0].message
@@ -103,8 +103,8 @@ def test_the_rule_orders_claims_signature_then_measurement_then_date_then_path()
 
 def test_validate_over_a_tree_refuses_the_weaker_of_two_duplicates(tmp_path, capsys):
     subs = tmp_path / "submissions"
-    first = write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 1, 1, tzinfo=timezone.utc))))
-    copy = write_submission(subs, submission(_result(COPY, datetime(2025, 3, 1, tzinfo=timezone.utc))))
+    first = write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 1, 1, tzinfo=UTC))))
+    copy = write_submission(subs, submission(_result(COPY, datetime(2025, 3, 1, tzinfo=UTC))))
     assert cli("validate", str(subs)) == 1
     out = capsys.readouterr().out
     assert f"{copy}: result.runs: duplicate of {first}" in out
@@ -114,9 +114,9 @@ def test_validate_over_a_tree_refuses_the_weaker_of_two_duplicates(tmp_path, cap
 def test_validate_of_a_new_file_refuses_it_when_an_existing_file_holds_the_same_figures(tmp_path, capsys):
     """The pull-request check names only the added files; the tree holds the base branch's."""
     subs = tmp_path / "submissions"
-    existing = write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 3, 1, tzinfo=timezone.utc))))
+    existing = write_submission(subs, submission(_result(ORIGINAL, datetime(2025, 3, 1, tzinfo=UTC))))
     # even an earlier date does not let a new file displace what the tree already holds
-    new = write_submission(subs, submission(_result(COPY, datetime(2024, 1, 1, tzinfo=timezone.utc))))
+    new = write_submission(subs, submission(_result(COPY, datetime(2024, 1, 1, tzinfo=UTC))))
     assert cli("validate", str(new)) == 1
     out = capsys.readouterr().out
     assert f"{new}: result.runs: duplicates the measured figures of {existing}" in out
@@ -144,7 +144,7 @@ def test_the_pull_request_check_refuses_a_new_file_duplicating_one_on_the_base_b
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "base")
     base = _git(repo, "rev-parse", "HEAD")
-    later = _result(COPY, created=datetime(2024, 1, 1, tzinfo=timezone.utc))  # even back-dated
+    later = _result(COPY, created=datetime(2024, 1, 1, tzinfo=UTC))  # even back-dated
     copy = write_submission(repo / "submissions",
                             sign_submission(submission(later, contributor=None), author, principal="octocat"))
     _git(repo, "add", "-A")

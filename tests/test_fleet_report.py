@@ -165,7 +165,7 @@ def test_sign_signs_every_result_of_a_fleet_directory(tmp_path, monkeypatch):
         (results / host).mkdir(parents=True)
         (results / host / "sdb.json").write_text(measured.model_copy(update={
             "device": measured.device.model_copy(update={"firmware": firmware})}).to_json())
-        (results / host / "status.json").write_text('{"host": "%s", "state": "done"}' % host)
+        (results / host / "status.json").write_text(json.dumps({"host": host, "state": "done"}))
     (results / "h2" / "broken.json").write_text("{")
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()

@@ -13,9 +13,9 @@ import pytest
 from diskq.database.build import build
 from diskq.database.synthetic import submission, write_submission
 from diskq.submission.importfio import import_fio
+from tests.cli_support import cli
 from tests.conftest import needs_fio
 from tests.test_submission_support import COMMUNITY_ARGS
-from tests.cli_support import cli
 
 
 def community_runs(dev: str, jobs=(1, 2)) -> dict[int, dict]:

@@ -149,8 +149,8 @@ def test_fleet_report_writes_its_html_page(elsewhere):
     for host in ("h1", "h2"):
         (work / "results" / host).mkdir(parents=True)
         (work / "results" / host / "sdb.json").write_text(doc.to_json())
-        (work / "results" / host / "status.json").write_text('{"host": "%s", "state": "done"}' % host)
+        (work / "results" / host / "status.json").write_text(json.dumps({"host": host, "state": "done"}))
     diskq(elsewhere, "fleet", "report", "results", "--html", "fleet.html")
     page = (work / "fleet.html").read_text()
-    assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
+    assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!DOCTYPE html>")
     assert "h1" in page and "h2" in page

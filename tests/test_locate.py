@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from diskq.database import locate
-from tests.cli_support import cli
 from diskq.errors import DatabasePathError
+from tests.cli_support import cli
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "devices.db"

@@ -215,8 +215,8 @@ def test_a_signature_not_checked_against_allowed_signers_is_labelled_so(tmp_path
 
 def test_the_committed_database_never_answers_a_different_model(capsys):
     # "samsung 860" named Samsung PM883 as the answer, "samsung 980 pro" the 983DCT (both exit 0)
-    from diskq.errors import AmbiguousModel
     from diskq.database.build import repo_root
+    from diskq.errors import AmbiguousModel
 
     committed = repo_root() / "devices.db"
     assert cli("lookup", "samsung 860", "--db", str(committed)) == AmbiguousModel.exit_code

@@ -43,7 +43,7 @@ def _agrees(text: str, curve: dict[int, float]) -> None:
     for m in re.finditer(r"IOPS (fell|flattened) at ([\d, and]+) jobs? \(([^)]*) vs (\d+)\)", text):
         named = [int(n) for n in re.findall(r"\d+", m.group(2))]
         assert int(m.group(4)) == best and named == sorted(n for n in curve if n > best)
-        for n, change in zip(named, re.findall(r"[-+][\d.]+", m.group(3))):
+        for n, change in zip(named, re.findall(r"[-+][\d.]+", m.group(3)), strict=False):
             assert float(change) == pytest.approx((curve[n] / curve[best] - 1) * 100, abs=0.06)
     for m in re.finditer(r"peak confirmed at (\d+) jobs", text):
         assert int(m.group(1)) == best

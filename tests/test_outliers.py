@@ -3,7 +3,7 @@ model's public figures, by a rule that still works with three submissions."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,7 +53,7 @@ def test_one_forged_figure_among_agreeing_genuine_ones_is_always_the_one_singled
 def _sub(subs, model, one, firmware="FW1", day=1, legacy=False):
     curve = {"unknown" if legacy else "off": {1: one, 2: one * 1.8}}
     doc = result_document(model, curve, firmware=firmware, legacy=legacy,
-                          created=datetime(2025, 1, day, tzinfo=timezone.utc))
+                          created=datetime(2025, 1, day, tzinfo=UTC))
     return write_submission(subs, submission(doc, legacy=legacy))
 
 

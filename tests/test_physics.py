@@ -5,7 +5,6 @@ the bound it breaks and shown so on its device page; fio's own clock is held to 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from diskq.analyse.physics import curve_problems, link_floor_us
 from diskq.database.build import build

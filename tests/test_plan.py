@@ -198,7 +198,7 @@ def test_a_faster_curve_never_gives_fewer_osds_per_device(curve, factors, capaci
 
     from diskq.analyse import criteria
 
-    faster = [(n, x * f) for (n, x), f in zip(curve, factors)]
+    faster = [(n, x * f) for (n, x), f in zip(curve, factors, strict=False)]
     # the rule is monotone over plausible curves: a point whose per-job rate beats one job alone
     # by more than the [plausibility] ratio is questionable and left out of every verdict
     ratio = criteria.load()["plausibility"]["max_per_job_ratio"]

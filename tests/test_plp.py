@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diskq.analyse import annotate, datasheets
-from diskq.analyse.model import PlpFact
 from diskq.analyse.hostdevice import not_a_drive
-from diskq.analyse.plp import evaluate, evaluate_device
 from diskq.analyse.memorybacked import memory_backed_note
+from diskq.analyse.model import PlpFact
+from diskq.analyse.plp import evaluate, evaluate_device
 from diskq.probe import nvme
-from diskq.probe.smartctl import identity_from_smartctl_json
 from diskq.probe.plp import facts_from_smartctl_json, vwc_fact
+from diskq.probe.smartctl import identity_from_smartctl_json
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 from tests.conftest import needs_fio, needs_loop
 

@@ -16,7 +16,6 @@ from diskq.probe import identity, smartvalues, sysfs
 from diskq.probe.identity import identity_from_sysfs
 from diskq.probe.serialhash import serial_hash
 from diskq.probe.smartctl import decode_exit_status, identity_from_smartctl_json
-
 from tests.conftest import needs_loop
 
 FIX = Path(__file__).parent / "fixtures"

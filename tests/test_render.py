@@ -66,7 +66,7 @@ def test_osds_per_device_limited_by_the_sweep_reads_as_a_lower_bound():
     annotate(doc)
     osds = doc.verdicts.osds_per_device
     assert osds.limited_by_sweep and osds.n == 8
-    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    line = next(line for line in verdict_lines(doc.verdicts) if line.startswith("OSDs per device"))
     assert "at least 8" in line
 
 
@@ -77,7 +77,7 @@ def test_osds_per_device_inside_the_sweep_is_a_plain_number():
     annotate(doc)
     osds = doc.verdicts.osds_per_device
     assert not osds.limited_by_sweep and osds.n == 4
-    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    line = next(line for line in verdict_lines(doc.verdicts) if line.startswith("OSDs per device"))
     assert "[bold]4[/]" in line and "at least" not in line and "1300 commits/s" in line
 
 
@@ -86,7 +86,7 @@ def test_a_drive_too_slow_for_one_osd_reads_none():
     for p in doc.runs[0].points:
         p.iops = 200.0 * p.numjobs ** 0.5
     annotate(doc)
-    line = next(l for l in verdict_lines(doc.verdicts) if l.startswith("OSDs per device"))
+    line = next(line for line in verdict_lines(doc.verdicts) if line.startswith("OSDs per device"))
     assert "[bold]none[/]" in line and "below the 315 one OSD needs" in line
 
 
@@ -114,7 +114,7 @@ def test_marks_beside_the_bar_never_cut_a_figure_at_80_columns_or_in_a_pipe():
     import io
 
     doc = _doc()
-    for p, iops in zip(doc.runs[0].points, (13500.0, 27000.0, 52000.0, 91000.0, 135000.0, 13100.0)):
+    for p, iops in zip(doc.runs[0].points, (13500.0, 27000.0, 52000.0, 91000.0, 135000.0, 13100.0), strict=False):
         p.iops, p.bw_bytes = iops, iops * 4096
     doc.runs[0].points[-1].interrupted = True
     doc.runs[0].points.append(Point(numjobs=3, iops=140000.0, bw_bytes=140000.0 * 4096, total_ios=2_800_000,

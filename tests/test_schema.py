@@ -77,7 +77,7 @@ def test_cli_schema_check(tmp_path):
 _DELETE = object()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _analysed_submission() -> str:
     """A real submission as diskq bench would make it: real fio steps, flush-check step, analysis
     (with a USL fit), contributor and SSH signature."""
@@ -85,7 +85,12 @@ def _analysed_submission() -> str:
     from diskq.submission.model import Contributor
     from diskq.submission.sign import make_submission, sign_submission
     from tests.test_submission_support import (
-        fio_nosync_run, fio_runs, keygen, nosync_point_from, result_from, session_dir,
+        fio_nosync_run,
+        fio_runs,
+        keygen,
+        nosync_point_from,
+        result_from,
+        session_dir,
     )
 
     doc = result_from(fio_runs(), method_id="diskq-fdatasync-sweep")
@@ -98,7 +103,7 @@ def _analysed_submission() -> str:
     return dump(sign_submission(sub, key, principal="octocat"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bases() -> tuple[dict, ...]:
     """Real valid submissions (callers copy before changing them): a legacy one, and where fio
     and ssh-keygen are installed one made like a bench result."""

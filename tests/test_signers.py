@@ -14,12 +14,12 @@ import pytest
 from diskq.database.build import repo_root
 from diskq.database.synthetic import result_document, submission, write_submission
 from diskq.submission.legacy import dump
-from diskq.submission.signers import FILE_NAME, pull_request_problems, signer_line
 from diskq.submission.sign import sign_submission
+from diskq.submission.signers import FILE_NAME, pull_request_problems, signer_line
 from diskq.submission.validate import validate_file
+from tests.cli_support import cli
 from tests.test_submission_support import HAVE_SSH_KEYGEN, keygen, public_line
 from tests.test_submission_workflow import WORKFLOW, _git, _run_block, pr_runner
-from tests.cli_support import cli
 
 pytestmark = pytest.mark.skipif(not HAVE_SSH_KEYGEN, reason="needs ssh-keygen")
 ROOT = repo_root()

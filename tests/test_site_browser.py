@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from diskq.database.build import build
-from diskq.database.synthetic import (result_document, submission, sustained_pair, write_submission,
-                                     write_synthetic)
+from diskq.database.synthetic import result_document, submission, sustained_pair, write_submission, write_synthetic
 from diskq.publish.site import build_site
 
 pytestmark = pytest.mark.browser

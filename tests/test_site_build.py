@@ -8,6 +8,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+from datetime import UTC
 from html.parser import HTMLParser
 
 import pytest
@@ -254,7 +255,7 @@ def test_chart_joins_only_sweep_neighbours_and_ticks_every_measured_job_count():
     assert [len(line.split()) for line in gap.lines] == [2, 2]
     close = scaling_chart(pts({1: 100, 2: 190, 4: 350, 8: 600, 16: 800, 32: 900, 48: 950, 64: 960}))
     labels = [t["label"] for t in close.xticks]
-    assert labels[-1] == "64" and all(b["x"] - a["x"] >= 40 for a, b in zip(close.xticks, close.xticks[1:]))
+    assert labels[-1] == "64" and all(b["x"] - a["x"] >= 40 for a, b in zip(close.xticks, close.xticks[1:], strict=False))
 
 
 def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
@@ -324,9 +325,9 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
 
 
 def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    imported = datetime(2026, 11, 22, tzinfo=timezone.utc)  # the day the legacy rows were imported
+    imported = datetime(2026, 11, 22, tzinfo=UTC)  # the day the legacy rows were imported
     subs = tmp_path / "submissions"
     write_submission(subs, submission(result_document(
         "Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True, created=imported), legacy=True))
@@ -345,7 +346,7 @@ def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path)
     assert json.loads((tmp_path / "legacy_site" / "devices.json").read_text())["data_as_of"] is None
 
     write_submission(subs, submission(result_document(
-        "Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=timezone.utc))))
+        "Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=UTC))))
     db = tmp_path / "devices.db"
     build(subs, db)
     build_site(db, tmp_path / "site")
@@ -433,7 +434,7 @@ def _keygen(path, comment):
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
 def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verified(tmp_path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from diskq.result import ResultDocument
     from diskq.submission.model import Contributor
@@ -444,7 +445,7 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
 
     def add(iops, contributor, *, signed=True, legacy=False):
         doc = result_document("Samsung PM1643a", {"off": {1: iops, 16: iops * 5}}, protocol="scsi", legacy=legacy,
-                              created=datetime(2025, 3, 4, tzinfo=timezone.utc))
+                              created=datetime(2025, 3, 4, tzinfo=UTC))
         if legacy:
             sub = submission(doc, legacy=True)
         else:
@@ -582,11 +583,11 @@ def test_chart_invariants(jobs, sweep):
     for line in c.lines:  # a line only joins neighbouring measured steps of a sweep
         pts = [xs[float(p.split(",")[0])] for p in line.split()]
         assert sweep and len(pts) >= 2
-        assert all(b <= SWEEP_STEP * a and numjobs.index(b) == numjobs.index(a) + 1 for a, b in zip(pts, pts[1:]))
+        assert all(b <= SWEEP_STEP * a and numjobs.index(b) == numjobs.index(a) + 1 for a, b in zip(pts, pts[1:], strict=False))
         joined += len(pts) - 1
-    assert joined == (sum(b <= SWEEP_STEP * a for a, b in zip(numjobs, numjobs[1:])) if sweep else 0)
+    assert joined == (sum(b <= SWEEP_STEP * a for a, b in zip(numjobs, numjobs[1:], strict=False)) if sweep else 0)
     assert c.xticks[-1]["label"] == str(numjobs[-1])  # the last measured job count has its tick
-    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:])) or len(numjobs) == 1
+    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:], strict=False)) or len(numjobs) == 1
     assert all(t["measured"] == (int(t["label"]) in jobs) for t in c.xticks)
 
 
@@ -603,9 +604,9 @@ def test_size_chart_invariants(curve):
     order = sorted(curve)
     assert [d["x"] for d in c.dots] == sorted(d["x"] for d in c.dots)  # smallest size at the left
     # the higher MB/s is drawn higher, and the higher IOPS on their own axis
-    for (a, da, ia), (b, db, ib) in zip(zip(order, c.dots, c.dots2), list(zip(order, c.dots, c.dots2))[1:]):
+    for (a, da, ia), (b, db, ib) in zip(zip(order, c.dots, c.dots2, strict=False), list(zip(order, c.dots, c.dots2, strict=False))[1:], strict=False):
         assert (curve[a] * a < curve[b] * b) <= (da["y"] >= db["y"])
         assert (curve[a] < curve[b]) <= (ia["y"] >= ib["y"])
-    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:]))
+    assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:], strict=False))
     assert bool(c.lines) == bool(c.lines2) == (len(curve) > 1)
     assert size_chart([]) is None

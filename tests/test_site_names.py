@@ -26,11 +26,11 @@ def hostile_db(tmp_path: Path, ids: list[str], paths: list[str] | None = None) -
     con = sqlite3.connect(db)
     con.execute("PRAGMA foreign_keys = OFF")
     rows = [r[0] for r in con.execute("SELECT id FROM devices ORDER BY id")]
-    for old, new in zip(rows, ids):
+    for old, new in zip(rows, ids, strict=False):
         con.execute("UPDATE devices SET id = ? WHERE id = ?", (new, old))
         con.execute("UPDATE submissions SET device_id = ? WHERE device_id = ?", (new, old))
     subs = [r[0] for r in con.execute("SELECT id FROM submissions ORDER BY id")]
-    for sid, path in zip(subs, paths or []):
+    for sid, path in zip(subs, paths or [], strict=False):
         con.execute("UPDATE submissions SET path = ? WHERE id = ?", (path, sid))
     con.commit()
     con.close()

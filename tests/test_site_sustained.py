@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
@@ -13,8 +13,13 @@ from hypothesis import strategies as st
 
 from diskq.database import sustained
 from diskq.database.build import build
-from diskq.database.synthetic import (result_document, submission, sustained_measurement, sustained_pair,
-                                     write_submission)
+from diskq.database.synthetic import (
+    result_document,
+    submission,
+    sustained_measurement,
+    sustained_pair,
+    write_submission,
+)
 from diskq.publish.site import build_site
 from diskq.publish.sustained_chart import MAX_POINTS, sustained_chart
 
@@ -89,7 +94,7 @@ def site(tmp_path):
         # the last submission lies far outside the others (its 1-job IOPS 4.8x theirs): not aggregated
         write_submission(subs, submission(result_document(
             MODEL, {"on": {1: one_job + seed, 2: 38000, 4: 52000}}, protocol="nvme",
-            created=datetime(2025, 1, 1 + seed, tzinfo=timezone.utc),
+            created=datetime(2025, 1, 1 + seed, tzinfo=UTC),
             sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
     write_submission(subs, submission(result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}})))
     build(subs, tmp_path / "devices.db")

@@ -60,7 +60,7 @@ def rows():
             assert header == HEADER, f"{path.name}: header is {header}"
             for line, cells in enumerate(reader, start=2):
                 assert len(cells) == len(HEADER), f"{path.name}:{line}: {len(cells)} cells, not {len(HEADER)}"
-                out.append((path.name, line, dict(zip(HEADER, cells))))
+                out.append((path.name, line, dict(zip(HEADER, cells, strict=False))))
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diskq.bench import windows
 from diskq.bench.steady import Detector, deviation_pct, parse_iops_logs, slope_pct, step_iops, stop_second

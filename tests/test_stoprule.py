@@ -7,7 +7,8 @@ import doctest
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from diskq.bench import stoprule
 from diskq.bench.stoprule import StopRule, rule_iops, stop_second, trend_pct
@@ -64,4 +65,4 @@ def test_recorded_traces_replay_within_the_window():
     # a wider interval never takes longer
     wide = [stop_second(t, StopRule(10)) for t in traces]
     narrow = [stop_second(t, StopRule(2)) for t in traces]
-    assert all(a <= b for a, b in zip(wide, narrow)) and sum(wide) < sum(narrow)
+    assert all(a <= b for a, b in zip(wide, narrow, strict=False)) and sum(wide) < sum(narrow)

@@ -33,7 +33,7 @@ def session_dir(prefix: str) -> Path:
     return work
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fio_runs_cached() -> str:
     work = Path(tempfile.mkdtemp(prefix="diskq-test-fio-"))
     target = work / "target.img"
@@ -50,7 +50,7 @@ def _fio_runs_cached() -> str:
     return json.dumps(runs)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fio_nosync_cached() -> str:
     work = Path(tempfile.mkdtemp(prefix="diskq-test-fio-"))
     try:

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from diskq.analyse.cliff import find_cliff
@@ -474,7 +475,7 @@ def test_honest_samples_always_add_up(rates, tail_ms, unlogged, jitter):
     fastest = max(rates[: len(rates) - unlogged])
     rates = [min(r, fastest) for r in rates]
     written = int(sum(rates) + rates[-1] * tail_ms / 1000)
-    logged = [round(r * (1 + e) / 1024) * 1024.0 for r, e in zip(rates[: len(rates) - unlogged], jitter)]
+    logged = [round(r * (1 + e) / 1024) * 1024.0 for r, e in zip(rates[: len(rates) - unlogged], jitter, strict=False)]
     s = recorded().model_copy(update={"bw_samples": logged, "written_bytes": written,
                                       "runtime_ms": len(rates) * 1000 + tail_ms})
     found = []

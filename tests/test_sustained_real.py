@@ -67,14 +67,14 @@ def test_the_database_holds_what_fio_wrote_and_logged(real):
     figures = [dict(r) for r in con.execute("SELECT * FROM device_sustained ORDER BY variant")]
     con.close()
     assert [r["variant"] for r in rows] == ["fdatasync", "sequential"]
-    for row, m in zip(rows, measurements):
+    for row, m in zip(rows, measurements, strict=False):
         write = m["fio"]["jobs"][0]["write"]
         assert row["written_bytes"] == write["io_bytes"] > 0 and row["runtime_ms"] == write["runtime"]
         assert json.loads(row["bw_samples"]) == m["bw_samples"] and len(m["bw_samples"]) >= 4
         assert row["write_cache"] == "on" and row["cache_mechanism"] == "sysfs"
     assert [(f["variant"], f["knob"], f["measurements"]) for f in figures] == [
         ("fdatasync", "kernel", 1), ("sequential", "kernel", 1)]
-    for f, m in zip(figures, measurements):
+    for f, m in zip(figures, measurements, strict=False):
         assert f["written_bytes_max"] == m["written_bytes"] and f["bw_bytes"] == m["bw_bytes"]
         found = bool((m["cliff"] or {}).get("found"))
         assert f["cliffs"] == int(found)
@@ -84,7 +84,7 @@ def test_lookup_and_the_device_page_show_the_real_writes(real):
     measurements, db, out = real
     (match,) = lookup(db, "loop device")
     assert [f["variant"] for f in match.sustained] == ["fdatasync", "sequential"]
-    for f, m in zip(match.sustained, measurements):
+    for f, m in zip(match.sustained, measurements, strict=False):
         (counted,) = f["writes"]
         assert counted["bw_samples"] == m["bw_samples"]
         if not f["cliffs"]:

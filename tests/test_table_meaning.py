@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -179,9 +179,9 @@ def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, cap
     subs = tmp_path / "submissions"
     for i, one in enumerate((1000, 1100, 950)):
         write_submission(subs, submission(result_document("Example SSD Z9", {"off": {1: one, 2: one * 1.8}},
-                                                          created=datetime(2025, 1, 1 + i, tzinfo=timezone.utc))))
+                                                          created=datetime(2025, 1, 1 + i, tzinfo=UTC))))
     forged = write_submission(subs, submission(result_document(
-        "Example SSD Z9", {"off": {1: 9800, 2: 17000}}, created=datetime(2025, 2, 1, tzinfo=timezone.utc))))
+        "Example SSD Z9", {"off": {1: 9800, 2: 17000}}, created=datetime(2025, 2, 1, tzinfo=UTC))))
     db = tmp_path / "devices.db"
     build(subs, db)
     dev = _device(db, "Example SSD Z9")
@@ -198,9 +198,9 @@ def test_the_same_figures_signed_again_count_once(tmp_path):
     subs = tmp_path / "submissions"
     curve = {"off": {1: 5000, 2: 9000, 4: 15000}}
     first = write_submission(subs, submission(result_document(
-        "Example SSD D1", curve, created=datetime(2025, 3, 1, tzinfo=timezone.utc))))
+        "Example SSD D1", curve, created=datetime(2025, 3, 1, tzinfo=UTC))))
     again = write_submission(subs, submission(result_document(
-        "Example SSD D1", curve, created=datetime(2025, 6, 1, tzinfo=timezone.utc))))
+        "Example SSD D1", curve, created=datetime(2025, 6, 1, tzinfo=UTC))))
     assert first != again
     db = tmp_path / "devices.db"
     report = build(subs, db)

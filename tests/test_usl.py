@@ -163,6 +163,6 @@ def test_jacobian_columns_in_one_pass_are_the_per_point_ones_bit_for_bit(points,
     ns, xs = [n for n, _ in points], [x for _, x in points]
     rows = [usl._jacobian_row(n, *p) for n in ns]
     expected = ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-                [x - usl.model(n, *p) for n, x in zip(ns, xs)])
+                [x - usl.model(n, *p) for n, x in zip(ns, xs, strict=False)])
     got = usl._columns(ns, xs, p)
     assert [[v.hex() for v in col] for col in got] == [[v.hex() for v in col] for col in expected]

@@ -157,7 +157,14 @@ def test_an_analysis_made_with_earlier_criteria_is_not_compared(monkeypatch):
 
 def test_validation_reports_a_signed_file_that_claims_more_than_its_figures(tmp_path):
     from tests.test_submission_support import (
-        HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, fio_nosync_run, fio_runs, keygen, nosync_point_from, result_from,
+        HAVE_FIO,
+        HAVE_SSH_KEYGEN,
+        allowed_signers,
+        fio_nosync_run,
+        fio_runs,
+        keygen,
+        nosync_point_from,
+        result_from,
     )
 
     if not (HAVE_FIO and HAVE_SSH_KEYGEN):

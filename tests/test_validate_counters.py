@@ -24,8 +24,14 @@ from diskq.submission.sign import make_submission, sign_submission
 from diskq.submission.validate import validate_file
 from tests.conftest import HAVE_LOOP, _reset_write_cache, needs_fio
 from tests.test_import_cache_knob import community_runs
-from tests.test_submission_support import (COMMUNITY_ARGS, HAVE_SSH_KEYGEN, allowed_signers, fio_nosync_run, fio_runs,
-                                           keygen)
+from tests.test_submission_support import (
+    COMMUNITY_ARGS,
+    HAVE_SSH_KEYGEN,
+    allowed_signers,
+    fio_nosync_run,
+    fio_runs,
+    keygen,
+)
 
 FIO_FIXTURES = Path(__file__).parent / "fixtures" / "fio_json"
 pytestmark = needs_fio

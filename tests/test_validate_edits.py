@@ -15,12 +15,20 @@ from diskq.submission.legacy import dump
 from diskq.submission.model import Contributor
 from diskq.submission.sign import make_submission, sign_submission
 from diskq.submission.validate import validate_file
-from tests.test_submission_support import HAVE_FIO, HAVE_SSH_KEYGEN, allowed_signers, fio_runs, keygen, result_from, session_dir
+from tests.test_submission_support import (
+    HAVE_FIO,
+    HAVE_SSH_KEYGEN,
+    allowed_signers,
+    fio_runs,
+    keygen,
+    result_from,
+    session_dir,
+)
 
 pytestmark = pytest.mark.skipif(not (HAVE_FIO and HAVE_SSH_KEYGEN), reason="needs fio and ssh-keygen")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _signed() -> tuple[str, str]:
     """(file text of a signed submission, allowed-signers path) made once per session."""
     work = session_dir("diskq-test-edits-")

@@ -192,7 +192,7 @@ def test_figures_fio_does_not_report_may_be_null():
         del data["jobs"][0]["sync"]["lat_ns"]["percentile"]
         del data["jobs"][0]["write"]["clat_ns"]["max"]
     doc = result_from(fio_runs())
-    for p, data in zip(doc.runs[0].points, runs.values()):
+    for p, data in zip(doc.runs[0].points, runs.values(), strict=False):
         p.fio = data
         p.sync_lat_us.p50 = p.sync_lat_us.p99 = p.sync_lat_us.p999 = p.lat_us.max = None
     assert check_figures(doc) == []
@@ -269,8 +269,8 @@ _figure = st.none() | st.floats(min_value=0, allow_infinity=True) | st.sampled_f
 
 @given(st.lists(_figure, min_size=5, max_size=5), st.lists(_figure, min_size=5, max_size=5))
 def test_latency_figures_are_compared_as_plainly_defined(mine, theirs):
-    lat = Latency.model_construct(**dict(zip(("mean", "p50", "p99", "p999", "max"), mine)))
-    tail = dict(zip(("p50", "p99", "p999", "max"), theirs[1:]))
+    lat = Latency.model_construct(**dict(zip(("mean", "p50", "p99", "p999", "max"), mine, strict=False)))
+    tail = dict(zip(("p50", "p99", "p999", "max"), theirs[1:], strict=False))
     out = []
     _latency_problems("lat_us", lat, theirs[0], tail, lambda field, message: out.append((field, message)))
     assert out == _latency_problems_plainly("lat_us", lat, theirs[0], tail)

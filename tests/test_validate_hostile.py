@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from diskq.errors import SubmissionError
 from diskq.submission.legacy import dump, legacy_submissions
 from diskq.submission.validate import MAX_BYTES, Problem, load_submission, validate_file
-from diskq.errors import SubmissionError
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 EXPECTED = json.loads((HOSTILE / "EXPECTED.json").read_text())

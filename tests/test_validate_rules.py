@@ -73,7 +73,6 @@ def test_a_model_name_with_bidi_or_zero_width_controls_is_refused(tmp_path, name
 @pytest.mark.parametrize("name", SPOOFS + ["Eve <b>", "a\x85b"])
 def test_a_contributor_name_with_controls_fails_the_model_and_the_schema(name):
     import jsonschema
-
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError):

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from diskq.analyse import annotate
 from diskq.analyse.model import FlushCheck, Verdicts
-from diskq.analyse.verdicts import evaluate, load_criteria
 from diskq.analyse.osds import carry_order, order_value, osds_per_device
+from diskq.analyse.verdicts import evaluate, load_criteria
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 
 CRIT = load_criteria()
@@ -220,7 +220,7 @@ RATIO = CRIT["plausibility"]["max_per_job_ratio"]
 @given(curves, st.floats(1, 1e6), st.lists(st.floats(1, 3), min_size=11, max_size=11))
 def test_a_device_at_least_as_fast_at_every_n_never_gets_fewer_osds(rest, solo, factors):
     curve = [(1, solo), *sorted(rest)]
-    faster = [(n, iops * f) for (n, iops), f in zip(curve, factors)]
+    faster = [(n, iops * f) for (n, iops), f in zip(curve, factors, strict=False)]
     # among plausible curves (a questionable point is no evidence, however fast)
     assume(all(x / n <= RATIO * c[0][1] * 0.999999 for c in (curve, faster) for n, x in c[1:]))
     slow = evaluate(document(run("off", curve))).osds_per_device

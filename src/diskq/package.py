@@ -10,7 +10,8 @@ DISTRIBUTION = "diskq-ceph"
 def version() -> str:
     """The installed version, e.g. ``0.1.0``; ``0+unknown`` when diskq runs without being installed
     (from a copy of ``src/`` on ``sys.path``)."""
-    from importlib.metadata import PackageNotFoundError, version as dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
 
     try:
         return dist_version(DISTRIBUTION)

@@ -11,13 +11,12 @@ cache state. Latencies are in microseconds. ``lat_us`` is the latency of each 4 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
-from diskq.analyse.model import Cliff, FlushCheck, Peak, PlpFact, Scaling, Verdicts  # noqa: F401 (Peak is re-exported)
-from diskq.analyse.model import json_integer, json_one
+from diskq.analyse.model import Cliff, FlushCheck, Peak, PlpFact, Scaling, Verdicts, json_integer, json_one  # noqa: F401 (Peak is re-exported)
 
 CacheState = Literal["on", "off", "unknown"]
 Protocol = Literal["ata", "nvme", "scsi", "unknown"]
@@ -255,7 +254,7 @@ def rfc3339(value: Any) -> Any:
 class ResultDocument(_Strict):
     format: Literal["diskq-result"] = "diskq-result"
     format_version: Literal[1] = 1
-    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc).replace(microsecond=0))
+    created: datetime = Field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
     device: Device
     method: Method
     runs: list[Run] = Field(default_factory=list)

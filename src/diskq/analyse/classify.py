@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from diskq.analyse import criteria, plausibility, usl
 from diskq.analyse.model import Peak, Scaling, UslFit
 from diskq.analyse.source import SourceSweep, read_words
-from diskq.units import plural
 from diskq.errors import InvalidInput
+from diskq.units import plural
 
 MAX_JOBS = 4096
 # A curve whose peak is more than this many times its first point is not a measurement.
@@ -160,7 +160,7 @@ def _classify_figures(data: list[tuple[int, float]]) -> Scaling:
     if len(data) >= crit["usl_min_points"]:
         fit = usl.fit(data)
         predicted = [fit.predict(n) for n in ns]
-        miss = max(abs(p - x) / x for p, x in zip(predicted, measured) if x > 0)
+        miss = max(abs(p - x) / x for p, x in zip(predicted, measured, strict=False) if x > 0)
         if round(fit.r2, 6) < crit["usl_min_r2"]:
             notes.append(
                 f"the USL fit explains too little of the curve (R² {fit.r2:.2f} < {crit['usl_min_r2']}): "
@@ -253,7 +253,7 @@ def _validate(points: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
             raise InvalidInput(f"IOPS must be a finite number >= 0: {_short(item)}") from None
         data.append(_checked(int(jobs), iops))
     data.sort()
-    for (a, _), (b, _) in zip(data, data[1:]):
+    for (a, _), (b, _) in zip(data, data[1:], strict=False):
         if a == b:
             raise InvalidInput(f"numjobs {a} given twice: give each job count once")
     if len(data) < 2:

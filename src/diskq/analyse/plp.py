@@ -318,7 +318,7 @@ def _measured(runs: Sequence[Run], volatile_write_cache: bool | None, crit: dict
     # nor one whose knob is not known (an import that did not say how: :mod:`diskq.analyse.knob`).
     off = [(r, _solo(r)) for r in runs if r.write_cache == "off" and knob(r.cache_mechanism, "off") == DRIVE
            and _solo(r) is not None]
-    for run, iops in on:
+    for run, _iops in on:
         fc = run.flush_check
         if fc is None or fc.honest is None:
             continue

@@ -88,7 +88,7 @@ def switches_per_write(fio: dict) -> tuple[float, float] | None:
 
 def memory_evidence(doc, crit: dict | None = None) -> str | None:
     """Why fio's own output shows ``doc`` measured memory, not a drive; None when it does not."""
-    for numjobs, fio in _steps(doc):
+    for _numjobs, fio in _steps(doc):
         for name in device_names(fio):
             for pattern, what in _MEMORY_NAMES:
                 if pattern.match(name):

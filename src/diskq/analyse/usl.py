@@ -104,7 +104,7 @@ def _validate(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]
 def _starts(ns: list[float], xs: list[float]) -> list[tuple[float, float, float]]:
     """The linearised least-squares estimate, and a plain fallback from the smallest job count."""
     n0, x0 = ns[0], xs[0]
-    fallback_lam = max(x0 / n0, max(x / n for n, x in zip(ns, xs)) * 0.5, 1e-12)
+    fallback_lam = max(x0 / n0, max(x / n for n, x in zip(ns, xs, strict=False)) * 0.5, 1e-12)
     starts = [(fallback_lam, 0.0, 0.0), (fallback_lam, 0.1, 0.001)]
     linear = _linearised(ns, xs)
     if linear is not None:
@@ -114,7 +114,7 @@ def _starts(ns: list[float], xs: list[float]) -> list[tuple[float, float, float]
 
 def _linearised(ns: list[float], xs: list[float]) -> tuple[float, float, float] | None:
     """Least squares of N/X = a + b*(N-1) + c*N*(N-1): lambda = 1/a, sigma = b/a, kappa = c/a."""
-    rows = [(1.0, n - 1.0, n * (n - 1.0), n / x) for n, x in zip(ns, xs) if x > 0]
+    rows = [(1.0, n - 1.0, n * (n - 1.0), n / x) for n, x in zip(ns, xs, strict=False) if x > 0]
     if len({r[1] for r in rows}) < 3:
         return None
     ata = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
@@ -128,7 +128,7 @@ def _linearised(ns: list[float], xs: list[float]) -> tuple[float, float, float] 
 
 def _cost(ns: list[float], xs: list[float], p: tuple[float, float, float]) -> float:
     lam, sigma, kappa = p  # model() written out: the fit calls this thousands of times
-    return sum([(x - lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))) ** 2 for n, x in zip(ns, xs)])
+    return sum([(x - lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))) ** 2 for n, x in zip(ns, xs, strict=False)])
 
 
 def _jacobian_row(n: float, lam: float, sigma: float, kappa: float) -> tuple[float, float, float]:
@@ -142,7 +142,7 @@ def _columns(ns: list[float], xs: list[float], p: tuple[float, float, float]) ->
     ``x - model(n, *p)``, in one pass: the same arithmetic without two calls per point."""
     lam, sigma, kappa = p
     j0, j1, j2, res = [], [], [], []
-    for n, x in zip(ns, xs):
+    for n, x in zip(ns, xs, strict=False):
         d = 1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)  # also the denominator of model()
         j0.append(n / d)
         j1.append(-lam * n * (n - 1.0) / (d * d))
@@ -161,11 +161,11 @@ def _levenberg_marquardt(
         j0, j1, j2, res = _columns(ns, xs, p)
         # J^T J is symmetric (a*b == b*a exactly): six sums, mirrored.
         s00, s11, s22 = sum([v * v for v in j0]), sum([v * v for v in j1]), sum([v * v for v in j2])
-        s01 = sum([u * v for u, v in zip(j0, j1)])
-        s02 = sum([u * v for u, v in zip(j0, j2)])
-        s12 = sum([u * v for u, v in zip(j1, j2)])
+        s01 = sum([u * v for u, v in zip(j0, j1, strict=False)])
+        s02 = sum([u * v for u, v in zip(j0, j2, strict=False)])
+        s12 = sum([u * v for u, v in zip(j1, j2, strict=False)])
         jtj = [[s00, s01, s02], [s01, s11, s12], [s02, s12, s22]]
-        jtr = [sum([v * r for v, r in zip(col, res)]) for col in (j0, j1, j2)]
+        jtr = [sum([v * r for v, r in zip(col, res, strict=False)]) for col in (j0, j1, j2)]
         # Hold sigma/kappa on their bound when the descent direction points below zero.
         free = [0] + [i for i in (1, 2) if not (p[i] <= 0.0 and jtr[i] <= 0.0)]
         improved = False
@@ -176,13 +176,13 @@ def _levenberg_marquardt(
                 mu *= 10.0
                 continue
             trial = list(p)
-            for i, s in zip(free, step):
+            for i, s in zip(free, step, strict=False):
                 trial[i] += s
             trial_p = (max(trial[0], 1e-12), max(trial[1], 0.0), max(trial[2], 0.0))
             trial_cost = _cost(ns, xs, trial_p)
             if trial_cost < cost:
                 converged = cost - trial_cost <= 1e-15 * max(cost, 1e-300) or max(
-                    abs(a - b) / max(abs(b), 1e-12) for a, b in zip(trial_p, p)
+                    abs(a - b) / max(abs(b), 1e-12) for a, b in zip(trial_p, p, strict=False)
                 ) < 1e-12
                 p, cost = trial_p, trial_cost
                 mu = max(mu / 10.0, 1e-12)
@@ -199,7 +199,7 @@ def _levenberg_marquardt(
 def _solve(a: list[list[float]], b: list[float]) -> list[float] | None:
     """Gaussian elimination with partial pivoting; None for a singular system."""
     size = len(b)
-    m = [list(row) + [v] for row, v in zip(a, b)]
+    m = [list(row) + [v] for row, v in zip(a, b, strict=False)]
     for col in range(size):
         pivot, largest = col, abs(m[col][col])  # the first row with the largest magnitude
         for r in range(col + 1, size):

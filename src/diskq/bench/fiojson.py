@@ -233,7 +233,7 @@ def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrup
     iops = bw = 0.0
     runtime_ms = 0
     ios: list[int] = []
-    for job, w in zip(jobs, writes):
+    for job, w in zip(jobs, writes, strict=False):
         name = str(job.get("jobname", "?"))[:60]
         iops += _write_figure(w, "iops", name)
         bw += _write_figure(w, "bw_bytes", name) if "bw_bytes" in w else _write_figure(w, "bw", name) * 1024
@@ -244,9 +244,9 @@ def point_from_json(data: dict, numjobs: int, *, keep_raw: bool = True, interrup
         raise FioError("fio's jobs wrote nothing (0 write I/Os)")
     if total_ios > _MAX_FIGURE or bw > _MAX_FIGURE:
         raise FioError("fio's write figures add up beyond any run")
-    lat = _combine([(_latency(w.get("clat_ns")), n) for w, n in zip(writes, ios)])
+    lat = _combine([(_latency(w.get("clat_ns")), n) for w, n in zip(writes, ios, strict=False)])
     sync_sections = []
-    for job, n in zip(jobs, ios):
+    for job, n in zip(jobs, ios, strict=False):
         sync = job.get("sync")
         s = sync.get("lat_ns") if isinstance(sync, dict) else None
         if isinstance(s, dict) and (_number(s.get("mean")) or 0) > 0:

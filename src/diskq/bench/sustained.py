@@ -204,7 +204,7 @@ def parse_bw_log(text: str) -> list[tuple[int, float]]:
 
 def interval_note(entries: list[tuple[int, float]], interval_ms: int) -> str | None:
     """A note when the log's times are not one interval apart (a slot that fio did not log)."""
-    gaps = [b - a for (a, _), (b, _) in zip(entries, entries[1:])]
+    gaps = [b - a for (a, _), (b, _) in zip(entries, entries[1:], strict=False)]
     odd = [g for g in gaps if abs(g - interval_ms) > interval_ms * 0.25]
     if not odd:
         return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -33,25 +32,28 @@ Example: diskq bench /dev/sdb --profile sustained --sustain 60G
 
 @app.command("bench", help=BENCH_HELP)
 def bench_cmd(
-    target: Optional[str] = typer.Argument(None, help="block device, partition or file path"),
+    target: str | None = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
     runtime: float = typer.Option(20, "--runtime", metavar="<seconds>", help="whole seconds a step measures at most, 1 to 86400 (short steps measure 4 s, 7 s for the reported figures)"),
-    max_jobs: Optional[int] = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
-    jobs: Optional[str] = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
-    size: Optional[str] = typer.Option(None, "--size", help="file mode: size of the test file (default 1G); refused with a block device"),
+    max_jobs: int | None = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
+    jobs: str | None = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
+    size: str | None = typer.Option(None, "--size", help="file mode: size of the test file (default 1G); refused with a block device"),
     cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
     flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
     steady_state: bool = typer.Option(True, "--short-steps/--full-steps", "--steady-state/--no-steady-state", help="short steps (default): 4 s to steer the search, 7 s for the reported figures, each after a 1 s ramp; --full-steps: every step measures --runtime, as the community protocol"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
     scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file in /var/tmp (disk-backed) instead of TARGET"),
-    profile: Optional[list[str]] = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
-    sustain: Optional[str] = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
+    profile: list[str] | None = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
+    sustain: str | None = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
     contribute: bool = typer.Option(False, "--contribute", help="then run diskq contribute on the result (in your clone of diskq; see diskq contribute --help)"),
 ) -> None:
     from diskq import signals
-    from diskq.bench import output as output_mod, planning, sustained as sustained_mod, target as target_mod
+    from diskq.bench import output as output_mod
+    from diskq.bench import planning
+    from diskq.bench import sustained as sustained_mod
+    from diskq.bench import target as target_mod
     from diskq.errors import InvalidInput
     from diskq.units import parse_int_list, parse_size
 
@@ -103,12 +105,14 @@ def bench_cmd(
 
 def _bench(path: str, options, output: Path | None, as_json: bool, err) -> Path | None:
     """Run the bench and write its document; the document's path when it may be contributed."""
+    from rich.markup import escape
+
     from diskq import signals
-    from diskq.bench import output as output_mod, planning, runner
+    from diskq.bench import output as output_mod
+    from diskq.bench import planning, runner
     from diskq.cli._render import BenchProgress, result_table
     from diskq.errors import DiskqError
     from diskq.submission.contributable import not_contributable
-    from rich.markup import escape
 
     plan = planning.plan(path, options)
     with plan:  # the device stays claimed (O_EXCL) from the safety checks to the end of the bench

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -40,11 +39,11 @@ def _aliases(values: list[str] | None) -> dict[str, str]:
 @cluster_app.callback()
 def cluster_cmd(
     ctx: typer.Context,
-    source: Optional[Path] = typer.Option(None, "--from", help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked"),
-    db: Optional[Path] = typer.Option(None, "--db", help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]"),
-    alias: Optional[list[str]] = typer.Option(None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"),
+    source: Path | None = typer.Option(None, "--from", help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked"),
+    db: Path | None = typer.Option(None, "--db", help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]"),
+    alias: list[str] | None = typer.Option(None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"),
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON on stdout"),
-    html: Optional[Path] = typer.Option(None, "--html", help="also write the answer as one static HTML page"),
+    html: Path | None = typer.Option(None, "--html", help="also write the answer as one static HTML page"),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return

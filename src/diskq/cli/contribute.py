@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -100,16 +99,16 @@ def run_contribution(opts, *, yes: bool) -> None:
 @app.command("contribute", help=CONTRIBUTE_HELP)
 def contribute_cmd(
     result: Path = typer.Argument(..., help="result document from diskq bench or import-fio (or a submission to sign again)"),
-    github: Optional[str] = typer.Option(None, "--github", help="your GitHub login [default: the one gh is logged in as]"),
-    name: Optional[str] = typer.Option(None, "--name", help="your name, shown with the result"),
-    key: Optional[Path] = typer.Option(None, "--key", "-f", help="SSH key to sign with (a private key, or a public key held by ssh-agent or a security key) [default: the first of yours GitHub publishes]"),
+    github: str | None = typer.Option(None, "--github", help="your GitHub login [default: the one gh is logged in as]"),
+    name: str | None = typer.Option(None, "--name", help="your name, shown with the result"),
+    key: Path | None = typer.Option(None, "--key", "-f", help="SSH key to sign with (a private key, or a public key held by ssh-agent or a security key) [default: the first of yours GitHub publishes]"),
     repo: Path = typer.Option(Path("."), "--repo", help="your clone of diskq"),
-    upstream: Optional[str] = typer.Option(None, "--upstream", help="OWNER/NAME of the project on GitHub [default: the package's repository]"),
-    base: Optional[str] = typer.Option(None, "--base", help="commit to branch from [default: the project's main as your clone has it]"),
-    push_remote: Optional[str] = typer.Option(None, "--push-remote", help="remote to push to [default: the one that is your fork; else gh forks]"),
-    branch: Optional[str] = typer.Option(None, "--branch", help="branch name [default: add-<model>-<id>]"),
-    github_keys: Optional[Path] = typer.Option(None, "--github-keys", help="offline: a saved copy of https://github.com/LOGIN.keys"),
-    patch: Optional[Path] = typer.Option(None, "--patch", help="also write the commit as a patch file"),
+    upstream: str | None = typer.Option(None, "--upstream", help="OWNER/NAME of the project on GitHub [default: the package's repository]"),
+    base: str | None = typer.Option(None, "--base", help="commit to branch from [default: the project's main as your clone has it]"),
+    push_remote: str | None = typer.Option(None, "--push-remote", help="remote to push to [default: the one that is your fork; else gh forks]"),
+    branch: str | None = typer.Option(None, "--branch", help="branch name [default: add-<model>-<id>]"),
+    github_keys: Path | None = typer.Option(None, "--github-keys", help="offline: a saved copy of https://github.com/LOGIN.keys"),
+    patch: Path | None = typer.Option(None, "--patch", help="also write the commit as a patch file"),
     dry_run: bool = typer.Option(False, "--dry-run", help="show every step and the pull request's body; change nothing"),
     no_gh: bool = typer.Option(False, "--no-gh", help="do not use gh: make the branch and print the commands"),
     no_name: bool = typer.Option(False, "--no-name", help="publish your login only, not --name"),
@@ -132,10 +131,10 @@ def contribute_cmd(
 
 @app.command("pr-comment", help=PR_COMMENT_HELP)
 def pr_comment_cmd(
-    files: List[Path] = typer.Argument(None, help="submission files the pull request adds (paths in --head)"),
+    files: list[Path] = typer.Argument(None, help="submission files the pull request adds (paths in --head)"),
     base: Path = typer.Option(..., "--base", help="checkout of the base branch"),
     head: Path = typer.Option(..., "--head", help="checkout of the pull request"),
-    allowed_signers: Optional[Path] = typer.Option(None, "--allowed-signers", help="signers to check against [default: each checkout's allowed_signers]"),
+    allowed_signers: Path | None = typer.Option(None, "--allowed-signers", help="signers to check against [default: each checkout's allowed_signers]"),
 ) -> None:
     from diskq.contribute.row import build_preview, render_markdown
     from diskq.errors import InvalidInput

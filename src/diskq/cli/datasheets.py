@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -29,7 +28,7 @@ app.add_typer(datasheets_app, name="datasheets")
     ),
 )
 def validate_cmd(
-    path: Optional[Path] = typer.Argument(None, help="datasheet list file (JSON); default: the packaged one"),
+    path: Path | None = typer.Argument(None, help="datasheet list file (JSON); default: the packaged one"),
 ) -> None:
     from diskq.analyse import datasheets
     from diskq.errors import InvalidInput, SubmissionError

@@ -64,11 +64,10 @@ def db_build(
     """
     from rich.text import Text
 
-    from diskq.database.build import build, check as check_db
+    from diskq.database.build import build
+    from diskq.database.build import check as check_db
     from diskq.database.memo import default_path
-    from diskq.errors import DatabaseError
-
-    from diskq.errors import InvalidInput
+    from diskq.errors import DatabaseError, InvalidInput
     from diskq.submission.signers import repository_file
 
     memo = None if no_memo else (memo or default_path())

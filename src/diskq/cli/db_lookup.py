@@ -67,8 +67,7 @@ def _chart(curves: dict[str, list[dict]], labels: dict[str, str], width: int = 4
 def _size_lines(sizes: dict[str, list[dict]], labels: dict[str, str], width: int = 30) -> list[str]:
     """The median block-size profile per setting: IOPS, MB/s and p99 fdatasync per size, with
     a bar of the MB/s (what grows with the size)."""
-    from diskq.units import block_label
-    from diskq.units import latency_ms
+    from diskq.units import block_label, latency_ms
 
     top = max((z["bw_bytes"] for zs in sizes.values() for z in zs), default=0) or 1
     lines = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -30,11 +29,11 @@ app.add_typer(fleet_app, name="fleet")
     ),
 )
 def candidates_cmd(
-    path: Optional[list[str]] = typer.Option(None, "--path", help="a device to consider (repeatable), e.g. /dev/disk/by-id/..."),
-    model: Optional[str] = typer.Option(None, "--model", help="shell pattern on the model, case ignored"),
-    min_size: Optional[str] = typer.Option(None, "--min-size", help="smallest capacity, e.g. 400G"),
-    max_size: Optional[str] = typer.Option(None, "--max-size", help="largest capacity, e.g. 4T"),
-    rotational: Optional[bool] = typer.Option(None, "--rotational/--ssd", help="only hard disks, or only SSDs"),
+    path: list[str] | None = typer.Option(None, "--path", help="a device to consider (repeatable), e.g. /dev/disk/by-id/..."),
+    model: str | None = typer.Option(None, "--model", help="shell pattern on the model, case ignored"),
+    min_size: str | None = typer.Option(None, "--min-size", help="smallest capacity, e.g. 400G"),
+    max_size: str | None = typer.Option(None, "--max-size", help="largest capacity, e.g. 4T"),
+    rotational: bool | None = typer.Option(None, "--rotational/--ssd", help="only hard disks, or only SSDs"),
     force: bool = typer.Option(False, "--force", help="as bench --force: allow devices that carry a signature"),
     as_json: bool = typer.Option(False, "--json", help="print the list as JSON on stdout"),
 ) -> None:
@@ -76,8 +75,8 @@ def candidates_cmd(
 def report_cmd(
     results: Path = typer.Argument(..., help="the directory the playbook fetched into (diskq_results_dir)"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
-    html: Optional[Path] = typer.Option(None, "--html", help="also write the report as one static HTML page"),
-    db: Optional[Path] = typer.Option(
+    html: Path | None = typer.Option(None, "--html", help="also write the report as one static HTML page"),
+    db: Path | None = typer.Option(
         None, "--db", help="devices.db to say what is known about each model [default: ./devices.db, else the checkout's]"),
 ) -> None:
     from functools import partial

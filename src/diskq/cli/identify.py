@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -22,8 +21,8 @@ from diskq.probe.journal import WRITERS_WAIT_S
     )
 )
 def identify(
-    target: Optional[str] = typer.Argument(None, help="block device to identify, e.g. /dev/sdb"),
-    smartctl_json: Optional[Path] = typer.Option(
+    target: str | None = typer.Argument(None, help="block device to identify, e.g. /dev/sdb"),
+    smartctl_json: Path | None = typer.Option(
         None, "--smartctl-json", help="a saved `smartctl --json -x` output ('-' for standard input)"
     ),
     as_json: bool = typer.Option(False, "--json", help="print the identity as JSON on stdout"),
@@ -154,7 +153,7 @@ def restore(
     wait: float = typer.Option(
         WRITERS_WAIT_S, "--wait", min=0, max=3600, help="seconds to wait for processes still writing to a device before refusing it"
     ),
-    discard: Optional[str] = typer.Option(
+    discard: str | None = typer.Option(
         None, "--discard", metavar="ENTRY",
         help="remove the journal entry ENTRY (a file name shown by --list), after setting its cache back by hand",
     ),

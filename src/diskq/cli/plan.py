@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -36,14 +35,14 @@ def plan_cmd(
     data: str = typer.Option(..., "--data", help="data devices of one host as COUNTxSIZE, e.g. 12x16T"),
     workload: str = typer.Option("rbd", "--workload", help="rbd, rgw or cephfs"),
     data_media: str = typer.Option("hdd", "--data-media", help="hdd or ssd: the data devices' media"),
-    compression: Optional[str] = typer.Option(
+    compression: str | None = typer.Option(
         None, "--compression", help="RocksDB compression on or off [default: on from Squid, off before]"),
-    release: Optional[str] = typer.Option(None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"),
-    db_size: Optional[str] = typer.Option(None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"),
-    db: Optional[Path] = typer.Option(
+    release: str | None = typer.Option(None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"),
+    db_size: str | None = typer.Option(None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"),
+    db: Path | None = typer.Option(
         None, "--db", help="devices.db to look the model up in [default: the checkout's, else your copy "
                            "from `diskq db update`, else the snapshot shipped with diskq]"),
-    cephadm_spec: Optional[Path] = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
+    cephadm_spec: Path | None = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
     as_json: bool = typer.Option(False, "--json", help="print the plan as JSON on stdout"),
     strict: bool = typer.Option(False, "--strict", help="refuse when the Ceph WAL/DB verdict planned from is "
                                                          "unknown, unsuitable or noisy (otherwise a warning)"),
@@ -51,7 +50,8 @@ def plan_cmd(
     from diskq.analyse import criteria
     from diskq.errors import InvalidInput
     from diskq.plan import device as source
-    from diskq.plan import layout, report, rules as plan_rules
+    from diskq.plan import layout, report
+    from diskq.plan import rules as plan_rules
     from diskq.units import parse_drive_size
 
     rules = plan_rules.load()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import typer
 
@@ -46,7 +45,7 @@ def _read_text(path: Path, what: str) -> str:
 
 
 @signers_app.command("line")
-def line_cmd(submission: List[Path] = typer.Argument(..., help="signed submission files")) -> None:
+def line_cmd(submission: list[Path] = typer.Argument(..., help="signed submission files")) -> None:
     """Print the allowed_signers line of the key that signed each submission.
 
     Example: diskq signers line submissions/intel/intel-ssd-545/7aec15bacf3600122a6a.json >> allowed_signers
@@ -63,7 +62,7 @@ def line_cmd(submission: List[Path] = typer.Argument(..., help="signed submissio
 
 @signers_app.command("check-pr")
 def check_pr_cmd(
-    submission: List[Path] = typer.Argument(None, help="submission files the pull request adds or changes"),
+    submission: list[Path] = typer.Argument(None, help="submission files the pull request adds or changes"),
     base: Path = typer.Option(..., "--base", help="allowed_signers as the base branch has it (an empty file if none)"),
     head: Path = typer.Option(..., "--head", help="allowed_signers as the pull request has it"),
     author: str = typer.Option(..., "--author", help="the pull request author's GitHub login"),

@@ -6,7 +6,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -108,11 +107,11 @@ def _refuse_incomplete(path: Path, result) -> None:
 @app.command("sign", help=SIGN_HELP)
 def sign_cmd(
     file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission, or a directory of result documents (e.g. a fleet run's results: each is signed)"),
-    key: Optional[Path] = typer.Option(None, "--key", "-f", help="SSH private key, or public key held by ssh-agent"),
-    github: Optional[str] = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
-    name: Optional[str] = typer.Option(None, "--name", help="your name as it should appear with the result"),
-    principal: Optional[str] = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)"),
+    key: Path | None = typer.Option(None, "--key", "-f", help="SSH private key, or public key held by ssh-agent"),
+    github: str | None = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
+    name: str | None = typer.Option(None, "--name", help="your name as it should appear with the result"),
+    principal: str | None = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)"),
 ) -> None:
     from diskq.errors import DiskqError, InvalidInput
 
@@ -258,8 +257,8 @@ def _expand(paths_in: list[Path]):
 
 @app.command("validate", help=VALIDATE_HELP)
 def validate_cmd(
-    paths_in: List[Path] = typer.Argument(..., metavar="PATH...", help="submission files or directories"),
-    allowed_signers: Optional[Path] = typer.Option(None, "--allowed-signers", help="ssh allowed-signers file: who may sign"),
+    paths_in: list[Path] = typer.Argument(..., metavar="PATH...", help="submission files or directories"),
+    allowed_signers: Path | None = typer.Option(None, "--allowed-signers", help="ssh allowed-signers file: who may sign"),
     as_json: bool = typer.Option(False, "--json", help="print the problems as JSON on stdout"),
     no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
     contribution: bool = typer.Option(False, "--contribution", help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model"),
@@ -290,16 +289,16 @@ def validate_cmd(
 
 @app.command("import-fio", help=IMPORT_HELP)
 def import_fio_cmd(
-    fio_json: List[Path] = typer.Argument(..., metavar="FIO_JSON...", help="fio JSON outputs, one per numjobs"),
-    smartctl_json: Optional[Path] = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
+    fio_json: list[Path] = typer.Argument(..., metavar="FIO_JSON...", help="fio JSON outputs, one per numjobs"),
+    smartctl_json: Path | None = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
     write_cache: str = typer.Option("unknown", "--write-cache", help="write cache during the runs: on, off or unknown"),
     cache_mechanism: str = typer.Option(
         "unknown", "--cache-mechanism",
         help="how that state was set: drive (hdparm -W, sdparm WCE, nvme feature 6), kernel "
              "(/sys/block/X/queue/write_cache, the only knob of loop and virtio devices) or unknown; "
              "'off' by the kernel or an unknown knob counts as unsafe, as diskq bench judges it"),
-    model: Optional[str] = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
+    model: str | None = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
 ) -> None:
     from diskq.errors import InvalidInput
     from diskq.result import Device
@@ -342,11 +341,11 @@ def import_fio_cmd(
 
 @app.command("schema", help=SCHEMA_HELP)
 def schema_cmd(
-    directory: Optional[list[Path]] = typer.Option(
+    directory: list[Path] | None = typer.Option(
         None, "--dir", help="where the schema files live [default, in a checkout's root only: schema/ and "
                             "the package's copy src/diskq/submission/schemas/]"),
     check: bool = typer.Option(False, "--check", help="only compare; exit 1 if a file is missing or differs"),
-    show: Optional[str] = typer.Option(
+    show: str | None = typer.Option(
         None, "--show", metavar="NAME", help="print the schema shipped with diskq: submission, result or plp-datasheets"),
 ) -> None:
     from diskq.submission import schema

@@ -91,7 +91,7 @@ def spillover(osd: int, spilled: int | None, used: int | None, total: int | None
                          f"L{k + 1} ({_gib(nxt)}) goes to the slow device whole")
         used_txt = f"{_gib(used)} of {_gib(total)} used" if used is not None else f"a DB of {_gib(total)}"
         cause = (f"RocksDB's level sizing, not a full DB ({used_txt}): " + "; ".join(parts)
-                 + ("" if rocks else "; `ceph config show osd.%d bluestore_rocksdb_options` says which applies" % osd))
+                 + ("" if rocks else f"; `ceph config show osd.{osd:d} bluestore_rocksdb_options` says which applies"))
     else:
         cause = "the DB size is not known here, so full DB and level sizing cannot be told apart"
     if policy in (None, "rocksdb_original") and (major is None or major >= 15):

@@ -10,7 +10,7 @@ A health check that is recognised but whose detail lines name nothing diskq can 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from diskq.cluster import checks as hc
 from diskq.cluster import explain, judge

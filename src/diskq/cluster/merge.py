@@ -7,8 +7,8 @@ are shown in the OSD's notes; the listing fills in only what the metadata does n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Callable
 
 from diskq.cluster.inputs import Inputs
 from diskq.cluster.parse import Device, OsdMeta

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import socket
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from diskq.contribute import gh, git, stage
 from diskq.contribute import keys as ghkeys

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from diskq.analyse.knob import DECLARED, DRIVE
@@ -24,7 +24,7 @@ from diskq.database.devicefigures import CacheAggregate, DeviceAggregate
 from diskq.database.record import SIZE_METHOD
 
 #: Fixed timestamp of the synthetic median documents (the build must be deterministic).
-EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def _plain(value: Any) -> Any:
@@ -141,7 +141,7 @@ def analyse_device(dev: DeviceAggregate, memo=None) -> tuple[str | None, str | N
     else:
         answer = _analyse(doc, safe_before, sources)
         new = json.dumps(answer, sort_keys=True) if key else None
-    for setting, scaling in zip(settings, answer["scaling"]):
+    for setting, scaling in zip(settings, answer["scaling"], strict=False):
         dev.caches[setting].scaling = scaling
     for i in answer["unsafe"]:
         cache = dev.caches[settings[i]]

@@ -15,8 +15,8 @@ from pathlib import Path
 from diskq.database import public
 from diskq.database.files import kind
 from diskq.database.schema import SCHEMA_VERSION
-from diskq.identity import store as identity_store
 from diskq.errors import DatabasePathError
+from diskq.identity import store as identity_store
 
 #: Tables covered by the content digest, each with the order its rows are hashed in.
 DIGEST_TABLES = {

@@ -30,8 +30,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from diskq.database.files import (TMP_SUFFIX, check_writable_target, read_regular, remove_stale_temporaries,
-                                  temporary_prefix)
+from diskq.database.files import (
+    TMP_SUFFIX,
+    check_writable_target,
+    read_regular,
+    remove_stale_temporaries,
+    temporary_prefix,
+)
 from diskq.errors import DatabaseError, DatabasePathError
 
 #: An allowed-signers file holds one line per key; a few thousand keys fit well below this.

@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from diskq.identity.family import _CAPACITY, VENDORS, family_key  # noqa: F401 (the names this module always gave)
 
 

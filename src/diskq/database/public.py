@@ -206,7 +206,7 @@ def _mark_disagreements(rows: list[list], methods: dict[str, PublicMethod]) -> N
         if methods[row[3]].target == "raw":
             by_key[row[0], row[1], row[2], row[4] is not None].append(row)
     for (*_, one), group in by_key.items():
-        def fig(r):
+        def fig(r, one=one):
             return r[4] if one else r[7]
         lo, hi = min(group, key=fig), max(group, key=fig)
         if fig(hi) > ratio * fig(lo):

@@ -181,7 +181,7 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     spreads = d.get("spread") or [None] * len(run_rows)
     sustained_rows = [(sid, *r) for r in d.get("sustained") or []]
     finals = d.get("final_if_kept") or [False] * len(run_rows)
-    for r, nosync, spread, final in zip(run_rows, d["nosync"], spreads, finals):
+    for r, nosync, spread, final in zip(run_rows, d["nosync"], spreads, finals, strict=False):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         rows = [p for p in point_rows if p[1] == index]
         runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,

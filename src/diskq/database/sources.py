@@ -223,7 +223,7 @@ def _figures(path: Path, root: Path, catalogue: Catalogue) -> list[PublicFigure]
                 continue
             if len(row) != len(COLUMNS):
                 raise SourcesError(f"{name}:{line}: {len(row)} columns, the header has {len(COLUMNS)}")
-            values = dict(zip(COLUMNS, row))
+            values = dict(zip(COLUMNS, row, strict=False))
             try:
                 fig = PublicFigure(**values, where=f"figures/{path.name}:{line}")
             except ValidationError as exc:

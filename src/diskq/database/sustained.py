@@ -110,7 +110,7 @@ class Measurement:
 
     @classmethod
     def of(cls, row: tuple) -> Measurement:
-        r = dict(zip(COLUMNS, row))
+        r = dict(zip(COLUMNS, row, strict=False))
         return cls(
             submission_id=r["submission_id"], seq=r["seq"], method_version=r["method_version"], variant=r["variant"],
             write_cache=r["write_cache"], cache_mechanism=r["cache_mechanism"], block_size=r["block_size"],

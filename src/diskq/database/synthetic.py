@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 VENDORS = ("Samsung", "Intel", "Micron", "Kioxia", "WDC", "Seagate", "Solidigm", "Crucial", "Toshiba", "Kingston")
@@ -161,7 +161,7 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
     """``n`` pairs of (result document as a JSON-ready dict, legacy)."""
     rng = random.Random(seed)
     catalogue = [_catalogue_entry(rng, k) for k in range(devices or max(1, n // 20))]
-    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
     for i in range(n):
         dev = rng.choice(catalogue)
         legacy = rng.random() < 0.1
@@ -286,7 +286,7 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
             run["sizes"] = size_profile(sizes[state])
         runs.append(run)
     return {
-        "created": (created or datetime(2025, 1, 1, tzinfo=timezone.utc)).isoformat(),
+        "created": (created or datetime(2025, 1, 1, tzinfo=UTC)).isoformat(),
         "device": {"model": model, "vendor": vendor, "firmware": firmware, "protocol": protocol, "media": media,
                    "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else volatile_write_cache},
         "method": {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"},

@@ -39,7 +39,7 @@ class CacheGuard:
         self.original: str | None = None
         self._scope = signals.interruptible()
 
-    def __enter__(self) -> "CacheGuard":
+    def __enter__(self) -> CacheGuard:
         self._scope.__enter__()
         return self
 

@@ -40,7 +40,7 @@ class ExclusiveClaim:
             if each is not None:
                 os.close(each)
 
-    def __enter__(self) -> "ExclusiveClaim":
+    def __enter__(self) -> ExclusiveClaim:
         return self
 
     def __exit__(self, *exc) -> bool:

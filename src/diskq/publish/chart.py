@@ -206,7 +206,7 @@ def size_chart(points: list[dict]) -> Chart | None:
             ticks.pop()
         ticks.append(t)
     dots = [{"x": sx(p["block_size"]), "y": sy(m, mb_max), "title": f"{_size_label(p['block_size'])}: {m:,.1f} MB/s"}
-            for p, m in zip(pts, mb)]
+            for p, m in zip(pts, mb, strict=False)]
     dots2 = [{"x": sx(p["block_size"]), "y": sy(p["iops"], io_max),
               "title": f"{_size_label(p['block_size'])}: {p['iops']:,.0f} IOPS"} for p in pts]
     return Chart(

@@ -224,16 +224,16 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                repository: str | None = None) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
     source repository's address linked from every page (default: :func:`source_url`)."""
-    from diskq.database.settings import setting_label, setting_slug
     from diskq.database.details import (
+        conflict_points,
         excluded_submissions,
         osds_rate_text,
         osds_text,
-        conflict_points,
         size_profiles,
         sustained_writes,
     )
     from diskq.database.locate import open_db
+    from diskq.database.settings import setting_label, setting_slug
     from diskq.database.sustained import block_text
     from diskq.publish import public_pages
     from diskq.publish.chart import scaling_chart, size_chart

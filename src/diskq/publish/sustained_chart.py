@@ -120,7 +120,7 @@ def sustained_chart(measurements: list[dict]) -> SustainedChart | None:
     def sy(bw: float) -> float:
         return round(y0 - bw / y_scale / y_max * (y0 - y1), 1)
 
-    lines = [" ".join(f"{sx(x)},{sy(y)}" for x, y in zip(xs, ys)) for _, xs, ys in series]
+    lines = [" ".join(f"{sx(x)},{sy(y)}" for x, y in zip(xs, ys, strict=False)) for _, xs, ys in series]
     cliffs = sorted((m for m, _, _ in series if m.get("cliff_found") and m.get("cliff_at_bytes") is not None),
                     key=lambda m: m["cliff_at_bytes"])
     marks = [{"x": sx(m["cliff_at_bytes"]), "at_bytes": m["cliff_at_bytes"], "drop_pct": m.get("cliff_drop_pct")}

@@ -157,7 +157,7 @@ def analysis_problems(result: ResultDocument) -> list[Problem]:
         if claims:
             out.append(Problem("", field, "claims a better outcome than its figures give: " + "; ".join(claims)))
 
-    for r, (run, again) in enumerate(zip(result.runs, fresh.runs)):
+    for r, (run, again) in enumerate(zip(result.runs, fresh.runs, strict=False)):
         if run.scaling is not None:
             report(f"result.runs[{r}].scaling", _scaling_claims(run.scaling, again.scaling))
         if run.flush_check is not None:

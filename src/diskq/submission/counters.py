@@ -111,7 +111,7 @@ def _percentiles(section) -> list[tuple[float, float]]:
     if not isinstance(table, dict):
         return []
     out = []
-    for key, value in table.items():
+    for key in table:
         try:
             p = float(key)
         except (TypeError, ValueError):

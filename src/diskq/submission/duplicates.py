@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from diskq.submission.problems import Problem
@@ -55,7 +55,7 @@ def _utc(created: str | None) -> str:
     if not created:
         return _LATEST
     try:
-        return datetime.fromisoformat(created).astimezone(timezone.utc).isoformat()
+        return datetime.fromisoformat(created).astimezone(UTC).isoformat()
     except (ValueError, OverflowError):
         return _LATEST
 
@@ -158,7 +158,8 @@ def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
     first where there is a history. Among named files with the same figures, all but the
     strongest claim are refused."""
     from diskq.errors import DiskqError
-    from diskq.submission import history as history_mod, paths
+    from diskq.submission import history as history_mod
+    from diskq.submission import paths
     from diskq.submission.validate import load_submission
 
     histories: dict[Path, dict | None] = {}

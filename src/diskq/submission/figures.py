@@ -252,7 +252,7 @@ def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float 
     for field, mine, theirs in zip(
         _LATENCY_FIELDS,
         (lat.mean, lat.p50, lat.p99, lat.p999, lat.max),
-        (mean, tail["p50"], tail["p99"], tail["p999"], tail["max"]),
+        (mean, tail["p50"], tail["p99"], tail["p999"], tail["max"]), strict=False,
     ):
         if mine is None:
             if theirs is not None:

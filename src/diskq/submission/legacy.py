@@ -28,7 +28,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, Run
@@ -38,7 +38,7 @@ from diskq.submission.model import Provenance, Submission
 from diskq.submission.sign import make_submission
 
 #: When the table was imported into diskq (the table gives no measurement dates).
-IMPORTED = datetime(2026, 11, 22, tzinfo=timezone.utc)
+IMPORTED = datetime(2026, 11, 22, tzinfo=UTC)
 _PROTOCOLS = {"nvme": "nvme", "sas": "scsi", "sata": "ata"}
 _CACHE = {"off": "off", "on": "on", "-": "unknown"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(GB|TB)$")

@@ -24,12 +24,12 @@ from diskq.submission.analysis import analysis_problems
 from diskq.submission.canonical import CanonicalError
 from diskq.submission.complete import incomplete_problems
 from diskq.submission.figures import check_figures
-from diskq.submission.sustained import sustained_problems
 from diskq.submission.model import SAFE_TEXT, Submission
 from diskq.submission.problems import Problem, field_path
 from diskq.submission.replay import replay_problems
 from diskq.submission.sign import attribution_problem, payload_and_id, verify_payload
 from diskq.submission.strictjson import UnsafeInteger, parse_json
+from diskq.submission.sustained import sustained_problems
 
 __all__ = ["Problem", "load_submission", "validate_file", "check_figures", "MAX_BYTES"]
 
@@ -163,8 +163,8 @@ def _memory_backed_problems(result) -> list[Problem]:
     """A bench of a RAM disk, zram or a file on tmpfs measures memory, not a drive: it has no
     place in the device database (diskq bench marks such documents with a note, and fio's own
     output shows it when the note is gone: :mod:`diskq.analyse.rawtarget`)."""
-    from diskq.analyse.rawtarget import memory_evidence
     from diskq.analyse.memorybacked import MEMORY_BACKED
+    from diskq.analyse.rawtarget import memory_evidence
 
     out = [
         Problem("", f"result.notes[{i}]", "measured a memory-backed target, not a drive: not a submission")
