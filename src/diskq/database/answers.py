@@ -112,22 +112,23 @@ def write_lines(con: sqlite3.Connection) -> int:
     return len(rows)
 
 
-def line_verdicts(con: sqlite3.Connection, line_key: str) -> dict | None:
-    """The stored answer of a product line (None in a database built before schema 13)."""
+def _stored(con: sqlite3.Connection, sql: str, key: str) -> dict | None:
+    """One stored answer by its key; None where there is none, or no such table (an older database)."""
     try:
-        row = con.execute("SELECT answers FROM line_answers WHERE line_key = ?", (line_key,)).fetchone()
+        row = con.execute(sql, (key,)).fetchone()
     except sqlite3.OperationalError:
         return None
     return json.loads(row[0]) if row else None
+
+
+def line_verdicts(con: sqlite3.Connection, line_key: str) -> dict | None:
+    """The stored answer of a product line (None in a database built before schema 13)."""
+    return _stored(con, "SELECT answers FROM line_answers WHERE line_key = ?", line_key)
 
 
 def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
     """The stored answer of a public model (None in a database built before schema 10)."""
-    try:
-        row = con.execute("SELECT answers FROM public_answers WHERE model_id = ?", (model_id,)).fetchone()
-    except sqlite3.OperationalError:
-        return None
-    return json.loads(row[0]) if row else None
+    return _stored(con, "SELECT answers FROM public_answers WHERE model_id = ?", model_id)
 
 
 def lines(answers: dict | None, osds: str | None = None) -> list[str]:
