@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from diskq.analyse.answer import osd_cap
 from diskq.analyse.source import read_words
 from diskq.database.build import build, repo_root
 from diskq.database.synthetic import result_document, submission, write_submission
@@ -103,13 +104,19 @@ def test_a_device_too_slow_for_one_osd_reads_none(tmp_path, capsys):
 
 def test_no_legacy_row_claims_more_osds_than_its_source_measured(legacy):
     db, _ = legacy
-    limited = _rows(db, "SELECT model FROM devices WHERE legacy > 0 AND osds_limited_by_sweep = 1")
-    # only the 860 PRO, whose contributor's sweep (its notes at revision 5ecb742) ended at 16 jobs
-    # with each of 16 OSDs still getting 368 commits/s: "at least 16", nothing claimed beyond. The
-    # S4510's notes show its sweep to 16 jobs too (4,600 to 4,899 IOPS): 8 OSDs, not "stopped at 1 job"
-    assert [r["model"] for r in limited] == ["Samsung SSD 860 PRO"]
+    # no row claims more OSDs than its contributor's sweep measured jobs, nor more than its tier allows
+    rows = _rows(db, "SELECT id, model, osds_per_device, osds_limited_by_sweep, ceph_waldb FROM devices "
+                     "WHERE legacy > 0 AND osds_per_device IS NOT NULL")
+    assert rows
+    for r in rows:
+        (top,) = _rows(db, "SELECT MAX(numjobs) AS n FROM curve WHERE device_id = ?", r["id"])
+        assert r["osds_per_device"] <= top["n"], r
+        cap = osd_cap(r["ceph_waldb"])
+        assert cap is None or r["osds_per_device"] <= cap, r
+    # the S4510's notes show its sweep to 16 jobs (4,600 to 4,899 IOPS): its curve allows 8 OSDs, its
+    # marginal Ceph WAL/DB tier at most 2, and "stopped at 1 job" is gone
     s4510 = _device(db, "Intel SSD S4510")
-    assert (s4510["osds_per_device"], s4510["osds_limited_by_sweep"], s4510["peak_jobs"]) == (8, 0, 8)
+    assert (s4510["ceph_waldb"], s4510["osds_per_device"], s4510["peak_jobs"]) == ("marginal", 2, 8)
 
 
 def test_every_legacy_class_agrees_with_its_contributors_words(legacy):
@@ -160,7 +167,8 @@ def test_the_s4510_row_is_a_conflict_with_both_figures_shown(legacy, capsys):
     dev = _device(db, "Intel SSD S4510")
     # the older notes' figures (2 to 16 jobs, at the low end of their ranges) stand; the table's 48,409
     # at 15 jobs is held out
-    assert (dev["max_iops"], dev["peak_jobs"], dev["scaling"], dev["osds_per_device"]) == (4600, 8, "asymptotic", 8)
+    # the OSD count is the marginal tier's cap (2), below the 8 its curve allows
+    assert (dev["max_iops"], dev["peak_jobs"], dev["scaling"], dev["osds_per_device"]) == (4600, 8, "asymptotic", 2)
     points = _rows(db, "SELECT numjobs, iops, conflict, held FROM points WHERE conflict IS NOT NULL")
     assert [(p["numjobs"], p["iops"], p["held"]) for p in points] == [(1, 1600, 0), (15, 48409, 1)]
     assert all("3,227 per job, 2.0x the 1-job figure) cannot both be right" in p["conflict"] for p in points)
