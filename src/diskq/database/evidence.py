@@ -15,7 +15,6 @@ from pathlib import Path
 
 from diskq.analyse import methodclass
 from diskq.database import modelid
-from diskq.database.keys import compact
 from diskq.errors import DiskqError
 
 
@@ -99,32 +98,6 @@ def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[Pu
     return [model_of(con, r) for r in con.execute(
         "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
         (family_key,))]
-
-
-def public_models_matching(con: sqlite3.Connection, query: str, *, limit: int = 10) -> list[PublicModel]:
-    """Public models the query names: by the family its part number or name resolves to, else
-    every word of the query in the model's name or in a name a source wrote for it (as
-    :func:`diskq.database.matching.match_kind` decides for a device)."""
-    if not has_public_tables(con):
-        return []
-    ident = modelid.from_name(query)
-    keys = [ident.key] if ident is not None else []
-    found = []
-    if keys:
-        found = con.execute("SELECT * FROM models WHERE family_key = ? ORDER BY name", keys).fetchall()
-    if not found:
-        from diskq.database.matching import CLOSEST, match_kind
-
-        if not compact(query):
-            return []
-        names: dict[str, list[str]] = {}
-        for r in con.execute("SELECT model_id, model FROM figures"):
-            names.setdefault(r[0], []).append(r[1])
-        rows = con.execute("SELECT * FROM models ORDER BY name").fetchall()
-        # as lookup matches a device: every word of the query part of a word of a name (a swapped
-        # pair forgiven), or the query without separators part of the name without them
-        found = [r for r in rows if any(match_kind(query, n) != CLOSEST for n in (r["name"], *names.get(r["id"], [])))]
-    return [model_of(con, r) for r in found[:limit]]
 
 
 def rank_words(c: dict) -> str:

@@ -227,6 +227,12 @@ class LineAnswer:
                 "devices": self.devices, "public_models": self.public, "verdicts": self.verdicts}
 
 
+def of_asked_capacity(model: dict) -> bool:
+    """Is a public model dict of :class:`LineAnswer` of the capacity the query asked about (or did
+    the query ask none)? Its ``capacity_note`` says "not the ... asked about" otherwise."""
+    return ", not the " not in (model.get("capacity_note") or "")
+
+
 def line_answer(con: sqlite3.Connection, line_key: str, public: list[dict]) -> dict | None:
     """The answer for a line nothing of which diskq measured: its public models' answer (the one of
     the asked capacity, else the first) where there is one, held under and filled in by what its
@@ -238,7 +244,7 @@ def line_answer(con: sqlite3.Connection, line_key: str, public: list[dict]) -> d
     own = line_verdicts(con, line_key)
     if own is None:
         return None
-    first = next((m for m in public if not m.get("capacity_note")), public[0] if public else None)
+    first = next((m for m in public if of_asked_capacity(m)), public[0] if public else None)
     out = combine(first.get("verdicts") if first else None, own)
     if own.get("power_loss_protection"):
         out["power_loss_protection"] = own["power_loss_protection"]

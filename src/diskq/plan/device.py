@@ -105,7 +105,7 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     found = answer(db, query, limit=8)
     matches = found.matches
     if not any(m.is_match or m.kind == CANDIDATE for m in matches):  # a model known only from public figures
-        public = from_public(db, query)
+        public = from_public(db, query, found)
         if public is not None:
             return public
         if found.lines and not found.ambiguous:  # a line known from its datasheet: nothing to plan from
@@ -172,24 +172,33 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     )
 
 
-def from_public(db: Path, query: str) -> WalDbDevice | None:
+def from_public(db: Path, query: str, found) -> WalDbDevice | None:
     """The one public model the query names, planned from the figures its answer rests on (their
-    class and cache state, one write at a time); None when no public model matches. The answer's
-    basis is public-figure, said in the plan's basis and warnings."""
-    from diskq.database import evidence
-    from diskq.database.answers import public_verdicts
+    class and cache state, one write at a time); None when the lines the one matcher found
+    (``found``: :func:`diskq.database.lookup.answer`) have no public model. The answer's basis is
+    public-figure, said in the plan's basis and warnings."""
+    from diskq.database.evidence import PublicModel
     from diskq.database.locate import open_db
+    from diskq.database.lookup import of_asked_capacity
 
+    lines = [la for la in found.lines if la.public and not la.devices]
+    if not lines:
+        return None
+    if found.ambiguous:
+        raise PlanRefused(f"{query!r} names {len(found.lines)} models in {db}, none surely",
+                          ["; ".join(la.line["title"] for la in found.lines)],
+                          hint="give the whole model name or the part number smartctl prints (`diskq lookup` lists them)")
+    models = [d for d in lines[0].public if of_asked_capacity(d)]
+    if len(models) > 1:  # a model of a stated capacity before one whose source states none
+        models = [d for d in models if d["capacity_bytes"]] or models
+    if len(models) > 1:
+        raise PlanRefused(f"{query!r} names {len(models)} models known from public figures in {db}",
+                          ["; ".join(d["name"] for d in models)], hint="give more of the model name (and its capacity)")
+    d = models[0] if models else lines[0].public[0]
+    m = PublicModel(d["id"], d["name"], d["family_key"], d["capacity_bytes"], d["classes"], d["figures"])
+    verdict = (d.get("verdicts") or {}).get("ceph_waldb")
     con = open_db(db)
     try:
-        models = evidence.public_models_matching(con, query)
-        if not models:
-            return None
-        if len(models) > 1:
-            raise PlanRefused(f"{query!r} names {len(models)} models known from public figures in {db}",
-                              ["; ".join(m.name for m in models)], hint="give more of the model name (and its capacity)")
-        m = models[0]
-        verdict = (public_verdicts(con, m.id) or {}).get("ceph_waldb")
         protocol = con.execute("SELECT protocol FROM models WHERE id = ?", (m.id,)).fetchone()[0]
     finally:
         con.close()
