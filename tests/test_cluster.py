@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cluster import inputs, parse, report
+from diskq.cluster import collect, inputs, parse, report
 
 REPO = Path(__file__).resolve().parents[1]
 #: ../shared/data/ceph-clusters next to the repository (DISKQ_CEPH_CLUSTERS names another place)
@@ -244,7 +244,7 @@ def recorded_ceph(monkeypatch):
 def test_collect_saves_what_ceph_printed_and_names_what_did_not_answer(tmp_path, recorded_ceph):
     calls = recorded_ceph
     out = tmp_path / "saved"
-    errors = inputs.collect(out)
+    errors = collect.collect(out)
     assert [c for c in calls if c[1] == "tell"] == [["ceph", "tell", f"osd.{i}", "perf", "dump"] for i in range(3)]
     assert any("config dump" in e for e in errors)
     assert [e.split()[0] for e in errors if "did not answer" in e] == ["osd.1", "osd.2"]

@@ -49,14 +49,14 @@ def cluster_cmd(
         return
     import tempfile
 
-    from diskq.cluster import inputs, report
+    from diskq.cluster import collect, inputs, report
 
     aliases = _aliases(alias)
     if source is not None:
         inp = inputs.read_dir(source)
     else:
         with tempfile.TemporaryDirectory(prefix="diskq-cluster-") as tmp:
-            errors = inputs.collect(Path(tmp))
+            errors = collect.collect(Path(tmp))
             inp = inputs.read_dir(Path(tmp))
             inp.source = "the ceph command of this host"
         from rich.markup import escape
@@ -90,9 +90,9 @@ def cluster_cmd(
     ),
 )
 def collect_cmd(directory: Path = typer.Argument(..., help="where to save the outputs (created if missing)")) -> None:
-    from diskq.cluster import inputs
+    from diskq.cluster.collect import collect
 
-    errors = inputs.collect(directory)
+    errors = collect(directory)
     err = stderr_console()
     for e in errors:
         err.print(f"  {e}", markup=False, highlight=False)

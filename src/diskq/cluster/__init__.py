@@ -7,8 +7,9 @@ Read-only: nothing here writes to a device. The flow, one module each:
   (``osd metadata``, ``perf dump``, ``osd df``, ``osd perf``, ``config dump``, ``device ls``,
   ``ceph-volume inventory``/``lvm list``/``lvm batch --report``, ``ceph-disk list``, ``ceph report``,
   ``health detail`` by check name), each with a short sample of real output;
-- :mod:`~diskq.cluster.inputs`: a directory of saved outputs read into :class:`Inputs`, the
-  same outputs collected through the ``ceph`` CLI (:mod:`diskq.proc` runs it);
+- :mod:`~diskq.cluster.inputs`: a directory of saved outputs read into :class:`Inputs`;
+  :mod:`~diskq.cluster.collect`: the same outputs collected through the ``ceph`` CLI
+  (:mod:`diskq.proc` runs it);
 - :mod:`~diskq.cluster.judge`: the rules of ``criteria.toml [cluster]`` as pure functions;
 - :mod:`~diskq.cluster.explain`: spillover against RocksDB's levels, the fix per release, and
   caveats for bcache, dm-crypt, RAID controllers and virtual disks;
