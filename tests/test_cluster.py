@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from diskq.cluster import collect, inputs, parse, report
+from diskq.cluster import collect, inputs, report
+from diskq.cluster.perf import perf_dump
 
 REPO = Path(__file__).resolve().parents[1]
 #: ../shared/data/ceph-clusters next to the repository (DISKQ_CEPH_CLUSTERS names another place)
@@ -90,11 +91,11 @@ def test_filestore_and_pre_nautilus_are_named_not_judged():
 
 @needs_data
 def test_perf_dump_counters_read_as_recorded():
-    perf = parse.perf_dump(json.loads((case("clyso-perf-dump-nvme-30tb") / "perf-dump-osd.json").read_text()))
+    perf = perf_dump(json.loads((case("clyso-perf-dump-nvme-30tb") / "perf-dump-osd.json").read_text()))
     assert perf.bluefs["db_total_bytes"] == 30725969543168 and perf.bluefs["slow_used_bytes"] == 0
     assert perf.latencies["kv_commit_lat"].count == 1409956451
     assert perf.latencies["kv_commit_lat"].avg_s == pytest.approx(0.000190295, rel=1e-4)
-    old = parse.perf_dump(json.loads((case("telegraf-filestore-perf-dump") / "perf-dump-osd.json").read_text()))
+    old = perf_dump(json.loads((case("telegraf-filestore-perf-dump") / "perf-dump-osd.json").read_text()))
     # FileStore: its journal takes the commits; read as such, never as "BlueFS 0.0 of 0.0 GB"
     assert old.store == "filestore" and old.bluefs == {} and not old.missing
     assert old.latencies["journal_latency"].count == 1108008

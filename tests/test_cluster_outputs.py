@@ -123,9 +123,9 @@ def test_osd_perf_samples_of_a_mostly_idle_class_flag_nothing(tmp_path):
 
 
 def test_osd_perf_json_of_nautilus_and_later():
-    from diskq.cluster import parse
+    from diskq.cluster.perf import osd_perf
 
-    rows = parse.osd_perf({"osdstats": {"osd_perf_infos": [
+    rows = osd_perf({"osdstats": {"osd_perf_infos": [
         {"id": 1, "perf_stats": {"commit_latency_ms": 168, "apply_latency_ms": 168,
                                  "commit_latency_ns": 168000000, "apply_latency_ns": 168000000}}]}})
     assert rows[1].commit_ms == 168.0

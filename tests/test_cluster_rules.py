@@ -118,9 +118,9 @@ def test_db_small_below_the_share(db, data):
 def test_the_docstring_examples_hold():
     import doctest
 
-    from diskq.cluster import checks, config, explain, health, inputs, models, parse, volumes
+    from diskq.cluster import checks, config, explain, health, inputs, models, parse, perf, volumes
 
-    for module in (judge, parse, models, config, health, inputs, checks, explain, volumes):
+    for module in (judge, parse, perf, models, config, health, inputs, checks, explain, volumes):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__
 

@@ -2,11 +2,12 @@
 
 Read-only: nothing here writes to a device. The flow, one module each:
 
-- :mod:`~diskq.cluster.parse`, :mod:`~diskq.cluster.config`, :mod:`~diskq.cluster.health`,
-  :mod:`~diskq.cluster.checks` and :mod:`~diskq.cluster.volumes`: pure parsers of Ceph's outputs
-  (``osd metadata``, ``perf dump``, ``osd df``, ``osd perf``, ``config dump``, ``device ls``,
-  ``ceph-volume inventory``/``lvm list``/``lvm batch --report``, ``ceph-disk list``, ``ceph report``,
-  ``health detail`` by check name), each with a short sample of real output;
+- :mod:`~diskq.cluster.parse`, :mod:`~diskq.cluster.perf`, :mod:`~diskq.cluster.config`,
+  :mod:`~diskq.cluster.health`, :mod:`~diskq.cluster.checks` and :mod:`~diskq.cluster.volumes`:
+  pure parsers of Ceph's outputs (``osd metadata``, ``perf dump``, ``osd df``, ``osd perf``,
+  ``config dump``, ``device ls``, ``ceph-volume inventory``/``lvm list``/``lvm batch --report``,
+  ``ceph-disk list``, ``ceph report``, ``health detail`` by check name), each with a short sample
+  of real output;
 - :mod:`~diskq.cluster.inputs`: a directory of saved outputs read into :class:`Inputs`;
   :mod:`~diskq.cluster.collect`: the same outputs collected through the ``ceph`` CLI
   (:mod:`diskq.proc` runs it);

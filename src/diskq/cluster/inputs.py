@@ -39,6 +39,7 @@ from diskq import boundedjson
 from diskq.cluster import checks as hc
 from diskq.cluster import config as cfg
 from diskq.cluster import health, parse, volumes
+from diskq.cluster.perf import OsdPerfRow, PerfDump, osd_perf, perf_dump
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
 
@@ -56,8 +57,8 @@ _OSD_IN_NAME = re.compile(r"osd[._-]?(\d+)", re.IGNORECASE)
 class Inputs:
     source: str
     osds: list[parse.OsdMeta] | None = None
-    perf: dict[int, parse.PerfDump] = field(default_factory=dict)
-    perf_unnamed: dict[str, parse.PerfDump] = field(default_factory=dict)  #: file -> a perf dump of no known OSD
+    perf: dict[int, PerfDump] = field(default_factory=dict)
+    perf_unnamed: dict[str, PerfDump] = field(default_factory=dict)  #: file -> a perf dump of no known OSD
     df: dict[int, parse.DfRow] | None = None
     config: list[cfg.ConfigEntry] | None = None
     config_show: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -65,7 +66,7 @@ class Inputs:
     inventory: dict[str, list[parse.InventoryDevice]] = field(default_factory=dict)
     checks: list[hc.Check] | None = None  #: of ceph health detail, ceph status or ceph report
     checks_from: str | None = None  #: the file they were read from ("report" for a ceph report's)
-    osd_perf: dict[int, parse.OsdPerfRow] | None = None
+    osd_perf: dict[int, OsdPerfRow] | None = None
     volumes: dict[str, list[volumes.OsdVolumes]] = field(default_factory=dict)  #: host -> lvm list / ceph-disk list
     batch: dict[str, list[volumes.PlannedOsd]] = field(default_factory=dict)  #: file -> lvm batch --report
     bench: dict[int, float] = field(default_factory=dict)
@@ -281,7 +282,7 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         osd = osd_of(name)
         target = {"perf": inp.perf, "bench": inp.bench, "config_show": inp.config_show}[kind]
         if osd is None and kind == "perf":
-            inp.perf_unnamed[name] = parse.perf_dump(data)
+            inp.perf_unnamed[name] = perf_dump(data)
             inp.read.append(f"{name}: perf dump of an OSD its name does not give (name it e.g. perf-dump.osd.12.json)")
             return
         if osd is None:
@@ -291,7 +292,7 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         if osd in target:
             inp.problems.append(f"{name}: a second {kind} output of osd.{osd}; not used")
             return
-        target[osd] = {"perf": parse.perf_dump, "bench": cfg.osd_bench, "config_show": cfg.config_show}[kind](data)
+        target[osd] = {"perf": perf_dump, "bench": cfg.osd_bench, "config_show": cfg.config_show}[kind](data)
         inp.read.append(f"{name}: {kind.replace('_', ' ')} of osd.{osd}")
     elif kind == "df":
         once("df", parse.osd_df(data))
@@ -310,7 +311,7 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         if inp.read and inp.read[-1] == f"{name}: {kind}":
             inp.checks_from = name
     elif kind == "osd_perf":
-        once("osd_perf", parse.osd_perf(data))
+        once("osd_perf", osd_perf(data))
     elif kind in ("lvm_list", "ceph_disk"):
         host = _host_of(name)
         found = volumes.lvm_list(data) if kind == "lvm_list" else volumes.ceph_disk_list(data)

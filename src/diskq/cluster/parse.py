@@ -4,6 +4,8 @@ Every parser takes the decoded JSON (or the text) of one command's output and re
 data; a field the output does not hold is ``None`` and, where it matters, named in ``missing``.
 A wrong shape raises :class:`~diskq.errors.InvalidInput` with one line saying what was expected.
 Samples in the docstrings are cut from real clusters' outputs.
+Here: the OSDs and their devices (``osd metadata``, ``osd df``, ``ceph-volume inventory``); the
+performance counters (``perf dump``, ``osd perf``) are read by :mod:`diskq.cluster.perf`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,6 @@ from dataclasses import dataclass, field
 
 from diskq.errors import InvalidInput
 
-#: The BlueFS counters of ``perf dump`` read here (bytes).
-BLUEFS_COUNTERS = ("db_total_bytes", "db_used_bytes", "wal_total_bytes", "wal_used_bytes", "slow_total_bytes",
-                   "slow_used_bytes", "bytes_written_slow", "max_bytes_slow")
-#: The BlueStore commit latencies of ``perf dump`` read here.
-KV_LATENCIES = ("kv_sync_lat", "kv_flush_lat", "kv_commit_lat")
-#: A FileStore OSD's latencies (its commits go to the journal, not to BlueFS).
-FILESTORE_LATENCIES = ("journal_latency", "commitcycle_latency", "apply_latency")
 #: Transport prefixes the kernel puts before a model in a device id (``ATA_SAMSUNG_MZ7KM240HMHQ-00005``).
 _TRANSPORTS = ("ATA_",)
 
@@ -55,7 +50,8 @@ class OsdMeta:
     journal: Device | None = None  #: a FileStore OSD's journal (a file or a device)
 
 
-def _int(value) -> int | None:
+def int_or_none(value) -> int | None:
+    """``value`` as a whole number (``7``, ``"7"``, ``" 7 "``), or None."""
     try:
         return int(str(value).strip())
     except (TypeError, ValueError):
@@ -112,7 +108,7 @@ def _device(meta: dict, prefix: str, ids: dict[str, str]) -> Device:
     models = sorted({m for m in (model_of_id(i) for i in idents) if m})
     model = " / ".join(models) or (str(meta.get(f"{prefix}_model") or "").strip() or None)
     return Device(names=names, model=model, device_id=idents[0] if len(idents) == 1 else None,
-                  size_bytes=_int(meta.get(f"{prefix}_size")), rotational=_bool01(meta.get(f"{prefix}_rotational")))
+                  size_bytes=int_or_none(meta.get(f"{prefix}_size")), rotational=_bool01(meta.get(f"{prefix}_rotational")))
 
 
 def osd_metadata(data) -> list[OsdMeta]:
@@ -138,7 +134,7 @@ def osd_metadata(data) -> list[OsdMeta]:
         raise InvalidInput("osd metadata: expected a list of OSDs (ceph osd metadata -f json) or a ceph report")
     out = []
     for meta in data:
-        if not isinstance(meta, dict) or _int(meta.get("id")) is None:
+        if not isinstance(meta, dict) or int_or_none(meta.get("id")) is None:
             continue
         out.append(_one_osd(meta))
     return sorted(out, key=lambda o: o.osd)
@@ -184,75 +180,6 @@ def _version(text) -> str | None:
 
 
 @dataclass
-class Latency:
-    """One latency counter of ``perf dump``: the average since the OSD started."""
-
-    avg_s: float
-    count: int
-
-
-@dataclass
-class PerfDump:
-    """The counters of one OSD's ``perf dump`` that ``diskq cluster`` reads."""
-
-    bluefs: dict[str, int]
-    latencies: dict[str, Latency]
-    missing: list[str]  #: counters this output does not hold (an older release, FileStore)
-    store: str = "bluestore"  #: "filestore" when the dump has a filestore section and no bluefs
-
-def perf_dump(data) -> PerfDump:
-    """``ceph tell osd.N perf dump`` / ``ceph daemon osd.N perf dump``. A sample, cut from a
-    busy flash OSD::
-
-        {"bluefs": {"db_total_bytes": 30725969543168, "db_used_bytes": 214361964544,
-                    "wal_total_bytes": 0, "slow_total_bytes": 0, "slow_used_bytes": 0, ...},
-         "bluestore": {"kv_flush_lat": {"avgcount": 1409956451, "sum": 1194.855953228, "avgtime": 8.47e-07},
-                       "kv_commit_lat": {"avgcount": 1409956451, "sum": 268308.09221206, "avgtime": 0.000190295},
-                       "kv_sync_lat": {"avgcount": 1409956451, "sum": 269502.948165288, "avgtime": 0.000191142}, ...},
-         ...}
-
-    Averages are ``sum / avgcount`` (``avgtime`` is missing in older releases); a counter that
-    never counted has no average.
-    """
-    if not isinstance(data, dict):
-        raise InvalidInput("perf dump: expected a JSON object (ceph tell osd.N perf dump)")
-    bluefs_in = data.get("bluefs") if isinstance(data.get("bluefs"), dict) else {}
-    store = data.get("bluestore") if isinstance(data.get("bluestore"), dict) else {}
-    if not bluefs_in and not store and isinstance(data.get("filestore"), dict):
-        # FileStore: the journal takes the commits; there is no BlueFS to report as 0 of 0
-        lat = {k: v for k in FILESTORE_LATENCIES if (v := _latency(data["filestore"].get(k))) is not None}
-        return PerfDump({}, lat, [f"filestore.{k}" for k in FILESTORE_LATENCIES if k not in lat], "filestore")
-    missing = []
-    if not bluefs_in:
-        missing.append("bluefs section (not a BlueStore OSD's dump)")
-    bluefs = {}
-    for key in BLUEFS_COUNTERS:
-        value = bluefs_in.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            bluefs[key] = int(value)
-        elif bluefs_in:
-            missing.append(f"bluefs.{key}")
-    latencies = {}
-    for key in KV_LATENCIES:
-        c = store.get(key)
-        if isinstance(c, dict) and isinstance(c.get("avgcount"), int) and isinstance(c.get("sum"), (int, float)):
-            if c["avgcount"] > 0:
-                latencies[key] = Latency(float(c["sum"]) / c["avgcount"], int(c["avgcount"]))
-            else:
-                missing.append(f"bluestore.{key} (never counted)")
-        else:
-            missing.append(f"bluestore.{key}")
-    return PerfDump(bluefs, latencies, missing)
-
-
-def _latency(c) -> Latency | None:
-    if isinstance(c, dict) and isinstance(c.get("avgcount"), int) and c["avgcount"] > 0 \
-            and isinstance(c.get("sum"), (int, float)):
-        return Latency(float(c["sum"]) / c["avgcount"], int(c["avgcount"]))
-    return None
-
-
-@dataclass
 class DfRow:
     osd: int
     device_class: str | None
@@ -280,10 +207,10 @@ def osd_df(data) -> dict[int, DfRow]:
              for c in (n.get("children") if isinstance(n.get("children"), list) else [])}
     out = {}
     for n in data["nodes"]:
-        osd = _int(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
+        osd = int_or_none(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
         if osd is not None and osd >= 0:
             out[osd] = DfRow(osd, _str(n.get("device_class")), _str(n.get("status")),
-                             _int(n.get("kb")), _int(n.get("kb_used_meta")), hosts.get(osd))
+                             int_or_none(n.get("kb")), int_or_none(n.get("kb_used_meta")), hosts.get(osd))
     return out
 
 
@@ -296,10 +223,10 @@ def _osd_df_text(text: str) -> dict[int, DfRow]:
     host = None
     for ln in lines:
         tok = ln.split()
-        if len(tok) >= 2 and "host" in tok[:-1] and _int(tok[0]) is not None and int(tok[0]) < 0:
+        if len(tok) >= 2 and "host" in tok[:-1] and int_or_none(tok[0]) is not None and int(tok[0]) < 0:
             host = tok[tok.index("host") + 1]  # a tree's host row: the OSDs below it are its own
             continue
-        if len(tok) < 3 or _int(tok[0]) is None or int(tok[0]) < 0:
+        if len(tok) < 3 or int_or_none(tok[0]) is None or int(tok[0]) < 0:
             continue
         status = next((t for t in tok if t in ("up", "down", "destroyed")), None)
         out[int(tok[0])] = DfRow(int(tok[0]), tok[1], status, host=host)
@@ -333,59 +260,4 @@ def inventory(data) -> list[InventoryDevice]:
         out.append(InventoryDevice(str(d["path"]), d.get("device_id") or None, name or None,
                                    int(size) if isinstance(size, (int, float)) else None,
                                    _bool01(sys_api.get("rotational"))))
-    return out
-
-
-@dataclass
-class OsdPerfRow:
-    """One OSD of ``ceph osd perf``: the mgr's recent commit and apply latency (ms)."""
-
-    osd: int
-    commit_ms: float
-    apply_ms: float | None
-
-
-def osd_perf(data) -> dict[int, OsdPerfRow]:
-    """``ceph osd perf`` (the table) or ``ceph osd perf -f json`` (``osdstats.osd_perf_infos``
-    from Nautilus on, ``osd_perf_infos`` before). A sample (Pacific 16.2.9, Rook)::
-
-        osd  commit_latency(ms)  apply_latency(ms)
-          4                  17                 17
-          0                 660                660
-
-    Luminous names the columns ``fs_commit_latency(ms)`` and ``fs_apply_latency(ms)``. On
-    BlueStore both columns hold the same commit figure.
-
-    >>> osd_perf("osd  commit_latency(ms)  apply_latency(ms)\\n  4  17  17\\n  0  660  660\\n")[0].commit_ms
-    660.0
-    """
-    if isinstance(data, dict):
-        stats = data.get("osdstats") if isinstance(data.get("osdstats"), dict) else data
-        infos = stats.get("osd_perf_infos")
-        if not isinstance(infos, list):
-            raise InvalidInput("osd perf: expected osd_perf_infos (ceph osd perf -f json)")
-        out = {}
-        for i in infos:
-            p = i.get("perf_stats") if isinstance(i, dict) and isinstance(i.get("perf_stats"), dict) else None
-            if p is None or _int(i.get("id")) is None or not isinstance(p.get("commit_latency_ms"), (int, float)):
-                continue
-            apply = p.get("apply_latency_ms")
-            out[int(i["id"])] = OsdPerfRow(int(i["id"]), float(p["commit_latency_ms"]),
-                                           float(apply) if isinstance(apply, (int, float)) else None)
-        return out
-    lines = str(data).splitlines()
-    head = next((ln.split() for ln in lines if ln.split()[:1] == ["osd"] and "commit_latency(ms)" in ln), None)
-    if head is None:
-        raise InvalidInput("osd perf: no header line `osd commit_latency(ms) apply_latency(ms)`")
-    ci = next(i for i, h in enumerate(head) if h.endswith("commit_latency(ms)"))
-    ai = next((i for i, h in enumerate(head) if h.endswith("apply_latency(ms)")), None)
-    out = {}
-    for ln in lines:
-        tok = ln.split()
-        if len(tok) != len(head) or _int(tok[0]) is None:
-            continue
-        try:
-            out[int(tok[0])] = OsdPerfRow(int(tok[0]), float(tok[ci]), float(tok[ai]) if ai is not None else None)
-        except ValueError:
-            continue
     return out
