@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from diskq.analyse import criteria
 from diskq.cluster import judge
-from diskq.cluster.report import per_osd_rate
+from diskq.cluster.models import per_osd_rate
 from diskq.plan import rules as plan_rules
 
 CRIT = criteria.section("cluster")

@@ -18,5 +18,5 @@ Read-only: nothing here writes to a device. The flow, one module each:
 - :mod:`~diskq.cluster.merge` and :mod:`~diskq.cluster.health_findings`: the hosts' volume
   listings joined to the OSDs, and findings from Ceph's own health checks, osd perf and plans;
 - :mod:`~diskq.cluster.report`: OSDs, their devices and the database's figures put together,
-  judged, with what is missing named.
+  judged, with what is missing named; :mod:`~diskq.cluster.osd_rows`: one OSD's row of it.
 """
