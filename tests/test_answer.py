@@ -24,6 +24,7 @@ from diskq.identity.facts import LineFacts
 from diskq.plan import device as plan_device
 from diskq.plan import layout
 from diskq.plan import rules as plan_rules
+from diskq.plan.model import DataDevices
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 from tests.conftest import needs_fio, needs_loop
 
@@ -49,7 +50,7 @@ def _doc(points, cache="off", mechanism="hdparm", method="diskq-fdatasync-sweep"
 
 
 def _plan(dev, crit=CRIT, strict=False, media="hdd"):
-    return layout.make_plan(dev, layout.DataDevices(12, 16 * 10**12, media), "rbd", compression=True, release="squid",
+    return layout.make_plan(dev, DataDevices(12, 16 * 10**12, media), "rbd", compression=True, release="squid",
                             rules=plan_rules.load(), criteria=crit, strict=strict)
 
 

@@ -21,6 +21,7 @@ from diskq.cli import main
 from diskq.errors import InvalidInput, PlanRefused
 from diskq.plan import ceph_volume, cephadm, layout, report
 from diskq.plan import rules as plan_rules
+from diskq.plan.model import WORKLOADS, DataDevices, WalDbDevice, parse_data
 from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 from diskq.units import parse_drive_size
 
@@ -60,12 +61,12 @@ def batch_parser(release: str = "squid") -> argparse.ArgumentParser:
 
 
 def device(curve=((1, 12680.0), (16, 59338.0)), capacity=7_680_000_000_000, protocol="ata", **kw):
-    return layout.WalDbDevice(label="test SSD", capacity_bytes=capacity, protocol=protocol, curve=list(curve),
-                              cache=kw.pop("cache", "off"), knob=kw.pop("knob", "drive"), **kw)
+    return WalDbDevice(label="test SSD", capacity_bytes=capacity, protocol=protocol, curve=list(curve),
+                       cache=kw.pop("cache", "off"), knob=kw.pop("knob", "drive"), **kw)
 
 
 def plan(dev=None, data="12x16T", workload="rgw", compression=True, release="squid", media="hdd", db_size=None):
-    return layout.make_plan(dev or device(), layout.parse_data(data, media), workload, compression=compression,
+    return layout.make_plan(dev or device(), parse_data(data, media), workload, compression=compression,
                             release=release, rules=RULES, criteria=CRIT, db_size=db_size)
 
 
@@ -85,13 +86,13 @@ def test_drive_sizes_are_decimal_unless_binary_is_asked_for():
     assert parse_drive_size("16T") == 16 * 10**12 == parse_drive_size("16TB")
     assert parse_drive_size("960G") == 960 * 10**9
     assert parse_drive_size("7TiB") == 7 * 2**40
-    assert layout.parse_data("8x8TB") == layout.DataDevices(8, 8 * 10**12, "hdd")
+    assert parse_data("8x8TB") == DataDevices(8, 8 * 10**12, "hdd")
 
 
 @pytest.mark.parametrize("text", ["12*16T", "x16T", "0x16T", "12x", "12x16Q", "-1x4T", "twelve x 4T"])
 def test_bad_data_specs_are_one_line_errors(text):
     with pytest.raises(InvalidInput):
-        layout.parse_data(text)
+        parse_data(text)
 
 
 # --- rules -----------------------------------------------------------------------------------
@@ -173,7 +174,7 @@ curves = st.lists(st.tuples(st.sampled_from([1, 2, 4, 8, 16, 32]), st.floats(200
 
 @settings(max_examples=150, deadline=None)
 @given(curve=curves, count=st.integers(1, 60), extra=st.integers(0, 40), size_tb=st.integers(1, 30),
-       bigger=st.integers(0, 20), workload=st.sampled_from(layout.WORKLOADS), compression=st.booleans())
+       bigger=st.integers(0, 20), workload=st.sampled_from(WORKLOADS), compression=st.booleans())
 def test_more_or_larger_data_devices_never_need_fewer_db_devices(curve, count, extra, size_tb, bigger,
                                                                   workload, compression):
     dev = device(curve=[(1, 100_000)] + [c for c in curve if c[0] != 1])
@@ -218,7 +219,7 @@ def test_a_faster_curve_never_gives_fewer_osds_per_device(curve, factors, capaci
 
 @settings(max_examples=200, deadline=None)
 @given(curve=curves, capacity_gb=st.integers(50, 60_000), count=st.integers(1, 100), size_gb=st.integers(100, 40_000),
-       workload=st.sampled_from(layout.WORKLOADS), compression=st.booleans(),
+       workload=st.sampled_from(WORKLOADS), compression=st.booleans(),
        release=st.sampled_from(RULES["releases"]["known"]))
 def test_the_db_sizes_always_fit(curve, capacity_gb, count, size_gb, workload, compression, release):
     try:
@@ -478,8 +479,8 @@ def test_the_plan_uses_the_run_the_verdicts_use():
     verdicts = evaluate(doc)
     assert run is slow_on and verdicts.osds_per_device.cache_state == "on"
     assert verdicts.osds_per_device.n == layout.make_plan(
-        layout.WalDbDevice("x", 10**12, "ata", [(p.numjobs, p.iops) for p in points], "on", "drive"),
-        layout.DataDevices(4, 4 * 10**12), "rbd", compression=True, release="squid", rules=RULES,
+        WalDbDevice("x", 10**12, "ata", [(p.numjobs, p.iops) for p in points], "on", "drive"),
+        DataDevices(4, 4 * 10**12), "rbd", compression=True, release="squid", rules=RULES,
         criteria=CRIT).limits["speed"].value
     assert any("write_cache knob" in w for w in why)
 
@@ -545,7 +546,7 @@ def test_on_a_committed_legacy_submission_file(monkeypatch, capsys):
 
 def test_a_data_size_without_a_unit_is_refused_not_read_as_bytes(clone, monkeypatch, capsys):
     with pytest.raises(InvalidInput, match="no unit"):
-        layout.parse_data("12x16")
+        parse_data("12x16")
     assert cli("plan", "Samsung PM883", "--data", "12x16", cwd=clone, monkeypatch=monkeypatch) == 2
     err = capsys.readouterr().err
     assert err.startswith("diskq: error: the data device size in '12x16' has no unit") and "12x16T" in err

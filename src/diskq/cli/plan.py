@@ -52,6 +52,7 @@ def plan_cmd(
     from diskq.plan import device as source
     from diskq.plan import layout, report
     from diskq.plan import rules as plan_rules
+    from diskq.plan.model import WORKLOADS, parse_data
     from diskq.units import parse_drive_size
 
     rules = plan_rules.load()
@@ -63,9 +64,9 @@ def plan_cmd(
         comp = compression == "on"
     else:
         raise InvalidInput(f"--compression must be on or off, got {compression!r}")
-    if workload not in layout.WORKLOADS:
-        raise InvalidInput(f"--workload must be one of {', '.join(layout.WORKLOADS)}, got {workload!r}")
-    data_devices = layout.parse_data(data, data_media)
+    if workload not in WORKLOADS:
+        raise InvalidInput(f"--workload must be one of {', '.join(WORKLOADS)}, got {workload!r}")
+    data_devices = parse_data(data, data_media)
     size = parse_drive_size(db_size) if db_size is not None else None
     if cephadm_spec is not None and cephadm_spec.is_dir():
         raise InvalidInput(f"--cephadm-spec {cephadm_spec} is a directory", hint="name a file, e.g. osd-spec.yaml")

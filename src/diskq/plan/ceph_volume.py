@@ -10,7 +10,7 @@ line names them ``/dev/DATA1`` ... and ``/dev/DB1`` ...: replace them with the h
 ``--report``.
 
 >>> from diskq.plan import rules
->>> from diskq.plan.layout import DataDevices
+>>> from diskq.plan.model import DataDevices
 >>> class P: data = DataDevices(3, 16 * 10**12); db_devices = 1; db_slots = 3; release = "squid"
 >>> line(P(), rules.load())
 'ceph-volume lvm batch --bluestore --report /dev/DATA1 /dev/DATA2 /dev/DATA3 --db-devices /dev/DB1 --block-db-slots 3'

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from diskq.plan.layout import Plan
+from diskq.plan.model import Plan
 
 _PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _YAML_WORDS = {"yes", "no", "on", "off", "true", "false", "null", "y", "n", "~"}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from diskq.database.keys import compact
 from diskq.errors import PlanRefused
-from diskq.plan.layout import WalDbDevice
+from diskq.plan.model import WalDbDevice
 
 #: Cache mechanisms that switch the drive's own cache (the others: sysfs, the kernel's knob).
 DRIVE_KNOBS = ("hdparm", "sdparm", "nvme")

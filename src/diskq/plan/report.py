@@ -4,7 +4,7 @@ specification (dict and YAML) and the ``ceph-volume lvm batch`` line."""
 from __future__ import annotations
 
 from diskq.plan import ceph_volume, cephadm
-from diskq.plan.layout import Plan
+from diskq.plan.model import Plan
 
 
 def document(plan: Plan, rules: dict) -> dict:
