@@ -30,7 +30,8 @@ CLUSTER_CASES = ("clyso-01-quincy-17.2.5-hdd-pm1733-nvme-db", "clyso-02-pacific-
 def write_site(root: Path, repository: str = "https://github.com/example/diskq") -> Path:
     """Build a site with every kind of section under ``root/_site`` and return that directory."""
     from diskq.database.build import build
-    from diskq.database.synthetic import result_document, submission, sustained_pair, write_submission, write_synthetic
+    from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
+    from diskq.database.synthetic_sustained import sustained_pair
     from diskq.publish.site import build_site
 
     subs = root / "submissions"

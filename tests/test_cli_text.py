@@ -53,7 +53,7 @@ def test_capacity_reads_as_on_the_label(n, text):
 
 
 def test_lookup_and_site_show_a_capacity_the_same_way(capsys):
-    from diskq.publish.site import fmt_bytes
+    from diskq.publish.environment import fmt_bytes
 
     con = sqlite3.connect(REPO / "devices.db")
     model, size = con.execute(
@@ -105,7 +105,7 @@ def test_sign_to_a_directory_validates_and_the_name_is_shown_everywhere(tmp_path
 
 
 def test_the_site_writes_a_small_latency_as_the_terminal_does():
-    from diskq.publish.site import environment
+    from diskq.publish.environment import environment
 
     env = environment()
     assert env.from_string("{{ x | ms }}").render(x=0.004) == "4 µs"
@@ -123,7 +123,7 @@ def test_lookup_counts_submissions_with_the_right_word(capsys):
 
 
 def test_the_site_never_writes_zero_microseconds():
-    from diskq.publish.site import fmt_us
+    from diskq.publish.environment import fmt_us
 
     assert fmt_us(0.3) == "< 1 µs" and fmt_us(85.2) == "85 µs" and fmt_us(12400) == "12.4 ms"
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from diskq.database import build as build_mod
+from diskq.database import device_rows
 from diskq.database import scan as scan_mod
 from diskq.database import schema as schema_mod
 from diskq.database.build import build, check
-from diskq.database.digest import content_digest, stored_digest
+from diskq.database.digest import content_digest, search_text, stored_digest
 from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
 from diskq.errors import DatabaseError, DatabasePathError
 from tests.cli_support import cli, rows
@@ -189,7 +190,7 @@ def test_replace_is_atomic_and_leaves_no_temporary_files(subs, tmp_path, monkeyp
     def boom(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(build_mod, "_write_devices", boom)
+    monkeypatch.setattr(device_rows, "write_devices", boom)
     with pytest.raises(RuntimeError):
         build(subs, db)
     assert db.read_bytes() == before
@@ -577,7 +578,7 @@ def test_a_build_without_the_search_index_has_the_digest_of_one_with_it(subs, tm
     err = capsys.readouterr().err
     assert "has no search index" in err and "is up to date" in err and "search index: none" in err
     # the computed search text is what the index holds
-    computed = [(r["id"], build_mod.search_text(r["model"], r["vendor"], r["firmware"]))
+    computed = [(r["id"], search_text(r["model"], r["vendor"], r["firmware"]))
                 for r in rows(without, "SELECT id, model, vendor, firmware FROM devices ORDER BY id")]
     assert computed == [(r["device_id"], r["text"]) for r in
                         rows(with_index, "SELECT device_id, text FROM device_search ORDER BY device_id, text")]

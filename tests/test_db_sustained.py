@@ -14,13 +14,8 @@ from hypothesis import strategies as st
 from diskq.database import sustained
 from diskq.database.build import build
 from diskq.database.lookup import lookup
-from diskq.database.synthetic import (
-    result_document,
-    submission,
-    sustained_measurement,
-    sustained_pair,
-    write_submission,
-)
+from diskq.database.synthetic import result_document, submission, write_submission
+from diskq.database.synthetic_sustained import sustained_measurement, sustained_pair
 from tests.cli_support import cli
 from tests.cli_support import rows as _rows
 

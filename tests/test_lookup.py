@@ -187,7 +187,7 @@ def test_the_committed_database_forgives_typos_and_full_width_queries(capsys):
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", max_size=14),
        st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", min_size=1, max_size=30))
 def test_the_scan_prefilter_never_drops_a_match(query, model):
-    from diskq.database.lookup import _could_reach
+    from diskq.database.name_search import _could_reach
 
     if similarity(query, model) >= MIN_SCORE:
         assert _could_reach(query, model, MIN_SCORE)

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from diskq.database.build import build
-from diskq.database.synthetic import result_document, submission, sustained_pair, write_submission, write_synthetic
+from diskq.database.synthetic import result_document, submission, write_submission, write_synthetic
+from diskq.database.synthetic_sustained import sustained_pair
 from diskq.publish.site import build_site
 
 pytestmark = pytest.mark.browser

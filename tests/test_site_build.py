@@ -259,13 +259,13 @@ def test_chart_joins_only_sweep_neighbours_and_ticks_every_measured_job_count():
 
 
 def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
-    import diskq.publish.site as site
+    import diskq.publish.environment as site_env
 
     def missing():
         raise SiteError("site templates not found")
 
     db, _, _ = built
-    monkeypatch.setattr(site, "site_dir", missing)
+    monkeypatch.setattr(site_env, "site_dir", missing)
     with pytest.raises(SiteError):
         build_site(db, tmp_path / "x")
     assert not (tmp_path / "x").exists()

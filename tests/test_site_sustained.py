@@ -13,13 +13,8 @@ from hypothesis import strategies as st
 
 from diskq.database import sustained
 from diskq.database.build import build
-from diskq.database.synthetic import (
-    result_document,
-    submission,
-    sustained_measurement,
-    sustained_pair,
-    write_submission,
-)
+from diskq.database.synthetic import result_document, submission, write_submission
+from diskq.database.synthetic_sustained import sustained_measurement, sustained_pair
 from diskq.publish.site import build_site
 from diskq.publish.sustained_chart import MAX_POINTS, sustained_chart
 

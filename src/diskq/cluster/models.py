@@ -15,8 +15,9 @@ def match_model(db: Path, query: str):
     names when it names several and none surely, the product line it names when nothing of that
     line was measured or None): what ``diskq lookup`` answers, from the one matcher
     (:func:`diskq.database.lookup.answer`)."""
-    from diskq.database.lookup import CANDIDATE, answer
+    from diskq.database.lookup import answer
     from diskq.database.matching import EXACT
+    from diskq.database.name_search import CANDIDATE
 
     ans = answer(db, query, limit=3)
     matches = ans.matches

@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diskq.database import answers, public, sustained
+from diskq.database import answers, device_rows, public
 from diskq.database import sources as public_sources
-from diskq.database.digest import content_digest, inspect_file, search_text
+from diskq.database.digest import content_digest, inspect_file
 from diskq.database.files import TMP_SUFFIX, check_writable_target, remove_stale_temporaries, temporary_prefix
 from diskq.database.memo import Memo, fingerprint, read_signers
 from diskq.database.record import Skipped, SubmissionRecord
@@ -83,7 +82,6 @@ POINT_CONFLICT = ("UPDATE points SET conflict = ?, held = ? "
                   "WHERE submission_id = ? AND run = ? AND numjobs = ? AND interrupted = 0")
 RUN_SETTLED = ("UPDATE runs SET source_peak_final = ?, iops_1job = ?, max_iops = ?, peak_jobs = ?, p99_sync_us = ? "
                "WHERE submission_id = ? AND run = ?")
-DEVICE_SUSTAINED_INSERT = insert_sql("device_sustained", len(sustained.DEVICE_COLUMNS))
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
 #: measured with another method than the device's (known only once the device is complete).
 NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0, excluded = 'measured with another method than most "
@@ -128,7 +126,7 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         con.executemany(EXCLUDED, [(why, sid) for sid, why in sorted(dev.excluded.items())])
     devices.sort(key=_table_key)  # hosts after drives, unranked
     catalogue = catalogue or public_sources.Catalogue()
-    _write_devices(con, devices, fts, public.family_names(catalogue))
+    device_rows.write_devices(con, devices, fts, public.family_names(catalogue))
     public_counts = report.public = public.write(con, catalogue)
     public_counts["lines"] = identity_store.write(con, lines or [])
     answers.write_public(con)
@@ -154,81 +152,6 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
     con.executemany("INSERT INTO meta VALUES (?,?)", sorted(meta.items()))
     report.digest = content_digest(con)
     con.execute("INSERT INTO meta VALUES ('content_digest', ?)", (report.digest,))
-
-
-def _plp_json(verdicts: dict | None) -> str | None:
-    """The power-loss-protection verdict with its evidence, rule and conflicts, as JSON."""
-    protection = (verdicts or {}).get("power_loss_protection")
-    return json.dumps(protection, sort_keys=True) if protection is not None else None
-
-
-def _spread(s):
-    return (s.median, s.min, s.max) if s else (None, None, None)
-
-
-def _write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str, str] | None = None) -> None:
-    from diskq.database.analysis import verdict_columns
-
-    ranks = iter(range(1, len(devices) + 1))
-    class_ranks: dict[str, int] = {}
-    for dev in devices:
-        # a host is never ranked among drives, nor a device whose every submission is held back
-        rank = next(ranks) if dev.not_drive is None and dev.submissions else None
-        cls = public.device_class(dev.method[0], dev.protocol).id
-        class_rank = None
-        if rank is not None:
-            class_rank = class_ranks[cls] = class_ranks.get(cls, 0) + 1
-        row = dev.row_cache
-        answer = answers.device_answer(dev, cls)
-        cols = answers.columns(answer, verdict_columns(dev.verdicts))
-        values = {
-            "id": dev.id, "rank": rank, "model": dev.model, "model_key": dev.model_key, "vendor": dev.vendor,
-            "firmware": dev.firmware, "capacity_bytes": dev.capacity_bytes, "protocol": dev.protocol,
-            "media": dev.media,
-            "volatile_write_cache": None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
-            "cache": row.write_cache if row else None, "cache_knob": row.knob if row else None,
-            "iops_1job": row.iops_1job.median if row and row.iops_1job else None,
-            "max_iops": row.max_iops.median if row and row.max_iops else None,
-            "peak_jobs": row.peak_jobs if row else None,
-            "scaling": (row.scaling or {}).get("scaling") if row else None,
-            "p99_sync_us": row.p99_sync_us.median if row and row.p99_sync_us else None,
-            **cols,
-            "submissions": dev.submissions, "verified": dev.verified, "unchecked": dev.unchecked,
-            "legacy": dev.legacy,
-            "method_id": dev.method[0], "method_version": dev.method[1],
-            "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
-            "plp_evidence": _plp_json(dev.verdicts),
-            "notes": json.dumps(dev.notes),
-            "not_drive": dev.not_drive,
-            "method_class": cls, "class_rank": class_rank,
-            "family_key": public.device_family_key(dev.model, dev.vendor, named),
-            "answers": answers.compact_json(answer),
-        }
-        con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
-                    tuple(values.values()))
-        for key in sorted(dev.caches):
-            c = dev.caches[key]
-            con.execute(
-                insert_sql("device_cache", 21),
-                (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
-                 *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
-                 (c.scaling or {}).get("scaling"),
-                 json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None, c.source_words),
-            )
-            con.executemany(
-                insert_sql("curve", 12),
-                [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
-                  p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
-            )
-            con.executemany(
-                insert_sql("device_sizes", 13),
-                [(dev.id, c.write_cache, c.knob, z.block_size, z.iops.median, z.iops.min, z.iops.max, z.bw_bytes,
-                  z.lat_p50_us, z.lat_p99_us, z.sync_p50_us, z.sync_p99_us, z.n) for z in c.sizes],
-            )
-        con.executemany(DEVICE_SUSTAINED_INSERT, [agg.row(dev.id) for agg in dev.sustained])
-        if fts:
-            text = search_text(dev.model, dev.vendor, dev.firmware)
-            con.execute("INSERT INTO device_search VALUES (?,?)", (dev.id, text))
 
 
 def default_sources(submissions: Path) -> Path:

@@ -98,8 +98,9 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     finds for it (every word of the query in the model's words), or whose line a part number
     names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883). A typo's correction, or a query that
     names several models (``samsung 860``), is refused: a plan is never made from a guess."""
-    from diskq.database.lookup import CANDIDATE, answer
+    from diskq.database.lookup import answer
     from diskq.database.matching import EXACT
+    from diskq.database.name_search import CANDIDATE
     from diskq.database.settings import setting_slug
 
     found = answer(db, query, limit=8)

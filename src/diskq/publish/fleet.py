@@ -13,7 +13,7 @@ from diskq.errors import SiteError
 def render_html(report) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    from diskq.publish.site import fmt_num, site_dir
+    from diskq.publish.environment import fmt_num, site_dir
 
     root = site_dir()
     env = Environment(loader=FileSystemLoader(root / "templates"), autoescape=True, undefined=StrictUndefined)

@@ -36,7 +36,9 @@ from types import SimpleNamespace
 
 from diskq.database.files import TMP_SUFFIX, remove_stale_temporaries, temporary_prefix
 from diskq.errors import SiteError, SitePathError
-from diskq.publish.names import PageKeys, inside, raw_path, web_url, write_page
+from diskq.publish.environment import environment, site_dir
+from diskq.publish.methodology import criteria, known_methods, plan_rules
+from diskq.publish.names import inside, raw_path, write_page
 
 MARKER = ".diskq-site"
 TIERS = ("excellent", "good", "marginal", "unsuitable")
@@ -52,111 +54,8 @@ class SiteReport:
     bytes: int = 0
 
 
-def site_dir() -> Path:
-    """The directory of the site's ``templates/`` and ``static/``: package data of
-    :mod:`diskq.publish`, found with importlib.resources."""
-    from importlib import resources
-
-    path = resources.files("diskq.publish")
-    if not isinstance(path, Path) or not (path / "templates").is_dir():
-        raise SiteError(f"site templates not found in {path}", hint="reinstall diskq")
-    return path
-
-
-def fmt_num(value, digits: int = 0) -> str:
-    """``64235.4`` -> ``64,235``; None -> an en dash."""
-    if value is None:
-        return "\u2013"
-    return f"{value:,.{digits}f}"
-
-
-def fmt_us(value) -> str:
-    """Microseconds, readable: ``85.2`` -> ``85 µs``, ``12400`` -> ``12.4 ms``."""
-    if value is None:
-        return "\u2013"
-    if value < 0.5:
-        return "< 1 µs"  # never "0 µs": a latency below display precision is not zero
-    return f"{value / 1000:,.1f} ms" if value >= 10_000 else f"{value:,.0f} µs"
-
-
-def fmt_ms(value) -> str:
-    """Milliseconds as :func:`diskq.units.latency_ms` writes them (never "0.00 ms")."""
-    from diskq.units import latency_ms
-
-    return "\u2013" if value is None else latency_ms(value)
-
-
-def fmt_bytes(value) -> str:
-    from diskq.units import capacity
-
-    return "\u2013" if value is None else capacity(value)
-
-
-def fmt_gb(value) -> str:
-    """Bytes written, in decimal units: ``12000000000`` -> ``12.0 GB``."""
-    from diskq.database.sustained import gigabytes
-
-    return gigabytes(value)
-
-
-def fmt_mbs(value) -> str:
-    """Bytes per second as MB/s: ``4.8e8`` -> ``480 MB/s``."""
-    from diskq.database.sustained import megabytes_per_s
-
-    return megabytes_per_s(value)
-
-
-def environment():
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
-    env = Environment(
-        loader=FileSystemLoader(site_dir() / "templates"),
-        autoescape=True,  # every template, whatever its name
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    from diskq.units import block_label
-
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label,
-                       web=web_url)
-    # page names: a value from the database is never a path (diskq.publish.names)
-    env.filters.update(device_page=PageKeys(), public_page=PageKeys())
-    return env
-
-
-
 def _loads(text):
     return json.loads(text) if text else None
-
-
-def _criteria() -> dict | None:
-    try:
-        from diskq.analyse.verdicts import load_criteria
-    except ImportError:
-        return None
-    return load_criteria()
-
-
-def _plan_rules() -> dict | None:
-    try:
-        from diskq.plan.rules import load
-    except ImportError:
-        return None
-    return load()
-
-
-def _methods() -> list[dict]:
-    try:
-        from diskq.submission import methods
-    except ImportError:
-        return []
-    out = []
-    for (mid, version), spec in sorted(methods.KNOWN_METHODS.items()):
-        out.append({"id": mid, "version": version, "title": spec.title,
-                    "options": {k: sorted(v or "(absent)" for v in vals) for k, vals in sorted(spec.required.items())}})
-    return out
 
 
 def _temporary_dir(out: Path) -> Path:
@@ -349,7 +248,7 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 public_pages.methodclass.MAIN), main_short=public_pages.methodclass.short(public_pages.methodclass.MAIN),
             **common))
         (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
-            criteria=_criteria(), plan_rules=_plan_rules(), methods=_methods(), root="",
+            criteria=criteria(), plan_rules=plan_rules(), methods=known_methods(), root="",
             class_rules=public_pages.methodclass.rules(), **common))
 
         doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
