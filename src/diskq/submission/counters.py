@@ -138,7 +138,7 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         write = job.get("write")
         ios = _n(write, "total_ios")
         if ios is None:
-            return out  # figures.read_fio reports the missing headline figure
+            return out  # fiojson.read_fio reports the missing headline figure
         total += ios
         runtime_ms = max(runtime_ms, _n(write, "runtime") or 0.0)
         c = _n(job, "ctx")
