@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from diskq import proc
 from diskq.cli import app
-from diskq.contribute import flow
+from diskq.contribute import flow, steps
 from diskq.contribute import keys as ghkeys
 from diskq.contribute.privacy import Reduction
 from diskq.errors import ContributionFailed
@@ -102,11 +102,11 @@ class World:
                                                          if tool == "gh" else real_which(tool)))
         self.before = self.snapshot()
 
-    def options(self, result: Path, **kw) -> flow.Options:
+    def options(self, result: Path, **kw) -> steps.Options:
         base = dict(result=result, repo=self.clone, key=self.key, name="Jane Doe", sign_as_root=True,
                     upstream="diskq-ceph/diskq")
         base.update(kw)
-        return flow.Options(**base)
+        return steps.Options(**base)
 
     def snapshot(self) -> dict:
         return {"branches": _git(self.clone, "branch", "--list"), "remotes": _git(self.clone, "remote", "-v"),
@@ -118,7 +118,7 @@ class World:
         assert self.snapshot() == self.before
 
 
-def _run(world: World, opts: flow.Options, confirm=lambda published, ask: True):
+def _run(world: World, opts: steps.Options, confirm=lambda published, ask: True):
     said = []
     out = flow.contribute(opts, say=lambda step, text: said.append((step, text)), confirm=confirm)
     return out, said

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from diskq.errors import InvalidInput
-from diskq.submission.figures import check_figures, read_fio
+from diskq.submission.figures import check_figures
+from diskq.submission.fiojson import read_fio
 from diskq.submission.importfio import import_fio, point_from_fio
 from tests.test_submission_support import HAVE_FIO, drive_fio_runs, fio_runs
 

@@ -10,11 +10,10 @@ from diskq.result import Device, Latency, Method, Peak, Point, ResultDocument, R
 from diskq.submission.figures import (
     _close,
     _latency_problems,
-    _options,
-    _text,
     check_figures,
     link_limit,
 )
+from diskq.submission.fiojson import _options, _text
 from tests.test_submission_support import HAVE_FIO, fio_runs, result_from
 
 needs_fio = pytest.mark.skipif(not HAVE_FIO, reason="needs fio")

@@ -97,7 +97,7 @@ def bench_cmd(
             written = _bench(target, options, output, as_json, err)
     if contribute and written is not None:
         from diskq.cli.contribute import run_contribution
-        from diskq.contribute.flow import Options
+        from diskq.contribute.steps import Options
 
         err.print(f"[bold]contributing {written}[/]")
         run_contribution(Options(result=written), yes=False)

@@ -118,8 +118,8 @@ def contribute_cmd(
     sign_as_root: bool = typer.Option(False, "--sign-as-root", help="running as root, sign with root's key all the same"),
     yes: bool = typer.Option(False, "--yes", "-y", help="publish what is shown without asking"),
 ) -> None:
-    from diskq.contribute.flow import Options
     from diskq.contribute.privacy import Reduction
+    from diskq.contribute.steps import Options
 
     opts = Options(result=result, repo=repo, login=github, name=name, key=key, upstream=upstream, base=base,
                    push_remote=push_remote, branch=branch, keys_file=github_keys, patch=patch, dry_run=dry_run,

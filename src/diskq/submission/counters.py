@@ -10,9 +10,10 @@ those headline figures with the counters fio reports beside them, per job entry:
 * the latency histogram fio keeps apart from its percentiles (``latency_ns`` / ``latency_us`` /
   ``latency_ms``: the share of writes per latency range, the range ``[previous key, key)``)
   must put each write percentile where the percentile says (``p`` % of the writes below its
-  value), within :data:`HISTOGRAM_SLACK` percentage points and :data:`EDGE_SLACK` of the value;
-  with ``--output-format=json+`` the bins (``clat_ns.bins``, ``lat_ns.bins`` of the write and
-  of the fdatasync) must hold ``N`` I/Os and agree with the percentiles the same way;
+  value), within :data:`~diskq.submission.histogram.HISTOGRAM_SLACK` percentage points and
+  :data:`~diskq.submission.histogram.EDGE_SLACK` of the value; with ``--output-format=json+``
+  the bins (``clat_ns.bins``, ``lat_ns.bins`` of the write and of the fdatasync) must hold ``N``
+  I/Os and agree with the percentiles the same way (:mod:`diskq.submission.histogram`);
 * the kernel's own count of the target device (``disk_util``: ``write_ios`` + ``write_merges``)
   must have seen at least :data:`DISK_MIN` of the writes fio claims (a flush may add to it,
   never take away), less the end of the step fio's last sample may miss
@@ -37,12 +38,11 @@ its counter and does nothing when it is missing.
 
 from __future__ import annotations
 
-import math
 import os
-from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from diskq.submission.clock import clock_problem  # noqa: F401 (validation reads it with the counters)
+from diskq.submission.histogram import _bins_problem, _histogram_problem, _n
 
 BLOCK = 4096
 #: The device must have seen at least this share of the writes fio counted (0.9976 and 0.9994
@@ -55,141 +55,8 @@ DISK_LAG_MS = 500.0
 #: Context switches per write at least (a write + fdatasync pair sleeps about twice; a write
 #: alone, or a flush the kernel skips, once; real async runs at iodepth 8 show 0.89).
 CTX_MIN = 0.5
-#: Percentage points a histogram may differ from a percentile (its shares are rounded, and it
-#: counts from submission while the percentiles count completion latency).
-HISTOGRAM_SLACK = 1.5
-#: Relative distance of a percentile from a histogram edge that still counts as on the edge
-#: (fio's percentiles are the midpoints of its own log-linear bins, within about 1.6 %).
-EDGE_SLACK = 0.04
 #: Devices that complete I/O synchronously, in the caller's context: no context switch per write.
 _SYNCHRONOUS_DEVICES = ("ram", "zram", "pmem", "nullb", "dax", "brd")
-
-_NS_KEYS = (("latency_ns", 1), ("latency_us", 1_000), ("latency_ms", 1_000_000))
-
-
-def _n(d, key) -> float | None:
-    if not isinstance(d, dict):
-        return None
-    v = d.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        v = float(v)
-    except OverflowError:
-        return None
-    return v if math.isfinite(v) and v >= 0 else None
-
-
-def _buckets(job: dict) -> list[tuple[float, float, float]] | None:
-    """fio's latency histogram of one job entry as ``(low_ns, high_ns, percent)``, or None."""
-    out: list[tuple[float, float, float]] = []
-    low = 0.0
-    for section, unit in _NS_KEYS:
-        table = job.get(section)
-        if not isinstance(table, dict):
-            return None
-        for key, share in table.items():
-            pct = share if isinstance(share, (int, float)) and not isinstance(share, bool) else None
-            if pct is None or not math.isfinite(pct) or pct < 0:
-                return None
-            if isinstance(key, str) and key.startswith(">="):
-                high = math.inf
-            else:
-                try:
-                    high = float(key) * unit
-                except (TypeError, ValueError):
-                    return None
-                if not math.isfinite(high):
-                    return None
-            out.append((low, high, float(pct)))
-            low = high if high != math.inf else low
-    return out
-
-
-def _percentiles(section) -> list[tuple[float, float]]:
-    table = section.get("percentile") if isinstance(section, dict) else None
-    if not isinstance(table, dict):
-        return []
-    out = []
-    for key in table:
-        try:
-            p = float(key)
-        except (TypeError, ValueError):
-            continue
-        v = _n(table, key)
-        if v is not None and 0 < p < 100 and v > 0:
-            out.append((p, v))
-    return out
-
-
-def _against_shares(points: list[tuple[float, float]], shares) -> str | None:
-    """The first percentile ``(p, value_ns)`` that ``shares(limit, inclusive)`` (the percentage of
-    I/Os below ``limit``) contradicts, described, or None."""
-    for p, v in points:
-        below = shares(v * (1 - EDGE_SLACK), False)  # surely faster than v
-        upto = shares(v * (1 + EDGE_SLACK), True)  # possibly at most v
-        if below > p + HISTOGRAM_SLACK or upto < p - HISTOGRAM_SLACK:
-            return (f"its {p:g}th percentile {v / 1000:g} us puts {p:g} % of the I/Os below it, "
-                    f"but its histogram has {below:.1f} % below and {upto:.1f} % up to it")
-    return None
-
-
-def _cumulative(values: list[float]) -> list[float]:
-    out = [0.0]
-    for v in values:
-        out.append(out[-1] + v)
-    return out
-
-
-def _histogram_problem(job: dict, clat) -> str | None:
-    buckets = _buckets(job)
-    if not buckets:
-        return None
-    buckets.sort()
-    cum = _cumulative([b[2] for b in buckets])
-    total = cum[-1]
-    if total <= 0:
-        return None  # no I/O in this entry
-    lows = [b[0] for b in buckets]
-    highs = sorted(b[1] for b in buckets)  # ascending with the lows: the ranges do not overlap
-
-    def shares(limit: float, inclusive: bool) -> float:
-        # inclusive: every bucket that may hold an I/O of at most `limit` (its low end is below);
-        # else: the buckets that lie wholly below `limit`
-        n = bisect_right(lows, limit) if inclusive else bisect_right(highs, limit)
-        return cum[n] * 100 / total
-
-    return _against_shares(_percentiles(clat), shares)
-
-
-def _bins_problem(section, ios: float, what: str, slack_ios: float) -> str | None:
-    bins = section.get("bins") if isinstance(section, dict) else None
-    if not isinstance(bins, dict) or not bins:
-        return None
-    pairs = []
-    for key, count in bins.items():
-        try:
-            value = float(key)
-        except (TypeError, ValueError):
-            value = math.nan
-        if not math.isfinite(value):
-            return f"{what} histogram bin {str(key)[:20]!r} is not a latency"
-        if isinstance(count, bool) or not isinstance(count, (int, float)) or not 0 <= count < 1e18:
-            return f"{what} histogram bin {str(key)[:20]!r} holds no count"
-        pairs.append((value, float(count)))
-    pairs.sort()
-    cum = _cumulative([c for _, c in pairs])
-    total = cum[-1]
-    if abs(total - ios) > slack_ios:
-        return f"{what} histogram bins hold {total:.0f} I/Os, fio counted {ios:.0f}"
-    values = [v for v, _ in pairs]
-
-    def shares(limit: float, inclusive: bool) -> float:
-        n = bisect_right(values, limit) if inclusive else bisect_left(values, limit)
-        return cum[n] * 100 / total if total else 0.0
-
-    why = _against_shares(_percentiles(section), shares)
-    return f"{what} {why}" if why else None
 
 
 #: Counters of a job entry (any one present means there is something to check).
@@ -271,7 +138,7 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         write = job.get("write")
         ios = _n(write, "total_ios")
         if ios is None:
-            return out  # figures.read_fio reports the missing headline figure
+            return out  # fiojson.read_fio reports the missing headline figure
         total += ios
         runtime_ms = max(runtime_ms, _n(write, "runtime") or 0.0)
         c = _n(job, "ctx")

@@ -28,7 +28,7 @@ from diskq.analyse.knob import DECLARED
 from diskq.errors import InvalidInput
 from diskq.result import CacheState, Device, Method, Peak, Point, ResultDocument, Run
 from diskq.submission import methods
-from diskq.submission.figures import read_fio
+from diskq.submission.fiojson import read_fio
 from diskq.submission.strictjson import parse_fio_json, parse_json
 
 _NOT_PARAMS = {"filename", "numjobs", "output-format", "output"}

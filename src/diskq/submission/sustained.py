@@ -28,7 +28,8 @@ import math
 from diskq.analyse.cliff import find_cliff
 from diskq.result import ResultDocument, Sustained
 from diskq.submission.counters import counter_problems
-from diskq.submission.figures import _close, read_fio
+from diskq.submission.figures import _close
+from diskq.submission.fiojson import read_fio
 from diskq.submission.problems import Problem
 
 #: the share of the bytes written by which the samples may exceed or fall short of them, beyond
