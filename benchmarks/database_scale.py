@@ -96,8 +96,7 @@ def _tree_rss(pid: int) -> int:
 def run_measured(argv: list[str], env: dict[str, str] | None = None) -> Usage:
     """Run ``argv``; its wall time, CPU time (with its workers), maxrss and sampled tree peak."""
     started = time.monotonic()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             env={**os.environ, **(env or {})})
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
     peak = [0]
     done = threading.Event()
 
@@ -152,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     base = args.keep or Path(tempfile.mkdtemp(prefix="diskq-scale-"))
     rows, builds, rebuilds, sites = [], [], [], []
     try:
-        print(f"# database scale: N = {sizes}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
-              flush=True)
+        print(
+            f"# database scale: N = {sizes}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}", flush=True
+        )
         for n in sizes:
             subs, out = base / f"submissions-{n}", base / f"out-{n}"
             gen_s = generate(subs, n)
@@ -166,40 +166,75 @@ def main(argv: list[str] | None = None) -> int:
             b = run_measured(build_argv, env)
             warm = run_measured(build_argv, env)
             rebuilds.append(warm)
-            s = run_measured(DISKQ + ["site", "build", "--db", str(db), "--out", str(out / "site"),
-                                      "--submissions", str(subs)])
+            s = run_measured(
+                DISKQ + ["site", "build", "--db", str(db), "--out", str(out / "site"), "--submissions", str(subs)]
+            )
             index = (out / "site" / "index.html").stat().st_size
             builds.append(b)
             sites.append(s)
-            print(f"N={n}: generated in {gen_s:.0f} s; db build {b.wall_s:.1f} s (CPU {b.cpu_s:.1f} s, "
-                  f"{b.tree_peak_bytes / 2**20:.0f} MiB), rebuild {warm.wall_s:.1f} s "
-                  f"({warm.tree_peak_bytes / 2**20:.0f} MiB); site build {s.wall_s:.1f} s (CPU {s.cpu_s:.1f} s, "
-                  f"{s.tree_peak_bytes / 2**20:.0f} MiB); index.html {index / 1024:.0f} KiB, devices.db "
-                  f"{db.stat().st_size / 2**20:.1f} MiB", flush=True)
-            rows.append((f"{n:,}", f"{b.wall_s:.1f}", f"{b.cpu_s:.1f}", f"{b.maxrss_bytes / 2**20:.0f}",
-                         f"{b.tree_peak_bytes / 2**20:.0f}", f"{warm.wall_s:.1f}", f"{warm.tree_peak_bytes / 2**20:.0f}", f"{s.wall_s:.1f}", f"{s.cpu_s:.1f}",
-                         f"{s.tree_peak_bytes / 2**20:.0f}", f"{index / 1024:,.0f}"))
+            print(
+                f"N={n}: generated in {gen_s:.0f} s; db build {b.wall_s:.1f} s (CPU {b.cpu_s:.1f} s, "
+                f"{b.tree_peak_bytes / 2**20:.0f} MiB), rebuild {warm.wall_s:.1f} s "
+                f"({warm.tree_peak_bytes / 2**20:.0f} MiB); site build {s.wall_s:.1f} s (CPU {s.cpu_s:.1f} s, "
+                f"{s.tree_peak_bytes / 2**20:.0f} MiB); index.html {index / 1024:.0f} KiB, devices.db "
+                f"{db.stat().st_size / 2**20:.1f} MiB",
+                flush=True,
+            )
+            rows.append(
+                (
+                    f"{n:,}",
+                    f"{b.wall_s:.1f}",
+                    f"{b.cpu_s:.1f}",
+                    f"{b.maxrss_bytes / 2**20:.0f}",
+                    f"{b.tree_peak_bytes / 2**20:.0f}",
+                    f"{warm.wall_s:.1f}",
+                    f"{warm.tree_peak_bytes / 2**20:.0f}",
+                    f"{s.wall_s:.1f}",
+                    f"{s.cpu_s:.1f}",
+                    f"{s.tree_peak_bytes / 2**20:.0f}",
+                    f"{index / 1024:,.0f}",
+                )
+            )
             shutil.rmtree(out)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
 
     print()
-    print(stats.table(["N", "db build s", "db CPU s", "db max proc MiB", "db all procs MiB", "rebuild s",
-                       "rebuild all procs MiB", "site build s",
-                       "site CPU s", "site all procs MiB", "index.html KiB"], rows))
+    print(
+        stats.table(
+            [
+                "N",
+                "db build s",
+                "db CPU s",
+                "db max proc MiB",
+                "db all procs MiB",
+                "rebuild s",
+                "rebuild all procs MiB",
+                "site build s",
+                "site CPU s",
+                "site all procs MiB",
+                "index.html KiB",
+            ],
+            rows,
+        )
+    )
     print()
-    print(f"growth: db build {linearity(sizes, [b.wall_s for b in builds])}, "
-          f"rebuild {linearity(sizes, [w.wall_s for w in rebuilds])}, "
-          f"site build {linearity(sizes, [s.wall_s for s in sites])}")
+    print(
+        f"growth: db build {linearity(sizes, [b.wall_s for b in builds])}, "
+        f"rebuild {linearity(sizes, [w.wall_s for w in rebuilds])}, "
+        f"site build {linearity(sizes, [s.wall_s for s in sites])}"
+    )
     if GOAL_N in sizes:
         i = sizes.index(GOAL_N)
         for label, build in (("cold db build", builds[i]), ("rebuild", rebuilds[i])):
             total = build.wall_s + sites[i].wall_s
             mem = max(build.tree_peak_bytes, sites[i].tree_peak_bytes)
             ok = total < GOAL_S and mem < GOAL_BYTES
-            print(f"N={GOAL_N:,}, {label} + site build: {total:.1f} s, peak {mem / 2**20:.0f} MiB; "
-                  f"goal (< {GOAL_S:g} s, < 1 GiB) {'MET' if ok else 'NOT MET'}")
+            print(
+                f"N={GOAL_N:,}, {label} + site build: {total:.1f} s, peak {mem / 2**20:.0f} MiB; "
+                f"goal (< {GOAL_S:g} s, < 1 GiB) {'MET' if ok else 'NOT MET'}"
+            )
     return 0
 
 

@@ -74,9 +74,14 @@ def points_of(doc: dict) -> list[tuple[int, float, float]]:
     runs = doc.get("runs") or []
     if not runs:
         raise ValueError("the result document has no runs")
-    return [(int(p["numjobs"]), float(p["iops"]),
-             int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0))
-            for p in runs[0]["points"]]
+    return [
+        (
+            int(p["numjobs"]),
+            float(p["iops"]),
+            int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0),
+        )
+        for p in runs[0]["points"]
+    ]
 
 
 def notes_of(doc: dict) -> list[str]:
@@ -92,8 +97,17 @@ def bench(device: str, *args: str, source: str | None = None) -> tuple[BenchRun,
     if source is not None:
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.abspath(source), "src"))
     with tempfile.TemporaryDirectory(prefix="diskq-benchmark-out-") as out:
-        argv = DISKQ + ["bench", device, "--yes", "--json", "--cache", "keep",
-                        "-o", os.path.join(out, "result.json"), *args]
+        argv = DISKQ + [
+            "bench",
+            device,
+            "--yes",
+            "--json",
+            "--cache",
+            "keep",
+            "-o",
+            os.path.join(out, "result.json"),
+            *args,
+        ]
         started = time.monotonic()
         done = child.run(argv, env=env)
         wall = time.monotonic() - started

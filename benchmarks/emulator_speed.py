@@ -49,8 +49,11 @@ def main(argv: list[str] | None = None) -> int:
             sync.append(fio_rate(drive.device, sync=True, seconds=args.seconds))
             nosync.append(fio_rate(drive.device, sync=False, seconds=args.seconds))
             fuse_sync.append(fio_rate(disk, sync=True, seconds=args.seconds))
-            print(f"round {i + 1}: loop+fdatasync {sync[-1]:,.0f}/s, loop no sync {nosync[-1]:,.0f}/s, "
-                  f"FUSE file+fdatasync {fuse_sync[-1]:,.0f}/s; load {loadavg()}", flush=True)
+            print(
+                f"round {i + 1}: loop+fdatasync {sync[-1]:,.0f}/s, loop no sync {nosync[-1]:,.0f}/s, "
+                f"FUSE file+fdatasync {fuse_sync[-1]:,.0f}/s; load {loadavg()}",
+                flush=True,
+            )
         stats = drive.stats()
     s, n, f = (statistics.median(x) for x in (sync, nosync, fuse_sync))
     write_us, cycle_us = 1e6 / n, 1e6 / s
@@ -62,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| write+flush pairs a second at 1 job on the FUSE file itself | {f:,.0f} |")
     print(f"| the emulator's own cost per write | {write_us:.0f} us |")
     print(f"| the emulator's own cost per flush | {max(0.0, cycle_us - write_us):.0f} us |")
-    print(f"flushes a second against the goal of {GOAL_FLUSHES:,}: {s / GOAL_FLUSHES:.2f}x "
-          f"({'met' if s >= GOAL_FLUSHES else 'not met'})")
+    print(
+        f"flushes a second against the goal of {GOAL_FLUSHES:,}: {s / GOAL_FLUSHES:.2f}x "
+        f"({'met' if s >= GOAL_FLUSHES else 'not met'})"
+    )
     print(f"daemon counters: {stats['writes']:,.0f} writes, {stats['fsyncs']:,.0f} flushes")
     print(f"load average at the end: {loadavg(all_three=True)}")
     return 0

@@ -56,8 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", default="1,4", help="numjobs to compare, comma separated (default 1,4)")
     ap.add_argument("--pairs", type=int, default=5, help="diskq/fio pairs per numjobs (default 5)")
     ap.add_argument("--runtime", type=float, default=10.0, help="seconds per step (default 10)")
-    ap.add_argument("--settle", type=float, default=5.0,
-                    help="idle seconds before every run, the same for both contenders (default 5)")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="idle seconds before every run, the same for both contenders (default 5)",
+    )
     device_arguments(ap)
     ap.add_argument("--quick", action="store_true", help="numjobs 1 only, 3 pairs of 5 s steps, 512 MiB device")
     args = ap.parse_args(argv)
@@ -71,9 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     embedded: list[float] = []
     options: dict[int, dict] = {}  # fio's options as diskq recorded them, per numjobs
     with loop_device_of(args) as dev:
-        print(f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
-              f"numjobs {jobs}, "
-              f"{args.pairs} pairs each, {args.runtime:g} s steps", flush=True)
+        print(
+            f"# fidelity: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
+            f"numjobs {jobs}, "
+            f"{args.pairs} pairs each, {args.runtime:g} s steps",
+            flush=True,
+        )
         for round_ in range(args.pairs):
             for n in jobs:
                 time.sleep(args.settle)
@@ -81,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
                 if fio_first:
                     theirs = rawfio.run(dev, n, options[n]).iops
                     time.sleep(args.settle)
-                run, doc = diskqrun.bench(dev, "--no-flush-check", "--no-steady-state", "--jobs", str(n),
-                                          "--runtime", f"{args.runtime:g}")
+                run, doc = diskqrun.bench(
+                    dev, "--no-flush-check", "--no-steady-state", "--jobs", str(n), "--runtime", f"{args.runtime:g}"
+                )
                 ours = run.points[0][1]
                 embedded.append(embedded_ratio(doc))
                 options[n] = dict(doc["method"]["fio_params"])
@@ -92,25 +100,49 @@ def main(argv: list[str] | None = None) -> int:
                 r = stats.ratio(ours, theirs)
                 ratios[n].append(r)
                 figures[n].append((ours, theirs))
-                print(f"round {round_ + 1}, {n} jobs{' (fio first)' if fio_first else ''}: diskq {ours:,.0f} IOPS, "
-                      f"fio {theirs:,.0f} IOPS, "
-                      f"ratio {r:.3f}", flush=True)
+                print(
+                    f"round {round_ + 1}, {n} jobs{' (fio first)' if fio_first else ''}: diskq {ours:,.0f} IOPS, "
+                    f"fio {theirs:,.0f} IOPS, "
+                    f"ratio {r:.3f}",
+                    flush=True,
+                )
 
     print()
     rows, all_ratios = [], []
     for n in jobs:
         m, ok = verdict(ratios[n])
         all_ratios += ratios[n]
-        rows.append((n, len(ratios[n]), f"{stats.median(d for d, _ in figures[n]):,.0f}",
-                     f"{stats.median(f for _, f in figures[n]):,.0f}", f"{min(ratios[n]):.3f}",
-                     f"{m:.3f}", f"{max(ratios[n]):.3f}", "yes" if ok else "NO"))
-    print(stats.table(["numjobs", "pairs", "diskq IOPS (median)", "fio IOPS (median)", "min ratio",
-                       "median ratio", "max ratio", "within 1 +- 0.03"], rows))
+        rows.append(
+            (
+                n,
+                len(ratios[n]),
+                f"{stats.median(d for d, _ in figures[n]):,.0f}",
+                f"{stats.median(f for _, f in figures[n]):,.0f}",
+                f"{min(ratios[n]):.3f}",
+                f"{m:.3f}",
+                f"{max(ratios[n]):.3f}",
+                "yes" if ok else "NO",
+            )
+        )
+    print(
+        stats.table(
+            [
+                "numjobs",
+                "pairs",
+                "diskq IOPS (median)",
+                "fio IOPS (median)",
+                "min ratio",
+                "median ratio",
+                "max ratio",
+                "within 1 +- 0.03",
+            ],
+            rows,
+        )
+    )
     m, ok = verdict(all_ratios)
     print()
     print(f"all pairs: median ratio diskq/fio = {m:.3f}; goal (1 +- {TOLERANCE:g}) {'MET' if ok else 'NOT MET'}")
-    print(f"diskq's reported IOPS / its own raw fio JSON, every run: min {min(embedded):.6f}, "
-          f"max {max(embedded):.6f}")
+    print(f"diskq's reported IOPS / its own raw fio JSON, every run: min {min(embedded):.6f}, max {max(embedded):.6f}")
     return 0
 
 

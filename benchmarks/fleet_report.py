@@ -28,8 +28,12 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 GOAL_S = 5.0
-MODELS = [("SAMSUNG MZ7LH960HAJR", "HXT7404Q", 12680), ("INTEL SSDSC2KB480G8", "XCV10132", 9800),
-          ("Micron_5300_MTFDDAK3T8TDS", "D3MU001", 7400), ("KIOXIA KCD6XLUL3T84", "0108", 31000)]
+MODELS = [
+    ("SAMSUNG MZ7LH960HAJR", "HXT7404Q", 12680),
+    ("INTEL SSDSC2KB480G8", "XCV10132", 9800),
+    ("Micron_5300_MTFDDAK3T8TDS", "D3MU001", 7400),
+    ("KIOXIA KCD6XLUL3T84", "0108", 31000),
+]
 
 
 def write_fleet(root: Path, hosts: int, drives: int, seed: int = 0) -> int:
@@ -45,12 +49,14 @@ def write_fleet(root: Path, hosts: int, drives: int, seed: int = 0) -> int:
         benches = []
         for d in range(drives):
             f = rng.gauss(1.0, 0.04) * (0.5 if rng.random() < 0.02 else 1.0)
-            curve = {n: solo * f * n ** 0.8 for n in (1, 2, 4, 8, 16)}
+            curve = {n: solo * f * n**0.8 for n in (1, 2, 4, 8, 16)}
             name = f"sd{chr(ord('a') + d % 26)}{d // 26 or ''}"
             (host / f"{name}.json").write_text(json.dumps(result_document(model, {"off": curve}, firmware=firmware)))
             benches.append({"path": f"/dev/{name}", "name": name, "rc": 0, "result": f"{name}.json", "error": ""})
             count += 1
-        (host / "status.json").write_text(json.dumps({"host": host.name, "state": "done", "candidates": [], "benches": benches}))
+        (host / "status.json").write_text(
+            json.dumps({"host": host.name, "state": "done", "candidates": [], "benches": benches})
+        )
     return count
 
 
@@ -59,7 +65,9 @@ def run_once(results: Path) -> float:
     exe = Path(sys.executable).with_name("diskq")
     argv = [str(exe)] if exe.exists() else [sys.executable, "-m", "diskq"]
     started = time.monotonic()
-    proc = subprocess.Popen([*argv, "fleet", "report", str(results), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*argv, "fleet", "report", str(results), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     out, err = proc.communicate()
     wall = time.monotonic() - started
     if proc.returncode != 0:

@@ -170,20 +170,30 @@ def run_community(dev: str, runtime_s: float, max_jobs: int, *, sizes: bool = Fa
     if sizes:
         runs = [(size, rawfio.run(dev, 1, size_profile.hand_options(size, runtime_s))) for size in size_profile.SIZES]
         by_hand = tuple((size, step.iops, step.runtime_s) for size, step in runs)
-    return Qualification("community", curve, sum(s.runtime_s for s in steps), sum(s.wall_s for s in steps),
-                         peak(curve), tuple(s.runtime_s for s in steps), by_hand)
+    return Qualification(
+        "community",
+        curve,
+        sum(s.runtime_s for s in steps),
+        sum(s.wall_s for s in steps),
+        peak(curve),
+        tuple(s.runtime_s for s in steps),
+        by_hand,
+    )
 
 
-def run_diskq(dev: str, runtime_s: float, max_jobs: int, source: str | None = None, *,
-              sizes: bool = False) -> tuple[Qualification, list[str]]:
+def run_diskq(
+    dev: str, runtime_s: float, max_jobs: int, source: str | None = None, *, sizes: bool = False
+) -> tuple[Qualification, list[str]]:
     extra = ("--profile", "sizes") if sizes else ()
-    run, doc = diskqrun.bench(dev, "--no-flush-check", "--runtime", f"{runtime_s:g}", "--max-jobs", str(max_jobs),
-                              *extra, source=source)
+    run, doc = diskqrun.bench(
+        dev, "--no-flush-check", "--runtime", f"{runtime_s:g}", "--max-jobs", str(max_jobs), *extra, source=source
+    )
     curve = [(n, iops) for n, iops, _ in run.points]
     profile = tuple(size_profile.profile_of(doc)) if sizes else ()
     # device_s counts the replaced early steps too; the curve shows the figures the document keeps
-    return Qualification("diskq", curve, run.device_s, run.wall_s, run.peak, tuple(t for _, _, t in run.points),
-                         profile), run.notes
+    return Qualification(
+        "diskq", curve, run.device_s, run.wall_s, run.peak, tuple(t for _, _, t in run.points), profile
+    ), run.notes
 
 
 def _curve(q: Qualification) -> str:
@@ -196,14 +206,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", type=int, default=3, help="community/diskq rounds (default 3)")
     ap.add_argument("--runtime", type=float, default=20.0, help="seconds per step (default 20)")
     ap.add_argument("--max-jobs", type=int, default=32, help="highest numjobs (default 32)")
-    ap.add_argument("--settle", type=float, default=5.0,
-                    help="idle seconds before every run, the same for both contenders (default 5)")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="idle seconds before every run, the same for both contenders (default 5)",
+    )
     device_arguments(ap)
-    ap.add_argument("--baseline", metavar="SRC",
-                    help="also run the diskq of this source checkout (e.g. a 'git worktree' of an earlier "
-                         "commit) as a third contender, in turn with the other two")
-    ap.add_argument("--sizes", action="store_true",
-                    help="also run the block-size profile: diskq's --profile sizes against the sizes by hand")
+    ap.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="also run the diskq of this source checkout (e.g. a 'git worktree' of an earlier "
+        "commit) as a third contender, in turn with the other two",
+    )
+    ap.add_argument(
+        "--sizes",
+        action="store_true",
+        help="also run the block-size profile: diskq's --profile sizes against the sizes by hand",
+    )
     ap.add_argument("--quick", action="store_true", help="1 round, 10 s steps, up to 8 jobs, 512 MiB device")
     args = ap.parse_args(argv)
     if args.quick:
@@ -215,10 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     baseline: list[Qualification] = []
     contenders = ["community", "diskq"] + (["baseline"] if args.baseline else [])
     with loop_device_of(args) as dev:
-        print(f"# qualification time: {dev} ({args.size_mib} MiB loop device over a zero-filled file "
-              f"on {args.backing}), "
-              f"{args.pairs} rounds, {args.runtime:g} s steps, up to {args.max_jobs} jobs; "
-              f"load average {loadavg()}", flush=True)
+        print(
+            f"# qualification time: {dev} ({args.size_mib} MiB loop device over a zero-filled file "
+            f"on {args.backing}), "
+            f"{args.pairs} rounds, {args.runtime:g} s steps, up to {args.max_jobs} jobs; "
+            f"load average {loadavg()}",
+            flush=True,
+        )
         if args.baseline:
             print(f"# baseline: diskq from {args.baseline}", flush=True)
         for i, who in enumerate(stats.alternate(contenders, args.pairs)):
@@ -228,16 +251,24 @@ def main(argv: list[str] | None = None) -> int:
                 community.append(q)
                 extra = ""
             else:
-                q, notes = run_diskq(dev, args.runtime, args.max_jobs,
-                                     args.baseline if who == "baseline" else None, sizes=args.sizes)
+                q, notes = run_diskq(
+                    dev, args.runtime, args.max_jobs, args.baseline if who == "baseline" else None, sizes=args.sizes
+                )
                 (baseline if who == "baseline" else diskq).append(q)
-                extra = "; " + "; ".join(n for n in notes if n.startswith(("search stopped", "peak confirmed",
-                                                                           "the best point")))
-            print(f"run {i + 1} {who:9}: load {loadavg()}, device {q.device_s:6.1f} s, wall {q.wall_s:6.1f} s, "
-                  f"peak {q.peak[1]:,.0f} IOPS at {q.peak[0]} jobs | {_curve(q)}{extra}", flush=True)
+                extra = "; " + "; ".join(
+                    n for n in notes if n.startswith(("search stopped", "peak confirmed", "the best point"))
+                )
+            print(
+                f"run {i + 1} {who:9}: load {loadavg()}, device {q.device_s:6.1f} s, wall {q.wall_s:6.1f} s, "
+                f"peak {q.peak[1]:,.0f} IOPS at {q.peak[0]} jobs | {_curve(q)}{extra}",
+                flush=True,
+            )
             if q.sizes:
-                print(f"    sizes: device {q.sizes_s:6.1f} s | "
-                      + " ".join(f"{size_profile.bs(b)}:{iops:,.0f}({t:.1f}s)" for b, iops, t in q.sizes), flush=True)
+                print(
+                    f"    sizes: device {q.sizes_s:6.1f} s | "
+                    + " ".join(f"{size_profile.bs(b)}:{iops:,.0f}({t:.1f}s)" for b, iops, t in q.sizes),
+                    flush=True,
+                )
 
     report(community, diskq, "diskq")
     if args.sizes:
@@ -255,41 +286,64 @@ def report(community: list[Qualification], diskq: list[Qualification], label: st
     """The medians table, the ratios and the goal line of one contender against the protocol."""
     s = summary(community, diskq)
     rows = [
-        (label if who == "diskq" else who, f"{m['device_s']:.1f}", f"{m['wall_s']:.1f}", m["peak_jobs"],
-         f"{m['peak_iops']:,.0f}")
+        (
+            label if who == "diskq" else who,
+            f"{m['device_s']:.1f}",
+            f"{m['wall_s']:.1f}",
+            m["peak_jobs"],
+            f"{m['peak_iops']:,.0f}",
+        )
         for who, m in s["median"].items()
     ]
     print()
     print(stats.table(["contender (median)", "device s", "wall s", "peak jobs", "peak IOPS"], rows))
     print()
-    print(f"device time: community / {label} = {s['device_speedup']:.2f}x (goal >= {GOAL_SPEEDUP:g}x); "
-          f"wall time: {s['wall_speedup']:.2f}x")
-    print(f"same peak jobs (+-1 doubling step): {s['pairs_same_jobs']}/{s['pairs']} pairs, medians "
-          f"{'agree' if s['median_same_jobs'] else 'DIFFER'}")
-    print(f"peak IOPS within {IOPS_PCT:g} %: {s['pairs_same_iops']}/{s['pairs']} pairs, medians "
-          f"{'agree' if s['median_same_iops'] else 'DIFFER'}")
-    print(f"peak IOPS {label}/community: median {s['peak_ratio']:.3f}, pairs "
-          + ", ".join(f"{r:.3f}" for r in s["pair_ratios"])
-          + f"; protocol's own spread +-{s['community_spread'] * 100:.1f} %, {label}'s +-{s['diskq_spread'] * 100:.1f} %; "
-          f"accepted +-{s['iops_tolerance'] * 100:.1f} %: {'within' if s['peak_iops_ok'] else 'OUTSIDE'}")
+    print(
+        f"device time: community / {label} = {s['device_speedup']:.2f}x (goal >= {GOAL_SPEEDUP:g}x); "
+        f"wall time: {s['wall_speedup']:.2f}x"
+    )
+    print(
+        f"same peak jobs (+-1 doubling step): {s['pairs_same_jobs']}/{s['pairs']} pairs, medians "
+        f"{'agree' if s['median_same_jobs'] else 'DIFFER'}"
+    )
+    print(
+        f"peak IOPS within {IOPS_PCT:g} %: {s['pairs_same_iops']}/{s['pairs']} pairs, medians "
+        f"{'agree' if s['median_same_iops'] else 'DIFFER'}"
+    )
+    print(
+        f"peak IOPS {label}/community: median {s['peak_ratio']:.3f}, pairs "
+        + ", ".join(f"{r:.3f}" for r in s["pair_ratios"])
+        + f"; protocol's own spread +-{s['community_spread'] * 100:.1f} %, {label}'s +-{s['diskq_spread'] * 100:.1f} %; "
+        f"accepted +-{s['iops_tolerance'] * 100:.1f} %: {'within' if s['peak_iops_ok'] else 'OUTSIDE'}"
+    )
     above, below, p = stats.sign_test(s["pair_ratios"])
-    print(f"lean: {label}'s peak above the protocol's in {above} pairs, below in {below} (sign test p = {p:.2f}); "
-          f"median {s['peak_ratio']:.3f}: {'no lean shown' if p >= 0.05 and abs(s['peak_ratio'] - 1) <= 0.05 else 'LEAN'}")
+    print(
+        f"lean: {label}'s peak above the protocol's in {above} pairs, below in {below} (sign test p = {p:.2f}); "
+        f"median {s['peak_ratio']:.3f}: {'no lean shown' if p >= 0.05 and abs(s['peak_ratio'] - 1) <= 0.05 else 'LEAN'}"
+    )
     points = per_point(community, diskq)
     if points:
-        print("every job count both measured in every run (median IOPS ratio; each one's own spread): "
-              + ", ".join(f"{n}: {r:.3f} (+-{cs * 100:.0f} %, +-{ds * 100:.0f} %)" for n, r, cs, ds in points))
+        print(
+            "every job count both measured in every run (median IOPS ratio; each one's own spread): "
+            + ", ".join(f"{n}: {r:.3f} (+-{cs * 100:.0f} %, +-{ds * 100:.0f} %)" for n, r, cs, ds in points)
+        )
     same_jobs, same_iops, n = s["community_self"]
-    print(f"community against its own next run: same peak jobs {same_jobs}/{n}, "
-          f"peak IOPS within {IOPS_PCT:g} % {same_iops}/{n}")
+    print(
+        f"community against its own next run: same peak jobs {same_jobs}/{n}, "
+        f"peak IOPS within {IOPS_PCT:g} % {same_iops}/{n}"
+    )
     for who, runs in (("community", community), (label, diskq)):
         lo, hi = min(q.peak[1] for q in runs), max(q.peak[1] for q in runs)
-        print(f"{who} against itself (noise floor): peak IOPS {lo:,.0f} .. {hi:,.0f} "
-              f"({(stats.ratio(hi, lo) - 1) * 100:.0f} % apart), peak jobs {sorted(q.peak[0] for q in runs)}")
-    print(f"goal {'MET' if s['goal_met'] else 'NOT MET'} (>= {GOAL_SPEEDUP:g}x less device time: "
-          f"{'yes' if s['device_speedup'] >= GOAL_SPEEDUP else 'no'}; same peak jobs: "
-          f"{'yes' if s['median_same_jobs'] else 'no'}; median peak IOPS within the accepted spread: "
-          f"{'yes' if s['peak_iops_ok'] else 'no'})")
+        print(
+            f"{who} against itself (noise floor): peak IOPS {lo:,.0f} .. {hi:,.0f} "
+            f"({(stats.ratio(hi, lo) - 1) * 100:.0f} % apart), peak jobs {sorted(q.peak[0] for q in runs)}"
+        )
+    print(
+        f"goal {'MET' if s['goal_met'] else 'NOT MET'} (>= {GOAL_SPEEDUP:g}x less device time: "
+        f"{'yes' if s['device_speedup'] >= GOAL_SPEEDUP else 'no'}; same peak jobs: "
+        f"{'yes' if s['median_same_jobs'] else 'no'}; median peak IOPS within the accepted spread: "
+        f"{'yes' if s['peak_iops_ok'] else 'no'})"
+    )
 
 
 def report_sizes(community: list[Qualification], diskq: list[Qualification], label: str) -> None:
@@ -306,14 +360,22 @@ def report_sizes(community: list[Qualification], diskq: list[Qualification], lab
         d = [run.get(size) for run in ours]
         if None in h or None in d:
             continue
-        rows.append((size_profile.bs(size), f"{stats.median(h):,.0f}", f"{stats.median(d):,.0f}",
-                     f"{stats.ratio(stats.median(d), stats.median(h)):.3f}"))
+        rows.append(
+            (
+                size_profile.bs(size),
+                f"{stats.median(h):,.0f}",
+                f"{stats.median(d):,.0f}",
+                f"{stats.ratio(stats.median(d), stats.median(h)):.3f}",
+            )
+        )
     print(stats.table(["size", "by hand IOPS (median)", f"{label} IOPS (median)", f"{label} / by hand"], rows))
     print()
-    print(f"size profile: {d_s:.1f} s of device time against {h_s:.1f} s by hand ({stats.ratio(h_s, d_s):.2f}x less), "
-          f"beside {sweep_s:.1f} s for the sweep; goal (under {size_profile.GOAL_S:g} s): "
-          f"{'met' if max(q.sizes_s for q in diskq) < size_profile.GOAL_S else 'NOT met'} "
-          f"(longest {max(q.sizes_s for q in diskq):.1f} s)")
+    print(
+        f"size profile: {d_s:.1f} s of device time against {h_s:.1f} s by hand ({stats.ratio(h_s, d_s):.2f}x less), "
+        f"beside {sweep_s:.1f} s for the sweep; goal (under {size_profile.GOAL_S:g} s): "
+        f"{'met' if max(q.sizes_s for q in diskq) < size_profile.GOAL_S else 'NOT met'} "
+        f"(longest {max(q.sizes_s for q in diskq):.1f} s)"
+    )
 
 
 def _spread(values: list[float]) -> float:

@@ -43,24 +43,28 @@ def _backing(text: str) -> str:
         from emulator.models import load
 
         models = load()
-        if text[len(EMULATED):] in models:
+        if text[len(EMULATED) :] in models:
             return text
-        raise argparse.ArgumentTypeError(f"no drive model {text[len(EMULATED):]!r}; models: {', '.join(models)}")
+        raise argparse.ArgumentTypeError(f"no drive model {text[len(EMULATED) :]!r}; models: {', '.join(models)}")
     raise argparse.ArgumentTypeError(f"--backing takes disk, memory or emulated:MODEL, not {text!r}")
 
 
 def device_arguments(ap: argparse.ArgumentParser, *, size_mib: int = 2048) -> None:
     """``--size-mib`` and ``--backing``, the options every device benchmark takes."""
     ap.add_argument("--size-mib", type=int, default=size_mib, help=f"loop device size in MiB (default {size_mib})")
-    ap.add_argument("--backing", type=_backing, default="disk",
-                    help="the loop device's backing file: on the temp dir's filesystem (disk), in /dev/shm "
-                         "(memory), or an emulated drive of a model of emulator/models.toml (emulated:MODEL)")
+    ap.add_argument(
+        "--backing",
+        type=_backing,
+        default="disk",
+        help="the loop device's backing file: on the temp dir's filesystem (disk), in /dev/shm "
+        "(memory), or an emulated drive of a model of emulator/models.toml (emulated:MODEL)",
+    )
 
 
 def loop_device_of(args: argparse.Namespace) -> contextlib.AbstractContextManager[str]:
     """:func:`loop_device` as ``--size-mib`` and ``--backing`` ask."""
     if args.backing.startswith(EMULATED):
-        return emulated_device(args.backing[len(EMULATED):], args.size_mib)
+        return emulated_device(args.backing[len(EMULATED) :], args.size_mib)
     return loop_device(args.size_mib * MiB, BACKINGS[args.backing])
 
 
@@ -72,8 +76,11 @@ def emulated_device(model: str, size_mib: int) -> Iterator[str]:
 
     _sigterm_exits()
     path = path_overhead()
-    print(f"# emulated drive {model}: the emulator's own path here costs {path['write_us']:.0f} us per write and "
-          f"{path['flush_us']:.0f} us per flush at 1 job", flush=True)
+    print(
+        f"# emulated drive {model}: the emulator's own path here costs {path['write_us']:.0f} us per write and "
+        f"{path['flush_us']:.0f} us per flush at 1 job",
+        flush=True,
+    )
     with emulated_drive(load()[model], size_mib=size_mib) as drive:
         yield drive.device
 

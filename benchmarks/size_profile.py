@@ -75,16 +75,25 @@ def profile_of(doc: dict) -> list[tuple[int, float, float]]:
     sizes = (runs[0].get("sizes") or {}) if runs else {}
     if not sizes.get("points"):
         raise ValueError("the result document has no size profile")
-    return [(int(p["block_size"]), float(p["iops"]),
-             int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0))
-            for p in sizes["points"]]
+    return [
+        (
+            int(p["block_size"]),
+            float(p["iops"]),
+            int(p["runtime_ms"]) / 1000.0 + (option_seconds(p.get("fio"), "ramp_time") or 0.0),
+        )
+        for p in sizes["points"]
+    ]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=2, help="hand/diskq pairs (default 2)")
-    ap.add_argument("--runtime", type=float, default=20.0,
-                    help="seconds per hand-run step, and diskq's --runtime cap (default 20, both defaults)")
+    ap.add_argument(
+        "--runtime",
+        type=float,
+        default=20.0,
+        help="seconds per hand-run step, and diskq's --runtime cap (default 20, both defaults)",
+    )
     device_arguments(ap, size_mib=1024)
     ap.add_argument("--quick", action="store_true", help="1 pair, 10 s steps, 256 MiB device")
     args = ap.parse_args()
@@ -98,8 +107,11 @@ def main() -> int:
     ours_wall: list[float] = []
     steady: list[int] = []
     with loop_device_of(args) as dev:
-        print(f"# size profile: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
-              f"{args.pairs} pair(s), {args.runtime:g} s steps by hand", flush=True)
+        print(
+            f"# size profile: {dev} ({args.size_mib} MiB loop device over a zero-filled file on {args.backing}), "
+            f"{args.pairs} pair(s), {args.runtime:g} s steps by hand",
+            flush=True,
+        )
         for who in stats.alternate(["hand", "diskq"], args.pairs):
             load = os.getloadavg()[0]
             if who == "hand":
@@ -111,8 +123,9 @@ def main() -> int:
                 hand_s.append(total)
                 print(f"  hand:  {total:6.1f} s of device time (load {load:.1f})", flush=True)
             else:
-                run, doc = diskqrun.bench(dev, "--no-flush-check", "--jobs", "1", "--profile", "sizes",
-                                          "--runtime", f"{args.runtime:g}")
+                run, doc = diskqrun.bench(
+                    dev, "--no-flush-check", "--jobs", "1", "--profile", "sizes", "--runtime", f"{args.runtime:g}"
+                )
                 points = profile_of(doc)
                 for size, iops, _ in points:
                     ours[size].append(iops)
@@ -120,11 +133,15 @@ def main() -> int:
                 ours_s.append(total)
                 ours_wall.append(run.wall_s)
                 steady.append(sum(1 for p in doc["runs"][0]["sizes"]["points"] if p.get("steady_state")))
-                print(f"  diskq: {total:6.1f} s of device time for the profile, {run.wall_s:.1f} s wall for "
-                      f"the whole bench (ramps counted), {steady[-1]}/{len(points)} steps ended by the detector "
-                      f"(load {load:.1f})",
-                      flush=True)
-                print("         " + " ".join(f"{bs(size)}:{iops:,.0f}({t:.1f}s)" for size, iops, t in points), flush=True)
+                print(
+                    f"  diskq: {total:6.1f} s of device time for the profile, {run.wall_s:.1f} s wall for "
+                    f"the whole bench (ramps counted), {steady[-1]}/{len(points)} steps ended by the detector "
+                    f"(load {load:.1f})",
+                    flush=True,
+                )
+                print(
+                    "         " + " ".join(f"{bs(size)}:{iops:,.0f}({t:.1f}s)" for size, iops, t in points), flush=True
+                )
     print()
     rows = []
     for size in SIZES:
@@ -133,17 +150,25 @@ def main() -> int:
     print(stats.table(["size", "hand IOPS (median)", "diskq IOPS (median)", "diskq / hand"], rows))
     print()
     h_s, o_s = stats.median(hand_s), stats.median(ours_s)
-    print(stats.table(
-        ["contender", "profile device time (median)", "runs"],
-        [("hand-run fio, fixed steps", f"{h_s:.1f} s", len(hand_s)),
-         ("diskq --profile sizes", f"{o_s:.1f} s", len(ours_s))],
-    ))
+    print(
+        stats.table(
+            ["contender", "profile device time (median)", "runs"],
+            [
+                ("hand-run fio, fixed steps", f"{h_s:.1f} s", len(hand_s)),
+                ("diskq --profile sizes", f"{o_s:.1f} s", len(ours_s)),
+            ],
+        )
+    )
     print()
-    print(f"device time: {stats.ratio(h_s, o_s):.2f}x less with diskq; "
-          f"diskq's whole bench (one 4 KiB step and the profile) took {stats.median(ours_wall):.1f} s wall (median)")
+    print(
+        f"device time: {stats.ratio(h_s, o_s):.2f}x less with diskq; "
+        f"diskq's whole bench (one 4 KiB step and the profile) took {stats.median(ours_wall):.1f} s wall (median)"
+    )
     met = max(ours_s) < GOAL_S
-    print(f"goal (the profile in under {GOAL_S:g} s of device time at default settings): "
-          f"{'met' if met else 'NOT met'} (longest {max(ours_s):.1f} s)")
+    print(
+        f"goal (the profile in under {GOAL_S:g} s of device time at default settings): "
+        f"{'met' if met else 'NOT met'} (longest {max(ours_s):.1f} s)"
+    )
     return 0
 
 

@@ -68,8 +68,7 @@ def small_db(workdir: str) -> tuple[str, str]:
     subs = os.path.join(workdir, "submissions")
     write_synthetic(Path(subs), 200, seed=7)
     db = os.path.join(workdir, "devices.db")
-    subprocess.run(diskq_exe() + ["db", "build", "--submissions", subs, "--db", db], check=True,
-                   capture_output=True)
+    subprocess.run(diskq_exe() + ["db", "build", "--submissions", subs, "--db", db], check=True, capture_output=True)
     model = next(synthetic_results(1, seed=7, devices=10))[0]["device"]["model"]
     return db, model
 
@@ -93,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             "diskq lookup --help": exe + ["lookup", "--help"],
             f"diskq lookup {query}": exe + ["lookup", query, "--db", db],
             # the committed database: its product lines, a part number read through its scheme
-            "diskq lookup 'INTEL SSDSC2KB240G8' (devices.db)": exe + ["lookup", "INTEL SSDSC2KB240G8", "--db", committed],
+            "diskq lookup 'INTEL SSDSC2KB240G8' (devices.db)": exe
+            + ["lookup", "INTEL SSDSC2KB240G8", "--db", committed],
             "diskq lookup 'Micron 7450 MAX' (devices.db)": exe + ["lookup", "Micron 7450 MAX", "--db", committed],
         }
         results = measure(commands, args.runs)

@@ -67,7 +67,7 @@ def sign_test(ratios: Iterable[float]) -> tuple[int, int, float]:
     n, k = above + below, min(above, below)
     if n == 0:
         return above, below, 1.0
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return above, below, min(1.0, 2 * tail)
 
 

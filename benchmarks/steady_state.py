@@ -67,8 +67,9 @@ def early_estimate(samples: list[float], stop: int | None) -> float:
     return step_iops(samples, stop)
 
 
-def replay(traces: list[list[float]], tolerance_pct: float, window: int, ramp: int,
-           kind: str = "iops", skip: int = 0) -> dict:
+def replay(
+    traces: list[list[float]], tolerance_pct: float, window: int, ramp: int, kind: str = "iops", skip: int = 0
+) -> dict:
     """The detector over many recorded steps: share stopped early, mean length, estimate errors.
 
     With ``skip`` seconds (fio's ``--ramp_time``), those seconds count neither for the figure
@@ -105,8 +106,9 @@ def traces_from_output(text: str) -> list[list[float]]:
     return traces
 
 
-def record(dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: str,
-           keep: Path | None = None, tag: str = "") -> list[float]:
+def record(
+    dev: str, numjobs: int, runtime_s: int, region_bytes: int, workdir: str, keep: Path | None = None, tag: str = ""
+) -> list[float]:
     """One full-length step with diskq's fio options and a one-second IOPS log."""
     from diskq.bench import fio
 
@@ -143,17 +145,22 @@ def main(argv: list[str] | None = None) -> int:
     traces = []
     with loop_device_of(args) as dev, tempfile.TemporaryDirectory(prefix="diskq-ss-") as workdir:
         region = region_bytes(args.size_mib * MiB, max(jobs))
-        print(f"# steady state: {dev} over a file on {args.backing}, numjobs {jobs}, {args.rounds} rounds of "
-              f"{args.runtime} s steps; load average {loadavg(all_three=True)}", flush=True)
+        print(
+            f"# steady state: {dev} over a file on {args.backing}, numjobs {jobs}, {args.rounds} rounds of "
+            f"{args.runtime} s steps; load average {loadavg(all_three=True)}",
+            flush=True,
+        )
         for rnd in range(args.rounds):
             for n in jobs:
-                samples = record(dev, n, args.runtime, region, workdir, args.keep_logs,
-                                 f"{args.backing}-r{rnd + 1}-")
+                samples = record(dev, n, args.runtime, region, workdir, args.keep_logs, f"{args.backing}-r{rnd + 1}-")
                 traces.append(samples)
                 mean = early_estimate(samples, None)
                 spread = (max(samples) - min(samples)) / mean * 100 if mean else 0.0
-                print(f"{n:>3} jobs: mean {mean:,.0f} IOPS, 1-s samples span {spread:.0f} % of the mean | "
-                      + " ".join(f"{x:.0f}" for x in samples), flush=True)
+                print(
+                    f"{n:>3} jobs: mean {mean:,.0f} IOPS, 1-s samples span {spread:.0f} % of the mean | "
+                    + " ".join(f"{x:.0f}" for x in samples),
+                    flush=True,
+                )
     print(f"# load average at the end: {loadavg(all_three=True)}")
     print_grid(traces)
     return 0
@@ -164,13 +171,38 @@ def print_grid(traces: list[list[float]]) -> None:
     for det in GRID:
         for skip in GRID_SKIP:
             r = replay(traces, det.limit_pct, det.window_s, det.ramp_s, det.kind, skip)
-            rows.append((f"{det.kind}:{det.limit_pct:g}%", det.window_s, det.ramp_s, skip,
-                         f"{r['stopped'] * 100:.0f} %", f"{r['mean_length_s']:.1f}",
-                         f"{r['median_signed_pct']:+.1f}", f"{r['median_error_pct']:.1f}",
-                         f"{r['p90_error_pct']:.1f}", f"{r['max_error_pct']:.1f}"))
+            rows.append(
+                (
+                    f"{det.kind}:{det.limit_pct:g}%",
+                    det.window_s,
+                    det.ramp_s,
+                    skip,
+                    f"{r['stopped'] * 100:.0f} %",
+                    f"{r['mean_length_s']:.1f}",
+                    f"{r['median_signed_pct']:+.1f}",
+                    f"{r['median_error_pct']:.1f}",
+                    f"{r['p90_error_pct']:.1f}",
+                    f"{r['max_error_pct']:.1f}",
+                )
+            )
     print()
-    print(stats.table(["criterion", "window s", "ramp s", "left out s", "steps ended early", "mean step s",
-                       "median error % (signed)", "median error %", "90th pct error %", "max error %"], rows))
+    print(
+        stats.table(
+            [
+                "criterion",
+                "window s",
+                "ramp s",
+                "left out s",
+                "steps ended early",
+                "mean step s",
+                "median error % (signed)",
+                "median error %",
+                "90th pct error %",
+                "max error %",
+            ],
+            rows,
+        )
+    )
     print_windows(traces)
 
 
@@ -186,12 +218,32 @@ def print_windows(traces: list[list[float]]) -> None:
         if not errors:
             continue
         absolute = sorted(abs(e) for e in errors)
-        rows.append((ramp, window, ramp + window, f"{sorted(errors)[len(errors) // 2]:+.1f}",
-                     f"{absolute[len(absolute) // 2]:.1f}", f"{absolute[int(0.9 * (len(absolute) - 1))]:.1f}",
-                     f"{absolute[-1]:.1f}"))
+        rows.append(
+            (
+                ramp,
+                window,
+                ramp + window,
+                f"{sorted(errors)[len(errors) // 2]:+.1f}",
+                f"{absolute[len(absolute) // 2]:.1f}",
+                f"{absolute[int(0.9 * (len(absolute) - 1))]:.1f}",
+                f"{absolute[-1]:.1f}",
+            )
+        )
     print()
-    print(stats.table(["ramp s", "window s", "step s", "median error % (signed)", "median error %",
-                       "90th pct error %", "max error %"], rows))
+    print(
+        stats.table(
+            [
+                "ramp s",
+                "window s",
+                "step s",
+                "median error % (signed)",
+                "median error %",
+                "90th pct error %",
+                "max error %",
+            ],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

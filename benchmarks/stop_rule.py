@@ -87,10 +87,17 @@ def rule_rows(traces: list[list[float]]) -> list[tuple]:
     def row(label: str, lengths: list[int], errors: list[float]) -> tuple:
         absolute = sorted(abs(e) for e in errors)
         device = sum(RAMP_S + t for t in lengths) / (len(lengths) * (RAMP_S + WINDOW_S))
-        return (label, len(lengths), f"{sum(lengths) / len(lengths):.1f}", f"{device:.2f}",
-                f"{stats.median(errors):+.1f}", f"{stats.median(absolute):.1f}",
-                f"{absolute[int(0.9 * (len(absolute) - 1))]:.1f}", f"{absolute[-1]:.1f}",
-                f"{sum(a <= 10 for a in absolute) / len(absolute) * 100:.0f} %")
+        return (
+            label,
+            len(lengths),
+            f"{sum(lengths) / len(lengths):.1f}",
+            f"{device:.2f}",
+            f"{stats.median(errors):+.1f}",
+            f"{stats.median(absolute):.1f}",
+            f"{absolute[int(0.9 * (len(absolute) - 1))]:.1f}",
+            f"{absolute[-1]:.1f}",
+            f"{sum(a <= 10 for a in absolute) / len(absolute) * 100:.0f} %",
+        )
 
     fixed = [error_pct(window_iops(t, RAMP_S, WINDOW_S), full_mean(t)) for t in traces]
     rows = [row(f"fixed {WINDOW_S} s window (method 3)", [WINDOW_S] * len(traces), fixed)]
@@ -111,10 +118,19 @@ def lean_rows(tagged: list[dict]) -> list[tuple]:
     for (name, backing, numjobs), traces in sorted(groups.items()):
         ratios = [window_iops(t, RAMP_S, WINDOW_S) / full_mean(t) for t in traces]
         whole = [trend_pct(t) for t in traces]
-        window = [trend_pct(t[RAMP_S:RAMP_S + WINDOW_S]) for t in traces]
-        rows.append((name.removesuffix(".json"), backing, numjobs, len(traces), f"{stats.median(ratios):.3f}",
-                     " ".join(f"{r:.2f}" for r in ratios), f"{stats.median(whole):+.0f}",
-                     f"{stats.median(window):+.0f}"))
+        window = [trend_pct(t[RAMP_S : RAMP_S + WINDOW_S]) for t in traces]
+        rows.append(
+            (
+                name.removesuffix(".json"),
+                backing,
+                numjobs,
+                len(traces),
+                f"{stats.median(ratios):.3f}",
+                " ".join(f"{r:.2f}" for r in ratios),
+                f"{stats.median(whole):+.0f}",
+                f"{stats.median(window):+.0f}",
+            )
+        )
     return rows
 
 
@@ -136,41 +152,96 @@ def settle_rows(tagged: list[dict]) -> list[tuple]:
                 ratios.append(figure / full_mean(t["iops"]))
                 lengths.append(measured)
             name = "fixed 7 s (method 3)" if limit is None else f"slope {limit:g} %/s, up to {cap} s"
-            rows.append((label, name, len(ratios), sum(r > 1 for r in ratios), sum(r < 1 for r in ratios),
-                         f"{stats.median(ratios):.3f}", f"{sum(abs(r - 1) <= 0.05 for r in ratios) / len(ratios) * 100:.0f} %",
-                         f"{sum(lengths) / len(lengths):.1f}", max(lengths)))
+            rows.append(
+                (
+                    label,
+                    name,
+                    len(ratios),
+                    sum(r > 1 for r in ratios),
+                    sum(r < 1 for r in ratios),
+                    f"{stats.median(ratios):.3f}",
+                    f"{sum(abs(r - 1) <= 0.05 for r in ratios) / len(ratios) * 100:.0f} %",
+                    f"{sum(lengths) / len(lengths):.1f}",
+                    max(lengths),
+                )
+            )
     return rows
 
 
 def sign_test(tagged: list[dict], min_jobs: int) -> tuple[int, int, float]:
     """Steps at ``min_jobs`` jobs or more whose window reads above / below the full step, and the
     median ratio."""
-    ratios = [window_iops(t["iops"], RAMP_S, WINDOW_S) / full_mean(t["iops"])
-              for t in tagged if t["numjobs"] >= min_jobs]
+    ratios = [
+        window_iops(t["iops"], RAMP_S, WINDOW_S) / full_mean(t["iops"]) for t in tagged if t["numjobs"] >= min_jobs
+    ]
     return sum(r > 1 for r in ratios), sum(r < 1 for r in ratios), stats.median(ratios)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--traces", type=Path, action="append", default=[],
-                    help="another JSON file of recorded traces (repeatable)")
+    ap.add_argument(
+        "--traces", type=Path, action="append", default=[], help="another JSON file of recorded traces (repeatable)"
+    )
     args = ap.parse_args(argv)
     tagged = load(sorted(FIXTURES.glob("traces_20s*.json")) + args.traces)
     traces = [t["iops"] for t in tagged]
     print(f"# stop rule and lean: {len(traces)} recorded 20 s steps")
     print()
-    print(stats.table(["rule", "steps", "measured s", "device time vs fixed", "median error % (signed)",
-                       "median error %", "90th pct error %", "max error %", "within 10 %"], rule_rows(traces)))
+    print(
+        stats.table(
+            [
+                "rule",
+                "steps",
+                "measured s",
+                "device time vs fixed",
+                "median error % (signed)",
+                "median error %",
+                "90th pct error %",
+                "max error %",
+                "within 10 %",
+            ],
+            rule_rows(traces),
+        )
+    )
     print()
-    print(stats.table(["traces", "backing", "jobs", "steps", "window / full (median)", "each",
-                       "trend over 20 s %", "trend over the window %"], lean_rows(tagged)))
+    print(
+        stats.table(
+            [
+                "traces",
+                "backing",
+                "jobs",
+                "steps",
+                "window / full (median)",
+                "each",
+                "trend over 20 s %",
+                "trend over the window %",
+            ],
+            lean_rows(tagged),
+        )
+    )
     print()
-    print(stats.table(["jobs", "answer step", "steps", "above", "below", "median ratio", "within 5 %",
-                       "measured s (mean)", "measured s (max)"], settle_rows(tagged)))
+    print(
+        stats.table(
+            [
+                "jobs",
+                "answer step",
+                "steps",
+                "above",
+                "below",
+                "median ratio",
+                "within 5 %",
+                "measured s (mean)",
+                "measured s (max)",
+            ],
+            settle_rows(tagged),
+        )
+    )
     above, below, median = sign_test(tagged, 16)
     print()
-    print(f"16 jobs and more: the answer window reads above the full step in {above} steps, below in {below}; "
-          f"median {median:.3f}")
+    print(
+        f"16 jobs and more: the answer window reads above the full step in {above} steps, below in {below}; "
+        f"median {median:.3f}"
+    )
     return 0
 
 

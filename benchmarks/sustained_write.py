@@ -43,10 +43,31 @@ def hand_commands(device: str, budget: str, size_bytes: int, log_dir: str) -> li
     common = ["--name=by-hand", f"--filename={device}", "--direct=1", "--rw=write"]
     tail = [f"--size={size_bytes}", f"--io_size={budget}", "--log_avg_msec=1000", "--output-format=json"]
     return [
-        ("fdatasync", ["fio", *common, "--bs=128k", "--ioengine=psync", "--iodepth=1", "--fdatasync=1", *tail,
-                       f"--write_bw_log={os.path.join(log_dir, 'fdatasync')}"]),
-        ("sequential", ["fio", *common, "--bs=1m", "--ioengine=libaio", "--iodepth=32", *tail,
-                        f"--write_bw_log={os.path.join(log_dir, 'sequential')}"]),
+        (
+            "fdatasync",
+            [
+                "fio",
+                *common,
+                "--bs=128k",
+                "--ioengine=psync",
+                "--iodepth=1",
+                "--fdatasync=1",
+                *tail,
+                f"--write_bw_log={os.path.join(log_dir, 'fdatasync')}",
+            ],
+        ),
+        (
+            "sequential",
+            [
+                "fio",
+                *common,
+                "--bs=1m",
+                "--ioengine=libaio",
+                "--iodepth=32",
+                *tail,
+                f"--write_bw_log={os.path.join(log_dir, 'sequential')}",
+            ],
+        ),
     ]
 
 
@@ -60,7 +81,7 @@ def by_hand(device: str, budget: str, size_bytes: int) -> dict[str, tuple[float,
             wall = time.monotonic() - started
             if done.returncode != 0:
                 raise RuntimeError(f"fio exited with {done.returncode}: {done.stderr.strip()[-300:]}")
-            write = json.loads(done.stdout[done.stdout.index("{"):])["jobs"][0]["write"]
+            write = json.loads(done.stdout[done.stdout.index("{") :])["jobs"][0]["write"]
             out[variant] = (write["runtime"] / 1000, wall, float(write["bw_bytes"]))
     return out
 
@@ -91,22 +112,40 @@ def main(argv: list[str] | None = None) -> int:
             if order == "diskq":
                 added, variants = with_diskq(dev, args.budget)
                 added_walls.append(added)
-                rows.append(("diskq", "both", f"{sum(r for r, _ in variants.values()):.1f}", f"{added:.1f}",
-                             " / ".join(f"{v} {bw / 1e6:,.0f} MB/s" for v, (_, bw) in variants.items())))
+                rows.append(
+                    (
+                        "diskq",
+                        "both",
+                        f"{sum(r for r, _ in variants.values()):.1f}",
+                        f"{added:.1f}",
+                        " / ".join(f"{v} {bw / 1e6:,.0f} MB/s" for v, (_, bw) in variants.items()),
+                    )
+                )
                 last_diskq = sum(r for r, _ in variants.values())
             else:
                 hand = by_hand(dev, args.budget, size)
                 wall = sum(w for _, w, _ in hand.values())
                 hand_walls.append(wall)
-                rows.append(("by hand", "both", f"{sum(r for r, _, _ in hand.values()):.1f}", f"{wall:.1f}",
-                             " / ".join(f"{v} {bw / 1e6:,.0f} MB/s" for v, (_, _, bw) in hand.items())))
+                rows.append(
+                    (
+                        "by hand",
+                        "both",
+                        f"{sum(r for r, _, _ in hand.values()):.1f}",
+                        f"{wall:.1f}",
+                        " / ".join(f"{v} {bw / 1e6:,.0f} MB/s" for v, (_, _, bw) in hand.items()),
+                    )
+                )
                 last_hand = sum(r for r, _, _ in hand.values())
             if len(rows) % 2 == 0:
                 device_ratios.append(stats.ratio(last_diskq, last_hand))
             print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
-    print(f"loop device {args.size_mib} MiB ({args.backing}), budget {args.budget} per variant, {args.rounds} rounds, "
-          f"load average {os.getloadavg()[0]:.1f}\n")
-    print(stats.table(["contender", "variants", "device s", "wall s (diskq: added by the profile)", "throughput"], rows))
+    print(
+        f"loop device {args.size_mib} MiB ({args.backing}), budget {args.budget} per variant, {args.rounds} rounds, "
+        f"load average {os.getloadavg()[0]:.1f}\n"
+    )
+    print(
+        stats.table(["contender", "variants", "device s", "wall s (diskq: added by the profile)", "throughput"], rows)
+    )
     print()
     wall_ratio = stats.ratio(stats.median(added_walls), stats.median(hand_walls))
     print(f"median device time diskq / by hand: {stats.median(device_ratios):.3f}")

@@ -59,8 +59,9 @@ def rotation(states: list[str], rounds: int) -> list[str]:
 def measure(dev: str, numjobs: int, runtime_s: int, workdir: str) -> tuple[float, list[float]]:
     """The protocol's command for ``runtime_s`` with a one-second IOPS log: fio's own figure for
     the step (from its JSON, as the protocol reads it) and the one-second trace."""
-    output, logs = rawfio.run_with_iops_log(dev, numjobs, rawfio.community_options(runtime_s),
-                                            os.path.join(workdir, f"nj{numjobs}"))
+    output, logs = rawfio.run_with_iops_log(
+        dev, numjobs, rawfio.community_options(runtime_s), os.path.join(workdir, f"nj{numjobs}")
+    )
     iops, _ = rawfio.summarise(output)
     return iops, parse_iops_logs(logs.values(), runtime_s)
 
@@ -85,17 +86,22 @@ def main(argv: list[str] | None = None) -> int:
 
     figures: dict[str, list[tuple[float, float]]] = {s: [] for s in HISTORY}
     with loop_device_of(args) as dev, tempfile.TemporaryDirectory(prefix="diskq-wh-") as workdir:
-        print(f"# write history: {dev} ({args.size_mib} MiB over a file on {args.backing}), {args.jobs}-job "
-              f"{args.runtime} s step, {args.rounds} rounds, {args.rest:g} s rest; load average {loadavg()}",
-              flush=True)
+        print(
+            f"# write history: {dev} ({args.size_mib} MiB over a file on {args.backing}), {args.jobs}-job "
+            f"{args.runtime} s step, {args.rounds} rounds, {args.rest:g} s rest; load average {loadavg()}",
+            flush=True,
+        )
         for state in rotation(list(HISTORY), args.rounds):
             time.sleep(args.rest)
             write_before(dev, HISTORY[state])
             full, trace = measure(dev, args.jobs, args.runtime, workdir)
             window = window_iops(trace, *ANSWER)
             figures[state].append((full, window))
-            print(f"{state:10}: load {loadavg()}, {args.runtime} s figure {full:,.0f} IOPS, answer window "
-                  f"{window:,.0f} | " + " ".join(f"{x:.0f}" for x in trace), flush=True)
+            print(
+                f"{state:10}: load {loadavg()}, {args.runtime} s figure {full:,.0f} IOPS, answer window "
+                f"{window:,.0f} | " + " ".join(f"{x:.0f}" for x in trace),
+                flush=True,
+            )
     print()
     print(report(figures))
     print(f"load average at the end: {loadavg()}")
@@ -116,10 +122,19 @@ def report(figures: dict[str, list[tuple[float, float]]]) -> str:
     rows = []
     for state, runs in figures.items():
         full, window = stats.median(f for f, _ in runs), stats.median(w for _, w in runs)
-        rows.append((state, len(runs), f"{full:,.0f}", f"{stats.ratio(full, rest_full):.3f}", f"{window:,.0f}",
-                     f"{stats.ratio(window, rest_window):.3f}"))
-    return stats.table(["state", "runs", "step figure (median)", "/ rested", "answer window (median)", "/ rested"],
-                       rows)
+        rows.append(
+            (
+                state,
+                len(runs),
+                f"{full:,.0f}",
+                f"{stats.ratio(full, rest_full):.3f}",
+                f"{window:,.0f}",
+                f"{stats.ratio(window, rest_window):.3f}",
+            )
+        )
+    return stats.table(
+        ["state", "runs", "step figure (median)", "/ rested", "answer window (median)", "/ rested"], rows
+    )
 
 
 if __name__ == "__main__":

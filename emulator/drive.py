@@ -56,8 +56,9 @@ def build(cache: Path | None = None) -> Path:
     if binary.exists():
         return binary
     cache.mkdir(parents=True, exist_ok=True)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True,
-                           check=True).stdout.split()
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True, check=True
+    ).stdout.split()
     tmp = binary.with_suffix(f".tmp{os.getpid()}")
     done = subprocess.run(["cc", "-O2", "-Wall", "-o", str(tmp), str(SOURCE), *flags], capture_output=True, text=True)
     if done.returncode != 0:
@@ -95,9 +96,26 @@ def _knob(dev: str, value: str) -> None:
 
 def fio_rate(dev: str, *, sync: bool, seconds: float = 1.0) -> float:
     """1-job 4 KiB write IOPS on ``dev`` (with fdatasync or without), fio under :func:`realtime`."""
-    out = subprocess.run([*realtime(), "fio", f"--filename={dev}", "--name=path", "--ioengine=psync", "--direct=1",
-                          f"--fdatasync={int(sync)}", "--rw=write", "--bs=4k", "--size=16M", f"--runtime={seconds:g}",
-                          "--time_based", "--output-format=json"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [
+            *realtime(),
+            "fio",
+            f"--filename={dev}",
+            "--name=path",
+            "--ioengine=psync",
+            "--direct=1",
+            f"--fdatasync={int(sync)}",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16M",
+            f"--runtime={seconds:g}",
+            "--time_based",
+            "--output-format=json",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return float(json.loads(out)["jobs"][0]["write"]["iops"])
 
 
@@ -117,8 +135,9 @@ def path_overhead() -> dict[str, float]:
 
 
 @contextlib.contextmanager
-def emulated_drive(model: DriveModel, *, size_mib: int = 256, spin_us: float | None = None,
-                   path_us: float | None = None) -> Iterator[EmulatedDrive]:
+def emulated_drive(
+    model: DriveModel, *, size_mib: int = 256, spin_us: float | None = None, path_us: float | None = None
+) -> Iterator[EmulatedDrive]:
     """``/dev/loopN`` over a drive of ``model``; undone on exit (see the module docstring).
 
     ``path_us``: how much of each request's trip through the emulator counts as part of its
@@ -143,8 +162,12 @@ def emulated_drive(model: DriveModel, *, size_mib: int = 256, spin_us: float | N
             if time.monotonic() > deadline:
                 raise Unavailable("diskemu did not mount within 10 s")
             time.sleep(0.02)
-        dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(mnt / "disk")],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        dev = subprocess.run(
+            ["losetup", "--find", "--show", "--direct-io=on", str(mnt / "disk")],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         _knob(dev, model.write_cache_knob)
         # the drive's cache switch is the loop device's knob: the daemon follows it
         (mnt / "ctl").write_text(f"knob /sys/block/{os.path.basename(dev)}/queue/write_cache\n")

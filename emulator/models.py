@@ -15,10 +15,19 @@ MODELS = Path(__file__).with_name("models.toml")
 
 #: model key -> daemon option, for every numeric parameter
 _OPTIONS = {
-    "write_us": "--write-us", "write_mbps": "--write-mbps", "channels": "--channels",
-    "contention": "--contention", "flush_us": "--flush-us", "drain_mbps": "--drain-mbps",
-    "empty_flush_us": "--empty-flush-us", "slc_mib": "--slc-mib", "slow_write_us": "--slow-write-us",
-    "slc_recover_mbps": "--slc-recover-mbps", "off_write_us": "--off-write-us", "gc_every_mib": "--gc-every-mib", "gc_pause_us": "--gc-pause-us",
+    "write_us": "--write-us",
+    "write_mbps": "--write-mbps",
+    "channels": "--channels",
+    "contention": "--contention",
+    "flush_us": "--flush-us",
+    "drain_mbps": "--drain-mbps",
+    "empty_flush_us": "--empty-flush-us",
+    "slc_mib": "--slc-mib",
+    "slow_write_us": "--slow-write-us",
+    "slc_recover_mbps": "--slc-recover-mbps",
+    "off_write_us": "--off-write-us",
+    "gc_every_mib": "--gc-every-mib",
+    "gc_pause_us": "--gc-pause-us",
 }
 _TEXT = {"title", "calibration", "reports", "expect", "volatile_cache", "honest"}
 
@@ -57,7 +66,14 @@ def load(path: Path = MODELS) -> dict[str, DriveModel]:
         params = {k: float(v) for k, v in entry.items() if k in _OPTIONS}
         if any(v < 0 for v in params.values()):
             raise ValueError(f"{path.name}: [{name}] has a negative parameter")
-        out[name] = DriveModel(name, entry["title"], " ".join(entry["calibration"].split()),
-                               bool(entry["volatile_cache"]), bool(entry["honest"]), params,
-                               dict(entry.get("reports", {})), dict(entry.get("expect", {})))
+        out[name] = DriveModel(
+            name,
+            entry["title"],
+            " ".join(entry["calibration"].split()),
+            bool(entry["volatile_cache"]),
+            bool(entry["honest"]),
+            params,
+            dict(entry.get("reports", {})),
+            dict(entry.get("expect", {})),
+        )
     return out

@@ -21,8 +21,13 @@ def missing() -> str | None:
     """Why the fleet tests cannot run here, or None."""
     if os.geteuid() != 0:
         return "needs root (loop devices, sshd)"
-    for tool, why in ((SSHD, "openssh-server (sshd)"), ("ssh", "openssh-client"), ("ssh-keygen", "openssh-client"),
-                      ("fio", "fio"), ("losetup", "util-linux")):
+    for tool, why in (
+        (SSHD, "openssh-server (sshd)"),
+        ("ssh", "openssh-client"),
+        ("ssh-keygen", "openssh-client"),
+        ("fio", "fio"),
+        ("losetup", "util-linux"),
+    ):
         if not (os.path.exists(tool) if tool.startswith("/") else shutil.which(tool)):
             return f"{why} is not installed (scripts/bootstrap --test installs it)"
     if not Path(sys.executable).with_name("ansible-playbook").exists():
@@ -56,8 +61,15 @@ class Host:
 class Fleet:
     """``with Fleet(tmp, {"h1": 2, ...}) as fleet``: sshd on 127.0.0.2, .3, ... and loop devices."""
 
-    def __init__(self, tmp: Path, devices: dict[str, int], *, memory: set[str] = frozenset(),
-                 mounted: set[str] = frozenset(), unreachable: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        tmp: Path,
+        devices: dict[str, int],
+        *,
+        memory: set[str] = frozenset(),
+        mounted: set[str] = frozenset(),
+        unreachable: tuple[str, ...] = (),
+    ):
         self.tmp = tmp
         self.plan = devices
         self.memory = memory  # "host:index" of devices backed by a file in /dev/shm
@@ -95,13 +107,16 @@ class Fleet:
         addresses = [f"127.0.0.{i + 2}" for i in range(len(self.plan))]
         self.port = _free_port(addresses[0])
         config = self.tmp / "sshd_config"
-        config.write_text("".join(f"ListenAddress {a}:{self.port}\n" for a in addresses) + (
-            f"HostKey {self.tmp / 'host_key'}\n"
-            f"AuthorizedKeysFile {self.tmp / 'authorized_keys'}\n"
-            f"PidFile {self.tmp / 'sshd.pid'}\n"
-            "PermitRootLogin prohibit-password\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-            "UsePAM no\nStrictModes no\nSubsystem sftp internal-sftp\nMaxStartups 50\nMaxSessions 50\n"
-        ))
+        config.write_text(
+            "".join(f"ListenAddress {a}:{self.port}\n" for a in addresses)
+            + (
+                f"HostKey {self.tmp / 'host_key'}\n"
+                f"AuthorizedKeysFile {self.tmp / 'authorized_keys'}\n"
+                f"PidFile {self.tmp / 'sshd.pid'}\n"
+                "PermitRootLogin prohibit-password\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                "UsePAM no\nStrictModes no\nSubsystem sftp internal-sftp\nMaxStartups 50\nMaxSessions 50\n"
+            )
+        )
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
         self._sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=open(self.tmp / "sshd.log", "wb"))
         for a in addresses:
@@ -116,8 +131,12 @@ class Fleet:
         return path
 
     def _loop(self, name: str, *, in_memory: bool = False) -> str:
-        dev = subprocess.run(["losetup", "--find", "--show", str(self._backing(name, in_memory))],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        dev = subprocess.run(
+            ["losetup", "--find", "--show", str(self._backing(name, in_memory))],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         self._loops.append(dev)
         return dev
 
@@ -174,14 +193,29 @@ class Fleet:
         path.write_text("\n".join(lines) + "\n")
         return path
 
-    def playbook(self, inventory: Path, *args: str, timeout: float = 900,
-                 playbook: str = "qualify.yml") -> subprocess.CompletedProcess:
-        env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible" / "ansible.cfg"),
-                   ANSIBLE_LOCAL_TEMP=str(self.tmp / "ansible-local"), ANSIBLE_HOME=str(self.tmp / "ansible-home"),
-                   ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_HOST_KEY_CHECKING="False",
-                   ANSIBLE_SSH_CONTROL_PATH_DIR=str(self.tmp / "cp"), ANSIBLE_TIMEOUT="10")
-        cmd = [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
-               str(REPO / "ansible" / playbook), "-e", "diskq_hosts=fleet", *args]
+    def playbook(
+        self, inventory: Path, *args: str, timeout: float = 900, playbook: str = "qualify.yml"
+    ) -> subprocess.CompletedProcess:
+        env = dict(
+            os.environ,
+            ANSIBLE_CONFIG=str(REPO / "ansible" / "ansible.cfg"),
+            ANSIBLE_LOCAL_TEMP=str(self.tmp / "ansible-local"),
+            ANSIBLE_HOME=str(self.tmp / "ansible-home"),
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_FORCE_COLOR="0",
+            ANSIBLE_HOST_KEY_CHECKING="False",
+            ANSIBLE_SSH_CONTROL_PATH_DIR=str(self.tmp / "cp"),
+            ANSIBLE_TIMEOUT="10",
+        )
+        cmd = [
+            str(Path(sys.executable).with_name("ansible-playbook")),
+            "-i",
+            str(inventory),
+            str(REPO / "ansible" / playbook),
+            "-e",
+            "diskq_hosts=fleet",
+            *args,
+        ]
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -23,8 +23,12 @@ SOURCES = Path(__file__).resolve().parent / "fixtures" / "sources"
 CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
 #: recorded clusters whose reports hold every section: findings, configuration lines, DB drives,
 #: OSDs, missing inputs (a cluster with a DB device per HDD, one with 24 OSDs on one NVMe, a VM)
-CLUSTER_CASES = ("clyso-01-quincy-17.2.5-hdd-pm1733-nvme-db", "clyso-02-pacific-16.2.10-hdd-24-per-nvme-db",
-                 "ceph-docs-spillover-pacific-16.2.14", "clyso-04-octopus-15.2.14-azure-vm-db")
+CLUSTER_CASES = (
+    "clyso-01-quincy-17.2.5-hdd-pm1733-nvme-db",
+    "clyso-02-pacific-16.2.10-hdd-24-per-nvme-db",
+    "ceph-docs-spillover-pacific-16.2.14",
+    "clyso-04-octopus-15.2.14-azure-vm-db",
+)
 
 
 def write_site(root: Path, repository: str = "https://github.com/example/diskq") -> Path:
@@ -36,17 +40,42 @@ def write_site(root: Path, repository: str = "https://github.com/example/diskq")
 
     subs = root / "submissions"
     write_synthetic(subs, 40, seed=5, devices=8)
-    write_submission(subs, submission(result_document(
-        "Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}})))
-    write_submission(subs, submission(result_document(
-        "Intel SSD S4510", {"unknown": {1: 1600, 15: 48409}}, legacy=True), legacy=True))
-    write_submission(subs, submission(result_document(
-        "Intel Optane SSD 900P", {"on": {1: 30000, 2: 52000, 4: 80000}, "off": {1: 29000, 2: 50000}},
-        protocol="nvme", volatile_write_cache=False,
-        sizes={"on": {4096: 30000, 8192: 27000, 131072: 8000}, "off": {4096: 29000, 8192: 26000}})))
-    write_submission(subs, submission(result_document(
-        "Crucial P3 Plus 2TB", {"on": {1: 21000, 2: 38000, 4: 52000}}, protocol="nvme",
-        sustained=sustained_pair(seconds=60, cliff_at=40, seed=0))))
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Samsung PM883",
+                {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}},
+            )
+        ),
+    )
+    write_submission(
+        subs,
+        submission(result_document("Intel SSD S4510", {"unknown": {1: 1600, 15: 48409}}, legacy=True), legacy=True),
+    )
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Intel Optane SSD 900P",
+                {"on": {1: 30000, 2: 52000, 4: 80000}, "off": {1: 29000, 2: 50000}},
+                protocol="nvme",
+                volatile_write_cache=False,
+                sizes={"on": {4096: 30000, 8192: 27000, 131072: 8000}, "off": {4096: 29000, 8192: 26000}},
+            )
+        ),
+    )
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Crucial P3 Plus 2TB",
+                {"on": {1: 21000, 2: 38000, 4: 52000}},
+                protocol="nvme",
+                sustained=sustained_pair(seconds=60, cliff_at=40, seed=0),
+            )
+        ),
+    )
     # public figures beside the submissions, as sources/ beside submissions/ in the repository
     shutil.copytree(SOURCES, root / "sources")
     db = root / "devices.db"

@@ -33,8 +33,7 @@ def size_point(data: dict, block_size: int, *, interrupted: bool = False) -> Siz
 def method(opts: dict[str, str], version: int = 1) -> ProfileMethod:
     """The profile's method: the fio options of its steps, but the block size."""
     params = {k: v for k, v in opts.items() if k != "bs"}
-    return ProfileMethod(id="diskq-size-profile", version=version, fio_params=params,
-                         runtime_s=float(opts["runtime"]))
+    return ProfileMethod(id="diskq-size-profile", version=version, fio_params=params, runtime_s=float(opts["runtime"]))
 
 
 #: the options the recorded steps ran with (SOURCES.md), but the block size: version 1, version 2
@@ -52,8 +51,10 @@ def recorded_profile(cache: str = "on", sizes=SIZES, *, version: int = 1) -> Siz
     """The recorded loop-device profile at ``cache`` ("on" or "off"), the given sizes only:
     the steps of method ``version`` 2 when it is 2, else version 1's steps labelled ``version``."""
     opts = RECORDED_OPTIONS_V2 if version == 2 else RECORDED_OPTIONS
-    return SizeProfile(method=method(opts, version=version),
-                       points=[size_point(recorded(cache, bs, version=version), bs) for bs in sizes])
+    return SizeProfile(
+        method=method(opts, version=version),
+        points=[size_point(recorded(cache, bs, version=version), bs) for bs in sizes],
+    )
 
 
 def measure_profile(target: str, sizes=(4096, 8192, 131072), *, runtime_s: int = 1) -> SizeProfile:

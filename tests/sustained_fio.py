@@ -32,13 +32,25 @@ def write_cache(dev: str) -> str:
 
 def measure(dev: str, variant: str, seconds: int, workdir: Path, *, interval_ms: int = 250) -> dict:
     """Write ``seconds`` to ``dev`` as ``variant``; the measurement as a JSON-ready dict."""
-    options = {"rw": "write", "direct": "1", **VARIANTS[variant], "time_based": "1", "runtime": str(seconds),
-               "log_avg_msec": str(interval_ms)}
+    options = {
+        "rw": "write",
+        "direct": "1",
+        **VARIANTS[variant],
+        "time_based": "1",
+        "runtime": str(seconds),
+        "log_avg_msec": str(interval_ms),
+    }
     prefix = workdir / f"bw-{variant}"
-    cmd = ["fio", "--name=diskq-sustained", f"--filename={dev}", *(f"--{k}={v}" for k, v in options.items()),
-           f"--write_bw_log={prefix}", "--output-format=json"]
+    cmd = [
+        "fio",
+        "--name=diskq-sustained",
+        f"--filename={dev}",
+        *(f"--{k}={v}" for k, v in options.items()),
+        f"--write_bw_log={prefix}",
+        "--output-format=json",
+    ]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=seconds + 60).stdout
-    fio = json.loads(out[out.index("{"):])
+    fio = json.loads(out[out.index("{") :])
     write = fio["jobs"][0]["write"]
     samples = read_bw_log(Path(f"{prefix}_bw.1.log").read_text())
     try:
@@ -49,9 +61,18 @@ def measure(dev: str, variant: str, seconds: int, workdir: Path, *, interval_ms:
         cliff = find_cliff(samples, interval_ms).model_dump(mode="json")
     return {
         "method": {"id": "diskq-sustained-write", "version": 1, "fio_params": options},
-        "variant": variant, "write_cache": write_cache(dev), "cache_mechanism": "sysfs",
-        "block_size": BLOCK[variant], "iodepth": int(VARIANTS[variant]["iodepth"]), "budget_s": seconds,
-        "written_bytes": write["io_bytes"], "runtime_ms": write["runtime"], "iops": write["iops"],
-        "bw_bytes": write["bw_bytes"], "sample_interval_ms": interval_ms, "bw_samples": samples, "cliff": cliff,
+        "variant": variant,
+        "write_cache": write_cache(dev),
+        "cache_mechanism": "sysfs",
+        "block_size": BLOCK[variant],
+        "iodepth": int(VARIANTS[variant]["iodepth"]),
+        "budget_s": seconds,
+        "written_bytes": write["io_bytes"],
+        "runtime_ms": write["runtime"],
+        "iops": write["iops"],
+        "bw_bytes": write["bw_bytes"],
+        "sample_interval_ms": interval_ms,
+        "bw_samples": samples,
+        "cliff": cliff,
         "fio": fio,
     }

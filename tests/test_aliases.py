@@ -27,7 +27,9 @@ def sh(*argv: str) -> None:
 
 
 def attach(path: Path | str) -> str:
-    return subprocess.run(["losetup", "--find", "--show", str(path)], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["losetup", "--find", "--show", str(path)], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def digest(path: Path) -> str:
@@ -76,9 +78,28 @@ def test_second_loop_over_a_mounted_filesystems_file_is_refused_with_force(loops
     mounted_ext4(loops, first, tmp_path / "mnt")
     before = digest(backing)
     done = subprocess.run(
-        [sys.executable, "-m", "diskq", "bench", second, "--yes", "--force", "--jobs", "1", "--runtime", "1",
-         "--cache", "keep", "--no-flush-check", "-o", str(tmp_path / "r.json")],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            second,
+            "--yes",
+            "--force",
+            "--jobs",
+            "1",
+            "--runtime",
+            "1",
+            "--cache",
+            "keep",
+            "--no-flush-check",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
     )
     assert done.returncode == 4, done.stderr
     assert f"refusing to write to {second}" in done.stderr
@@ -149,7 +170,12 @@ def test_loop_info64_from_the_kernel_matches_stat(loops, tmp_path):
     status = aliases._loop_status(dev)
     assert status is not None
     device, inode, rdevice = status
-    assert (os.major(device), os.minor(device), inode, rdevice) == (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino, 0)
+    assert (os.major(device), os.minor(device), inode, rdevice) == (
+        os.major(st.st_dev),
+        os.minor(st.st_dev),
+        st.st_ino,
+        0,
+    )
 
 
 def test_parse_loop_info64_needs_the_whole_structure():
@@ -200,11 +226,14 @@ def test_multipath_map_and_its_paths_are_one_storage(tmp_path):
     assert f"multipath device /dev/dm-1 ({WWID})" in found["sdb"]
     # a path mounted behind multipath's back refuses the map; the map's own hold on it does not
     mountinfo = "40 1 8:16 / /srv rw,relatime - xfs /dev/sdb rw\n"
-    reasons = inuse.alias_reasons("dm-1", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
-    assert reasons == [f"/dev/sdb is mounted at /srv; /dev/sdb is a path of the multipath device /dev/dm-1 ({WWID}), "
-                       "one storage under two names"]
+    reasons = inuse.alias_reasons(
+        "dm-1", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False
+    )
+    assert reasons == [
+        f"/dev/sdb is mounted at /srv; /dev/sdb is a path of the multipath device /dev/dm-1 ({WWID}), "
+        "one storage under two names"
+    ]
     assert inuse.alias_reasons("dm-1", sysfs_root=root, mountinfo="", swaps="Filename\n", probe_exclusive=False) == []
-
 
 
 def test_a_path_of_a_multipath_map_is_refused_as_held(tmp_path, monkeypatch):
@@ -230,5 +259,7 @@ def test_scsi_paths_with_one_wwid_are_one_storage(tmp_path):
     assert [a.name for a in aliases.aliases("sdc", sysfs_root=root)] == ["sdb"]
     assert aliases.aliases("sdd", sysfs_root=root) == []
     mountinfo = "40 1 8:16 / /srv rw,relatime - xfs /dev/sdb rw\n"
-    reasons = inuse.alias_reasons("sdc", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False)
+    reasons = inuse.alias_reasons(
+        "sdc", sysfs_root=root, mountinfo=mountinfo, swaps="Filename\n", probe_exclusive=False
+    )
     assert reasons and "WWID naa.5000c500a1b2c3d4" in reasons[0] and "mounted at /srv" in reasons[0]

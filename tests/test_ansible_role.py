@@ -27,15 +27,22 @@ def _load(path: Path):
 
 
 def _env(tmp_path: Path) -> dict:
-    return dict(os.environ, PATH=f"{BIN}:{os.environ.get('PATH', '')}", ANSIBLE_HOME=str(tmp_path / "ansible-home"),
-                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1", NO_COLOR="1",
-                ANSIBLE_CONFIG=str(ANSIBLE / "ansible.cfg"))
+    return dict(
+        os.environ,
+        PATH=f"{BIN}:{os.environ.get('PATH', '')}",
+        ANSIBLE_HOME=str(tmp_path / "ansible-home"),
+        ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"),
+        ANSIBLE_NOCOLOR="1",
+        NO_COLOR="1",
+        ANSIBLE_CONFIG=str(ANSIBLE / "ansible.cfg"),
+    )
 
 
 @pytest.mark.skipif(LINT is None, reason="ansible-lint is not installed (pip install -e '.[test]' installs it)")
 def test_ansible_lint_passes_at_its_default_profile(tmp_path):
-    done = subprocess.run([LINT, "--offline", "--nocolor"], cwd=ANSIBLE, env=_env(tmp_path), capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [LINT, "--offline", "--nocolor"], cwd=ANSIBLE, env=_env(tmp_path), capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "0 failure(s), 0 warning(s)" in done.stdout + done.stderr
 
@@ -74,14 +81,41 @@ def test_each_os_family_installs_its_own_package_names():
 
 def _install_play(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
     play = tmp_path / "install.yml"
-    play.write_text(yaml.safe_dump([{
-        "name": "The role's install step on this machine", "hosts": "localhost", "connection": "local",
-        "gather_facts": False,
-        "tasks": [{"name": "Install", "ansible.builtin.include_role": {"name": "diskq", "tasks_from": "install.yml"}}],
-    }]))
+    play.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "name": "The role's install step on this machine",
+                    "hosts": "localhost",
+                    "connection": "local",
+                    "gather_facts": False,
+                    "tasks": [
+                        {
+                            "name": "Install",
+                            "ansible.builtin.include_role": {"name": "diskq", "tasks_from": "install.yml"},
+                        }
+                    ],
+                }
+            ]
+        )
+    )
     env = _env(tmp_path) | {"ANSIBLE_ROLES_PATH": str(ANSIBLE / "roles")}
-    return subprocess.run([PLAYBOOK, "-i", "localhost,", str(play), "--check", "-e", f"ansible_python_interpreter={sys.executable}",
-                           *extra], env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            PLAYBOOK,
+            "-i",
+            "localhost,",
+            str(play),
+            "--check",
+            "-e",
+            f"ansible_python_interpreter={sys.executable}",
+            *extra,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.skipif(PLAYBOOK is None, reason="ansible-playbook is not installed (pip install -e '.[test]')")

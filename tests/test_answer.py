@@ -42,19 +42,45 @@ def _shape(a: dict) -> None:
 
 def _doc(points, cache="off", mechanism="hdparm", method="diskq-fdatasync-sweep", protocol="ata", path="/dev/sdx"):
     return ResultDocument(
-        created="2026-01-01T00:00:00Z", method=Method(id=method, version=4 if method.startswith("diskq") else 1),
+        created="2026-01-01T00:00:00Z",
+        method=Method(id=method, version=4 if method.startswith("diskq") else 1),
         device=Device(model="Test SSD", protocol=protocol, path=path, capacity_bytes=512 * 10**9),
-        runs=[Run(write_cache=cache, cache_mechanism=mechanism, points=[
-            Point(numjobs=n, iops=x, bw_bytes=x * 4096, total_ios=int(x), runtime_ms=1000, lat_us=Latency(mean=10.0),
-                  sync_lat_us=Latency(mean=50.0, p99=400.0)) for n, x in points])])
+        runs=[
+            Run(
+                write_cache=cache,
+                cache_mechanism=mechanism,
+                points=[
+                    Point(
+                        numjobs=n,
+                        iops=x,
+                        bw_bytes=x * 4096,
+                        total_ios=int(x),
+                        runtime_ms=1000,
+                        lat_us=Latency(mean=10.0),
+                        sync_lat_us=Latency(mean=50.0, p99=400.0),
+                    )
+                    for n, x in points
+                ],
+            )
+        ],
+    )
 
 
 def _plan(dev, crit=CRIT, strict=False, media="hdd"):
-    return layout.make_plan(dev, DataDevices(12, 16 * 10**12, media), "rbd", compression=True, release="squid",
-                            rules=plan_rules.load(), criteria=crit, strict=strict)
+    return layout.make_plan(
+        dev,
+        DataDevices(12, 16 * 10**12, media),
+        "rbd",
+        compression=True,
+        release="squid",
+        rules=plan_rules.load(),
+        criteria=crit,
+        strict=strict,
+    )
 
 
 # ------------------------------------------------------------------ each basis
+
 
 def test_measured_basis_names_the_class_and_never_fdatasync_for_o_sync():
     doc = annotate(_doc([(1, 12000), (4, 40000), (8, 60000)]))
@@ -63,12 +89,19 @@ def test_measured_basis_names_the_class_and_never_fdatasync_for_o_sync():
     assert (a["ceph_waldb"]["tier"], a["ceph_waldb"]["basis"]) == ("good", "measured")
     assert a["ceph_waldb"]["osds_per_device"]["n"] == 8 and a["ceph_waldb"]["osds_per_device"]["at_least"]
     # the community table's O_SYNC rows: the verdict text says O_SYNC, never fdatasync
-    osync = evaluate(_doc([(1, 1500), (8, 6460)], cache="unknown", mechanism=None, method="community-fio-journal-osync"))
+    osync = evaluate(
+        _doc([(1, 1500), (8, 6460)], cache="unknown", mechanism=None, method="community-fio-journal-osync")
+    )
     assert "1-job O_SYNC IOPS 1500" in osync.ceph_waldb.reasons[0] and "fdatasync" not in osync.ceph_waldb.reasons[0]
 
 
 def test_a_public_figure_decides_only_as_a_flush_per_write_at_a_known_cache_state():
-    flush_off = {"method_class": "flush/write/raw/direct", "write_cache": "off", "iops_1job": 17983.0, "sources": ["S0"]}
+    flush_off = {
+        "method_class": "flush/write/raw/direct",
+        "write_cache": "off",
+        "iops_1job": 17983.0,
+        "sources": ["S0"],
+    }
     fua = {"method_class": "fua/write/raw/direct", "write_cache": "unknown", "iops_1job": 61000.0, "sources": ["S1"]}
     a = answer.from_public([flush_off])
     _shape(a)
@@ -115,8 +148,9 @@ def test_unknown_basis_says_what_to_measure():
 
 
 def test_the_strongest_basis_that_decides_wins_under_the_ceilings_of_stronger_ones():
-    bound = answer.from_public([{"method_class": "fua/write/raw/direct", "write_cache": "unknown",
-                                 "iops_1job": 3000.0, "sources": ["S"]}])  # at most marginal
+    bound = answer.from_public(
+        [{"method_class": "fua/write/raw/direct", "write_cache": "unknown", "iops_1job": 3000.0, "sources": ["S"]}]
+    )  # at most marginal
     peers = [estimate.Peer(f"P{i}", "data-centre", "NVMe", "yes", ceph_iops=30000) for i in range(3)]
     sheet = estimate.from_datasheet(LineFacts("Acme", "D", segment="data-centre", interface="NVMe", plp="yes"), peers)
     c = answer.combine(bound, sheet)["ceph_waldb"]
@@ -127,6 +161,7 @@ def test_the_strongest_basis_that_decides_wins_under_the_ceilings_of_stronger_on
 
 
 # ------------------------------------------------------------------ one model: tier, OSDs, plan
+
 
 def _fixture(name: str) -> ResultDocument:
     return ResultDocument.model_validate_json((BENCH / name).read_text())
@@ -156,8 +191,11 @@ def test_plan_count_never_exceeds_the_tier_and_strict_refuses_a_weak_verdict():
     plan = _plan(dev)
     assert plan.limits["speed"].value == 2 and plan.osds_per_device <= 2 and plan.warnings == []
     # the same figures from the community table at an unknown cache state: a best case
-    legacy = plan_device.from_document(_doc([(1, 1033), (15, 5915)], cache="unknown", mechanism=None,
-                                            method="community-fio-journal-osync"), basis="t", legacy=True)
+    legacy = plan_device.from_document(
+        _doc([(1, 1033), (15, 5915)], cache="unknown", mechanism=None, method="community-fio-journal-osync"),
+        basis="t",
+        legacy=True,
+    )
     assert (legacy.verdict["tier"], legacy.verdict["basis"]) == ("unknown", "public-figure")
     weak = _plan(legacy)
     assert weak.osds_per_device <= 2 and any("verdict is unknown" in w for w in weak.warnings)
@@ -173,8 +211,10 @@ def test_a_noisy_result_warns_the_plan():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.floats(50, 1e5), st.lists(st.tuples(st.integers(2, 32), st.floats(50, 1e6)), min_size=1, max_size=6,
-                                     unique_by=lambda t: t[0]))
+@given(
+    st.floats(50, 1e5),
+    st.lists(st.tuples(st.integers(2, 32), st.floats(50, 1e6)), min_size=1, max_size=6, unique_by=lambda t: t[0]),
+)
 def test_tier_and_osd_count_never_contradict(solo, rest):
     v = evaluate(_doc([(1, solo), *sorted(rest)]))
     a = answer.from_verdicts(v.model_dump(mode="json"))["ceph_waldb"]
@@ -187,14 +227,19 @@ def test_tier_and_osd_count_never_contradict(solo, rest):
 
 # ------------------------------------------------------------------ the database stores it once
 
+
 def test_db_build_stores_the_answer_and_lookup_json_reads_it(tmp_path):
     root = Path(__file__).resolve().parents[1]
     db = tmp_path / "devices.db"
     from diskq.database.build import build
 
     build(root / "submissions", db, sources=root / "sources")
-    r = subprocess.run([sys.executable, "-m", "diskq", "lookup", "PM883", "--db", str(db), "--json"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "diskq", "lookup", "PM883", "--db", str(db), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     match = json.loads(r.stdout)[0]
     _shape(match["verdicts"])
@@ -233,24 +278,48 @@ def test_db_build_stores_the_answer_and_lookup_json_reads_it(tmp_path):
     tier = match["verdicts"]["ceph_waldb"]["tier"]
     assert f'<td class="t-{tier}">{tier}</td><td>public-figure</td>' in page
     con = sqlite3.connect(db)
-    mid, js = con.execute("SELECT model_id, answers FROM public_answers WHERE answers LIKE '%fua/%' "
-                          "ORDER BY model_id LIMIT 1").fetchone()
+    mid, js = con.execute(
+        "SELECT model_id, answers FROM public_answers WHERE answers LIKE '%fua/%' ORDER BY model_id LIMIT 1"
+    ).fetchone()
     con.close()
     public = (tmp_path / "site" / "public" / f"{mid}.html").read_text()
     ceph = json.loads(js)["ceph_waldb"]
-    assert "<th scope=\"row\">Ceph WAL/DB</th>" in public and ceph["reasons"][0].split(":")[0] in public
+    assert '<th scope="row">Ceph WAL/DB</th>' in public and ceph["reasons"][0].split(":")[0] in public
 
 
 # ------------------------------------------------------------------ a real loop device, real fio
+
 
 @needs_fio
 @needs_loop
 def test_cache_off_by_the_kernel_knob_on_a_loop_device_gives_no_verdict(make_loop, tmp_path):
     dev = make_loop(64 * 1024 * 1024)
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"))
-    r = subprocess.run([sys.executable, "-m", "diskq", "bench", dev, "--yes", "--json", "--cache", "off",
-                        "--runtime", "2", "--jobs", "1,2", "--no-flush-check", "-o", str(tmp_path / "r.json")],
-                       capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--json",
+            "--cache",
+            "off",
+            "--runtime",
+            "2",
+            "--jobs",
+            "1,2",
+            "--no-flush-check",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert [(run.write_cache, run.cache_mechanism) for run in doc.runs] == [("off", "sysfs")]

@@ -26,7 +26,12 @@ def diskq(*args, env=None, timeout=300, **kw):
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "diskq", *args],
-        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=full_env, **kw,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=full_env,
+        **kw,
     )
 
 
@@ -78,8 +83,22 @@ def test_bench_loop_device_json(make_loop, tmp_path, journal_env):
 @needs_loop
 def test_bench_explicit_jobs_and_keep(make_loop, tmp_path, journal_env):
     dev = make_loop()
-    r = diskq("bench", dev, "--yes", "--json", "--runtime", "1", "--jobs", "1,3", "--cache", "keep",
-              "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--json",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1,3",
+        "--cache",
+        "keep",
+        "--no-flush-check",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert len(doc.runs) == 1 and doc.runs[0].write_cache == "on" and not doc.runs[0].cache_changed
@@ -97,15 +116,30 @@ def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_pa
     from diskq.submission.figures import check_figures
 
     dev = make_loop(128 * 1024 * 1024)
-    r = diskq("bench", dev, "--yes", "--json", "--max-jobs", "2", "--cache", "keep",
-              "--no-flush-check", "-o", str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--json",
+        "--max-jobs",
+        "2",
+        "--cache",
+        "keep",
+        "--no-flush-check",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert (doc.method.id, doc.method.version) == ("diskq-fdatasync-sweep", 4)
     assert doc.method.fio_params["ramp_time"] == "1" and doc.method.fio_params["runtime"] == "4"
     assert "ss" not in doc.method.fio_params
-    assert any(n.startswith("step windows:") and "measure 7 s after a 1 s ramp, longer while the IOPS still "
-               "trend by more than 1 % a second, up to 19 s" in n for n in doc.notes)
+    assert any(
+        n.startswith("step windows:")
+        and "measure 7 s after a 1 s ramp, longer while the IOPS still trend by more than 1 % a second, up to 19 s" in n
+        for n in doc.notes
+    )
     run = doc.runs[0]
     points = {p.numjobs: p for p in run.points}
     assert sorted(points) == [1, 2]
@@ -126,8 +160,13 @@ def test_the_answer_points_are_measured_with_the_longer_window(make_loop, tmp_pa
     assert window(peak) == ("19", "1", "iops_slope:1%", "7s")
     # 2 jobs measured again with the longer window, as the peak or as a point the OSD count turns on
     # (which a busy host can make the peak afterwards): the note says which
-    again = [n for n in run.notes if n.startswith(("peak confirmed at 2 jobs with the longer window:",
-                                                   "point deciding the OSD count confirmed at 2 jobs"))]
+    again = [
+        n
+        for n in run.notes
+        if n.startswith(
+            ("peak confirmed at 2 jobs with the longer window:", "point deciding the OSD count confirmed at 2 jobs")
+        )
+    ]
     if peak.numjobs == 2:  # the short step at 2 jobs was the best: measured again, and the note says so
         assert again
     elif not again:  # 2 jobs did not beat 1 and decided nothing: a short step, read only to steer
@@ -152,8 +191,20 @@ def test_refuses_without_confirmation_and_writes_nothing(make_loop, tmp_path, jo
 
 def test_file_mode_creates_and_removes_its_file(tmp_path, journal_env):
     target = tmp_path / "bench.img"
-    r = diskq("bench", str(target), "--size", "32M", "--runtime", "1", "--jobs", "1,2", "--json",
-              "-o", str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        str(target),
+        "--size",
+        "32M",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1,2",
+        "--json",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert doc.device.kind == "file" and doc.device.filesystem
@@ -193,8 +244,21 @@ def test_bad_options_one_line_error(tmp_path, args, needle):
 
 def test_file_mode_records_the_file_and_labels_the_device(tmp_path, journal_env):
     target = tmp_path / "sized.img"
-    r = diskq("bench", str(target), "--size", "24M", "--runtime", "1", "--jobs", "1", "--no-flush-check", "--json",
-              "-o", str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        str(target),
+        "--size",
+        "24M",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "--json",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     note = next(n for n in doc.notes if n.startswith("file mode: test file"))
@@ -208,8 +272,21 @@ def test_new_file_in_dev_shm_is_benched_as_a_file(journal_env, tmp_path):
         pytest.skip("/dev/shm is not a writable filesystem of its own here")
     target = shm / f"diskq-test-{os.getpid()}.img"
     try:
-        r = diskq("bench", str(target), "--size", "8M", "--runtime", "1", "--jobs", "1", "--no-flush-check",
-                  "--json", "-o", str(tmp_path / "r.json"), env=journal_env)
+        r = diskq(
+            "bench",
+            str(target),
+            "--size",
+            "8M",
+            "--runtime",
+            "1",
+            "--jobs",
+            "1",
+            "--no-flush-check",
+            "--json",
+            "-o",
+            str(tmp_path / "r.json"),
+            env=journal_env,
+        )
         assert r.returncode == 0, r.stderr
         assert ResultDocument.model_validate_json(r.stdout).device.kind == "file"
         assert not target.exists()
@@ -223,8 +300,9 @@ def test_loop_backing_file_is_refused_even_with_yes(make_loop, tmp_path, journal
     backing = tmp_path / "backing.img"
     with open(backing, "r+b") as f:
         f.write(b"loop data\n")
-    r = diskq("bench", str(backing), "--yes", "--runtime", "1", "--jobs", "1", "-o", str(tmp_path / "r.json"),
-              env=journal_env)
+    r = diskq(
+        "bench", str(backing), "--yes", "--runtime", "1", "--jobs", "1", "-o", str(tmp_path / "r.json"), env=journal_env
+    )
     assert r.returncode == 4, r.stderr
     assert "backing file of an attached loop device" in r.stderr and "losetup -d" in r.stderr
     with open(backing, "rb") as f:
@@ -240,9 +318,29 @@ def _start_bench(dev, tmp_path, env, *extra):
     full_env = dict(os.environ)
     full_env.update(env)
     return subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--cache", "off", "--runtime", "30",
-         "--jobs", "1,2", "--no-steady-state", "-o", str(tmp_path / "r.json"), *extra],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--cache",
+            "off",
+            "--runtime",
+            "30",
+            "--jobs",
+            "1,2",
+            "--no-steady-state",
+            "-o",
+            str(tmp_path / "r.json"),
+            *extra,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
     )
 
 
@@ -335,8 +433,20 @@ def test_sigkill_then_restore(make_loop, tmp_path, journal_env):
 def test_signature_needs_force_and_mounted_is_refused_even_with_force(make_loop, tmp_path, journal_env):
     dev = make_loop()
     subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
-    args = ["bench", dev, "--yes", "--runtime", "1", "--jobs", "1", "--cache", "keep", "--no-flush-check",
-            "-o", str(tmp_path / "r.json")]
+    args = [
+        "bench",
+        dev,
+        "--yes",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--cache",
+        "keep",
+        "--no-flush-check",
+        "-o",
+        str(tmp_path / "r.json"),
+    ]
     r = diskq(*args, env=journal_env)
     assert r.returncode == 4 and "ext4" in r.stderr and "--force" in r.stderr
     mnt = tmp_path / "mnt"
@@ -388,9 +498,29 @@ def test_a_signal_during_cache_both_restores_the_state_found(make_loop, tmp_path
     Path(f"/sys/block/{Path(dev).name}/queue/write_cache").write_text("write through")
     full_env = dict(os.environ, **journal_env)
     p = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--cache", "both", "--runtime", "3",
-         "--jobs", "1,2", "--no-steady-state", "--no-flush-check", "-o", str(tmp_path / "r.json")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--cache",
+            "both",
+            "--runtime",
+            "3",
+            "--jobs",
+            "1,2",
+            "--no-steady-state",
+            "--no-flush-check",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
     )
     out, err = _signal_when(p, lambda: sysfs_cache(dev) == "write back", signal.SIGTERM, settle=1.0, timeout=60)
     assert p.returncode == 130, err

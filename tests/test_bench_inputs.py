@@ -138,8 +138,18 @@ def _refusals_without_hint(path: Path) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("module", ["bench/target.py", "probe/safety.py", "probe/inuse.py", "probe/exclusive.py", "probe/signatures.py", "cli/bench.py",
-                                    "bench/output.py"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "bench/target.py",
+        "probe/safety.py",
+        "probe/inuse.py",
+        "probe/exclusive.py",
+        "probe/signatures.py",
+        "cli/bench.py",
+        "bench/output.py",
+    ],
+)
 def test_every_refusal_has_a_hint(module):
     assert _refusals_without_hint(SRC / module) == []
 
@@ -151,8 +161,10 @@ def test_confirmation_mismatch_says_what_to_do(monkeypatch, tmp_path):
 
     existing = tmp_path / "old.img"
     existing.write_bytes(b"x" * 4096)
-    plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
-                           options=planning.BenchOptions())
+    plan = SimpleNamespace(
+        target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
+        options=planning.BenchOptions(),
+    )
     monkeypatch.setattr(cli_bench.sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(cli_bench.typer, "prompt", lambda *a, **k: "something else")
 
@@ -164,7 +176,6 @@ def test_confirmation_mismatch_says_what_to_do(monkeypatch, tmp_path):
         cli_bench._confirm(plan, Quiet())
     assert info.value.hint and "--yes" in info.value.hint
     assert existing.read_bytes() == b"x" * 4096
-
 
 
 @needs_loop

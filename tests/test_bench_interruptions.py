@@ -25,9 +25,26 @@ def test_signals_after_the_first_do_not_change_the_outcome(make_loop, tmp_path, 
     dev = make_loop(128 * 1024 * 1024)
     jdir, out = tmp_path / "j", tmp_path / "r.json"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--jobs", "1,2", "--runtime", "3",
-         "--cache", "both", "--no-flush-check", "-o", str(out)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--jobs",
+            "1,2",
+            "--runtime",
+            "3",
+            "--cache",
+            "both",
+            "--no-flush-check",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "DISKQ_JOURNAL_DIR": str(jdir)},
     )
     try:
@@ -77,9 +94,26 @@ def test_a_step_stopped_by_someone_else_is_not_an_ordinary_point(make_loop, tmp_
     dev = make_loop(128 * 1024 * 1024)
     out = tmp_path / "r.json"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--jobs", "1,2", "--runtime", "4",
-         "--cache", "keep", "--no-flush-check", "-o", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--jobs",
+            "1,2",
+            "--runtime",
+            "4",
+            "--cache",
+            "keep",
+            "--no-flush-check",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")},
     )
     try:
@@ -96,7 +130,9 @@ def test_a_step_stopped_by_someone_else_is_not_an_ordinary_point(make_loop, tmp_
             bench.kill()
             bench.wait()
     assert bench.returncode == 1, err
-    assert "diskq: error: the step at 2 jobs was cut short, not by diskq: fio was terminated by signal 15 (SIGTERM)" in err
+    assert (
+        "diskq: error: the step at 2 jobs was cut short, not by diskq: fio was terminated by signal 15 (SIGTERM)" in err
+    )
     assert "Traceback" not in err and f"partial result written to {out}" in err.replace("\n", "")
     doc = json.loads(out.read_text())  # the partial result is kept, and says what it is
     assert doc["interrupted"] is True

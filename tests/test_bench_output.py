@@ -20,8 +20,15 @@ from tests.conftest import needs_fio, needs_loop
 def diskq(*args, cwd=None, env=None):
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "diskq", *args], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, cwd=cwd, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=full_env,
+    )
 
 
 # -- the check ---------------------------------------------------------------------------
@@ -155,8 +162,21 @@ def test_bad_output_is_refused_before_the_device_is_touched(make_loop, tmp_path,
         f.write(marker)
     knob = Path(f"/sys/block/{Path(dev).name}/queue/write_cache")
     out = str(tmp_path) if bad == "DIR" else bad
-    r = diskq("bench", dev, "--yes", "--cache", "off", "--runtime", "1", "--jobs", "1", "--json", "-o", out,
-              env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")})
+    r = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--cache",
+        "off",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--json",
+        "-o",
+        out,
+        env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")},
+    )
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("diskq: error: -o ") and "hint:" in r.stderr and "Traceback" not in r.stderr
     assert r.stdout == ""
@@ -171,9 +191,22 @@ def test_unwritable_output_at_the_end_falls_back_and_keeps_stdout(tmp_path):
     # /dev/full passes the check (a writable character device) and fails every write with ENOSPC
     here = tmp_path / "here"
     here.mkdir()
-    r = diskq("bench", str(tmp_path / "t.img"), "--size", "8M", "--runtime", "1", "--jobs", "1",
-              "--no-flush-check", "--json", "-o", "/dev/full", cwd=here,
-              env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")})
+    r = diskq(
+        "bench",
+        str(tmp_path / "t.img"),
+        "--size",
+        "8M",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "--json",
+        "-o",
+        "/dev/full",
+        cwd=here,
+        env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")},
+    )
     assert r.returncode == 1, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)  # stdout still holds the whole document
     saved = list(here.glob("diskq-*.json"))

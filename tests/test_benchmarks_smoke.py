@@ -27,8 +27,20 @@ from benchmarks import (
 )
 
 
-@pytest.mark.parametrize("module", [stats, rawfio, diskqrun, qualification_time, steady_state, size_profile,
-                                    stop_rule, sustained_write, write_history])
+@pytest.mark.parametrize(
+    "module",
+    [
+        stats,
+        rawfio,
+        diskqrun,
+        qualification_time,
+        steady_state,
+        size_profile,
+        stop_rule,
+        sustained_write,
+        write_history,
+    ],
+)
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -51,9 +63,13 @@ def test_ratio_and_median_edge_cases():
 
 # sizes at least 1.5x apart, like the benchmark's 1 000 / 10 000 / 100 000 (sizes a rounding
 # error apart define no slope)
-@given(st.lists(st.integers(min_value=0, max_value=34), min_size=2, max_size=6, unique=True).map(
-           lambda ks: [1.5**k for k in ks]),
-       st.floats(min_value=0.5, max_value=2.0), st.floats(min_value=0.01, max_value=100))
+@given(
+    st.lists(st.integers(min_value=0, max_value=34), min_size=2, max_size=6, unique=True).map(
+        lambda ks: [1.5**k for k in ks]
+    ),
+    st.floats(min_value=0.5, max_value=2.0),
+    st.floats(min_value=0.01, max_value=100),
+)
 def test_growth_exponent_recovers_a_power_law(sizes, exponent, scale):
     costs = [scale * s**exponent for s in sizes]
     assert stats.growth_exponent(sizes, costs) == pytest.approx(exponent, rel=1e-6)
@@ -61,10 +77,14 @@ def test_growth_exponent_recovers_a_power_law(sizes, exponent, scale):
 
 def test_qualification_summary_compares_medians_and_pairs():
     Q = qualification_time.Qualification
-    community = [Q("community", [(1, 900), (2, 1700), (4, 2000), (8, 1900)], 80.0, 82.0, (4, 2000)),
-                 Q("community", [(1, 950), (2, 1650), (4, 2100), (8, 1950)], 80.0, 83.0, (4, 2100))]
-    diskq = [Q("diskq", [(1, 920), (2, 1680), (4, 2050), (3, 1900)], 20.0, 22.0, (4, 2050)),
-             Q("diskq", [(1, 910), (2, 1500)], 8.0, 9.0, (2, 1500))]
+    community = [
+        Q("community", [(1, 900), (2, 1700), (4, 2000), (8, 1900)], 80.0, 82.0, (4, 2000)),
+        Q("community", [(1, 950), (2, 1650), (4, 2100), (8, 1950)], 80.0, 83.0, (4, 2100)),
+    ]
+    diskq = [
+        Q("diskq", [(1, 920), (2, 1680), (4, 2050), (3, 1900)], 20.0, 22.0, (4, 2050)),
+        Q("diskq", [(1, 910), (2, 1500)], 8.0, 9.0, (2, 1500)),
+    ]
     s = qualification_time.summary(community, diskq)
     assert s["median"]["community"]["device_s"] == 80.0 and s["median"]["diskq"]["device_s"] == 14.0
     assert s["device_speedup"] == pytest.approx(80 / 14)
@@ -89,8 +109,12 @@ def test_fidelity_verdict():
 
 
 def test_raw_fio_summary_sums_jobs_and_skips_notes():
-    data = {"jobs": [{"jobname": "a", "error": 0, "write": {"iops": 100.5, "runtime": 20000}},
-                     {"jobname": "a", "error": 0, "write": {"iops": 99.5, "runtime": 19990}}]}
+    data = {
+        "jobs": [
+            {"jobname": "a", "error": 0, "write": {"iops": 100.5, "runtime": 20000}},
+            {"jobname": "a", "error": 0, "write": {"iops": 99.5, "runtime": 19990}},
+        ]
+    }
     text = "note: both iodepth >= 1 and synchronous I/O engine are selected\n" + json.dumps(data)
     assert rawfio.summarise(text) == (200.0, 20.0)
     data["jobs"][1]["error"] = 5
@@ -99,9 +123,19 @@ def test_raw_fio_summary_sums_jobs_and_skips_notes():
 
 
 def test_diskq_result_points_and_device_time():
-    doc = {"notes": ["n"], "runs": [{"notes": ["search stopped: x"], "points": [
-        {"numjobs": 1, "iops": 500.0, "runtime_ms": 6000}, {"numjobs": 2, "iops": 900.0, "runtime_ms": 20000},
-        {"numjobs": 4, "iops": 900.0, "runtime_ms": 4500}]}]}
+    doc = {
+        "notes": ["n"],
+        "runs": [
+            {
+                "notes": ["search stopped: x"],
+                "points": [
+                    {"numjobs": 1, "iops": 500.0, "runtime_ms": 6000},
+                    {"numjobs": 2, "iops": 900.0, "runtime_ms": 20000},
+                    {"numjobs": 4, "iops": 900.0, "runtime_ms": 4500},
+                ],
+            }
+        ],
+    }
     run = diskqrun.BenchRun(points=diskqrun.points_of(doc), wall_s=33.0, notes=diskqrun.notes_of(doc))
     assert run.device_s == pytest.approx(30.5)
     assert run.peak == (2, 900.0)
@@ -162,13 +196,23 @@ def test_qualification_peak_iops_tolerance_is_the_protocols_own_spread_when_wide
 
 def test_replaced_short_steps_and_ramps_count_as_device_time():
     ramp = {"jobs": [{"job options": {"ramp_time": "1"}}]}
-    doc = {"runs": [{"notes": ["peak confirmed at 32 jobs with the longer window: 16,262 IOPS "
-                               "after 5.0 s, then 20,011 IOPS after 8.0 s",
-                               "point deciding the OSD count confirmed at 16 jobs with the longer window: "
-                               "9,000 IOPS after 5.0 s, then 9,100 IOPS after 8.0 s"],
-                     "points": [{"numjobs": 1, "iops": 500.0, "runtime_ms": 7000, "fio": ramp},
-                                {"numjobs": 16, "iops": 9100.0, "runtime_ms": 7000, "fio": ramp},
-                                {"numjobs": 32, "iops": 20011.0, "runtime_ms": 7000, "fio": ramp}]}]}
+    doc = {
+        "runs": [
+            {
+                "notes": [
+                    "peak confirmed at 32 jobs with the longer window: 16,262 IOPS "
+                    "after 5.0 s, then 20,011 IOPS after 8.0 s",
+                    "point deciding the OSD count confirmed at 16 jobs with the longer window: "
+                    "9,000 IOPS after 5.0 s, then 9,100 IOPS after 8.0 s",
+                ],
+                "points": [
+                    {"numjobs": 1, "iops": 500.0, "runtime_ms": 7000, "fio": ramp},
+                    {"numjobs": 16, "iops": 9100.0, "runtime_ms": 7000, "fio": ramp},
+                    {"numjobs": 32, "iops": 20011.0, "runtime_ms": 7000, "fio": ramp},
+                ],
+            }
+        ]
+    }
     run = diskqrun.BenchRun(points=diskqrun.points_of(doc), wall_s=40.0, notes=diskqrun.notes_of(doc))
     # three 8 s steps in the document, two 5 s steps they replaced
     assert run.device_s == pytest.approx(34.0)

@@ -83,10 +83,12 @@ def test_detect_partition_controls_the_whole_disk(monkeypatch):
 
 
 def test_detect_loop_falls_back_to_sysfs_with_the_tools_reasons(monkeypatch, tmp_path):
-    run, calls = recorded({
-        "hdparm": (0, (FIX / "hdparm" / "debian12__loop__hdparm-W.txt").read_text(), ""),
-        "sdparm": (72, "", (WC / "debian12__loop__sdparm-get-WCE.txt").read_text()),
-    })
+    run, calls = recorded(
+        {
+            "hdparm": (0, (FIX / "hdparm" / "debian12__loop__hdparm-W.txt").read_text(), ""),
+            "sdparm": (72, "", (WC / "debian12__loop__sdparm-get-WCE.txt").read_text()),
+        }
+    )
     monkeypatch.setattr(proc, "run", run)
     monkeypatch.setattr(cache.sysfs, "block_name", lambda path, sysfs_root: "loop0")
     c = cache.detect("/dev/loop0", sysfs_root=str(FIX / "sysfs"))

@@ -104,7 +104,9 @@ def test_partition_claims_its_disk_while_the_cache_may_be_switched(make_loop, jo
         if not (Path(p1).is_block_device() and Path(p2).is_block_device()):
             pytest.skip("the kernel made no partition devices for the loop device here")
         probe = Probe(p1, p2)
-        with planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False)) as plan:
+        with planning.plan(
+            p2, planning.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False)
+        ) as plan:
             assert plan.claim.path == disk
             doc = runner.execute(plan, probe)
         # neither the partition benched nor its sibling could be claimed (mounted, say) meanwhile
@@ -140,8 +142,9 @@ def test_a_partition_whose_disk_is_claimed_elsewhere_is_refused_by_its_own_name(
         assert checked.value.message == f"refusing to write to {p2}: it is in use"
         assert any(p2 in r and "O_EXCL" in r for r in checked.value.reasons)
         err = claimed.value
-        assert err.message == (f"refusing to switch the write cache for {p2}: it belongs to the whole disk "
-                               f"{disk}, which is in use")
+        assert err.message == (
+            f"refusing to switch the write cache for {p2}: it belongs to the whole disk {disk}, which is in use"
+        )
         assert "--cache keep" in err.hint
         assert any(disk in r and "O_EXCL" in r for r in err.reasons)
         assert exclusive_open_errno(disk) is None and exclusive_open_errno(p2) is None  # nothing left held
@@ -153,9 +156,28 @@ def test_cli_bench_holds_the_device_while_it_runs(make_loop, tmp_path):
     dev = make_loop()
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"))
     p = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--cache", "off", "--runtime", "5", "--jobs", "1",
-         "--no-flush-check", "-o", str(tmp_path / "r.json")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--cache",
+            "off",
+            "--runtime",
+            "5",
+            "--jobs",
+            "1",
+            "--no-flush-check",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     knob = Path(f"/sys/block/{Path(dev).name}/queue/write_cache")
     try:

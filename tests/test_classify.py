@@ -167,9 +167,7 @@ def test_a_two_per_cent_bump_is_not_two_jobs_saturating():
 
 # --- invariants -------------------------------------------------------------------------------
 
-curves = st.lists(
-    st.tuples(st.integers(1, 128), st.floats(1, 1e7)), min_size=2, max_size=14, unique_by=lambda t: t[0]
-)
+curves = st.lists(st.tuples(st.integers(1, 128), st.floats(1, 1e7)), min_size=2, max_size=14, unique_by=lambda t: t[0])
 
 
 @settings(max_examples=200, deadline=None)
@@ -206,7 +204,10 @@ def test_order_of_points_changes_nothing(points, rnd: random.Random):
 
 
 anything = st.one_of(
-    st.none(), st.booleans(), st.integers(-10, 10_000), st.floats(allow_nan=True, allow_infinity=True),
+    st.none(),
+    st.booleans(),
+    st.integers(-10, 10_000),
+    st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=6),
 )
 

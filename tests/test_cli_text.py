@@ -45,9 +45,18 @@ def test_plural():
     assert plural(1, "OSD") == "1 OSD" and plural(3, "OSD") == "3 OSDs"
 
 
-@pytest.mark.parametrize("n, text", [(480_103_981_056, "480 GB"), (480_000_000_000, "480 GB"),
-                                     (3_840_755_982_336, "3.84 TB"), (1_600_321_314_816, "1.6 TB"),
-                                     (960_197_124_096, "960 GB"), (999_999_999_999, "1 TB"), (512, "512 B")])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (480_103_981_056, "480 GB"),
+        (480_000_000_000, "480 GB"),
+        (3_840_755_982_336, "3.84 TB"),
+        (1_600_321_314_816, "1.6 TB"),
+        (960_197_124_096, "960 GB"),
+        (999_999_999_999, "1 TB"),
+        (512, "512 B"),
+    ],
+)
 def test_capacity_reads_as_on_the_label(n, text):
     assert capacity(n) == text
 
@@ -57,7 +66,8 @@ def test_lookup_and_site_show_a_capacity_the_same_way(capsys):
 
     con = sqlite3.connect(REPO / "devices.db")
     model, size = con.execute(
-        "SELECT model, capacity_bytes FROM devices WHERE capacity_bytes IS NOT NULL ORDER BY rank LIMIT 1").fetchone()
+        "SELECT model, capacity_bytes FROM devices WHERE capacity_bytes IS NOT NULL ORDER BY rank LIMIT 1"
+    ).fetchone()
     con.close()
     assert cli("lookup", model, "--db", str(REPO / "devices.db")) == 0
     out = capsys.readouterr().out
@@ -92,7 +102,9 @@ def test_sign_to_a_directory_validates_and_the_name_is_shown_everywhere(tmp_path
             return exc.code or 0
         return 0
 
-    assert cli("sign", str(result), "-f", str(key), "--github", "octocat", "--name", "Jane Doe", "-o", "submissions") == 0
+    assert (
+        cli("sign", str(result), "-f", str(key), "--github", "octocat", "--name", "Jane Doe", "-o", "submissions") == 0
+    )
     captured = capsys.readouterr()
     written = Path(captured.out.strip())
     assert written.parent.parent.parent == Path("submissions") and written.exists()

@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[1]
 CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
 DB = REPO / "devices.db"
 
-needs_data = pytest.mark.skipif(not CLUSTERS.is_dir(), reason=f"recorded cluster outputs absent ({CLUSTERS.name} "
-                                "next to the repository): they are not committed")
+needs_data = pytest.mark.skipif(
+    not CLUSTERS.is_dir(),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
+)
 
 
 def case(name: str) -> Path:
@@ -168,7 +170,9 @@ def test_combined_s4510_osd_with_a_flash_osd_perf_dump(tmp_path):
 def test_a_perf_dump_without_its_osd_is_shown_and_named():
     doc = answer(case("clyso-perf-dump-nvme-30tb"))
     [u] = doc["unnamed_perf_dumps"]
-    assert u["file"] == "perf-dump-osd.json" and u["dedicated_db"] is False  # slow_total_bytes 0: BlueFS on the main device
+    assert (
+        u["file"] == "perf-dump-osd.json" and u["dedicated_db"] is False
+    )  # slow_total_bytes 0: BlueFS on the main device
     assert u["kv_ms"]["kv_commit_lat"] == pytest.approx(0.1903, rel=1e-3)
     assert any("does not give" in r for r in doc["inputs"]["read"])
     assert any("no osd metadata" in m for m in doc["missing"])
@@ -250,8 +254,13 @@ def test_collect_saves_what_ceph_printed_and_names_what_did_not_answer(tmp_path,
     assert any("config dump" in e for e in errors)
     assert [e.split()[0] for e in errors if "did not answer" in e] == ["osd.1", "osd.2"]
     assert sorted(p.name for p in out.iterdir()) == [
-        "collect-status.json", "device-ls.json", "health-detail.json", "osd-df.json", "osd-metadata.json",
-        "perf-dump.osd.0.json"]
+        "collect-status.json",
+        "device-ls.json",
+        "health-detail.json",
+        "osd-df.json",
+        "osd-metadata.json",
+        "perf-dump.osd.0.json",
+    ]
     doc = answer(out)
     assert doc["osds"][0]["kv_ms"]["kv_commit_lat"] == pytest.approx(0.1903, rel=1e-3)
     assert any("osd.1 did not answer" in p for p in doc["inputs"]["problems"])

@@ -29,7 +29,7 @@ if WHY:
 if not CLUSTERS.is_dir():
     pytest.skip(f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository)", allow_module_level=True)
 
-FAKE_CEPH = '''#!{python}
+FAKE_CEPH = """#!{python}
 import sys
 recorded = {{
     ("osd", "metadata"): "{juju}/osd-metadata.json",
@@ -42,7 +42,7 @@ path = recorded.get(tuple(sys.argv[1:3]))
 if path is None:
     sys.exit(22)
 sys.stdout.write(open(path).read())
-'''
+"""
 
 
 def test_the_playbook_collects_and_diskq_cluster_reads_it(tmp_path):
@@ -50,24 +50,48 @@ def test_the_playbook_collects_and_diskq_cluster_reads_it(tmp_path):
         fake = tmp_path / "fakebin"
         fake.mkdir()
         ceph = fake / "ceph"
-        ceph.write_text(FAKE_CEPH.format(python=sys.executable, juju=CLUSTERS / "hotsos-octopus-15.2.14-juju-bcache",
-                                         perf=CLUSTERS / "clyso-perf-dump-nvme-30tb" / "perf-dump-osd.json"))
+        ceph.write_text(
+            FAKE_CEPH.format(
+                python=sys.executable,
+                juju=CLUSTERS / "hotsos-octopus-15.2.14-juju-bcache",
+                perf=CLUSTERS / "clyso-perf-dump-nvme-30tb" / "perf-dump-osd.json",
+            )
+        )
         ceph.chmod(0o755)
         wrapper = tmp_path / "diskq-with-fake-ceph"
-        wrapper.write_text(f"#!/bin/sh\nPATH={fake}:$PATH exec {Path(sys.executable).with_name('diskq')} \"$@\"\n")
+        wrapper.write_text(f'#!/bin/sh\nPATH={fake}:$PATH exec {Path(sys.executable).with_name("diskq")} "$@"\n')
         wrapper.chmod(0o755)
         out = tmp_path / "cluster-outputs"
-        done = fleet.playbook(fleet.inventory([], tmp_path / "unused"), "-e", f"diskq_cluster_bin={wrapper}",
-                              "-e", f"diskq_cluster_dir={out}", "-e", f"diskq_cluster_remote_dir={tmp_path / 'remote'}",
-                              "-e", f"diskq_cluster_ceph_volume_bin={tmp_path / 'no-ceph-volume'}", playbook="cluster.yml")
+        done = fleet.playbook(
+            fleet.inventory([], tmp_path / "unused"),
+            "-e",
+            f"diskq_cluster_bin={wrapper}",
+            "-e",
+            f"diskq_cluster_dir={out}",
+            "-e",
+            f"diskq_cluster_remote_dir={tmp_path / 'remote'}",
+            "-e",
+            f"diskq_cluster_ceph_volume_bin={tmp_path / 'no-ceph-volume'}",
+            playbook="cluster.yml",
+        )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == [
-        "collect-status.json", "device-ls.json", "health-detail.json", "osd-df.json", "osd-metadata.json",
-        "perf-dump.osd.0.json"]
+        "collect-status.json",
+        "device-ls.json",
+        "health-detail.json",
+        "osd-df.json",
+        "osd-metadata.json",
+        "perf-dump.osd.0.json",
+    ]
     assert "h1: no ceph-volume inventory" in done.stdout and "h2: no ceph-volume inventory" in done.stdout
     assert "h1: no ceph-volume lvm list" in done.stdout and "h2: no ceph-volume lvm list" in done.stdout
-    report = subprocess.run([str(Path(sys.executable).with_name("diskq")), "cluster", "--from", str(out), "--json"],
-                            capture_output=True, text=True, env=dict(os.environ), check=True)
+    report = subprocess.run(
+        [str(Path(sys.executable).with_name("diskq")), "cluster", "--from", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=True,
+    )
     doc = json.loads(report.stdout)
     assert doc["summary"]["osds"] == 3
     assert doc["osds"][0]["kv_ms"]["kv_commit_lat"] > 0

@@ -24,8 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 FIX = REPO / "tests" / "fixtures" / "ceph"
 CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
 DB = REPO / "devices.db"
-needs_data = pytest.mark.skipif(not CLUSTERS.is_dir(), reason=f"recorded cluster outputs absent ({CLUSTERS.name} "
-                                "next to the repository): they are not committed")
+needs_data = pytest.mark.skipif(
+    not CLUSTERS.is_dir(),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
+)
 
 
 def answer_of(tmp_path: Path, *files: Path) -> dict:
@@ -82,8 +84,10 @@ def test_a_full_db_is_not_called_level_sizing(tmp_path):
 def test_the_levels_come_from_the_osds_options_where_known():
     from diskq.cluster import explain
 
-    rocks = explain.rocksdb_levels("compression=kLZ4Compression,max_bytes_for_level_base=1073741824,"
-                                   "max_bytes_for_level_multiplier=8,compaction_readahead_size=2MB")
+    rocks = explain.rocksdb_levels(
+        "compression=kLZ4Compression,max_bytes_for_level_base=1073741824,"
+        "max_bytes_for_level_multiplier=8,compaction_readahead_size=2MB"
+    )
     cause, fixes, config = explain.spillover(3, 2**30, 5 * 2**30, 30 * 2**30, 17, rocks, "use_some_extra")
     assert "1 GiB x8 (bluestore_rocksdb_options)" in cause and "L1..L2 (9.0 GiB)" in cause
     assert not config and any("already use_some_extra" in x for x in fixes)
@@ -92,9 +96,14 @@ def test_the_levels_come_from_the_osds_options_where_known():
     assert any("redeploy" in x for x in fixes) and not config
 
 
-@pytest.mark.parametrize("name, flagged", [("rook-11005.osd-perf.2022-08-29.txt", [0]),
-                                           ("rook-11005.osd-perf.2022-09-14.txt", [0, 4]),
-                                           ("ceph-45566.osd-perf.txt", [])])
+@pytest.mark.parametrize(
+    "name, flagged",
+    [
+        ("rook-11005.osd-perf.2022-08-29.txt", [0]),
+        ("rook-11005.osd-perf.2022-09-14.txt", [0, 4]),
+        ("ceph-45566.osd-perf.txt", []),
+    ],
+)
 def test_osd_perf_against_peers(tmp_path, name, flagged):
     """Hundreds of ms on some SSD OSDs against tens on their peer; three evenly slow OSDs are
     not outliers of one another."""
@@ -125,16 +134,33 @@ def test_osd_perf_samples_of_a_mostly_idle_class_flag_nothing(tmp_path):
 def test_osd_perf_json_of_nautilus_and_later():
     from diskq.cluster.perf import osd_perf
 
-    rows = osd_perf({"osdstats": {"osd_perf_infos": [
-        {"id": 1, "perf_stats": {"commit_latency_ms": 168, "apply_latency_ms": 168,
-                                 "commit_latency_ns": 168000000, "apply_latency_ns": 168000000}}]}})
+    rows = osd_perf(
+        {
+            "osdstats": {
+                "osd_perf_infos": [
+                    {
+                        "id": 1,
+                        "perf_stats": {
+                            "commit_latency_ms": 168,
+                            "apply_latency_ms": 168,
+                            "commit_latency_ns": 168000000,
+                            "apply_latency_ns": 168000000,
+                        },
+                    }
+                ]
+            }
+        }
+    )
     assert rows[1].commit_ms == 168.0
 
 
 def test_lvm_list_names_dm_crypt_and_bcache_beside_the_metadata(tmp_path):
     """Octopus 15.2.14: the metadata (bcache, no device ids) and the OSD host's lvm list (dm-crypt)."""
-    doc = answer_of(tmp_path, FIX / "hotsos-octopus-15.2.14.osd-metadata.json",
-                    FIX / "hotsos-octopus-15.2.14.ceph-volume-lvm-list.compute4.txt")
+    doc = answer_of(
+        tmp_path,
+        FIX / "hotsos-octopus-15.2.14.osd-metadata.json",
+        FIX / "hotsos-octopus-15.2.14.ceph-volume-lvm-list.compute4.txt",
+    )
     kinds = {c["kind"]: c for c in doc["caveats"]}
     assert set(kinds) == {"bcache", "dm-crypt"}
     assert len(kinds["bcache"]["on"]) == 3
@@ -225,11 +251,17 @@ def test_a_db_named_only_in_bluefs_db_devices_is_a_db_device():
     assert o.db is None
 
 
-@pytest.mark.parametrize("text, what", [
-    ("  cluster:\n    id:     x\n    health: HEALTH_WARN\n            1 osds down\n", "ceph status"),
-    ("2022-03-18T18:36:14.293172+0000 mon.a (mon.0) 9766581 : cluster [WRN] Health check update: 3 slow ops, "
-     "oldest one blocked for 65 sec, daemons [osd.12,osd.22,osd.6] have slow ops. (SLOW_OPS)\n", "SLOW_OPS"),
-])
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("  cluster:\n    id:     x\n    health: HEALTH_WARN\n            1 osds down\n", "ceph status"),
+        (
+            "2022-03-18T18:36:14.293172+0000 mon.a (mon.0) 9766581 : cluster [WRN] Health check update: 3 slow ops, "
+            "oldest one blocked for 65 sec, daemons [osd.12,osd.22,osd.6] have slow ops. (SLOW_OPS)\n",
+            "SLOW_OPS",
+        ),
+    ],
+)
 def test_what_is_not_read_is_named(tmp_path, text, what):
     (tmp_path / "x.txt").write_text(text)
     with pytest.raises(InvalidInput) as exc:
@@ -243,14 +275,24 @@ COMMIT = sorted(n.rstrip("*") + ("_X" if n.endswith("*") else "") for n in check
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(COMMIT), st.lists(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126),
-                                                 min_size=1, max_size=60), max_size=4), st.booleans())
+@given(
+    st.sampled_from(COMMIT),
+    st.lists(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=60), max_size=4),
+    st.booleans(),
+)
 def test_a_commit_path_check_never_gives_no_findings(name, details, as_json):
     """Whatever its detail lines say, a check on the commit path is a finding (read, or reported
     unparsed), never "No findings"."""
     if as_json:
-        data = {"checks": {name: {"severity": "HEALTH_WARN", "summary": {"message": "s"},
-                                  "detail": [{"message": d} for d in details]}}}
+        data = {
+            "checks": {
+                name: {
+                    "severity": "HEALTH_WARN",
+                    "summary": {"message": "s"},
+                    "detail": [{"message": d} for d in details],
+                }
+            }
+        }
     else:
         data = "HEALTH_WARN s\n" + f"[WRN] {name}: s\n" + "".join(f"    {d.strip() or 'x'}\n" for d in details)
     found = checks.checks(data)
@@ -266,10 +308,25 @@ _LINES = sorted({ln for f in FIX.glob("*.txt") for ln in f.read_text().splitline
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a.txt", "health.txt", "ceph-volume-lvm-list.h1.txt", "osd-perf.txt",
-                                           "perf-dump.osd.1.txt", "disk-list.h2.txt"]),
-                          st.lists(st.sampled_from(_LINES) | st.text(max_size=40), max_size=12)),
-                min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "a.txt",
+                    "health.txt",
+                    "ceph-volume-lvm-list.h1.txt",
+                    "osd-perf.txt",
+                    "perf-dump.osd.1.txt",
+                    "disk-list.h2.txt",
+                ]
+            ),
+            st.lists(st.sampled_from(_LINES) | st.text(max_size=40), max_size=12),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_any_text_of_recorded_lines_is_read_or_refused_in_one_line(files):
     """Text made of the recorded outputs' lines, in any order and mixed with noise: the answer
     is built, rendered and written as HTML, or one InvalidInput says why; never a traceback."""
@@ -293,11 +350,26 @@ def test_any_text_of_recorded_lines_is_read_or_refused_in_one_line(files):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(st.sampled_from(["0", "1", "12"]), st.lists(st.fixed_dictionaries(
-    {"type": st.sampled_from(["block", "db", "wal", "journal", "data", "x"]),
-     "devices": st.lists(st.sampled_from(["/dev/sdb", "/dev/nvme0n1", "/dev/mapper/crypt-1"]), max_size=2),
-     "tags": st.dictionaries(st.sampled_from(["ceph.encrypted", "ceph.osd_id"]), st.sampled_from(["0", "1"]))}),
-    max_size=3), min_size=1))
+@given(
+    st.dictionaries(
+        st.sampled_from(["0", "1", "12"]),
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "type": st.sampled_from(["block", "db", "wal", "journal", "data", "x"]),
+                    "devices": st.lists(
+                        st.sampled_from(["/dev/sdb", "/dev/nvme0n1", "/dev/mapper/crypt-1"]), max_size=2
+                    ),
+                    "tags": st.dictionaries(
+                        st.sampled_from(["ceph.encrypted", "ceph.osd_id"]), st.sampled_from(["0", "1"])
+                    ),
+                }
+            ),
+            max_size=3,
+        ),
+        min_size=1,
+    )
+)
 def test_lvm_list_json_is_read_whatever_its_volumes(data):
     """The JSON shape of `ceph-volume lvm list --format json`: each OSD's roles, never a crash."""
     from diskq.cluster import volumes
@@ -309,9 +381,14 @@ def test_lvm_list_json_is_read_whatever_its_volumes(data):
 
 
 @needs_data
-@pytest.mark.parametrize("case, name", [("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.txt"),
-                                        ("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.json"),
-                                        ("nilesh-reef-18.2.4-rook-hyperv-vm", "osd-tree.txt")])
+@pytest.mark.parametrize(
+    "case, name",
+    [
+        ("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.txt"),
+        ("hotsos-octopus-15.2.14-juju-bcache", "osd-df-tree.json"),
+        ("nilesh-reef-18.2.4-rook-hyperv-vm", "osd-tree.txt"),
+    ],
+)
 def test_a_tree_names_each_osds_host_without_metadata(tmp_path, case, name):
     """`ceph osd df tree` / `ceph osd tree`: the host above each OSD, for findings to name."""
     shutil.copy(CLUSTERS / case / name, tmp_path)

@@ -18,8 +18,17 @@ curves = st.dictionaries(st.integers(1, 64), rates, min_size=1, max_size=8).map(
 
 
 def test_the_rules_have_their_numbers_and_reasons():
-    for key in ("commit_latency_factor", "mclock_factor", "mclock_default_hdd", "mclock_default_ssd",
-                "mclock_threshold_hdd", "mclock_threshold_ssd", "db_min_share", "sources", "justification"):
+    for key in (
+        "commit_latency_factor",
+        "mclock_factor",
+        "mclock_default_hdd",
+        "mclock_default_ssd",
+        "mclock_threshold_hdd",
+        "mclock_threshold_ssd",
+        "db_min_share",
+        "sources",
+        "justification",
+    ):
         assert CRIT[key], key
     assert CRIT["mclock_default_hdd"] < CRIT["mclock_threshold_hdd"]
     assert CRIT["mclock_default_ssd"] < CRIT["mclock_threshold_ssd"]
@@ -103,7 +112,9 @@ def test_shared_beyond_the_database_figure(osds, figure, limited):
     assert (f is not None) == (len(osds) > figure and not limited)
 
 
-@given(st.integers(0, 10**13), st.one_of(st.none(), st.integers(0, 10**12)), st.one_of(st.none(), st.integers(1, 10**12)))
+@given(
+    st.integers(0, 10**13), st.one_of(st.none(), st.integers(0, 10**12)), st.one_of(st.none(), st.integers(1, 10**12))
+)
 def test_spillover_is_any_slow_use(slow, used, total):
     f = judge.spillover(1, slow, used, total)
     assert (f is not None) == (slow > 0)
@@ -126,26 +137,102 @@ def test_the_docstring_examples_hold():
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**15) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**15)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["id", "hostname", "osd_objectstore", "bluefs", "bluestore", "osd", "nodes", "summary",
-                         "section", "name", "value", "devid", "checks", "iops", "blocksize", "osd_op_queue",
-                         "device_ids", "bluefs_dedicated_db", "bluefs_db_devices", "bluestore_bdev_size",
-                         "bluefs_dedicated_wal", "bluefs_wal_devices",
-                         "db_total_bytes", "slow_used_bytes", "kv_commit_lat", "avgcount", "sum", "type",
-                         "status", "osd_metadata", "path", "sys_api", "detail", "message", "format",
-                         "osd_perf_infos", "osdstats", "perf_stats", "commit_latency_ms", "partitions", "whoami",
-                         "journal_dev", "osds", "vgs", "data_size", "block_db", "health", "filestore",
-                         "journal_latency", "severity", "muted", "0", "1"]),
-        inner, max_size=6),
-    max_leaves=25)
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "hostname",
+                    "osd_objectstore",
+                    "bluefs",
+                    "bluestore",
+                    "osd",
+                    "nodes",
+                    "summary",
+                    "section",
+                    "name",
+                    "value",
+                    "devid",
+                    "checks",
+                    "iops",
+                    "blocksize",
+                    "osd_op_queue",
+                    "device_ids",
+                    "bluefs_dedicated_db",
+                    "bluefs_db_devices",
+                    "bluestore_bdev_size",
+                    "bluefs_dedicated_wal",
+                    "bluefs_wal_devices",
+                    "db_total_bytes",
+                    "slow_used_bytes",
+                    "kv_commit_lat",
+                    "avgcount",
+                    "sum",
+                    "type",
+                    "status",
+                    "osd_metadata",
+                    "path",
+                    "sys_api",
+                    "detail",
+                    "message",
+                    "format",
+                    "osd_perf_infos",
+                    "osdstats",
+                    "perf_stats",
+                    "commit_latency_ms",
+                    "partitions",
+                    "whoami",
+                    "journal_dev",
+                    "osds",
+                    "vgs",
+                    "data_size",
+                    "block_db",
+                    "health",
+                    "filestore",
+                    "journal_latency",
+                    "severity",
+                    "muted",
+                    "0",
+                    "1",
+                ]
+            ),
+            inner,
+            max_size=6,
+        )
+    ),
+    max_leaves=25,
+)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["osd-metadata.json", "perf-dump.osd.1.json", "osd-df.json",
-                                           "config-dump.json", "device-ls.json", "x.json", "osd-bench-osd.2.json",
-                                           "ceph-volume-lvm-list.h1.json", "osd-perf.json", "health-detail.json"]),
-                          json_values), min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "osd-metadata.json",
+                    "perf-dump.osd.1.json",
+                    "osd-df.json",
+                    "config-dump.json",
+                    "device-ls.json",
+                    "x.json",
+                    "osd-bench-osd.2.json",
+                    "ceph-volume-lvm-list.h1.json",
+                    "osd-perf.json",
+                    "health-detail.json",
+                ]
+            ),
+            json_values,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_any_json_is_read_or_refused_in_one_line(files):
     """Whatever JSON the files hold, the answer is built or one InvalidInput is raised: never a traceback."""
     import json

@@ -10,8 +10,12 @@ from diskq.result import Device, Method, ResultDocument, Run
 from diskq.submission.complete import asked_runtime_s, incomplete_problems
 from tests.conftest import FIXTURES
 
-SS = fiojson.point_from_json(fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
-CUT = fiojson.point_from_json(fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()), 4)
+SS = fiojson.point_from_json(
+    fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4
+)
+CUT = fiojson.point_from_json(
+    fiojson.extract_json((FIXTURES / "fio_json" / "fio-3.33__loop__fdatasync_nj4_sigterm.txt").read_text()), 4
+)
 
 
 def test_asked_runtime_reads_fio_durations():
@@ -27,8 +31,12 @@ def _doc(marks: list[bool], run_mark: bool, doc_mark: bool, cut_unmarked: bool) 
     if cut_unmarked:
         points.append(CUT.model_copy(update={"numjobs": len(points) + 1}))
     method = Method(fio_params={"time_based": "1", "runtime": "20"})
-    return ResultDocument(device=Device(), method=method, interrupted=doc_mark,
-                          runs=[Run(write_cache="on", points=points, interrupted=run_mark)])
+    return ResultDocument(
+        device=Device(),
+        method=method,
+        interrupted=doc_mark,
+        runs=[Run(write_cache="on", points=points, interrupted=run_mark)],
+    )
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=6), st.booleans(), st.booleans(), st.booleans())

@@ -57,8 +57,12 @@ def test_the_s4510_row_alone_is_a_conflict_shown_with_both_figures(tmp_path, cap
     assert all("no other evidence for the model" in p["conflict"] for p in points)
     assert not any("typo" in p["conflict"] for p in points)
     # the verdicts use what both figures allow: the 1-job figure as a lower bound, and say so
-    assert (dev["iops_1job"], dev["ceph_waldb"], dev["osds_per_device"], dev["osds_limited_by_sweep"]) == \
-        (1600, "marginal", 1, 1)
+    assert (dev["iops_1job"], dev["ceph_waldb"], dev["osds_per_device"], dev["osds_limited_by_sweep"]) == (
+        1600,
+        "marginal",
+        1,
+        1,
+    )
     verdicts = json.loads(dev["verdicts"])
     for name in ("ceph_waldb", "osds_per_device", "postgres_wal"):
         assert any(r.startswith("rests on a conflict between two figures") for r in verdicts[name]["reasons"]), name
@@ -77,8 +81,9 @@ def test_the_s4510_row_alone_is_a_conflict_shown_with_both_figures(tmp_path, cap
     assert "<strong>1,600 IOPS at 1 job</strong>, in the verdicts only as a lower bound (undecided)" in page
     assert "<strong>48,409 IOPS at 15 jobs</strong>, held out of the verdicts (undecided)" in page
     html = (site / "index.html").read_text()
-    row = re.search(rf'<tr[^>]*>\s*<td[^>]*>\d+</td>\s*<td[^>]*><a href="devices/{dev["id"]}.html">.*?</tr>',
-                    html, re.S).group(0)
+    row = re.search(
+        rf'<tr[^>]*>\s*<td[^>]*>\d+</td>\s*<td[^>]*><a href="devices/{dev["id"]}.html">.*?</tr>', html, re.S
+    ).group(0)
     cells = [re.sub(r"<[^>]+>", " ", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
     shown = " ".join(" ".join(cells).split())  # both figures, and both job counts
     assert 'class="conflict"' in row and "1,600 &ne;&#8239;48,409 1 &ne;&#8239;15" in shown
@@ -94,13 +99,16 @@ def test_a_second_source_for_the_model_decides_and_the_page_says_so(tmp_path, ca
     assert "960 GB" in kept["conflict"] and "kept 48,409 at 15 jobs, set aside 1,600 at 1 job" in kept["conflict"]
     assert points[(1, 26000)]["conflict"] is None and points[(16, 52000)]["conflict"] is None
     # the kept figure is in the curve, the set-aside one is not
-    curve = {r["numjobs"]: r["iops"] for r in _rows(db, "SELECT numjobs, iops FROM curve WHERE device_id = ?",
-                                                    dev["id"])}
+    curve = {
+        r["numjobs"]: r["iops"] for r in _rows(db, "SELECT numjobs, iops FROM curve WHERE device_id = ?", dev["id"])
+    }
     assert curve == {1: 26000, 15: 48409, 16: 52000}
     assert dev["ceph_waldb"] == "excellent" and dev["iops_1job"] == 26000
     verdicts = json.loads(dev["verdicts"])
-    assert any(r.startswith("rests on figures of which other evidence of the model decided a conflict")
-               for r in verdicts["ceph_waldb"]["reasons"])
+    assert any(
+        r.startswith("rests on figures of which other evidence of the model decided a conflict")
+        for r in verdicts["ceph_waldb"]["reasons"]
+    )
     assert not any(r.startswith("rests on a conflict between") for r in verdicts["ceph_waldb"]["reasons"])
 
     assert cli("lookup", "s4510", "--db", str(db)) == 0
@@ -108,8 +116,10 @@ def test_a_second_source_for_the_model_decides_and_the_page_says_so(tmp_path, ca
     assert "conflict: cache off, 48,409 IOPS at 15 jobs: kept: the model's other evidence decided" in out
     assert "conflict: cache off, 1,600 IOPS at 1 job: set aside: the model's other evidence decided" in out
     page = (site / "devices" / f"{dev['id']}.html").read_text()
-    assert "<strong>1,600 IOPS at 1 job</strong>, set aside: the model&#39;s other evidence decided" in page \
+    assert (
+        "<strong>1,600 IOPS at 1 job</strong>, set aside: the model&#39;s other evidence decided" in page
         or "<strong>1,600 IOPS at 1 job</strong>, set aside: the model's other evidence decided" in page
+    )
     assert "decided by 26,000 IOPS at 1 job" in page
 
 
@@ -123,7 +133,10 @@ def test_evidence_that_contradicts_both_or_neither_reading_does_not_decide():
     assert both.kept is None and both.reason == "undecided: the other evidence contradicts both figures"
     # a figure of another job count within reach of both readings decides nothing; one whose
     # per-job rate no 1-job rate of 1,600 explains (even across units) contradicts that reading
-    assert decide(c, [Evidence(20000, 8, "off", "a")], 1.5, 2.0).reason == "undecided: the other evidence fits both figures"
+    assert (
+        decide(c, [Evidence(20000, 8, "off", "a")], 1.5, 2.0).reason
+        == "undecided: the other evidence fits both figures"
+    )
     assert decide(c, [Evidence(40000, 8, "off", "a")], 1.5, 2.0).kept.numjobs == 15
     # nor does a figure of another method class or the other cache state
     assert decide(c, [Evidence(27000, 1, "off", "a", method="other")], 1.5, 2.0).kept is None
@@ -140,8 +153,13 @@ def test_two_measured_figures_are_never_a_conflict():
     assert len(find([Evidence(1600, 1, source="r", raw=True), Evidence(48409, 15, source="r")], 1.5)) == 1
 
 
-@given(solo=st.floats(1, 1e6), n=st.integers(2, 64), per_job=st.floats(0.01, 10),
-       other=st.floats(1, 1e6), other_jobs=st.integers(1, 64))
+@given(
+    solo=st.floats(1, 1e6),
+    n=st.integers(2, 64),
+    per_job=st.floats(0.01, 10),
+    other=st.floats(1, 1e6),
+    other_jobs=st.integers(1, 64),
+)
 def test_a_decision_keeps_a_figure_no_evidence_contradicts(solo, n, per_job, other, other_jobs):
     items = [Evidence(solo, 1, source="s"), Evidence(solo * n * per_job, n, source="s")]
     found = find(items, 1.5)

@@ -65,8 +65,11 @@ class World:
             shutil.copytree(ROOT / part, seed / part)
         shutil.copy(ROOT / "allowed_signers", seed / "allowed_signers")
         (seed / "README.md").write_text("diskq\n")
-        for args in (("init", "-q", "-b", "main"), ("add", "-A"),
-                     ("-c", "user.name=m", "-c", "user.email=m@example.org", "commit", "-q", "-m", "seed")):
+        for args in (
+            ("init", "-q", "-b", "main"),
+            ("add", "-A"),
+            ("-c", "user.name=m", "-c", "user.email=m@example.org", "commit", "-q", "-m", "seed"),
+        ):
             _git(seed, *args)
         self.upstream = tmp_path / "upstream.git"
         self.fork = tmp_path / "fork.git"
@@ -91,28 +94,45 @@ class World:
             if argv[0] != "gh":
                 return real_run(argv, **kw)
             self.gh_calls.append(list(argv))
-            entry = next(RECORDING[self.answers[k]] for k in ("login", "protocol", "fork", "pr")
-                         if argv[:len(RECORDING[self.answers[k]]["argv"])] == RECORDING[self.answers[k]]["argv"])
+            entry = next(
+                RECORDING[self.answers[k]]
+                for k in ("login", "protocol", "fork", "pr")
+                if argv[: len(RECORDING[self.answers[k]]["argv"])] == RECORDING[self.answers[k]]["argv"]
+            )
             if argv[1:3] == ["pr", "create"]:
                 self.bodies.append(Path(argv[argv.index("--body-file") + 1]).read_text())
             return proc.Completed(list(argv), entry["returncode"], entry["stdout"], entry["stderr"])
 
         monkeypatch.setattr(proc, "run", run)
-        monkeypatch.setattr(proc, "which", lambda tool: (("/usr/bin/gh" if self.gh_installed else None)
-                                                         if tool == "gh" else real_which(tool)))
+        monkeypatch.setattr(
+            proc,
+            "which",
+            lambda tool: ("/usr/bin/gh" if self.gh_installed else None) if tool == "gh" else real_which(tool),
+        )
         self.before = self.snapshot()
 
     def options(self, result: Path, **kw) -> steps.Options:
-        base = dict(result=result, repo=self.clone, key=self.key, name="Jane Doe", sign_as_root=True,
-                    upstream="diskq-ceph/diskq")
+        base = dict(
+            result=result,
+            repo=self.clone,
+            key=self.key,
+            name="Jane Doe",
+            sign_as_root=True,
+            upstream="diskq-ceph/diskq",
+        )
         base.update(kw)
         return steps.Options(**base)
 
     def snapshot(self) -> dict:
-        return {"branches": _git(self.clone, "branch", "--list"), "remotes": _git(self.clone, "remote", "-v"),
-                "status": _git(self.clone, "status", "--porcelain"), "head": _git(self.clone, "rev-parse", "HEAD"),
-                "signers": (self.clone / "allowed_signers").read_text(),
-                "fork": _git(self.fork, "for-each-ref"), "upstream": _git(self.upstream, "for-each-ref")}
+        return {
+            "branches": _git(self.clone, "branch", "--list"),
+            "remotes": _git(self.clone, "remote", "-v"),
+            "status": _git(self.clone, "status", "--porcelain"),
+            "head": _git(self.clone, "rev-parse", "HEAD"),
+            "signers": (self.clone / "allowed_signers").read_text(),
+            "fork": _git(self.fork, "for-each-ref"),
+            "upstream": _git(self.upstream, "for-each-ref"),
+        }
 
     def unchanged(self) -> None:
         assert self.snapshot() == self.before
@@ -138,8 +158,9 @@ def _validate_pushed(world: World, branch: str) -> list[str]:
     keys.write_text(ghkeys.allowed_signers_text("octocat", world.keys_text))
     runner = CliRunner()
     files = [a for a in added if a.startswith("submissions/")]
-    check = runner.invoke(app, ["validate", "--contribution", "--allowed-signers", str(keys),
-                                *[str(tree / f) for f in files]])
+    check = runner.invoke(
+        app, ["validate", "--contribution", "--allowed-signers", str(keys), *[str(tree / f) for f in files]]
+    )
     assert check.exit_code == 0, check.output
     return added
 
@@ -149,8 +170,22 @@ def test_a_recorded_drive_result_goes_to_an_open_pull_request_in_one_command(wor
     out, said = _run(world, world.options(result))
     assert out.url == "https://github.com/diskq-ceph/diskq/pull/123"
     steps = [s for s, _ in said]
-    for step in ("check", "repository", "login", "github-keys", "privacy", "key", "sign", "stage", "validate",
-                 "preview", "commit", "fork", "push", "pull-request"):
+    for step in (
+        "check",
+        "repository",
+        "login",
+        "github-keys",
+        "privacy",
+        "key",
+        "sign",
+        "stage",
+        "validate",
+        "preview",
+        "commit",
+        "fork",
+        "push",
+        "pull-request",
+    ):
         assert step in steps
     # gh: who is logged in, the fork, the pull request (into main, from the fork's branch)
     assert [c[1:3] for c in world.gh_calls] == [["api", "user"], ["config", "get"], ["repo", "fork"], ["pr", "create"]]
@@ -177,8 +212,11 @@ def test_dry_run_shows_every_step_and_the_body_and_changes_nothing(world):
     result = drive_result(world.tmp)
     objects = _git(world.clone, "count-objects", "-v")
     shown = []
-    out, said = _run(world, world.options(result, dry_run=True),
-                     confirm=lambda published, ask: shown.append((len(published), ask)) or False)
+    out, said = _run(
+        world,
+        world.options(result, dry_run=True),
+        confirm=lambda published, ask: shown.append((len(published), ask)) or False,
+    )
     assert shown and shown[0][0] >= 4 and shown[0][1] is False  # shown, not asked
     world.unchanged()
     assert _git(world.clone, "count-objects", "-v") == objects
@@ -194,9 +232,23 @@ def test_without_gh_the_branch_is_ready_and_the_two_printed_commands_finish_the_
     result = drive_result(world.tmp)
     monkeypatch.chdir(world.clone)
     patch = world.tmp / "contribution.patch"
-    run = CliRunner().invoke(app, ["contribute", str(result), "--github", "octocat", "-f", str(world.key),
-                                   "--sign-as-root", "--yes", "--upstream", "diskq-ceph/diskq",
-                                   "--patch", str(patch)])
+    run = CliRunner().invoke(
+        app,
+        [
+            "contribute",
+            str(result),
+            "--github",
+            "octocat",
+            "-f",
+            str(world.key),
+            "--sign-as-root",
+            "--yes",
+            "--upstream",
+            "diskq-ceph/diskq",
+            "--patch",
+            str(patch),
+        ],
+    )
     assert run.exit_code == 0, run.output
     lines = run.stderr.splitlines()
     commands = [line.split(". ", 1)[1] for line in lines if line.strip()[:2] in ("1.", "2.")]
@@ -228,12 +280,21 @@ def test_an_existing_fork_remote_is_pushed_to_without_forking(world):
 def test_privacy_options_leave_out_what_they_name_and_everything_published_is_shown_first(world):
     result = drive_result(world.tmp)
     shown = []
-    out, _ = _run(world, world.options(result, reduction=Reduction(no_name=True, hide_serial=True, hide_kernel=True)),
-                  confirm=lambda published, ask: shown.extend(published) or True)
+    out, _ = _run(
+        world,
+        world.options(result, reduction=Reduction(no_name=True, hide_serial=True, hide_kernel=True)),
+        confirm=lambda published, ask: shown.extend(published) or True,
+    )
     whats = [p.what for p in shown]
     assert "GitHub login" in whats and "signing key" in whats and "name" not in whats
     assert "kernel release" not in whats and "serial number (salted hash)" not in whats
-    pushed = json.loads(_git(world.fork, "show", f"{out.branch}:{_git(world.fork, 'diff', '--name-only', f'{out.branch}~1', out.branch).splitlines()[-1]}"))
+    pushed = json.loads(
+        _git(
+            world.fork,
+            "show",
+            f"{out.branch}:{_git(world.fork, 'diff', '--name-only', f'{out.branch}~1', out.branch).splitlines()[-1]}",
+        )
+    )
     assert pushed["result"]["method"]["kernel"] is None and pushed["result"]["device"]["serial_hash"] is None
     assert pushed["contributor"] == {"name": None, "github": "octocat"}
 
@@ -336,8 +397,19 @@ def test_a_login_other_than_gh_s_fails_at_login(world):
 def test_the_cli_says_which_step_failed_in_one_line_without_a_traceback(world, monkeypatch):
     world.answers["pr"] = "pr_create_failed"
     monkeypatch.chdir(world.clone)
-    run = CliRunner().invoke(app, ["contribute", str(drive_result(world.tmp)), "-f", str(world.key), "--yes",
-                                   "--sign-as-root", "--upstream", "diskq-ceph/diskq"])
+    run = CliRunner().invoke(
+        app,
+        [
+            "contribute",
+            str(drive_result(world.tmp)),
+            "-f",
+            str(world.key),
+            "--yes",
+            "--sign-as-root",
+            "--upstream",
+            "diskq-ceph/diskq",
+        ],
+    )
     assert run.exit_code != 0
     assert isinstance(run.exception, (SystemExit, ContributionFailed))
     world.unchanged()
@@ -360,8 +432,14 @@ def test_the_workflow_comments_the_same_row_the_pull_request_body_shows(world):
     (runner / "venv" / "bin").mkdir(parents=True)
     (runner / "venv" / "bin" / "diskq").symlink_to(Path(sys.executable).parent / "diskq")
     summary = world.tmp / "summary.md"
-    env = {**os.environ, "RUNNER_TEMP": str(runner), "GITHUB_STEP_SUMMARY": str(summary), "PR_NUMBER": "123",
-           "BASE_SHA": _git(workspace / "base", "rev-parse", "HEAD"), "HEAD_SHA": _git(workspace / "pr", "rev-parse", "HEAD")}
+    env = {
+        **os.environ,
+        "RUNNER_TEMP": str(runner),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PR_NUMBER": "123",
+        "BASE_SHA": _git(workspace / "base", "rev-parse", "HEAD"),
+        "HEAD_SHA": _git(workspace / "pr", "rev-parse", "HEAD"),
+    }
     script = _run_block("Render the row each added submission gives its drive (the comment the pull request gets)")
     done = subprocess.run(["bash", "-c", script], cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -475,8 +553,13 @@ def test_the_keys_become_the_allowed_signers_lines_the_workflow_writes(tmp_path)
     runner = tmp_path / "runner"
     runner.mkdir()
     env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "RUNNER_TEMP": str(runner), "AUTHOR": "OctoCat"}
-    done = subprocess.run(["bash", "-c", _run_block("Fetch the author's public SSH keys from GitHub")], env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["bash", "-c", _run_block("Fetch the author's public SSH keys from GitHub")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert (runner / "allowed_signers").read_text() == ghkeys.allowed_signers_text("OctoCat", auth + "\n" + signing)
     assert len((runner / "allowed_signers").read_text().splitlines()) == 3
@@ -486,15 +569,21 @@ def test_hide_hostname_replaces_the_host_s_name_in_notes_and_nothing_else():
     from diskq.contribute.privacy import published, reduce
     from diskq.result import Device, Method, ResultDocument
 
-    doc = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(kernel="6.1.0"),
-                         device=Device(path="/dev/sdb", model="X", notes=["smartctl on db7: ok", "db77 is another"]))
+    doc = ResultDocument(
+        created="2026-01-01T00:00:00Z",
+        method=Method(kernel="6.1.0"),
+        device=Device(path="/dev/sdb", model="X", notes=["smartctl on db7: ok", "db77 is another"]),
+    )
     shown = published(doc, login="octocat", name="Jane", key_fingerprint=None, hostname="db7")
     assert [p.what for p in shown if p.option == "--hide-hostname"] == ["host name in device.notes[0]"]
     reduced = reduce(doc, Reduction(hide_hostname=True), hostname="db7")
     assert reduced.device.notes == ["smartctl on HOST: ok", "db77 is another"]
     assert reduced.method.kernel == "6.1.0" and reduced.created == doc.created
-    assert not [p for p in published(reduced, login="octocat", name=None, key_fingerprint=None, hostname="db7")
-                if p.option == "--hide-hostname"]
+    assert not [
+        p
+        for p in published(reduced, login="octocat", name=None, key_fingerprint=None, hostname="db7")
+        if p.option == "--hide-hostname"
+    ]
 
 
 def test_a_dry_run_without_gh_says_the_commands_it_would_print_and_changes_nothing(world):

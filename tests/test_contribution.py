@@ -53,7 +53,8 @@ def _sign(runner, tmp_path, result: Path, key: Path):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_host_or_a_missing_model_is_signed_with_a_warning_and_refused_by_the_pull_request_check(
-        tmp_path, monkeypatch, case):
+    tmp_path, monkeypatch, case
+):
     device, why = CASES[case]
     key = keygen(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -91,7 +92,7 @@ def test_the_pull_request_check_refuses_legacy_files_too():
 
 
 def test_the_workflow_runs_the_contribution_check():
-    assert 'validate --contribution \\' in WORKFLOW.read_text()
+    assert "validate --contribution \\" in WORKFLOW.read_text()
 
 
 def test_the_rule_reads_the_result_alone():
@@ -113,7 +114,9 @@ def test_sign_a_directory_into_a_directory_as_help_says(tmp_path, monkeypatch):
     out_dir = tmp_path / "signed"
     out_dir.mkdir()
     runner = CliRunner()
-    out = runner.invoke(app, ["sign", str(tmp_path / "fleet"), "-f", str(key), "--github", "octocat", "-o", str(out_dir)])
+    out = runner.invoke(
+        app, ["sign", str(tmp_path / "fleet"), "-f", str(key), "--github", "octocat", "-o", str(out_dir)]
+    )
     assert out.exit_code == 0, out.output
     written = [Path(line) for line in out.stdout.split()]
     assert len(written) == 2 and {p.parent for p in written} == {out_dir}
@@ -151,9 +154,12 @@ def test_contributing_step_3_checks_against_github_keys_and_keeps_allowed_signer
     assert signed.exit_code == 0, signed.output
     kept = listing.read_text()
     # GitHub's .keys serves "TYPE BASE64" lines: the recorded public key stands in for the download
-    script = (block.replace("curl -fsSL https://github.com/YOUR_LOGIN.keys", f"cut -d' ' -f1,2 {key}.pub")
-              .replace("YOUR_LOGIN", "octocat").replace("submissions/<vendor>/<model>/<id>.json", str(path))
-              .replace("diskq ", f"{sys.executable} -m diskq "))
+    script = (
+        block.replace("curl -fsSL https://github.com/YOUR_LOGIN.keys", f"cut -d' ' -f1,2 {key}.pub")
+        .replace("YOUR_LOGIN", "octocat")
+        .replace("submissions/<vendor>/<model>/<id>.json", str(path))
+        .replace("diskq ", f"{sys.executable} -m diskq ")
+    )
     run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=clone, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert listing.read_text() == kept

@@ -17,8 +17,17 @@ from diskq.database.record import CURVE_FIELDS, RunSummary, SubmissionRecord, al
 NAN = math.nan
 
 
-def record(sid: str, curves: dict[str, dict[int, float]], *, legacy=False, verified=False,
-           method=("diskq-fdatasync-sweep", 1), flush=None, mechanism=None, volatile=None) -> SubmissionRecord:
+def record(
+    sid: str,
+    curves: dict[str, dict[int, float]],
+    *,
+    legacy=False,
+    verified=False,
+    method=("diskq-fdatasync-sweep", 1),
+    flush=None,
+    mechanism=None,
+    volatile=None,
+) -> SubmissionRecord:
     runs = []
     for i, (state, curve) in enumerate(sorted(curves.items())):
         flat = array("d")
@@ -26,9 +35,25 @@ def record(sid: str, curves: dict[str, dict[int, float]], *, legacy=False, verif
             flat.extend((n, iops, *[NAN] * (len(CURVE_FIELDS) - 2)))
         runs.append(RunSummary(i, state, (flush or {}).get(state), None, flat, mechanism, mechanism is not None))
     return SubmissionRecord(
-        id=sid, device_id="dev", model_key="m", firmware_key="", row=(), run_rows=[], point_rows=[], runs=runs,
-        model="M", vendor=None, firmware=None, capacity_bytes=None, protocol="ata", media="ssd",
-        legacy=legacy, verified=verified, method=method, created=None, volatile_write_cache=volatile,
+        id=sid,
+        device_id="dev",
+        model_key="m",
+        firmware_key="",
+        row=(),
+        run_rows=[],
+        point_rows=[],
+        runs=runs,
+        model="M",
+        vendor=None,
+        firmware=None,
+        capacity_bytes=None,
+        protocol="ata",
+        media="ssd",
+        legacy=legacy,
+        verified=verified,
+        method=method,
+        created=None,
+        volatile_write_cache=volatile,
     )
 
 
@@ -39,8 +64,9 @@ jobs = st.sampled_from([1, 2, 4, 8, 16, 32])
 curve = st.dictionaries(jobs, st.floats(min_value=1, max_value=1e6, allow_nan=False), min_size=1, max_size=6)
 curves = st.lists(curve, min_size=1, max_size=9)
 # submissions of one model that agree within the outlier limit (2x), so that none is left out
-tight_curves = st.lists(st.dictionaries(jobs, st.floats(min_value=1000, max_value=1900), min_size=1, max_size=6),
-                        min_size=1, max_size=9)
+tight_curves = st.lists(
+    st.dictionaries(jobs, st.floats(min_value=1000, max_value=1900), min_size=1, max_size=6), min_size=1, max_size=9
+)
 
 
 @given(curves)
@@ -68,16 +94,21 @@ def test_device_aggregate_does_not_depend_on_submission_order(cs, rnd):
 
 @given(tight_curves)
 def test_a_failed_flush_check_makes_a_setting_unsafe_and_never_chosen_while_another_is_safe(cs):
-    recs = [record(f"s{i}", {"off": c, "on": {n: v * 10 for n, v in c.items()}}, flush={"on": i != 0})
-            for i, c in enumerate(cs)]
+    recs = [
+        record(f"s{i}", {"off": c, "on": {n: v * 10 for n, v in c.items()}}, flush={"on": i != 0})
+        for i, c in enumerate(cs)
+    ]
     dev = aggregate_device("dev", recs)
     assert dev.caches[ON].safe is False and dev.caches[OFF].safe is True
     assert dev.best == OFF
 
 
 def test_only_the_majority_method_is_aggregated():
-    recs = [record("a", {"off": {1: 100}}), record("b", {"off": {1: 300}}),
-            record("c", {"off": {1: 9000}}, legacy=True, method=("community-fio-ceph-iops", 1))]
+    recs = [
+        record("a", {"off": {1: 100}}),
+        record("b", {"off": {1: 300}}),
+        record("c", {"off": {1: 9000}}, legacy=True, method=("community-fio-ceph-iops", 1)),
+    ]
     dev = aggregate_device("dev", recs)
     assert dev.method == ("diskq-fdatasync-sweep", 1) and dev.submissions == 2 and dev.legacy == 0
     assert dev.caches[OFF].iops_1job.median == 200
@@ -93,8 +124,10 @@ def test_no_safe_setting_falls_back_with_a_note():
 def test_cache_off_by_the_kernel_knob_is_unsafe_and_never_mixed_with_the_drive_setting(cs, volatile):
     # loop/virtio sweeps set "off" with the kernel's queue/write_cache: the kernel then sends no
     # flushes, the drive's cache (if any) still holds the data
-    recs = [record(f"k{i}", {"off": {n: v * 20 for n, v in c.items()}, "on": c}, mechanism="sysfs", volatile=volatile)
-            for i, c in enumerate(cs)]
+    recs = [
+        record(f"k{i}", {"off": {n: v * 20 for n, v in c.items()}, "on": c}, mechanism="sysfs", volatile=volatile)
+        for i, c in enumerate(cs)
+    ]
     recs.append(record("drive", {"off": {1: 7.0}}, mechanism="hdparm", volatile=volatile))
     dev = aggregate_device("dev", recs)
     kernel_off, kernel_on = dev.caches[("off", "kernel")], dev.caches[("on", "kernel")]
@@ -106,8 +139,10 @@ def test_cache_off_by_the_kernel_knob_is_unsafe_and_never_mixed_with_the_drive_s
 
 
 def test_cache_off_by_the_kernel_knob_is_safe_when_every_submission_reports_no_volatile_cache():
-    recs = [record("a", {"off": {1: 900.0}}, mechanism="sysfs", volatile=False),
-            record("b", {"off": {1: 1100.0}}, mechanism="sysfs", volatile=False)]
+    recs = [
+        record("a", {"off": {1: 900.0}}, mechanism="sysfs", volatile=False),
+        record("b", {"off": {1: 1100.0}}, mechanism="sysfs", volatile=False),
+    ]
     assert aggregate_device("dev", recs).caches[("off", "kernel")].safe is True
     recs.append(record("c", {"off": {1: 1000.0}}, mechanism="sysfs", volatile=None))  # one does not know
     assert aggregate_device("dev", recs).caches[("off", "kernel")].safe is False
@@ -125,7 +160,7 @@ def test_rank_order_is_descending_one_job_iops_with_missing_values_last(values):
     got = [d.row_cache.iops_1job.median if d.row_cache.iops_1job else None for d in ordered]
     present = [v for v in got if v is not None]
     assert present == sorted(present, reverse=True)
-    assert got[len(present):] == [None] * (len(got) - len(present))
+    assert got[len(present) :] == [None] * (len(got) - len(present))
 
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)

@@ -43,7 +43,9 @@ def test_models_are_grouped_by_normalised_name_and_firmware(subs, tmp_path):
     add(subs, "Intel SSD S4510", {"off": {1: 1600, 2: 3100}})
     report = build(subs, tmp_path / "devices.db")
     assert report.submissions == 4 and report.devices == 3 and not report.skipped
-    devs = rows(tmp_path / "devices.db", "SELECT model_key, firmware, submissions FROM devices ORDER BY model_key, firmware")
+    devs = rows(
+        tmp_path / "devices.db", "SELECT model_key, firmware, submissions FROM devices ORDER BY model_key, firmware"
+    )
     assert [(d["model_key"], d["firmware"], d["submissions"]) for d in devs] == [
         ("intel ssd s4510", "FW1", 1),
         ("samsung ssd 860 pro", "FW1", 2),
@@ -82,7 +84,9 @@ def test_legacy_only_device_is_flagged_and_ranked_by_one_job_iops(subs, tmp_path
     add(subs, "Samsung SSD 970 PRO", {"on": {1: 456, 2: 840}}, protocol="nvme")
     db = tmp_path / "devices.db"
     build(subs, db)
-    devs = rows(db, "SELECT rank, model, legacy, submissions, iops_1job, max_iops, peak_jobs FROM devices ORDER BY rank")
+    devs = rows(
+        db, "SELECT rank, model, legacy, submissions, iops_1job, max_iops, peak_jobs FROM devices ORDER BY rank"
+    )
     assert [d["model"] for d in devs] == ["Intel SSD 750 PCIe", "Samsung PM863a", "Samsung SSD 970 PRO"]
     assert [d["legacy"] for d in devs] == [1, 1, 0]
     assert (devs[0]["max_iops"], devs[0]["peak_jobs"]) == (192440, 8)
@@ -157,8 +161,10 @@ def test_hostile_and_corrupt_files_are_skipped_and_reported(subs, tmp_path):
     report = build(subs, db)
     assert report.submissions == 1 and report.devices == 1
     skipped = {s.path for s in report.skipped}
-    assert skipped == {f"bad/files/{n}.json" for n in
-                       ("truncated", "nan", "deep", "binary", "array", "huge", "markup", "copy-elsewhere", "link")}
+    assert skipped == {
+        f"bad/files/{n}.json"
+        for n in ("truncated", "nan", "deep", "binary", "array", "huge", "markup", "copy-elsewhere", "link")
+    }
     assert all(s.message for s in report.skipped)
     assert len(rows(db, "SELECT * FROM skipped")) == len(report.skipped)
     assert rows(db, "SELECT model FROM devices")[0]["model"] == "Samsung PM883"
@@ -240,8 +246,19 @@ def test_schema_file_is_executed_as_is(subs, tmp_path):
     build(subs, db)
     text = schema_mod.schema_path().read_text()
     created = {r["name"] for r in rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
-    for name in ("meta", "submissions", "runs", "points", "devices", "device_cache", "curve", "skipped",
-                 "device_search", "submissions_device", "devices_model_key"):
+    for name in (
+        "meta",
+        "submissions",
+        "runs",
+        "points",
+        "devices",
+        "device_cache",
+        "curve",
+        "skipped",
+        "device_search",
+        "submissions_device",
+        "devices_model_key",
+    ):
         assert f" {name} " in text and name in created
 
 
@@ -251,7 +268,7 @@ def _keygen(path: Path, comment: str) -> Path:
 
 
 def _signers_file(path: Path, principal: str, key: Path) -> Path:
-    path.write_text(f"{principal} namespaces=\"diskq-submission-v1\" {(key.parent / (key.name + '.pub')).read_text()}")
+    path.write_text(f'{principal} namespaces="diskq-submission-v1" {(key.parent / (key.name + ".pub")).read_text()}')
     return path
 
 
@@ -271,8 +288,10 @@ def test_signatures_are_verified_only_against_the_allowed_signers_given_to_the_b
     (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
     assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 0, 1)
     got = rows(db, "SELECT signature, verified, signer FROM submissions ORDER BY signature")
-    assert got == [{"signature": "intact", "verified": 0, "signer": "tester"},
-                   {"signature": "unsigned", "verified": 0, "signer": None}]
+    assert got == [
+        {"signature": "intact", "verified": 0, "signer": "tester"},
+        {"signature": "unsigned", "verified": 0, "signer": None},
+    ]
     assert rows(db, "SELECT value FROM meta WHERE key = 'allowed_signers'") == [{"value": "none"}]
 
     # the key listed for its principal: verified
@@ -281,15 +300,19 @@ def test_signatures_are_verified_only_against_the_allowed_signers_given_to_the_b
     assert report.allowed_signers.startswith("sha256:") and not report.skipped
     (dev,) = rows(db, "SELECT submissions, verified, unchecked FROM devices")
     assert (dev["submissions"], dev["verified"], dev["unchecked"]) == (2, 1, 0)
-    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
-        == ["unsigned", "verified"]
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] == [
+        "unsigned",
+        "verified",
+    ]
 
     # a file that lists another key: kept and labelled, neither skipped nor verified
     other = _signers_file(tmp_path / "other", "tester", _keygen(tmp_path / "other-key", "other"))
     report = build(subs, db, allowed_signers=other)
     assert report.submissions == 2 and not report.skipped
-    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] \
-        == ["unlisted", "unsigned"]
+    assert [r["signature"] for r in rows(db, "SELECT signature FROM submissions ORDER BY signature")] == [
+        "unlisted",
+        "unsigned",
+    ]
     assert rows(db, "SELECT verified, unchecked FROM devices") == [{"verified": 0, "unchecked": 0}]
 
 
@@ -299,8 +322,9 @@ def test_a_throwaway_key_claiming_a_login_is_not_shown_as_that_signer(subs, tmp_
     from diskq.submission.sign import sign_submission
 
     key = _keygen(tmp_path / "throwaway", "x")
-    sub = submission(result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"),
-                     contributor=None)
+    sub = submission(
+        result_document("Samsung PM1643a", {"off": {1: 18545, 16: 93229}}, protocol="scsi"), contributor=None
+    )
     write_submission(subs, sign_submission(sub, key, principal="torvalds"))
     db = tmp_path / "devices.db"
     build(subs, db)
@@ -388,8 +412,21 @@ def test_the_committed_devices_db_is_what_a_build_of_the_committed_submissions_g
     # any change to validation, aggregation or analysis that changes the database must come with
     # a rebuilt devices.db (`diskq db build`); the Pages workflow relies on the same check
     root = build_mod.repo_root()
-    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(root / "submissions"),
-               "--db", str(root / "devices.db"), "--allowed-signers", str(root / "allowed_signers")) == 0
+    assert (
+        cli(
+            "db",
+            "build",
+            "--check",
+            "--no-memo",
+            "--submissions",
+            str(root / "submissions"),
+            "--db",
+            str(root / "devices.db"),
+            "--allowed-signers",
+            str(root / "allowed_signers"),
+        )
+        == 0
+    )
 
 
 # --- hostile paths: one-line errors, never a traceback or a hang -----------------------------
@@ -409,8 +446,19 @@ def test_allowed_signers_that_does_not_exist_is_a_one_line_error(subs, tmp_path,
     add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the default memo
     db = tmp_path / "devices.db"
-    assert cli("db", "build", "--submissions", str(subs), "--db", str(db),
-               "--allowed-signers", str(tmp_path / "nonexistent")) == DatabasePathError.exit_code
+    assert (
+        cli(
+            "db",
+            "build",
+            "--submissions",
+            str(subs),
+            "--db",
+            str(db),
+            "--allowed-signers",
+            str(tmp_path / "nonexistent"),
+        )
+        == DatabasePathError.exit_code
+    )
     _one_line_error(capsys, "allowed signers file", "nonexistent", "No such file")
     assert not db.exists()
 
@@ -422,8 +470,20 @@ def test_allowed_signers_that_is_a_device_or_fifo_is_refused_without_reading_it(
     os.mkfifo(fifo)
     memo_args = ["--memo", str(tmp_path / "memo.sqlite")] if memo else ["--no-memo"]
     for signers, kind in (("/dev/zero", "character device"), (str(fifo), "FIFO"), (str(tmp_path), "directory")):
-        assert cli("db", "build", "--submissions", str(subs), "--db", str(tmp_path / "devices.db"),
-                   "--allowed-signers", signers, *memo_args) == DatabasePathError.exit_code
+        assert (
+            cli(
+                "db",
+                "build",
+                "--submissions",
+                str(subs),
+                "--db",
+                str(tmp_path / "devices.db"),
+                "--allowed-signers",
+                signers,
+                *memo_args,
+            )
+            == DatabasePathError.exit_code
+        )
         _one_line_error(capsys, "allowed signers file", kind)
 
 
@@ -432,8 +492,10 @@ def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, chec
     add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
     target = tmp_path / "dir.db"
     target.mkdir()
-    assert cli("db", "build", *check_flag, "--no-memo", "--submissions", str(subs), "--db", str(target)) \
+    assert (
+        cli("db", "build", *check_flag, "--no-memo", "--submissions", str(subs), "--db", str(target))
         == DatabasePathError.exit_code
+    )
     _one_line_error(capsys, "dir.db", "is a directory")
     assert target.is_dir() and not any(target.iterdir())
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
@@ -441,7 +503,9 @@ def test_db_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys, chec
 
 def test_db_in_a_directory_that_cannot_be_written_is_a_one_line_error(subs, tmp_path, capsys):
     add(subs, "Crucial MX500", {"off": {1: 500, 2: 900}})
-    assert cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabasePathError.exit_code
+    assert (
+        cli("db", "build", "--no-memo", "--submissions", str(subs), "--db", "/proc/x.db") == DatabasePathError.exit_code
+    )
     _one_line_error(capsys, "cannot write /proc/x.db")
 
 
@@ -450,8 +514,10 @@ def test_memo_that_is_a_directory_is_a_one_line_error(subs, tmp_path, capsys):
     memo = tmp_path / "memo"
     memo.mkdir()
     db = tmp_path / "devices.db"
-    assert cli("db", "build", "--memo", str(memo), "--submissions", str(subs), "--db", str(db)) \
+    assert (
+        cli("db", "build", "--memo", str(memo), "--submissions", str(subs), "--db", str(db))
         == DatabasePathError.exit_code
+    )
     _one_line_error(capsys, "validation memo", "is a directory")
     assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -465,8 +531,9 @@ def test_a_fifo_named_json_in_the_submissions_is_skipped_not_opened(subs, tmp_pa
     assert cli("db", "build", *memo_args, "--submissions", str(subs), "--db", str(db)) == 0
     err = capsys.readouterr().err
     assert "skipped pipe.json: is a FIFO, not a regular file" in err and "1 skipped" in err
-    assert rows(db, "SELECT path, message FROM skipped") == [{"path": "pipe.json",
-                                                              "message": "is a FIFO, not a regular file"}]
+    assert rows(db, "SELECT path, message FROM skipped") == [
+        {"path": "pipe.json", "message": "is a FIFO, not a regular file"}
+    ]
 
 
 def test_temporary_files_of_a_killed_build_are_removed_by_the_next_one(subs, tmp_path):
@@ -514,24 +581,29 @@ def test_skipped_counts_files_and_lists_each_problem_under_its_file(subs, tmp_pa
     assert listed and all(line.startswith("  - ") for line in listed)
     assert any("file name must be" in line for line in listed)
     assert sum(line.startswith("skipped ") for line in err) == 3
-    assert cli("db", "build", "--strict", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+    assert (
+        cli("db", "build", "--strict", "--no-memo", "--submissions", str(subs), "--db", str(db))
         == DatabaseError.exit_code
+    )
     assert "diskq: error: 3 submission file(s) skipped" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("trigram, edit", [
-    (True, "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)"),
-    (True, "UPDATE device_search SET text = text || ' x' WHERE rowid = (SELECT min(rowid) FROM device_search)"),
-    (True, "INSERT INTO device_search VALUES ('ghost-000000', 'Ghost SSD')"),
-    (True, "DROP TABLE device_search"),
-    (True, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
-    (True, "UPDATE meta SET value = 'none' WHERE key = 'fts'"),
-    (True, "INSERT INTO meta VALUES ('extra', 'x')"),
-    (False, "UPDATE meta SET value = 'trigram' WHERE key = 'fts'"),
-    (False, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
-    (False, "UPDATE devices SET vendor = 'Other' WHERE rank = 1"),
-    (False, "UPDATE points SET iops = iops + 1 WHERE seq = 0"),
-])
+@pytest.mark.parametrize(
+    "trigram, edit",
+    [
+        (True, "DELETE FROM device_search WHERE rowid = (SELECT min(rowid) FROM device_search)"),
+        (True, "UPDATE device_search SET text = text || ' x' WHERE rowid = (SELECT min(rowid) FROM device_search)"),
+        (True, "INSERT INTO device_search VALUES ('ghost-000000', 'Ghost SSD')"),
+        (True, "DROP TABLE device_search"),
+        (True, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
+        (True, "UPDATE meta SET value = 'none' WHERE key = 'fts'"),
+        (True, "INSERT INTO meta VALUES ('extra', 'x')"),
+        (False, "UPDATE meta SET value = 'trigram' WHERE key = 'fts'"),
+        (False, "UPDATE meta SET value = '1999-01-01' WHERE key = 'data_as_of'"),
+        (False, "UPDATE devices SET vendor = 'Other' WHERE rank = 1"),
+        (False, "UPDATE points SET iops = iops + 1 WHERE seq = 0"),
+    ],
+)
 def test_check_covers_meta_and_the_search_index(subs, tmp_path, trigram, edit, capsys, monkeypatch):
     add(subs, "Samsung PM883", {"off": {1: 12680, 16: 59338}})
     add(subs, "Intel SSD S4510", {"off": {1: 1600, 8: 9000}})
@@ -546,8 +618,10 @@ def test_check_covers_meta_and_the_search_index(subs, tmp_path, trigram, edit, c
     con.execute(edit)
     con.commit()
     con.close()
-    assert cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db)) \
+    assert (
+        cli("db", "build", "--check", "--no-memo", "--submissions", str(subs), "--db", str(db))
         == DatabaseError.exit_code
+    )
     assert "out of date" in capsys.readouterr().err
 
 
@@ -578,10 +652,14 @@ def test_a_build_without_the_search_index_has_the_digest_of_one_with_it(subs, tm
     err = capsys.readouterr().err
     assert "has no search index" in err and "is up to date" in err and "search index: none" in err
     # the computed search text is what the index holds
-    computed = [(r["id"], search_text(r["model"], r["vendor"], r["firmware"]))
-                for r in rows(without, "SELECT id, model, vendor, firmware FROM devices ORDER BY id")]
-    assert computed == [(r["device_id"], r["text"]) for r in
-                        rows(with_index, "SELECT device_id, text FROM device_search ORDER BY device_id, text")]
+    computed = [
+        (r["id"], search_text(r["model"], r["vendor"], r["firmware"]))
+        for r in rows(without, "SELECT id, model, vendor, firmware FROM devices ORDER BY id")
+    ]
+    assert computed == [
+        (r["device_id"], r["text"])
+        for r in rows(with_index, "SELECT device_id, text FROM device_search ORDER BY device_id, text")
+    ]
     assert any("micron5300mtfddak3t8tds" in text for _, text in computed)
     # a changed row still changes the digest, index or not
     for db in (with_index, without):
@@ -605,8 +683,9 @@ def test_a_search_index_this_sqlite_cannot_open_is_read_from_its_content_table(s
     report = build(subs, db)
     con = sqlite3.connect(db)
     con.execute("PRAGMA writable_schema = ON")
-    con.execute("UPDATE sqlite_master SET sql = replace(sql, 'trigram', 'nosuchtokenizer') "
-                "WHERE name = 'device_search'")
+    con.execute(
+        "UPDATE sqlite_master SET sql = replace(sql, 'trigram', 'nosuchtokenizer') WHERE name = 'device_search'"
+    )
     con.commit()
     con.close()
     try:
@@ -656,8 +735,9 @@ def _bench_verdicts(result: dict) -> dict:
 def test_cache_off_by_the_kernel_knob_is_never_rated_and_agrees_with_the_bench(subs, tmp_path):
     # a scratch loop device: diskq bench switches "off" with /sys/block/loopN/queue/write_cache,
     # which only stops the kernel sending flushes
-    result = result_document("Linux Loop Device", LOOP, vendor=None, protocol="unknown", cache_mechanism="sysfs",
-                             volatile_write_cache=None)
+    result = result_document(
+        "Linux Loop Device", LOOP, vendor=None, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None
+    )
     write_submission(subs, submission(result))
     db = tmp_path / "devices.db"
     build(subs, db)
@@ -675,12 +755,19 @@ def test_cache_off_by_the_kernel_knob_is_never_rated_and_agrees_with_the_bench(s
     assert verdicts["ceph_waldb"]["tier"] == bench["ceph_waldb"]["tier"] == "marginal"
     assert verdicts["ceph_waldb"]["iops"] == bench["ceph_waldb"]["iops"] == 3100
     assert rows(db, "SELECT DISTINCT cache_mechanism, cache_changed FROM runs ORDER BY cache_changed") == [
-        {"cache_mechanism": "sysfs", "cache_changed": 0}, {"cache_mechanism": "sysfs", "cache_changed": 1}]
+        {"cache_mechanism": "sysfs", "cache_changed": 0},
+        {"cache_mechanism": "sysfs", "cache_changed": 1},
+    ]
 
 
 def test_only_the_kernel_knob_off_measured_gives_no_positive_verdict(subs, tmp_path):
-    result = result_document("Linux Loop Device", {"off": LOOP["off"]}, protocol="unknown", cache_mechanism="sysfs",
-                             volatile_write_cache=None)
+    result = result_document(
+        "Linux Loop Device",
+        {"off": LOOP["off"]},
+        protocol="unknown",
+        cache_mechanism="sysfs",
+        volatile_write_cache=None,
+    )
     write_submission(subs, submission(result))
     db = tmp_path / "devices.db"
     build(subs, db)
@@ -694,8 +781,9 @@ def test_only_the_kernel_knob_off_measured_gives_no_positive_verdict(subs, tmp_p
 
 
 def test_cache_off_by_the_kernel_knob_counts_when_the_drive_has_no_volatile_cache(subs, tmp_path):
-    result = result_document("Linux Loop Device", LOOP, protocol="unknown", cache_mechanism="sysfs",
-                             volatile_write_cache=False)
+    result = result_document(
+        "Linux Loop Device", LOOP, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=False
+    )
     write_submission(subs, submission(result))
     db = tmp_path / "devices.db"
     build(subs, db)
@@ -716,7 +804,11 @@ def test_kernel_knob_and_drive_settings_are_aggregated_apart(subs, tmp_path):
     assert (dev["cache"], dev["cache_knob"], dev["iops_1job"], dev["ceph_waldb"]) == ("off", "drive", 12680, "good")
     curve = rows(db, "SELECT knob, numjobs, iops, n FROM curve ORDER BY knob, numjobs")
     assert [(c["knob"], c["numjobs"], c["iops"], c["n"]) for c in curve] == [
-        ("drive", 1, 12680, 1), ("drive", 2, 24000, 1), ("kernel", 1, 60000, 1), ("kernel", 2, 90000, 1)]
+        ("drive", 1, 12680, 1),
+        ("drive", 2, 24000, 1),
+        ("kernel", 1, 60000, 1),
+        ("kernel", 2, 90000, 1),
+    ]
 
 
 def test_postgres_wal_verdict_gets_the_p99_commit_latency_from_the_median_curve(subs, tmp_path):
@@ -746,8 +838,14 @@ def _comparable(record):
     from dataclasses import asdict, fields
 
     out = {f.name: getattr(record, f.name) for f in fields(record) if f.name != "runs"}
-    out["runs"] = [{**{k: v for k, v in asdict(r).items() if k not in ("curve", "held")},
-                    "curve": r.curve.tobytes(), "held": r.held.tobytes()} for r in record.runs]
+    out["runs"] = [
+        {
+            **{k: v for k, v in asdict(r).items() if k not in ("curve", "held")},
+            "curve": r.curve.tobytes(),
+            "held": r.held.tobytes(),
+        }
+        for r in record.runs
+    ]
     return out
 
 
@@ -816,7 +914,9 @@ def test_a_memo_of_another_layout_is_started_afresh_and_space_is_given_back(subs
     con.close()
     bloated = memo.stat().st_size
     report = build(subs, tmp_path / "devices.db", memo=memo)
-    assert rows(memo, "SELECT sql FROM sqlite_master WHERE name = 'verdict'")[0]["sql"] == f"CREATE TABLE {memo_mod.TABLE}"
+    assert (
+        rows(memo, "SELECT sql FROM sqlite_master WHERE name = 'verdict'")[0]["sql"] == f"CREATE TABLE {memo_mod.TABLE}"
+    )
     assert rows(memo, "SELECT count(*) AS n FROM verdict")[0]["n"] == 12 + report.devices
     assert memo.stat().st_size < bloated / 4
 
@@ -832,7 +932,8 @@ def test_file_names_are_printed_and_stored_as_one_printable_line(subs, tmp_path,
     assert "\x1b" not in err and "\u202e" not in err
     lines = err.splitlines()
     skipped = [line for line in lines if line.startswith("skipped ")]
-    assert skipped == ["skipped bad/x\\x1b[2Jy skipped 0.json: fake summary \\u202e.json: format: is not "
-                       "'diskq-submission'"]
+    assert skipped == [
+        "skipped bad/x\\x1b[2Jy skipped 0.json: fake summary \\u202e.json: format: is not 'diskq-submission'"
+    ]
     (row,) = rows(db, "SELECT path FROM skipped")
     assert row["path"] == "bad/x\\x1b[2Jy skipped 0.json: fake summary \\u202e.json"

@@ -69,7 +69,7 @@ def server():
                     if state.stop.wait(state.pace):
                         return
                     try:
-                        self.wfile.write(body[i:i + 1])
+                        self.wfile.write(body[i : i + 1])
                         self.wfile.flush()
                     except OSError:
                         return
@@ -151,7 +151,7 @@ def test_a_damaged_database_fails_the_integrity_check(server, home, tmp_path, ca
     root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'curve'").fetchone()[0]
     con.close()
     start = (root - 1) * page  # the curve table's root page: its cell pointers point nowhere now
-    data[start + 8: start + page] = bytes([0xA5]) * (page - 8)
+    data[start + 8 : start + page] = bytes([0xA5]) * (page - 8)
     serve(server, bytes(data))
     refused(server, home, capsys, "damaged")
 
@@ -225,8 +225,9 @@ def test_ctrl_c_stops_a_query_that_never_ends():
         timer.cancel()
 
 
-@pytest.mark.parametrize("command", [("lookup", "pm883"), ("plan", "Samsung PM883", "--data", "4x8T"),
-                                     ("site", "build", "--out", "_site")])
+@pytest.mark.parametrize(
+    "command", [("lookup", "pm883"), ("plan", "Samsung PM883", "--data", "4x8T"), ("site", "build", "--out", "_site")]
+)
 def test_every_command_that_reads_a_database_refuses_a_foreign_one_in_one_line(tmp_path, monkeypatch, capsys, command):
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "foreign.db"

@@ -41,8 +41,12 @@ def test_the_catalogue_beside_the_submissions_is_imported_with_quote_url_and_cac
     src = {s["id"]: s for s in rows(db, "SELECT * FROM sources")}
     assert src["S01_shan2014"]["figures"] == 4 and src["S01_shan2014"]["attribution"]
     assert json.loads(src["S05_proxmox2018"]["method_ids"]) == ["M_SYNC_SEQ_LIBAIO"]
-    assert {m["id"] for m in rows(db, "SELECT id FROM methods")} == {"M_SYNC_SEQ_PSYNC", "M_SYNC_SEQ_LIBAIO",
-                                                                     "M_DISKINFO_SLOGBENCH", "M_FSYNC_RAND_LIBAIO"}
+    assert {m["id"] for m in rows(db, "SELECT id FROM methods")} == {
+        "M_SYNC_SEQ_PSYNC",
+        "M_SYNC_SEQ_LIBAIO",
+        "M_DISKINFO_SLOGBENCH",
+        "M_FSYNC_RAND_LIBAIO",
+    }
     meta = {r["key"]: r["value"] for r in rows(db, "SELECT * FROM meta")}
     assert (meta["public_sources"], meta["public_figures"]) == ("4", "9")
 
@@ -52,10 +56,18 @@ def test_figures_of_different_classes_are_never_one_number(tree):
     build(tree / "submissions", db)
     per = rows(db, "SELECT m.name, c.* FROM model_class c JOIN models m ON m.id = c.model_id")
     for row in per:
-        figs = rows(db, "SELECT iops, numjobs, method_class, write_cache, method_id FROM figures WHERE model_id = ?",
-                    row["model_id"])
-        same = [f["iops"] for f in figs if (f["method_class"], f["write_cache"], f["method_id"]) ==
-                (row["method_class"], row["write_cache"], row["method_id"]) and f["numjobs"] == 1]
+        figs = rows(
+            db,
+            "SELECT iops, numjobs, method_class, write_cache, method_id FROM figures WHERE model_id = ?",
+            row["model_id"],
+        )
+        same = [
+            f["iops"]
+            for f in figs
+            if (f["method_class"], f["write_cache"], f["method_id"])
+            == (row["method_class"], row["write_cache"], row["method_id"])
+            and f["numjobs"] == 1
+        ]
         assert row["iops_1job_min"] == min(same) and row["iops_1job_max"] == max(same)
     # the 950 PRO: O_SYNC on NVMe (FUA) and a flush per write are two classes, two rows, two ranks
     pro = [r for r in per if r["name"].startswith("Samsung 950 PRO")]
@@ -64,8 +76,10 @@ def test_figures_of_different_classes_are_never_one_number(tree):
     # per method: never their median
     sm = [r for r in per if r["name"].startswith("Samsung SM863")]
     assert len({r["method_class"] for r in sm}) == 1
-    assert sorted((r["method_id"], r["iops_1job"]) for r in sm) == [("M_SYNC_SEQ_LIBAIO", 17485),
-                                                                     ("M_SYNC_SEQ_PSYNC", 16175)]
+    assert sorted((r["method_id"], r["iops_1job"]) for r in sm) == [
+        ("M_SYNC_SEQ_LIBAIO", 17485),
+        ("M_SYNC_SEQ_PSYNC", 16175),
+    ]
     # ranks run 1..n within each class and cache state, over the rows that are not weak
     by_class: dict[tuple[str, str], list[int]] = {}
     for r in per:
@@ -105,8 +119,9 @@ def test_absent_or_empty_sources_is_no_public_figures(tree):
     build(tree / "submissions", tree / "b.db")
     for db in ("a.db", "b.db"):
         assert rows(tree / db, "SELECT count(*) AS n FROM figures")[0]["n"] == 0
-    assert rows(tree / "a.db", "SELECT value FROM meta WHERE key = 'content_digest'") == \
-        rows(tree / "b.db", "SELECT value FROM meta WHERE key = 'content_digest'")
+    assert rows(tree / "a.db", "SELECT value FROM meta WHERE key = 'content_digest'") == rows(
+        tree / "b.db", "SELECT value FROM meta WHERE key = 'content_digest'"
+    )
 
 
 def test_a_changed_figure_makes_the_database_out_of_date(tree):
@@ -130,15 +145,18 @@ def test_a_bad_catalogue_stops_the_build_with_one_line_and_keeps_the_old_databas
     assert cli("db", "build", "--no-memo", "--submissions", str(tree / "submissions"), "--db", str(db)) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert [line for line in err if "error" in line] == [
-        next(line for line in err if line.startswith("diskq: error: sources/figures/S01_shan2014.csv:2: interface:"))]
+        next(line for line in err if line.startswith("diskq: error: sources/figures/S01_shan2014.csv:2: interface:"))
+    ]
     assert db.read_bytes() == before
 
 
 def test_a_source_naming_the_family_of_a_rows_exact_name_settles_its_family(tree):
     path = tree / "sources" / "figures" / "S07_freebsd_diskinfo.csv"
-    path.write_text(path.read_text() + "S07_freebsd_diskinfo,Intel SSD 545,Intel,545s,512GB,SATA,,"
-                    "M_DISKINFO_SLOGBENCH,1,1,900,unknown,,a made-up line for the test,"
-                    "https://freshbsd.org/commit/freebsd/src/321928,\n")
+    path.write_text(
+        path.read_text() + "S07_freebsd_diskinfo,Intel SSD 545,Intel,545s,512GB,SATA,,"
+        "M_DISKINFO_SLOGBENCH,1,1,900,unknown,,a made-up line for the test,"
+        "https://freshbsd.org/commit/freebsd/src/321928,\n"
+    )
     db = tree / "devices.db"
     build(tree / "submissions", db)
     row = rows(db, "SELECT family_key FROM devices WHERE model = 'Intel SSD 545'")[0]
@@ -147,8 +165,10 @@ def test_a_source_naming_the_family_of_a_rows_exact_name_settles_its_family(tree
 
 
 def test_the_build_says_how_many_public_figures_it_imported(tree, capsys):
-    assert cli("db", "build", "--no-memo", "--submissions", str(tree / "submissions"),
-               "--db", str(tree / "devices.db")) == 0
+    assert (
+        cli("db", "build", "--no-memo", "--submissions", str(tree / "submissions"), "--db", str(tree / "devices.db"))
+        == 0
+    )
     assert "9 public figures of 7 models from 4 sources" in capsys.readouterr().err
 
 
@@ -156,10 +176,15 @@ def test_cache_on_and_cache_off_figures_are_never_one_number(tree):
     """A source giving a drive's figure with its write cache on and off (the yourcmc.ru wiki does)
     gets two rows of one class, each with its own figure and rank."""
     path = tree / "sources" / "figures" / "S05_proxmox2018.csv"
-    path.write_text(path.read_text() + "S05_proxmox2018,Intel DC S3510 120GB,Intel,DC S3510,120GB,SATA,,"
-                    "M_SYNC_SEQ_LIBAIO,1,1,600,on,,a made-up line for the test,https://www.proxmox.com/en/,\n")
+    path.write_text(
+        path.read_text() + "S05_proxmox2018,Intel DC S3510 120GB,Intel,DC S3510,120GB,SATA,,"
+        "M_SYNC_SEQ_LIBAIO,1,1,600,on,,a made-up line for the test,https://www.proxmox.com/en/,\n"
+    )
     db = tree / "devices.db"
     build(tree / "submissions", db)
-    s3510 = rows(db, "SELECT c.write_cache, c.iops_1job FROM model_class c JOIN models m ON m.id = c.model_id "
-                     "WHERE m.name = 'Intel DC S3510 120 GB' ORDER BY c.write_cache")
+    s3510 = rows(
+        db,
+        "SELECT c.write_cache, c.iops_1job FROM model_class c JOIN models m ON m.id = c.model_id "
+        "WHERE m.name = 'Intel DC S3510 120 GB' ORDER BY c.write_cache",
+    )
     assert s3510 == [{"write_cache": "on", "iops_1job": 600}, {"write_cache": "unknown", "iops_1job": 12518}]

@@ -30,8 +30,14 @@ def add(root: Path, model: str, *, sizes=None, created="2025-01-01", result=None
     from datetime import datetime
 
     curve = {n: x * k for n, x in CURVE.items()}
-    result = result or result_document(model, {"on": curve}, nosync=NOSYNC, cache_mechanism="hdparm",
-                                       sizes=sizes, created=datetime.fromisoformat(created).replace(tzinfo=UTC))
+    result = result or result_document(
+        model,
+        {"on": curve},
+        nosync=NOSYNC,
+        cache_mechanism="hdparm",
+        sizes=sizes,
+        created=datetime.fromisoformat(created).replace(tzinfo=UTC),
+    )
     return write_submission(root, submission(result))
 
 
@@ -68,8 +74,11 @@ def test_verdicts_of_the_device_are_read_from_its_median_profile(db):
     bw = 1000.0 * 131072  # the median of 900 and 1100 IOPS at 128 KiB: 131 MB/s
     assert v["zfs_slog"]["bw_bytes"] == pytest.approx(bw) and dev["zfs_slog"] == "marginal"
     # the same figures in a bench document give the same verdicts
-    doc = ResultDocument.model_validate(result_document("x", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm",
-                                                        sizes={"on": {k: (A[k] + B[k]) / 2 for k in A}}))
+    doc = ResultDocument.model_validate(
+        result_document(
+            "x", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm", sizes={"on": {k: (A[k] + B[k]) / 2 for k in A}}
+        )
+    )
     assert annotate(doc).verdicts.zfs_slog.tier == "marginal"
 
 
@@ -85,14 +94,14 @@ def test_a_profile_with_an_interrupted_step_is_refused_like_an_interrupted_sweep
     """An interrupted result is never a submission (docs/interruptions.md): a size profile stopped
     before its last size makes the whole file refused, with the step named, not half-aggregated."""
     root = tmp_path / "subs"
-    result = result_document("Vendor CUT 3", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm",
-                             sizes={"on": A})
+    result = result_document("Vendor CUT 3", {"on": CURVE}, nosync=NOSYNC, cache_mechanism="hdparm", sizes={"on": A})
     result["runs"][0]["sizes"]["points"][1]["interrupted"] = True  # the 8 KiB step
     add(root, "", result=result)
     report = build(root, tmp_path / "devices.db", jobs=1)
     assert report.submissions == 0 and report.skipped
-    assert any(s.field.endswith("sizes.points[1].interrupted") and "cut short" in s.message for s in report.skipped), \
-        [(s.field, s.message) for s in report.skipped]
+    assert any(s.field.endswith("sizes.points[1].interrupted") and "cut short" in s.message for s in report.skipped), [
+        (s.field, s.message) for s in report.skipped
+    ]
     assert rows(tmp_path / "devices.db", "SELECT * FROM size_points") == []
 
 
@@ -162,16 +171,16 @@ def test_the_device_page_has_a_block_size_chart_table_and_the_slog_verdict(db, t
     (profiled,) = rows(db, "SELECT id FROM devices WHERE model LIKE '%PROFILED%'")
     (sweep,) = rows(db, "SELECT id FROM devices WHERE model LIKE '%SWEEPONLY%'")
     page = (tmp_path / "site" / "devices" / f"{profiled['id']}.html").read_text()
-    chart = page[page.index('id="size-chart-on"'):]
-    chart = chart[:chart.index("</svg>")]
+    chart = page[page.index('id="size-chart-on"') :]
+    chart = chart[: chart.index("</svg>")]
     assert chart.count('class="dot"') == 5 and chart.count('class="dot dot2"') == 5
     assert "128K: 131.1 MB/s" in chart and "MB/s" in chart and "IOPS (dashed)" in chart
     assert "<td>128 KiB</td><td>1,000</td><td>900</td><td>1,100</td><td>131.1</td>" in page
-    slog = page[page.index('<th scope="row">ZFS SLOG</th>'):]
+    slog = page[page.index('<th scope="row">ZFS SLOG</th>') :]
     assert slog.startswith('<th scope="row">ZFS SLOG</th><td class="t-marginal">marginal (131 MB/s)')
     other = (tmp_path / "site" / "devices" / f"{sweep['id']}.html").read_text()
     assert "size-chart-" not in other and 'id="sizes"' not in other
-    assert "estimated from 4 KiB" in other[other.index('<th scope="row">ZFS SLOG</th>'):]
+    assert "estimated from 4 KiB" in other[other.index('<th scope="row">ZFS SLOG</th>') :]
     export = json.loads((tmp_path / "site" / "devices.json").read_text())
     by_id = {d["id"]: d for d in export["devices"]}
     assert [z["block_size"] for z in by_id[profiled["id"]]["sizes"]["on"]] == sorted(A)

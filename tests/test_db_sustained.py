@@ -30,9 +30,13 @@ def _doc(seconds=60, cliff_at=40, *, seed=0, one_job=21000, pair=True, **kw):
     from datetime import datetime
 
     curve = {state: {n: (one_job if n == 1 else iops) + seed for n, iops in c.items()} for state, c in CURVE.items()}
-    return result_document(MODEL, curve, protocol="nvme",
-                           sustained=sustained_pair(seconds=seconds, cliff_at=cliff_at, seed=seed, **kw) if pair else None,
-                           created=datetime(2025, 1, 1 + seed, tzinfo=UTC))
+    return result_document(
+        MODEL,
+        curve,
+        protocol="nvme",
+        sustained=sustained_pair(seconds=seconds, cliff_at=cliff_at, seed=seed, **kw) if pair else None,
+        created=datetime(2025, 1, 1 + seed, tzinfo=UTC),
+    )
 
 
 @pytest.fixture
@@ -69,14 +73,28 @@ def test_the_device_keeps_its_earliest_cliff_and_largest_drop(db):
     late = sustained_measurement("sequential", seconds=60, cliff_at=40, seed=0)
     (seq,) = _rows(db, "SELECT * FROM device_sustained WHERE variant = 'sequential'")
     assert (seq["measurements"], seq["cliffs"], seq["write_cache"], seq["knob"]) == (2, 2, "on", "drive")
-    assert seq["cliff_at_bytes_min"] == early["cliff"]["at_bytes"] < late["cliff"]["at_bytes"] == seq["cliff_at_bytes_max"]
-    assert seq["drop_pct_max"] == max(early["cliff"]["drop_pct"], late["cliff"]["drop_pct"]) == early["cliff"]["drop_pct"]
+    assert (
+        seq["cliff_at_bytes_min"] == early["cliff"]["at_bytes"] < late["cliff"]["at_bytes"] == seq["cliff_at_bytes_max"]
+    )
+    assert (
+        seq["drop_pct_max"] == max(early["cliff"]["drop_pct"], late["cliff"]["drop_pct"]) == early["cliff"]["drop_pct"]
+    )
     assert seq["after_bw_bytes_min"] == early["cliff"]["after_bw_bytes"]
     assert seq["written_bytes_max"] == late["written_bytes"]  # the outlier's write is not counted
     (sync,) = _rows(db, "SELECT * FROM device_sustained WHERE variant = 'fdatasync'")
-    assert (sync["measurements"], sync["cliffs"], sync["cliff_at_bytes_min"], sync["drop_pct_max"]) == (2, 0, None, None)
-    assert _rows(db, "SELECT * FROM device_sustained d JOIN devices v ON v.id = d.device_id "
-                     "WHERE v.model = 'Micron 5300 MAX'") == []
+    assert (sync["measurements"], sync["cliffs"], sync["cliff_at_bytes_min"], sync["drop_pct_max"]) == (
+        2,
+        0,
+        None,
+        None,
+    )
+    assert (
+        _rows(
+            db,
+            "SELECT * FROM device_sustained d JOIN devices v ON v.id = d.device_id WHERE v.model = 'Micron 5300 MAX'",
+        )
+        == []
+    )
 
 
 def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
@@ -97,10 +115,15 @@ def test_lookup_gives_the_cliff_in_json_and_text(db, capsys):
     assert cli("lookup", "990 pro", "--db", str(db)) == 0
     text = capsys.readouterr().out
     at = sustained.gigabytes(seq["cliff_at_bytes_min"])
-    assert f"sustained write (sequential, 1 MiB writes at queue depth 32, cache on): cliff after {at} written " \
-           "(the earliest of 2 found in 2 measurements)" in text
+    assert (
+        f"sustained write (sequential, 1 MiB writes at queue depth 32, cache on): cliff after {at} written "
+        "(the earliest of 2 found in 2 measurements)" in text
+    )
     assert "sustained write (fdatasync, 128 KiB writes at queue depth 1, cache on): no cliff within" in text
-    assert "sustained write not aggregated: " in text and "(sequential): its submission is not aggregated: 1-job IOPS" in text
+    assert (
+        "sustained write not aggregated: " in text
+        and "(sequential): its submission is not aggregated: 1-job IOPS" in text
+    )
     assert "\u2588" in text and "\u2582" in text  # the drop shows in the line of blocks
 
 
@@ -120,9 +143,13 @@ def test_an_interrupted_write_is_listed_and_never_aggregated(tmp_path, monkeypat
     (match,) = [m for m in lookup(tmp_path / "devices.db", "990 pro") if m.is_match]
     seq = match.sustained[1]
     assert (seq["variant"], len(seq["writes"]), seq["written_bytes_max"]) == (
-        "sequential", 1, whole["sustained"][1]["written_bytes"])
+        "sequential",
+        1,
+        whole["sustained"][1]["written_bytes"],
+    )
     assert [(m["variant"], m["reason"]) for m in match.sustained_left_out] == [
-        ("sequential", "interrupted before its budget was written")]
+        ("sequential", "interrupted before its budget was written")
+    ]
     assert "1 interrupted sustained-write measurement(s) are listed but not aggregated" in match.device["notes"]
 
 
@@ -158,25 +185,50 @@ def test_a_non_finite_sustained_figure_skips_the_file(tmp_path, monkeypatch):
     report = build(subs, tmp_path / "devices.db")
     assert report.submissions == 0 and len(report.skipped) == 1
     assert (report.skipped[0].field, report.skipped[0].message) == (
-        "result.sustained.0.bw_samples.3", "a figure is not a finite number")
+        "result.sustained.0.bw_samples.3",
+        "a figure is not a finite number",
+    )
 
 
 # --- the aggregate: properties over any set of measurements ---------------------------------------
 
+
 def _measurement(i, variant, found, at, drop, written, interrupted, version):
     return sustained.Measurement(
-        submission_id=f"s{i}", seq=0, method_version=version, variant=variant, write_cache="on",
-        cache_mechanism="nvme", block_size=4096 if variant == "fdatasync" else 1 << 20, iodepth=1,
-        written_bytes=written, bw_bytes=1e8, cliff_found=found, cliff_at_s=1.0 if found else None,
-        cliff_at_bytes=at if found else None, cliff_before_bw_bytes=2e8 if found else None,
-        cliff_after_bw_bytes=2e8 * (1 - drop / 100) if found else None, cliff_drop_pct=drop if found else None,
-        interrupted=interrupted)
+        submission_id=f"s{i}",
+        seq=0,
+        method_version=version,
+        variant=variant,
+        write_cache="on",
+        cache_mechanism="nvme",
+        block_size=4096 if variant == "fdatasync" else 1 << 20,
+        iodepth=1,
+        written_bytes=written,
+        bw_bytes=1e8,
+        cliff_found=found,
+        cliff_at_s=1.0 if found else None,
+        cliff_at_bytes=at if found else None,
+        cliff_before_bw_bytes=2e8 if found else None,
+        cliff_after_bw_bytes=2e8 * (1 - drop / 100) if found else None,
+        cliff_drop_pct=drop if found else None,
+        interrupted=interrupted,
+    )
 
 
-measurements = st.lists(st.builds(
-    _measurement, st.integers(0, 99), st.sampled_from(["fdatasync", "sequential"]), st.booleans(),
-    st.integers(0, 10**12), st.floats(0, 100), st.integers(1, 10**12), st.booleans(), st.sampled_from([1, 1, 2])),
-    max_size=12)
+measurements = st.lists(
+    st.builds(
+        _measurement,
+        st.integers(0, 99),
+        st.sampled_from(["fdatasync", "sequential"]),
+        st.booleans(),
+        st.integers(0, 10**12),
+        st.floats(0, 100),
+        st.integers(1, 10**12),
+        st.booleans(),
+        st.sampled_from([1, 1, 2]),
+    ),
+    max_size=12,
+)
 
 
 @given(measurements)
@@ -197,7 +249,9 @@ def test_the_device_figures_are_the_extremes_of_its_counted_measurements(ms):
             assert "cliff after" in sustained.summary(dict(zip(sustained.DEVICE_COLUMNS, f.row("d"), strict=False)))
         else:
             assert f.cliff_at_bytes_min is None and f.drop_pct_max is None
-            assert sustained.summary(dict(zip(sustained.DEVICE_COLUMNS, f.row("d"), strict=False))).startswith("no cliff within")
+            assert sustained.summary(dict(zip(sustained.DEVICE_COLUMNS, f.row("d"), strict=False))).startswith(
+                "no cliff within"
+            )
     assert len({f.method_version for f in figures}) <= 1  # one method version is ever compared
 
 

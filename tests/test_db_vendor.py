@@ -14,11 +14,11 @@ CURVE = {"on": {1: 9000, 2: 15000, 4: 21000}}
 def test_vendor_is_filled_from_the_report_or_the_name_and_left_unknown_otherwise(tmp_path):
     subs = tmp_path / "submissions"
     cases = {  # model, reported vendor -> the row's vendor
-        ("SAMSUNG MZ7LH7T6HMLA-00005", "ATA"): "Samsung",   # libata's placeholder; a part number smartctl prints
-        ("Micron 5300 MAX", None): "Micron",                 # a marketing name
-        ("INTEL SSDSC2KB960G7", None): "Intel",              # a part number of the curated aliases
-        ("SEAGATE ST4000NM0023", "SEAGATE"): "Seagate",      # a SAS drive's own report
-        ("Linux loop device", None): None,                   # names no vendor: unknown, not guessed
+        ("SAMSUNG MZ7LH7T6HMLA-00005", "ATA"): "Samsung",  # libata's placeholder; a part number smartctl prints
+        ("Micron 5300 MAX", None): "Micron",  # a marketing name
+        ("INTEL SSDSC2KB960G7", None): "Intel",  # a part number of the curated aliases
+        ("SEAGATE ST4000NM0023", "SEAGATE"): "Seagate",  # a SAS drive's own report
+        ("Linux loop device", None): None,  # names no vendor: unknown, not guessed
     }
     for i, (model, vendor) in enumerate(cases):  # figures of their own: never duplicates of each other
         curve = {state: {n: iops + 101 * i for n, iops in points.items()} for state, points in CURVE.items()}

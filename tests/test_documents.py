@@ -25,13 +25,16 @@ def test_a_result_document_is_read_back(tmp_path):
     assert isinstance(doc, ResultDocument) and doc.device.model == "X"
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda p: os.mkfifo(p), "is a FIFO, not a regular file"),
-    (lambda p: p.mkdir(), "is a directory, not a regular file"),
-    (lambda p: None, "does not exist"),
-    (lambda p: p.write_bytes(b"\xff\xfe"), "UTF-8"),
-    (lambda p: p.write_text('{"format": "something"}'), "is neither a diskq result document nor a submission"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda p: os.mkfifo(p), "is a FIFO, not a regular file"),
+        (lambda p: p.mkdir(), "is a directory, not a regular file"),
+        (lambda p: None, "does not exist"),
+        (lambda p: p.write_bytes(b"\xff\xfe"), "UTF-8"),
+        (lambda p: p.write_text('{"format": "something"}'), "is neither a diskq result document nor a submission"),
+    ],
+)
 def test_a_wrong_file_is_a_wrong_argument_and_never_blocks(tmp_path, make, words):
     path = tmp_path / "doc.json"
     make(path)

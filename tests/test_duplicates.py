@@ -46,8 +46,10 @@ def test_a_copy_under_a_name_that_sorts_first_never_displaces_a_verified_origina
     elif copier == "unlisted":
         copy = sign_submission(submission(_result(COPY), contributor=None), mallory, principal="mallory")
     else:  # listed too, but measured later (the same figures, signed again with a later date)
-        signers.write_text(signers.read_text() + Path(f"{mallory}.pub").read_text().replace("test", "").strip()
-                           .join(["mallory ", "\n"]))
+        signers.write_text(
+            signers.read_text()
+            + Path(f"{mallory}.pub").read_text().replace("test", "").strip().join(["mallory ", "\n"])
+        )
         later = _result(COPY, created=datetime(2025, 6, 1, tzinfo=UTC))
         copy = sign_submission(submission(later, contributor=None), mallory, principal="mallory")
     write_submission(subs, copy)
@@ -65,8 +67,13 @@ def test_a_legacy_row_never_displaces_a_measurement_of_the_same_figures(tmp_path
     legacy = json.loads(json.dumps(measured))
     legacy["device"]["model"] = COPY
     legacy["device"]["volatile_write_cache"] = None
-    legacy["method"] = {"id": "community-fio-ceph-iops", "version": 1, "fio_version": "fio-3.33",
-                        "fio_params": {}, "search": "manual"}
+    legacy["method"] = {
+        "id": "community-fio-ceph-iops",
+        "version": 1,
+        "fio_version": "fio-3.33",
+        "fio_params": {},
+        "search": "manual",
+    }
     write_submission(subs, submission(legacy, legacy=True))
     models, skipped = _kept_and_skipped(subs, tmp_path)
     assert models == [ORIGINAL]
@@ -82,8 +89,9 @@ def test_the_earliest_measured_stays_whatever_the_path_order(tmp_path):
     assert models == [ORIGINAL]
     assert "measured earlier" in skipped[0].message
     db = tmp_path / "devices.db"
-    assert [r["model"] for r in rows(db, "SELECT d.model FROM submissions s JOIN devices d ON d.id = s.device_id")] \
-        == [ORIGINAL]
+    assert [r["model"] for r in rows(db, "SELECT d.model FROM submissions s JOIN devices d ON d.id = s.device_id")] == [
+        ORIGINAL
+    ]
     assert rows(db, "SELECT count(*) AS n FROM points")[0]["n"] == 3  # the displaced file's rows are gone
 
 
@@ -139,23 +147,31 @@ def test_the_pull_request_check_refuses_a_new_file_duplicating_one_on_the_base_b
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "config", "user.email", "t@example.org")
     _git(repo, "config", "user.name", "t")
-    write_submission(repo / "submissions",
-                     sign_submission(submission(_result(ORIGINAL), contributor=None), owner, principal="owner"))
+    write_submission(
+        repo / "submissions", sign_submission(submission(_result(ORIGINAL), contributor=None), owner, principal="owner")
+    )
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "base")
     base = _git(repo, "rev-parse", "HEAD")
     later = _result(COPY, created=datetime(2024, 1, 1, tzinfo=UTC))  # even back-dated
-    copy = write_submission(repo / "submissions",
-                            sign_submission(submission(later, contributor=None), author, principal="octocat"))
+    copy = write_submission(
+        repo / "submissions", sign_submission(submission(later, contributor=None), author, principal="octocat")
+    )
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "contribution")
     head = _git(repo, "rev-parse", "HEAD")
     runner = pr_runner(tmp_path, f'octocat namespaces="diskq-submission-v1" {public_line(author)}\n')
     env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, RUNNER_TEMP=str(runner))
-    done = subprocess.run(["bash", "-c", _run_block("Validate added and changed submission files")],
-                          cwd=repo, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", _run_block("Validate added and changed submission files")],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     rel = copy.relative_to(repo).as_posix()
     assert f"::error::{rel}: result.runs: duplicates the measured figures of " in done.stdout
-    assert [line for line in done.stdout.splitlines() if line.startswith("::error::")] == \
-        [line for line in done.stdout.splitlines() if line.startswith(f"::error::{rel}: result.runs: duplicates")]
+    assert [line for line in done.stdout.splitlines() if line.startswith("::error::")] == [
+        line for line in done.stdout.splitlines() if line.startswith(f"::error::{rel}: result.runs: duplicates")
+    ]

@@ -33,12 +33,12 @@ def repo_with_a_late_copy(tmp_path: Path) -> tuple[Path, Path, Path]:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "t@example.org")
     git(repo, "config", "user.name", "t")
-    genuine = write_submission(subs, submission(result_document(
-        GENUINE, CURVE, created=datetime(2025, 3, 1, tzinfo=UTC))))
+    genuine = write_submission(
+        subs, submission(result_document(GENUINE, CURVE, created=datetime(2025, 3, 1, tzinfo=UTC)))
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "genuine")
-    copy = write_submission(subs, submission(result_document(
-        COPY, CURVE, created=datetime(2025, 1, 1, tzinfo=UTC))))
+    copy = write_submission(subs, submission(result_document(COPY, CURVE, created=datetime(2025, 1, 1, tzinfo=UTC))))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "copy", "--date", "2024-01-01T00:00:00Z")  # a commit's own date is no help either
     return subs, genuine, copy
@@ -66,13 +66,16 @@ def test_without_a_history_the_signed_date_decides_as_before(tmp_path):
 @needs_git
 def test_the_pull_request_check_names_the_file_that_entered_first_and_its_commit(tmp_path, capsys):
     subs, genuine, copy = repo_with_a_late_copy(tmp_path)
-    new = write_submission(subs, submission(result_document(
-        "Bee SSD 1", CURVE, created=datetime(2020, 1, 1, tzinfo=UTC))))  # a third copy, not committed
+    new = write_submission(
+        subs, submission(result_document("Bee SSD 1", CURVE, created=datetime(2020, 1, 1, tzinfo=UTC)))
+    )  # a third copy, not committed
     assert cli("validate", str(new)) == 1
     out = capsys.readouterr().out
     first = git(subs.parent, "rev-list", "--max-parents=0", "HEAD")[:10]
-    assert f"{new}: result.runs: duplicates the measured figures of {genuine}, already in the repository since " \
-           f"commit {first}" in out
+    assert (
+        f"{new}: result.runs: duplicates the measured figures of {genuine}, already in the repository since "
+        f"commit {first}" in out
+    )
 
 
 @needs_git

@@ -30,16 +30,39 @@ MODELS = load()
 
 
 def diskq(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([*realtime(), sys.executable, "-m", "diskq", *args], capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL, env={**os.environ, **env})
+    return subprocess.run(
+        [*realtime(), sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **env},
+    )
 
 
 def fio_sync_writes(dev: str, count: int) -> int:
     """``count`` 4 KiB writes with fdatasync; the number of fdatasync calls fio made (it makes one
     after every write but the last: fio's own ``sync`` latency count)."""
-    out = subprocess.run([*realtime(), "fio", f"--filename={dev}", "--name=count", "--ioengine=psync", "--direct=1",
-                          "--fdatasync=1", "--rw=write", "--bs=4k", "--size=16M", f"--io_size={count * 4096}",
-                          "--numjobs=1", "--output-format=json"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [
+            *realtime(),
+            "fio",
+            f"--filename={dev}",
+            "--name=count",
+            "--ioengine=psync",
+            "--direct=1",
+            "--fdatasync=1",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16M",
+            f"--io_size={count * 4096}",
+            "--numjobs=1",
+            "--output-format=json",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     job = json.loads(out)["jobs"][0]
     assert job["write"]["total_ios"] == count
     return job["sync"]["lat_ns"]["N"]
@@ -47,8 +70,20 @@ def fio_sync_writes(dev: str, count: int) -> int:
 
 def bench(dev: str, tmp_path: Path, *args: str) -> ResultDocument:
     out = tmp_path / "result.json"
-    r = diskq("bench", dev, "--yes", "--json", "--cache", "keep", "--runtime", "3", "-o", str(out), *args,
-              env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")})
+    r = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--json",
+        "--cache",
+        "keep",
+        "--runtime",
+        "3",
+        "-o",
+        str(out),
+        *args,
+        env={"DISKQ_JOURNAL_DIR": str(tmp_path / "journal")},
+    )
     assert r.returncode == 0, r.stderr
     return ResultDocument.model_validate_json(r.stdout)
 
@@ -60,8 +95,15 @@ def as_the_drive(doc: ResultDocument, model) -> ResultDocument:
     figure recomputed by the rules."""
     rep = model.reports
     path = "/dev/sdx" if rep["protocol"] == "ata" else "/dev/nvme9n1"  # where the modelled drive would be
-    device = doc.device.model_copy(update={"model": rep["model"], "protocol": rep["protocol"], "media": "ssd",
-                                           "path": path, "volatile_write_cache": rep["volatile_write_cache"]})
+    device = doc.device.model_copy(
+        update={
+            "model": rep["model"],
+            "protocol": rep["protocol"],
+            "media": "ssd",
+            "path": path,
+            "volatile_write_cache": rep["volatile_write_cache"],
+        }
+    )
     data = json.loads(doc.model_copy(update={"device": device}).model_dump_json())
     _rename_disk(data, os.path.basename(doc.device.path), os.path.basename(path))  # fio's own output names it too
     for run in data["runs"]:
@@ -160,8 +202,10 @@ def test_cache_ab_of_a_protected_drive_that_honours_flushes(tmp_path):
     on_run = next(r for r in judged.runs if r.write_cache == "on")
     assert on_run.flush_check.honest is True
     if off < fast_sync_iops():
-        pytest.skip(f"the emulator's path on this host is too slow for this drive's durable writes: "
-                    f"{off:.0f} IOPS with the cache off, below the rule's {fast_sync_iops():.0f}")
+        pytest.skip(
+            f"the emulator's path on this host is too slow for this drive's durable writes: "
+            f"{off:.0f} IOPS with the cache off, below the rule's {fast_sync_iops():.0f}"
+        )
     plp = judged.verdicts.power_loss_protection
     assert plp.verdict == model.expect["plp"] and plp.conflicts, plp
     assert {e.points_to for e in plp.evidence if e.kind == "measured"} >= {"plp", "no_plp"}, plp
@@ -183,8 +227,10 @@ def test_a_drive_without_a_volatile_cache(tmp_path):
     judged = as_the_drive(doc, model)
     rate = solo(judged, judged.runs[0].write_cache)
     if rate < fast_sync_iops():
-        pytest.skip(f"the emulator's path on this host is too slow for this drive: {rate:.0f} IOPS at 1 job, "
-                    f"below the rule's {fast_sync_iops():.0f}")
+        pytest.skip(
+            f"the emulator's path on this host is too slow for this drive: {rate:.0f} IOPS at 1 job, "
+            f"below the rule's {fast_sync_iops():.0f}"
+        )
     assert judged.verdicts.power_loss_protection.verdict == model.expect["plp"]
 
 

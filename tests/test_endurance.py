@@ -43,14 +43,20 @@ def facts(vendor: str, line: str) -> LineFacts:
             for row in csv.DictReader(f):
                 if row["vendor"] == vendor and row["line"] == line:
                     tbw = {}
-                    for capacity, written in re.findall(r"(\d+(?:\.\d+)?\s*[GT]B):?\s+(\d+(?:\.\d+)?\s*(?:TBW?|PBW?))",
-                                                        row["tbw_by_capacity"]):
+                    for capacity, written in re.findall(
+                        r"(\d+(?:\.\d+)?\s*[GT]B):?\s+(\d+(?:\.\d+)?\s*(?:TBW?|PBW?))", row["tbw_by_capacity"]
+                    ):
                         tbw[_size(capacity)] = _size(written)
                     dwpd = re.match(r"\s*([\d.]+)", row["dwpd"])
                     note = re.search(r"\((.*?)\)", row["dwpd"])
-                    return LineFacts(vendor=vendor, line=line, segment=row["segment"].split(" (")[0],
-                                     dwpd=float(dwpd.group(1)) if dwpd else None,
-                                     dwpd_note=note.group(1) if note else None, tbw_by_capacity=tbw)
+                    return LineFacts(
+                        vendor=vendor,
+                        line=line,
+                        segment=row["segment"].split(" (")[0],
+                        dwpd=float(dwpd.group(1)) if dwpd else None,
+                        dwpd_note=note.group(1) if note else None,
+                        tbw_by_capacity=tbw,
+                    )
     raise AssertionError(f"no row {vendor} {line}")
 
 
@@ -59,6 +65,7 @@ def figure(bw: float, **kw):
 
 
 # --- the SLOG tier ---------------------------------------------------------------------------------
+
 
 @needs_sheets
 def test_the_16_gb_optane_m10_is_not_an_excellent_slog():
@@ -79,8 +86,9 @@ def test_a_measured_4k_rate_does_not_make_a_slog_tier():
     # 60 000 4 KiB writes+flushes per second, but a 128 KiB step at 145 MB/s
     run = Run(write_cache="on", points=[solo(60000.0)], sizes=recorded_profile("on", sizes=(4096,)))
     run.sizes.points = sized({4096: 60000.0, 131072: 145e6 / 131072})
-    d = ResultDocument(device=Device(model="test", capacity_bytes=16 * GB, volatile_write_cache=True),
-                       method=Method(), runs=[run])
+    d = ResultDocument(
+        device=Device(model="test", capacity_bytes=16 * GB, volatile_write_cache=True), method=Method(), runs=[run]
+    )
     z = evaluate(d).zfs_slog
     assert (z.tier, z.basis, z.capacity_bytes) == ("marginal", "measured", 16 * GB)
     assert z.iops_4k == pytest.approx(60000.0)
@@ -123,12 +131,16 @@ def test_an_unsafe_run_gives_no_slog_verdict():
     # the kernel's knob sends no flush at all: nothing says what the drive does with one, so no
     # tier (missing evidence is never "unsuitable"), and the reasons say what to measure
     run = Run(write_cache="off", cache_mechanism="sysfs", points=[solo(90000.0)])
-    z = evaluate(ResultDocument(device=Device(model="test", capacity_bytes=400 * GB, volatile_write_cache=True),
-                                method=Method(), runs=[run])).zfs_slog
+    z = evaluate(
+        ResultDocument(
+            device=Device(model="test", capacity_bytes=400 * GB, volatile_write_cache=True), method=Method(), runs=[run]
+        )
+    ).zfs_slog
     assert z.tier is None and any(r.startswith("no verdict") for r in z.reasons), z.reasons
 
 
 # --- WAL/DB writes per day ----------------------------------------------------------------------------
+
 
 @needs_sheets
 def test_waldb_shows_the_writes_per_day_of_its_osds_against_the_rating():
@@ -144,12 +156,14 @@ def test_waldb_shows_the_writes_per_day_of_its_osds_against_the_rating():
 
 def test_a_measured_document_carries_the_waldb_endurance():
     run = Run(write_cache="on", points=[solo(20000.0)])
-    d = ResultDocument(device=Device(model="test", capacity_bytes=480 * GB, volatile_write_cache=True),
-                       method=Method(), runs=[run])
+    d = ResultDocument(
+        device=Device(model="test", capacity_bytes=480 * GB, volatile_write_cache=True), method=Method(), runs=[run]
+    )
     v = evaluate(d)
     assert v.osds_per_device.n and v.ceph_waldb.endurance is not None
     assert v.ceph_waldb.endurance.bytes_per_day == pytest.approx(
-        endurance.osd_bytes_per_day(v.osds_per_device.n, 315.0, 8192))
+        endurance.osd_bytes_per_day(v.osds_per_device.n, 315.0, 8192)
+    )
     assert v.ceph_waldb.endurance.basis == "unknown"  # no datasheet facts for a bare model string
     assert v.ceph_waldb.endurance.load_dwpd == pytest.approx(v.ceph_waldb.endurance.bytes_per_day / (480 * GB))
 
@@ -161,9 +175,14 @@ def test_no_osds_means_no_endurance_figure():
 # --- invariants ---------------------------------------------------------------------------------
 
 ratings = st.builds(
-    lambda dwpd, tbw, cap: (LineFacts(vendor="ACME", line="X", dwpd=dwpd,
-                                      tbw_by_capacity={cap: tbw} if tbw else {}), cap),
-    st.none() | st.floats(0.05, 100), st.none() | st.integers(1 * TB, 50_000 * TB), st.integers(8 * GB, 30_000 * GB))
+    lambda dwpd, tbw, cap: (
+        LineFacts(vendor="ACME", line="X", dwpd=dwpd, tbw_by_capacity={cap: tbw} if tbw else {}),
+        cap,
+    ),
+    st.none() | st.floats(0.05, 100),
+    st.none() | st.integers(1 * TB, 50_000 * TB),
+    st.integers(8 * GB, 30_000 * GB),
+)
 
 
 @settings(max_examples=200)
@@ -190,8 +209,9 @@ def test_more_osds_never_use_less_of_the_rating(rated, n):
 
 
 @settings(max_examples=200)
-@given(rated=ratings, bw=st.floats(1e6, 5e9), capacity=st.none() | st.integers(1 * GB, 30_000 * GB),
-       at_most=st.booleans())
+@given(
+    rated=ratings, bw=st.floats(1e6, 5e9), capacity=st.none() | st.integers(1 * GB, 30_000 * GB), at_most=st.booleans()
+)
 def test_capacity_and_endurance_never_raise_a_slog_tier(rated, bw, capacity, at_most):
     f, _ = rated
     z = figure(bw, at_most=at_most, capacity_bytes=capacity, facts=f)

@@ -42,14 +42,23 @@ CASES = [
     (["sign", "{w}/corrupt.json", "-f", "{w}/id_ed25519"], 2, "not JSON"),
     (["sign", "{w}/empty.json", "-f", "{w}/id_ed25519"], 2, "not a result document"),
     (["sign", "{w}/result.json", "-f", "{w}/missing-key"], 2, "a key file that does not exist"),
-    (["sign", "{w}/result.json", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/mine.json"], 2,
-     "-o with a name validate would reject"),
+    (
+        ["sign", "{w}/result.json", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/mine.json"],
+        2,
+        "-o with a name validate would reject",
+    ),
     (["sign", "{w}/bad-field.json", "-f", "{w}/id_ed25519", "--github", "octocat"], 5, "a field the schema refuses"),
     (["sign", "{w}/result.json", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out"], 0, "signed"),
-    (["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir"], 0,
-     "a directory signed into a directory"),
-    (["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir/x.json"], 2,
-     "a directory signed into a file"),
+    (
+        ["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir"],
+        0,
+        "a directory signed into a directory",
+    ),
+    (
+        ["sign", "{w}/results", "-f", "{w}/id_ed25519", "--github", "octocat", "-o", "{w}/out-dir/x.json"],
+        2,
+        "a directory signed into a file",
+    ),
     # validate
     (["validate", "{w}/corrupt.json"], 1, "problems found"),
     (["validate", str(LEGACY)], 0, "a valid file"),
@@ -76,12 +85,54 @@ CASES = [
     # signers
     (["signers", "line", str(LEGACY)], 2, "an unsigned file"),
     (["signers", "line", "{w}/corrupt.json"], 2, "not JSON"),
-    (["signers", "check-pr", "--base", str(REPO / "allowed_signers"), "--head", str(REPO / "allowed_signers"),
-      "--author", "octocat", "--keys", "{w}/empty.json"], 0, "nothing added"),
-    (["signers", "check-pr", "--base", "{w}/empty.json", "--head", str(REPO / "allowed_signers"),
-      "--author", "octocat", "--keys", "{w}/empty.json"], 1, "a line removed"),
-    (["signers", "check-pr", "--base", "{w}/missing", "--head", str(REPO / "allowed_signers"),
-      "--author", "octocat", "--keys", "{w}/empty.json"], 2, "--base names nothing"),
+    (
+        [
+            "signers",
+            "check-pr",
+            "--base",
+            str(REPO / "allowed_signers"),
+            "--head",
+            str(REPO / "allowed_signers"),
+            "--author",
+            "octocat",
+            "--keys",
+            "{w}/empty.json",
+        ],
+        0,
+        "nothing added",
+    ),
+    (
+        [
+            "signers",
+            "check-pr",
+            "--base",
+            "{w}/empty.json",
+            "--head",
+            str(REPO / "allowed_signers"),
+            "--author",
+            "octocat",
+            "--keys",
+            "{w}/empty.json",
+        ],
+        1,
+        "a line removed",
+    ),
+    (
+        [
+            "signers",
+            "check-pr",
+            "--base",
+            "{w}/missing",
+            "--head",
+            str(REPO / "allowed_signers"),
+            "--author",
+            "octocat",
+            "--keys",
+            "{w}/empty.json",
+        ],
+        2,
+        "--base names nothing",
+    ),
     # db build
     (["db", "build", "--db", "{w}/dir", "--submissions", "{w}/subs", "--no-memo"], 2, "--db names a directory"),
     (["db", "build", "--submissions", "{w}/missing", "--db", "{w}/x.db", "--no-memo"], 2, "no submissions directory"),
@@ -116,8 +167,11 @@ CASES = [
     (["cluster", "collect"], 2, "no directory given"),
     # site build
     (["site", "build", "--db", "{w}/dir", "--out", "{w}/site"], 2, "--db names a directory"),
-    (["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/corrupt.json", "--submissions", "{w}/subs"], 2,
-     "--out names a file"),
+    (
+        ["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/corrupt.json", "--submissions", "{w}/subs"],
+        2,
+        "--out names a file",
+    ),
     (["site", "build", "--db", str(REPO / "devices.db"), "--out", "{w}/site", "--submissions", "{w}/subs"], 0, "built"),
 ]
 
@@ -136,7 +190,10 @@ def _commands() -> set[str]:
 
 
 def test_every_command_has_cases():
-    covered = {" ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers", "cluster") else argv[0] for argv, _, _ in CASES}
+    covered = {
+        " ".join(argv[:2]) if argv[0] in ("db", "site", "fleet", "datasheets", "signers", "cluster") else argv[0]
+        for argv, _, _ in CASES
+    }
     assert _commands() <= covered, _commands() - covered
 
 

@@ -94,8 +94,21 @@ def test_bench_with_yes_does_not_overwrite_a_file_in_use(make_loop, tmp_path):
     writers = [_holder(str(backing), os.O_WRONLY), _holder(str(other), os.O_WRONLY)]
     try:
         for target in (dev, str(other)):
-            done = diskq("bench", target, "--yes", "--jobs", "1", "--runtime", "1", "--cache", "keep",
-                         "--no-flush-check", "-o", str(tmp_path / "r.json"), jdir=tmp_path / "j")
+            done = diskq(
+                "bench",
+                target,
+                "--yes",
+                "--jobs",
+                "1",
+                "--runtime",
+                "1",
+                "--cache",
+                "keep",
+                "--no-flush-check",
+                "-o",
+                str(tmp_path / "r.json"),
+                jdir=tmp_path / "j",
+            )
             assert done.returncode == 4, done.stderr
             assert "open for writing" in done.stderr and "Traceback" not in done.stderr
     finally:

@@ -60,7 +60,9 @@ def test_without_group_reporting_sums_jobs(fixtures):
     p = fiojson.point_from_json(data, 8)
     assert p.iops == pytest.approx(sum(j["write"]["iops"] for j in data["jobs"]))
     assert p.total_ios == sum(j["write"]["total_ios"] for j in data["jobs"])
-    assert p.lat_us.p99 == pytest.approx(max(j["write"]["clat_ns"]["percentile"]["99.000000"] for j in data["jobs"]) / 1000)
+    assert p.lat_us.p99 == pytest.approx(
+        max(j["write"]["clat_ns"]["percentile"]["99.000000"] for j in data["jobs"]) / 1000
+    )
 
 
 def test_fio_3_1_has_no_sync_section(fixtures):
@@ -135,19 +137,34 @@ json_values = st.recursive(
 )
 figures = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6) | st.integers(0, 10**6)
 latencies = st.fixed_dictionaries(
-    {}, optional={"mean": figures, "max": figures,
-                  "percentile": st.dictionaries(st.sampled_from(["50.000000", "99.000000", "99.900000"]), figures)
-                  | json_values},
+    {},
+    optional={
+        "mean": figures,
+        "max": figures,
+        "percentile": st.dictionaries(st.sampled_from(["50.000000", "99.000000", "99.900000"]), figures) | json_values,
+    },
 )
 write_sections = st.fixed_dictionaries(
-    {}, optional={"iops": figures, "bw_bytes": figures, "bw": figures, "total_ios": figures, "runtime": figures,
-                  "clat_ns": latencies | json_values, "clat": json_values},
+    {},
+    optional={
+        "iops": figures,
+        "bw_bytes": figures,
+        "bw": figures,
+        "total_ios": figures,
+        "runtime": figures,
+        "clat_ns": latencies | json_values,
+        "clat": json_values,
+    },
 )
 jobs = st.fixed_dictionaries(
-    {}, optional={"jobname": st.text(max_size=10) | json_values, "error": figures | json_values,
-                  "write": write_sections | json_values,
-                  "sync": st.fixed_dictionaries({"lat_ns": latencies | json_values}) | json_values,
-                  "steadystate": st.fixed_dictionaries({"attained": figures}) | json_values},
+    {},
+    optional={
+        "jobname": st.text(max_size=10) | json_values,
+        "error": figures | json_values,
+        "write": write_sections | json_values,
+        "sync": st.fixed_dictionaries({"lat_ns": latencies | json_values}) | json_values,
+        "steadystate": st.fixed_dictionaries({"attained": figures}) | json_values,
+    },
 )
 fio_documents = st.fixed_dictionaries(
     {"jobs": st.lists(jobs, max_size=4) | json_values},
@@ -170,8 +187,11 @@ def test_point_from_json_never_crashes(data, numjobs):
     _parse_or_diskq_error(data, numjobs)
 
 
-@given(st.sampled_from(["iops", "bw_bytes", "bw", "total_ios", "runtime", "clat_ns", "error", "write", "sync"]),
-       json_values, st.integers(1, 4096))
+@given(
+    st.sampled_from(["iops", "bw_bytes", "bw", "total_ios", "runtime", "clat_ns", "error", "write", "sync"]),
+    json_values,
+    st.integers(1, 4096),
+)
 def test_point_from_json_never_crashes_on_a_damaged_real_output(key, value, numjobs):
     data = json.loads((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text())
     job = data["jobs"][0]
@@ -211,9 +231,21 @@ def test_extract_json_never_crashes(text):
 def test_command_line_is_the_community_method():
     opts = fio.base_options(runtime_s=20, region_bytes=64 << 20, steady=None)
     argv = fio.command("/dev/sdx", 8, opts)
-    for expected in ("--direct=1", "--fdatasync=1", "--iodepth=1", "--rw=write", "--bs=4k", "--time_based",
-                     "--runtime=20", "--group_reporting=1", "--name=ceph-iops", "--numjobs=8",
-                     "--size=67108864", "--output-format=json", "--ioengine=psync"):
+    for expected in (
+        "--direct=1",
+        "--fdatasync=1",
+        "--iodepth=1",
+        "--rw=write",
+        "--bs=4k",
+        "--time_based",
+        "--runtime=20",
+        "--group_reporting=1",
+        "--name=ceph-iops",
+        "--numjobs=8",
+        "--size=67108864",
+        "--output-format=json",
+        "--ioengine=psync",
+    ):
         assert expected in argv
     # every job writes the same region from its start, as the community command's jobs do (method 2)
     assert not any(a.startswith(("--offset", "--offset_increment")) for a in argv)
@@ -235,9 +267,14 @@ def test_iops_spread_from_recorded_outputs(fixtures):
     assert iops_spread(loop) == pytest.approx(604.553209 / 10534.4)
     # fio 2.x has no sample statistics; nothing to judge from
     assert iops_spread(load("fio-2.18__file_fio-test.bin__randwrite_qd64.json")) is None
-    for bad in (None, {}, {"jobs": []}, {"jobs": [{"write": {"iops_mean": 0, "iops_stddev": 1, "iops_samples": 9}}]},
-                {"jobs": [{"write": {"iops_mean": 5, "iops_stddev": 1, "iops_samples": 2}}]},
-                {"jobs": [{"write": {"iops_mean": "x", "iops_stddev": 1, "iops_samples": 9}}]}):
+    for bad in (
+        None,
+        {},
+        {"jobs": []},
+        {"jobs": [{"write": {"iops_mean": 0, "iops_stddev": 1, "iops_samples": 9}}]},
+        {"jobs": [{"write": {"iops_mean": 5, "iops_stddev": 1, "iops_samples": 2}}]},
+        {"jobs": [{"write": {"iops_mean": "x", "iops_stddev": 1, "iops_samples": 9}}]},
+    ):
         assert iops_spread(bad) is None
 
 
@@ -264,7 +301,9 @@ def test_a_step_ended_by_the_steady_state_detector_is_complete(fixtures):
     assert fio.cut_short(point, 20, returncode=1) == "fio exited with status 1"
 
 
-_SS_POINT = fiojson.point_from_json(fiojson.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4)
+_SS_POINT = fiojson.point_from_json(
+    fiojson.extract_json((FIXTURES / FIO / "fio-3.33__loop__fdatasync_nj4_ss.json").read_text()), 4
+)
 
 
 @given(

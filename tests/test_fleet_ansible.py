@@ -34,8 +34,12 @@ def fleet(tmp_path_factory):
 
 
 def _report(results: Path) -> dict:
-    done = subprocess.run([str(Path(os.sys.executable).with_name("diskq")), "fleet", "report", str(results), "--json"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [str(Path(os.sys.executable).with_name("diskq")), "fleet", "report", str(results), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -74,8 +78,14 @@ def test_every_device_of_every_reachable_host_is_benched_and_fetched(fleet, norm
             doc = json.loads((results / host.name / f"{name}.json").read_text())
             assert doc["device"]["path"] == dev and not doc["interrupted"]
             assert [p["numjobs"] for p in doc["runs"][0]["points"]] == [1, 2]
-            assert {"path": dev, "name": name, "rc": 0, "result": f"{name}.json", "error": "", "stderr_tail": []} \
-                in status["benches"]
+            assert {
+                "path": dev,
+                "name": name,
+                "rc": 0,
+                "result": f"{name}.json",
+                "error": "",
+                "stderr_tail": [],
+            } in status["benches"]
     # no cache left switched: every loop device's kernel knob is as it was
     assert {d: write_cache(d) for d in caches} == caches
 
@@ -136,8 +146,9 @@ def test_a_bench_interrupted_on_one_host_loses_nothing_and_the_rest_goes_on(flee
     killer = threading.Thread(target=_interrupt_first_bench, args=(h1.devices[0], stop), daemon=True)
     killer.start()
     try:
-        done = fleet.playbook(fleet.inventory(["--jobs", "1,2,4", "--runtime", "3", "--no-flush-check"], results),
-                              "--limit", "h1")
+        done = fleet.playbook(
+            fleet.inventory(["--jobs", "1,2,4", "--runtime", "3", "--no-flush-check"], results), "--limit", "h1"
+        )
     finally:
         stop.set()
         killer.join(5)
@@ -153,5 +164,6 @@ def test_a_bench_interrupted_on_one_host_loses_nothing_and_the_rest_goes_on(flee
     rep = _report(results)
     assert any(p["kind"] == "interrupted" and p["device"] == h1.devices[0] for p in rep["problems"])
     # drives in the order an operator counts them (loop9 before loop10), the interrupted one marked
-    assert [(d["name"], d["interrupted"]) for g in rep["groups"] for d in g["drives"]] == \
-        sorted([(first, True), (second, False)], key=lambda x: natural_key(x[0]))
+    assert [(d["name"], d["interrupted"]) for g in rep["groups"] for d in g["drives"]] == sorted(
+        [(first, True), (second, False)], key=lambda x: natural_key(x[0])
+    )

@@ -36,12 +36,25 @@ def fleet(tmp_path):
     root = tmp_path / "results"
     factors = {("h1", "sdb"): 1.0, ("h1", "sdc"): 0.97, ("h2", "sdb"): 1.03, ("h2", "sdc"): 0.55, ("h3", "sdb"): 1.01}
     for (host, dev), f in factors.items():
-        _write(root, host, dev, result_document("SAMSUNG MZ7LH960HAJR", {"off": _scaled(PM883, f)}, firmware="HXT7404Q"))
+        _write(
+            root, host, dev, result_document("SAMSUNG MZ7LH960HAJR", {"off": _scaled(PM883, f)}, firmware="HXT7404Q")
+        )
     _write(root, "h3", "nvme0n1", result_document("Kioxia CD6", {"on": {1: 30000, 2: 60000}}, firmware="0108"))
     for host in ("h1", "h2"):
         _status(root, host, state="done", candidates=[], benches=[])
-    _status(root, "h3", state="done", benches=[{"path": "/dev/sdd", "name": "sdd", "rc": 1, "error": "diskq: error: fio failed"}],
-            candidates=[{"path": "/dev/sde", "decision": "refused", "reasons": ["refusing to write to /dev/sde: it is in use", "mounted at /srv"]}])
+    _status(
+        root,
+        "h3",
+        state="done",
+        benches=[{"path": "/dev/sdd", "name": "sdd", "rc": 1, "error": "diskq: error: fio failed"}],
+        candidates=[
+            {
+                "path": "/dev/sde",
+                "decision": "refused",
+                "reasons": ["refusing to write to /dev/sde: it is in use", "mounted at /srv"],
+            }
+        ],
+    )
     _status(root, "h4", state="unreachable", reason="ssh: connect to host h4 port 22: No route to host")
     return root
 
@@ -163,8 +176,9 @@ def test_sign_signs_every_result_of_a_fleet_directory(tmp_path, monkeypatch):
     fewer.runs[0].peak = fewer.runs[0].peak.model_copy(update={"numjobs": top.numjobs, "iops": top.iops})
     for host, firmware, measured in (("h1", "FW-A", doc), ("h2", "FW-B", fewer)):
         (results / host).mkdir(parents=True)
-        (results / host / "sdb.json").write_text(measured.model_copy(update={
-            "device": measured.device.model_copy(update={"firmware": firmware})}).to_json())
+        (results / host / "sdb.json").write_text(
+            measured.model_copy(update={"device": measured.device.model_copy(update={"firmware": firmware})}).to_json()
+        )
         (results / host / "status.json").write_text(json.dumps({"host": host, "state": "done"}))
     (results / "h2" / "broken.json").write_text("{")
     monkeypatch.chdir(tmp_path)
@@ -231,8 +245,12 @@ def test_physical_disks_leave_out_virtual_and_empty_devices(tmp_path):
     disk("loop0", 131072, 1)
     disk("dm-0", 131072, 0)
     (found,) = physical_disks(sysfs_root=str(tmp_path), dev_root="/dev")
-    assert (found.path, found.model, found.size_bytes, found.rotational) == \
-        ("/dev/sda", "SAMSUNG MZ7L3480HCHQ-00A07", 937703088 * 512, False)
+    assert (found.path, found.model, found.size_bytes, found.rotational) == (
+        "/dev/sda",
+        "SAMSUNG MZ7L3480HCHQ-00A07",
+        937703088 * 512,
+        False,
+    )
 
 
 def test_each_model_says_what_the_database_knows_by_the_part_number_it_reports(fleet, capsys):
@@ -241,8 +259,9 @@ def test_each_model_says_what_the_database_knows_by_the_part_number_it_reports(f
         main(["fleet", "report", str(fleet), "--json", "--db", str(db)])
     groups = {g["model"]: g for g in json.loads(capsys.readouterr().out)["groups"]}
     assert groups["SAMSUNG MZ7LH960HAJR"]["database"][0].startswith("device database: Samsung PM883: 1-job 12,680 IOPS")
-    assert groups["Kioxia CD6"]["database"] == ["device database: Kioxia CD6 (data-centre, NVMe): nothing measured yet "
-                                                "(identified by name)"]
+    assert groups["Kioxia CD6"]["database"] == [
+        "device database: Kioxia CD6 (data-centre, NVMe): nothing measured yet (identified by name)"
+    ]
     with pytest.raises(SystemExit):
         main(["fleet", "report", str(fleet), "--db", str(fleet / "missing.db")])
     assert "device database: not read" in capsys.readouterr().out

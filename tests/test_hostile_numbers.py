@@ -24,21 +24,26 @@ REPO = Path(__file__).resolve().parents[1]
 CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
 METADATA = CLUSTERS / "clyso-02-pacific-16.2.10-hdd-24-per-nvme-db" / "osd-metadata.json"
 PERF = CLUSTERS / "clyso-perf-dump-nvme-30tb" / "perf-dump-osd.json"
-needs_data = pytest.mark.skipif(not (METADATA.is_file() and PERF.is_file()),
-                                reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository)")
+needs_data = pytest.mark.skipif(
+    not (METADATA.is_file() and PERF.is_file()),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository)",
+)
 
 
-@pytest.mark.parametrize("text, words", [
-    ('{"a": Infinity}', "Infinity is not a number"),
-    ('{"a": -Infinity}', "-Infinity is not a number"),
-    ('{"a": NaN}', "NaN is not a number"),
-    ('{"numjobs": 1e999}', "1e999 is out of range"),
-    ('{"a": -1e999}', "-1e999 is out of range"),
-    ('{"a": 1e30}', "1e30 is out of range"),
-    ('{"a": 123456789012345678901234567890}', "is out of range"),
-    ("[" * 100_000 + "]" * 100_000, "nested deeper"),
-    ('{"a": 1', "not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"a": Infinity}', "Infinity is not a number"),
+        ('{"a": -Infinity}', "-Infinity is not a number"),
+        ('{"a": NaN}', "NaN is not a number"),
+        ('{"numjobs": 1e999}', "1e999 is out of range"),
+        ('{"a": -1e999}', "-1e999 is out of range"),
+        ('{"a": 1e30}', "1e30 is out of range"),
+        ('{"a": 123456789012345678901234567890}', "is out of range"),
+        ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+        ('{"a": 1', "not JSON"),
+    ],
+)
 def test_a_number_no_tool_prints_or_absurd_nesting_is_refused_in_one_line(text, words):
     with pytest.raises(boundedjson.Refused, match=words.replace("(", r"\(")):
         boundedjson.decode(text)
@@ -51,10 +56,17 @@ def test_the_size_of_what_decoding_builds_is_bounded_before_it_starts():
         boundedjson.decode("[" + ",".join(["1"] * 12) + "]", values=10)
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64) | st.text(max_size=5)
-                    | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e18, max_value=1e18),
-                    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
-                    max_leaves=20))
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**63), 2**64)
+        | st.text(max_size=5)
+        | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e18, max_value=1e18),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
+        max_leaves=20,
+    )
+)
 def test_what_any_tool_prints_decodes_as_json_does(value):
     text = json.dumps(value)
     assert boundedjson.decode(text) == json.loads(text)
@@ -95,7 +107,9 @@ def test_a_perf_dump_counter_of_infinity_costs_that_file_not_the_report(tmp_path
 def _fleet(root: Path, hostile: dict[str, str]) -> None:
     for host in ("h1", "h2", "h3", "h4"):
         (root / host).mkdir(parents=True)
-        (root / host / "status.json").write_text(json.dumps({"host": host, "state": "done", "candidates": [], "benches": []}))
+        (root / host / "status.json").write_text(
+            json.dumps({"host": host, "state": "done", "candidates": [], "benches": []})
+        )
         doc = json.dumps(result_document("Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000}}, firmware="HXT7404Q"))
         (root / host / "sdb.json").write_text(hostile.get(host, doc) if host in hostile else doc)
 
@@ -106,11 +120,14 @@ def test_fleet_documents_with_absurd_numbers_or_nesting_are_named_problems(tmp_p
     doc["runs"][0]["points"][1]["numjobs"] = "BIG"
     huge = json.loads(base)
     huge["runs"][0]["points"][0]["iops"] = 1e15
-    _fleet(tmp_path / "r", {
-        "h2": json.dumps(doc).replace('"BIG"', "1e999"),
-        "h3": json.dumps(huge),
-        "h4": "[" * 50_000 + "]" * 50_000,
-    })
+    _fleet(
+        tmp_path / "r",
+        {
+            "h2": json.dumps(doc).replace('"BIG"', "1e999"),
+            "h3": json.dumps(huge),
+            "h4": "[" * 50_000 + "]" * 50_000,
+        },
+    )
     rep = fleet_report.build(tmp_path / "r")
     reasons = {p.host: p.reason for p in rep.problems if p.kind == "unreadable"}
     assert "1e999 is out of range" in reasons["h2"]

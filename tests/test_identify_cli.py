@@ -22,11 +22,22 @@ def diskq(*args: str, jdir: Path, stdin: str | None = None) -> subprocess.Comple
 
 
 def test_identify_saved_nvme_output_as_json(tmp_path):
-    out = diskq("identify", "--smartctl-json", str(SMART / "scrutiny__Samsung_SSD_970_EVO_500GB__x.json"), "--json", jdir=tmp_path)
+    out = diskq(
+        "identify",
+        "--smartctl-json",
+        str(SMART / "scrutiny__Samsung_SSD_970_EVO_500GB__x.json"),
+        "--json",
+        jdir=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)  # stdout holds the JSON document alone
     assert REQUIRED_KEYS <= doc.keys()
-    assert (doc["model"], doc["protocol"], doc["media"], doc["rotation_rpm"]) == ("Samsung SSD 970 EVO 500GB", "nvme", "ssd", 0)
+    assert (doc["model"], doc["protocol"], doc["media"], doc["rotation_rpm"]) == (
+        "Samsung SSD 970 EVO 500GB",
+        "nvme",
+        "ssd",
+        0,
+    )
     serial = json.loads((SMART / "scrutiny__Samsung_SSD_970_EVO_500GB__x.json").read_text())["serial_number"]
     assert serial not in out.stdout and serial not in out.stderr
 
@@ -39,7 +50,9 @@ def test_identify_from_stdin_human_output(tmp_path):
 
 
 def test_no_identity_exits_nonzero_with_smartctls_message(tmp_path):
-    out = diskq("identify", "--smartctl-json", str(SMART / "debian12__loop__unable_to_detect_rc1.json"), "--json", jdir=tmp_path)
+    out = diskq(
+        "identify", "--smartctl-json", str(SMART / "debian12__loop__unable_to_detect_rc1.json"), "--json", jdir=tmp_path
+    )
     assert out.returncode == 1
     assert out.stdout == ""
     assert out.stderr.strip() == "diskq: error: smartctl: /dev/loop0: Unable to detect device type"
@@ -71,7 +84,12 @@ def test_identify_real_loop_device_json(make_loop, tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert REQUIRED_KEYS <= doc.keys()
-    assert (doc["path"], doc["model"], doc["capacity_bytes"], doc["protocol"]) == (dev, "Linux loop device", 16 * 1024 * 1024, "unknown")
+    assert (doc["path"], doc["model"], doc["capacity_bytes"], doc["protocol"]) == (
+        dev,
+        "Linux loop device",
+        16 * 1024 * 1024,
+        "unknown",
+    )
     assert doc["cache_toggle"] == "sysfs" and doc["write_cache"] in ("on", "off")
     assert any("Unable to detect device type" in n for n in doc["notes"])
 
@@ -90,8 +108,11 @@ def test_non_utf8_file_is_one_clear_line(tmp_path):
     line = one_error_line(diskq("identify", "--smartctl-json", str(latin1), jdir=tmp_path))
     assert line == f"diskq: error: {latin1} is not UTF-8 text (byte 0xe9 at offset 35)"
     stdin = subprocess.run(
-        [sys.executable, "-m", "diskq", "identify", "--smartctl-json", "-"], input=b"\xff\xfe{\x00}\x00",
-        capture_output=True, env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path)}, timeout=120,
+        [sys.executable, "-m", "diskq", "identify", "--smartctl-json", "-"],
+        input=b"\xff\xfe{\x00}\x00",
+        capture_output=True,
+        env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path)},
+        timeout=120,
     )
     assert stdin.returncode == 2 and b"Traceback" not in stdin.stderr
     assert stdin.stderr.decode().strip() == "diskq: error: standard input is not UTF-8 text (byte 0xff at offset 0)"

@@ -24,8 +24,10 @@ from tests.cli_support import cli
 REPO = Path(__file__).resolve().parents[1]
 #: ../shared/data/datasheets next to the repository (DISKQ_DATASHEETS names another place)
 TABLES = Path(os.environ.get("DISKQ_DATASHEETS") or REPO.parent / "shared" / "data" / "datasheets")
-needs_tables = pytest.mark.skipif(not TABLES.is_dir(), reason=f"the compiled datasheet tables are absent "
-                                  f"({TABLES.name} next to the repository): they are not committed")
+needs_tables = pytest.mark.skipif(
+    not TABLES.is_dir(),
+    reason=f"the compiled datasheet tables are absent ({TABLES.name} next to the repository): they are not committed",
+)
 LINES = load(REPO / "sources" / "lines")
 SMARTCTL = REPO / "tests" / "fixtures" / "smartctl_json"
 
@@ -47,10 +49,18 @@ def model_strings(cell: str) -> list[str]:
     for part in re.split(r";|,(?=\s*[A-Z])", text):
         p = " ".join(part.split())
         p = re.split(r" FW | with |' / '", p)[0]
-        p = re.sub(r"^(?:[\w.]+ )?(?:ordering codes?|retail part|retail variant reports|HPE OEM|HPE|M\.2:|\d{4}:)\s*",
-                   "", p, flags=re.I).strip(" '\"")
-        if (not p or not re.search(r"\d", p) or re.search(r"\.\.\.|…|\b(?:pattern|shares|etc|follows|some)\b|^FW ", p)
-                or p[0].islower()):
+        p = re.sub(
+            r"^(?:[\w.]+ )?(?:ordering codes?|retail part|retail variant reports|HPE OEM|HPE|M\.2:|\d{4}:)\s*",
+            "",
+            p,
+            flags=re.I,
+        ).strip(" '\"")
+        if (
+            not p
+            or not re.search(r"\d", p)
+            or re.search(r"\.\.\.|…|\b(?:pattern|shares|etc|follows|some)\b|^FW ", p)
+            or p[0].islower()
+        ):
             continue
         out.append(p.rstrip("."))
     return out
@@ -108,29 +118,48 @@ BEYOND_THE_LISTED_CAPACITIES = {
 }
 
 
-@pytest.mark.parametrize(("code", "scheme", "capacity"), [
-    ("076T", "intel", 7_680_000_000_000), ("016T", "intel", 1_600_000_000_000), ("480G", "intel", 480 * 10**9),
-    ("3T8", "tcode", 3_840_000_000_000), ("960", "tcode", 960 * 10**9), ("11TA", "tcode", 11 * 10**12),
-    ("200T", "wd", 2 * 10**12), ("500G", "wd", 500 * 10**9), ("7680", "gb", 7_680_000_000_000),
-])
+@pytest.mark.parametrize(
+    ("code", "scheme", "capacity"),
+    [
+        ("076T", "intel", 7_680_000_000_000),
+        ("016T", "intel", 1_600_000_000_000),
+        ("480G", "intel", 480 * 10**9),
+        ("3T8", "tcode", 3_840_000_000_000),
+        ("960", "tcode", 960 * 10**9),
+        ("11TA", "tcode", 11 * 10**12),
+        ("200T", "wd", 2 * 10**12),
+        ("500G", "wd", 500 * 10**9),
+        ("7680", "gb", 7_680_000_000_000),
+    ],
+)
 def test_capacity_codes_read_by_their_vendors_scheme(code, scheme, capacity):
     assert decode_capacity(code, scheme) == capacity
 
 
-@pytest.mark.parametrize(("model", "key", "capacity"), [
-    ("INTEL SSDSC2BB120G4L", "intel:s3500", 120 * 10**9), ("INTEL SSDSC2BB016T4", "intel:s3500", 1_600_000_000_000),
-    ("INTEL SSDSC2KB240G8", "intel:s4510", 240 * 10**9), ("INTEL SSDSCKKB480G8", "intel:s4510", 480 * 10**9),
-    ("INTEL SSDSC2KB960G7", "intel:s4500", 960 * 10**9), ("INTEL SSDPE2KX020T8", "intel:p4510", 2 * 10**12),
-    ("INTEL SSDPE2MX450G7", "intel:p3520", 450 * 10**9), ("INTEL SSDPEDMD400G4", "intel:p3700", 400 * 10**9),
-    ("Micron_5300_MTFDDAK3T8TDS", "micron:5300", 3_840_000_000_000),
-    ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3", 3_840_000_000_000),
-    ("Samsung SSD 970 EVO 500GB", "samsung:970evo", 500 * 10**9),
-    ("Seagate FireCuda 530 ZP4000GM30023", "seagate:firecuda530", 4 * 10**12),
-    ("KINGSTON SV300S37A240G", "kingston:ssdnowv300", 240 * 10**9),
-    # hard disks, a RAID volume, a redacted vendor, a line no source names: nothing, never a guess
-    ("WDC WD10EFRX-68PJCN0", None, None), ("ST1000NM000A-2J3100", None, None), ("Intel Raid 1 Volume", None, None),
-    ("SAMSUNG MZ7WD240HAFV-00003", None, None), ("Hitachi HDS721050DLE630", None, None),
-])
+@pytest.mark.parametrize(
+    ("model", "key", "capacity"),
+    [
+        ("INTEL SSDSC2BB120G4L", "intel:s3500", 120 * 10**9),
+        ("INTEL SSDSC2BB016T4", "intel:s3500", 1_600_000_000_000),
+        ("INTEL SSDSC2KB240G8", "intel:s4510", 240 * 10**9),
+        ("INTEL SSDSCKKB480G8", "intel:s4510", 480 * 10**9),
+        ("INTEL SSDSC2KB960G7", "intel:s4500", 960 * 10**9),
+        ("INTEL SSDPE2KX020T8", "intel:p4510", 2 * 10**12),
+        ("INTEL SSDPE2MX450G7", "intel:p3520", 450 * 10**9),
+        ("INTEL SSDPEDMD400G4", "intel:p3700", 400 * 10**9),
+        ("Micron_5300_MTFDDAK3T8TDS", "micron:5300", 3_840_000_000_000),
+        ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3", 3_840_000_000_000),
+        ("Samsung SSD 970 EVO 500GB", "samsung:970evo", 500 * 10**9),
+        ("Seagate FireCuda 530 ZP4000GM30023", "seagate:firecuda530", 4 * 10**12),
+        ("KINGSTON SV300S37A240G", "kingston:ssdnowv300", 240 * 10**9),
+        # hard disks, a RAID volume, a redacted vendor, a line no source names: nothing, never a guess
+        ("WDC WD10EFRX-68PJCN0", None, None),
+        ("ST1000NM000A-2J3100", None, None),
+        ("Intel Raid 1 Volume", None, None),
+        ("SAMSUNG MZ7WD240HAFV-00003", None, None),
+        ("Hitachi HDS721050DLE630", None, None),
+    ],
+)
 def test_the_recorded_smartctl_outputs_resolve_to_their_line_and_capacity(model, key, capacity):
     recorded = "".join(p.read_text(errors="replace") for p in (REPO / "tests" / "fixtures").rglob("*.json"))
     assert f'"{model}"' in recorded or f'"{model} ' in recorded
@@ -178,8 +207,14 @@ def test_no_other_generation_or_suffix_is_ever_a_match():
     queries = {v for w in words for v in _variants(w)} | words
     assert {"pm863", "510", "4510", "pm1643"} <= queries
     # and each with the vendor of the line it was built from ("Samsung pm863", "Intel 510")
-    of_vendor = {(f"{ln.title.split()[0]} {v}", v) for ln in LINES for name in ln.names
-                 for w in nm.words(name, vendor=ln.vendor) if re.search(r"\d", w) for v in _variants(w)}
+    of_vendor = {
+        (f"{ln.title.split()[0]} {v}", v)
+        for ln in LINES
+        for name in ln.names
+        for w in nm.words(name, vendor=ln.vendor)
+        if re.search(r"\d", w)
+        for v in _variants(w)
+    }
     asked = [(q, q) for q in sorted(queries)] + sorted(of_vendor)
     for text, q in asked:
         for c in resolve(LINES, text).candidates:
@@ -189,20 +224,35 @@ def test_no_other_generation_or_suffix_is_ever_a_match():
                 assert c.sure != SURE and q not in words
 
 
-@pytest.mark.parametrize(("query", "title"), [
-    ("Samsung PM863", "Samsung PM863"), ("PM863a", "Samsung PM863a"), ("5300", "Micron 5300"),
-    ("Intel 510", "Intel 510"), ("PM1643", "Samsung PM1643"), ("pm1643a", "Samsung PM1643a"),
-    ("Intel SSD 750 PCIe", "Intel 750"), ("WD_BLACK SN850X 2000GB", "WD Black SN850X"),
-    ("WD Black SN850", "WD Black SN850"), ("970 evo", "Samsung 970 EVO"), ("Samsung 983DCT", "Samsung 983 DCT"),
-])
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("Samsung PM863", "Samsung PM863"),
+        ("PM863a", "Samsung PM863a"),
+        ("5300", "Micron 5300"),
+        ("Intel 510", "Intel 510"),
+        ("PM1643", "Samsung PM1643"),
+        ("pm1643a", "Samsung PM1643a"),
+        ("Intel SSD 750 PCIe", "Intel 750"),
+        ("WD_BLACK SN850X 2000GB", "WD Black SN850X"),
+        ("WD Black SN850", "WD Black SN850"),
+        ("970 evo", "Samsung 970 EVO"),
+        ("Samsung 983DCT", "Samsung 983 DCT"),
+    ],
+)
 def test_a_name_finds_its_own_line_and_never_a_neighbour(query, title):
     res = resolve(LINES, query)
     assert res.answer is not None and res.answer.line.title == title, res.candidates
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(sorted({w for ln in LINES for n in ln.names for w in nm.words(n)} | {"ssd", "pro"})),
-                min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.sampled_from(sorted({w for ln in LINES for n in ln.names for w in nm.words(n)} | {"ssd", "pro"})),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_a_name_match_holds_every_word_of_the_query(words):
     """Whatever words are asked, a line found by name has each of them as a whole word."""
     query = " ".join(words)
@@ -215,8 +265,10 @@ def test_a_name_match_holds_every_word_of_the_query(words):
 def test_every_family_with_figures_in_the_committed_database_belongs_to_a_line():
     con = sqlite3.connect(REPO / "devices.db")
     try:
-        orphans = con.execute("SELECT family_key FROM devices UNION SELECT family_key FROM models "
-                              "EXCEPT SELECT family_key FROM line_families").fetchall()
+        orphans = con.execute(
+            "SELECT family_key FROM devices UNION SELECT family_key FROM models "
+            "EXCEPT SELECT family_key FROM line_families"
+        ).fetchall()
         assert orphans == []
         assert con.execute("SELECT count(*) FROM lines").fetchone()[0] == len(LINES)
     finally:

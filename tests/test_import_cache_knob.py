@@ -22,9 +22,13 @@ def community_runs(dev: str, jobs=(1, 2)) -> dict[int, dict]:
     """Real fio JSON of the community command on ``dev``, one 1-second step per numjobs."""
     out = {}
     for n in jobs:
-        text = subprocess.run(["fio", f"--filename={dev}", "--size=16M", "--offset_increment=16M", *COMMUNITY_ARGS,
-                               f"--numjobs={n}"], check=True, capture_output=True, text=True).stdout
-        out[n] = json.loads(text[text.index("{"):])
+        text = subprocess.run(
+            ["fio", f"--filename={dev}", "--size=16M", "--offset_increment=16M", *COMMUNITY_ARGS, f"--numjobs={n}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        out[n] = json.loads(text[text.index("{") :])
     return out
 
 
@@ -39,8 +43,9 @@ def write_through_runs(tmp_path_factory):
     backing = tmp_path_factory.mktemp("knob") / "backing.img"
     with open(backing, "wb") as f:
         f.truncate(64 * 1024 * 1024)
-    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         Path("/sys/block", Path(dev).name, "queue", "write_cache").write_text("write through")
         yield community_runs(dev)
@@ -63,7 +68,10 @@ def test_an_imported_off_of_unknown_knob_is_unsafe_like_the_kernel_knob(write_th
 
     kernel = import_fio(docs, write_cache="off", cache_mechanism="kernel")
     assert kernel.runs[0].cache_mechanism == "sysfs"
-    assert kernel.verdicts.ceph_waldb.safe is False and "kernel's write_cache knob" in kernel.verdicts.ceph_waldb.reasons[0]
+    assert (
+        kernel.verdicts.ceph_waldb.safe is False
+        and "kernel's write_cache knob" in kernel.verdicts.ceph_waldb.reasons[0]
+    )
 
     # declared as the drive's own setting, the same figures are a safe "off" (the importer's word)
     drive = import_fio(docs, write_cache="off", cache_mechanism="drive")

@@ -32,7 +32,9 @@ def test_import_real_runs_keeps_every_figure_and_the_raw_data():
         assert p.iops == pytest.approx(w["iops"], abs=0.001)
         assert p.total_ios == w["total_ios"] and p.runtime_ms == w["runtime"]
         assert p.lat_us.mean == pytest.approx(w["clat_ns"]["mean"] / 1000, abs=0.001)
-        assert p.sync_lat_us.mean == pytest.approx(runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["mean"] / 1000, abs=0.001)
+        assert p.sync_lat_us.mean == pytest.approx(
+            runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["mean"] / 1000, abs=0.001
+        )
         assert p.fio == runs[p.numjobs]
         # the fdatasync percentiles too: etcd and PostgreSQL verdicts need the p99
         sync_pct = runs[p.numjobs]["jobs"][0]["sync"]["lat_ns"]["percentile"]
@@ -42,7 +44,11 @@ def test_import_real_runs_keeps_every_figure_and_the_raw_data():
     assert check_figures(doc) == []
     # analysed like a bench result
     assert run.scaling is not None and run.scaling.peak.numjobs == best.numjobs
-    assert doc.verdicts.etcd is not None and doc.verdicts.etcd.p99_fdatasync_ms is not None and doc.verdicts.etcd.passes is not None
+    assert (
+        doc.verdicts.etcd is not None
+        and doc.verdicts.etcd.p99_fdatasync_ms is not None
+        and doc.verdicts.etcd.passes is not None
+    )
     assert doc.verdicts.ceph_waldb.tier in ("excellent", "good", "marginal", "unsuitable")
 
 
@@ -88,8 +94,10 @@ def test_cli_import_fio_with_smartctl_identity(tmp_path, monkeypatch):
         files.append(tmp_path / f"nj{k}.json")
         files[-1].write_text("note: a line fio prints before its JSON\n" + json.dumps(v))
     out = tmp_path / "result.json"
-    res = CliRunner().invoke(app, ["import-fio", *map(str, files), "--smartctl-json",
-                                   str(FIX / "sce__INTEL_SSDSCKKB480G8.json"), "-o", str(out)])
+    res = CliRunner().invoke(
+        app,
+        ["import-fio", *map(str, files), "--smartctl-json", str(FIX / "sce__INTEL_SSDSCKKB480G8.json"), "-o", str(out)],
+    )
     assert res.exit_code == 0, res.output
     doc = ResultDocument.model_validate_json(out.read_text())
     assert doc.device.model == "INTEL SSDSCKKB480G8"
@@ -119,7 +127,9 @@ def test_cli_import_fio_bad_input_is_one_line(tmp_path, capsys):
 def test_cli_import_fio_with_an_integer_beyond_any_double_is_one_line(tmp_path, capsys, value):
     from diskq.cli import main
 
-    data = json.loads((FIX.parent / "fio_json" / "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json").read_text())
+    data = json.loads(
+        (FIX.parent / "fio_json" / "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json").read_text()
+    )
     data["jobs"][0]["write"]["iops"] = value  # fio's own output is read leniently: big integers pass the parser
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(data))

@@ -28,8 +28,14 @@ pytestmark = [needs_fio, needs_loop, pytest.mark.skipif(not HAVE_SSH_KEYGEN, rea
 
 
 def diskq(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "diskq", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +45,31 @@ def interrupted(tmp_path_factory) -> dict:
     img = work / "disk.img"
     with open(img, "wb") as f:
         f.truncate(128 * 1024 * 1024)
-    dev = subprocess.run(["losetup", "--find", "--show", str(img)], check=True, capture_output=True, text=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(img)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         bench = subprocess.Popen(
-            [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--jobs", "1,2", "--runtime", "3",
-             "--cache", "keep", "--no-flush-check", "-o", str(work / "r.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "diskq",
+                "bench",
+                dev,
+                "--yes",
+                "--jobs",
+                "1,2",
+                "--runtime",
+                "3",
+                "--cache",
+                "keep",
+                "--no-flush-check",
+                "-o",
+                str(work / "r.json"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
             env={**os.environ, "DISKQ_JOURNAL_DIR": str(work / "j")},
         )
         deadline = time.monotonic() + 60
@@ -100,19 +125,28 @@ def test_validate_and_db_build_refuse_an_interrupted_result(interrupted, tmp_pat
     # the three marks at least; a step cut short may also disagree with fio's own counters or peak
     import re
 
-    problems = re.search(rf"skipped {re.escape(str(path.relative_to(tmp_path / 'submissions')))}: (\d+) problems",
-                         built.stderr)
+    problems = re.search(
+        rf"skipped {re.escape(str(path.relative_to(tmp_path / 'submissions')))}: (\d+) problems", built.stderr
+    )
     assert problems and int(problems.group(1)) >= 3, built.stderr
     with sqlite3.connect(tmp_path / "devices.db") as db:
         skipped = db.execute("SELECT field, message FROM skipped").fetchall()
-        assert {"result.interrupted", "result.runs[0].interrupted", "result.runs[0].points[1].interrupted"} \
-            <= {field for field, _ in skipped}
-        assert ("result.interrupted", "the bench was stopped before the end; a partial result is not a submission: "
-                "run the bench again to its end") in skipped
+        assert {"result.interrupted", "result.runs[0].interrupted", "result.runs[0].points[1].interrupted"} <= {
+            field for field, _ in skipped
+        }
+        assert (
+            "result.interrupted",
+            "the bench was stopped before the end; a partial result is not a submission: "
+            "run the bench again to its end",
+        ) in skipped
         assert db.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM devices").fetchone()[0] == 0
-    assert diskq("db", "build", "--submissions", "submissions", "--db", "strict.db", "--no-memo", "--strict",
-                 cwd=tmp_path).returncode == 1
+    assert (
+        diskq(
+            "db", "build", "--submissions", "submissions", "--db", "strict.db", "--no-memo", "--strict", cwd=tmp_path
+        ).returncode
+        == 1
+    )
 
 
 def test_an_interrupted_step_with_its_marks_removed_is_still_refused(interrupted, tmp_path):

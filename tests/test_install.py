@@ -47,9 +47,16 @@ def test_the_sdist_carries_what_a_build_and_a_reader_need(dists):
 
     with tarfile.open(dists["sdist"]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for needed in ("pyproject.toml", "README.md", "LICENSE", "src/diskq/database/devices.sql",
-                   "src/diskq/publish/templates/index.html.j2", "src/diskq/publish/static/style.css",
-                   "src/diskq/submission/schemas/submission.schema.json", "src/diskq/data/devices.db"):
+    for needed in (
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "src/diskq/database/devices.sql",
+        "src/diskq/publish/templates/index.html.j2",
+        "src/diskq/publish/static/style.css",
+        "src/diskq/submission/schemas/submission.schema.json",
+        "src/diskq/data/devices.db",
+    ):
         assert needed in names, needed
     assert not any(n.startswith("tests/") for n in names)  # half a test suite would not run
 
@@ -75,9 +82,13 @@ def elsewhere(tmp_path, installed) -> tuple[Path, dict]:
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "XDG_", "DISKQ_"))}
-    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"),
-               XDG_CACHE_HOME=str(tmp_path / "cache"), DISKQ_JOURNAL_DIR=str(tmp_path / "journal"),
-               PATH=f"{installed}{os.pathsep}{env.get('PATH', '')}")
+    env.update(
+        HOME=str(tmp_path / "home"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        DISKQ_JOURNAL_DIR=str(tmp_path / "journal"),
+        PATH=f"{installed}{os.pathsep}{env.get('PATH', '')}",
+    )
     return work, env
 
 
@@ -112,7 +123,8 @@ def test_schema_writes_and_shows_the_published_schemas(elsewhere):
     for published in (ROOT / "schema").glob("*.schema.json"):
         assert (work / "out" / published.name).read_text() == published.read_text()
     assert json.loads(diskq(elsewhere, "schema", "--show", "submission").stdout) == json.loads(
-        (ROOT / "schema" / "submission.schema.json").read_text())
+        (ROOT / "schema" / "submission.schema.json").read_text()
+    )
 
 
 @pytest.mark.skipif(not HAVE_SSH_KEYGEN, reason="sign needs ssh-keygen (openssh-client)")

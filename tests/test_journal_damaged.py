@@ -22,9 +22,23 @@ from tests.test_restore import diskq, fake_entry
 
 
 def good_entry(device: str = "/dev/loop99") -> str:
-    return json.dumps({"device": device, "mechanism": "sysfs", "original": "on", "sysfs_root": "/sys",
-                       "diskseq": None, "pid": 2**22 - 1, "pid_start": None, "boot_id": None,
-                       "created": "2024-01-01T00:00:00Z"}, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "device": device,
+                "mechanism": "sysfs",
+                "original": "on",
+                "sysfs_root": "/sys",
+                "diskseq": None,
+                "pid": 2**22 - 1,
+                "pid_start": None,
+                "boot_id": None,
+                "created": "2024-01-01T00:00:00Z",
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 DAMAGED = {
@@ -75,7 +89,7 @@ def test_restore_and_its_list_report_a_damaged_entry_in_one_line_until_discarded
     listed = diskq("restore", "--list", jdir=jdir)
     assert listed.returncode == 0 and "Traceback" not in listed.stderr + listed.stdout
     assert "/dev/loop98: write cache was on" in listed.stdout
-    assert f"{path}: damaged journal entry (pid is not a process id: \"abc\")" in listed.stdout
+    assert f'{path}: damaged journal entry (pid is not a process id: "abc")' in listed.stdout
     assert '\\"pid\\": \\"abc\\"' in listed.stdout  # its raw content
     assert "damaged journal entry" not in listed.stderr  # listed once, not warned about as well
     as_json = json.loads(diskq("restore", "--list", "--json", jdir=jdir).stdout)
@@ -136,8 +150,21 @@ def test_a_bench_does_not_take_the_switched_state_for_the_original(loop_wb, tmp_
     jdir = tmp_path / "j"
     wc_file(dev).write_text("write through")
     path = write_damaged(jdir, "", f"cache-{Path(dev).name}-sysfs.json")
-    done = diskq("bench", dev, "--yes", "--jobs", "1", "--runtime", "1", "--cache", "both", "--no-flush-check",
-                 "-o", str(tmp_path / "r.json"), jdir=jdir)
+    done = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--jobs",
+        "1",
+        "--runtime",
+        "1",
+        "--cache",
+        "both",
+        "--no-flush-check",
+        "-o",
+        str(tmp_path / "r.json"),
+        jdir=jdir,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"diskq: warning: {path}: damaged journal entry (it is empty)" in done.stderr
     assert f"diskq: error: refusing to switch the write cache of {dev}" in done.stderr
@@ -162,7 +189,10 @@ def test_a_failed_journal_write_leaves_no_temp_file(tmp_path):
     jdir.mkdir()
     # a file size limit of 0: the write itself fails (EFBIG), as on a full filesystem
     done = subprocess.run(
-        [sys.executable, "-c", WRITE_ENTRY, str(jdir)], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", WRITE_ENTRY, str(jdir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY)),
     )
     assert "cannot write the restore journal" in done.stdout, done.stderr

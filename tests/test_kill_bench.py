@@ -45,9 +45,27 @@ def write_ios(dev: str) -> int:
 def _bench(dev: str, tmp_path: Path, jdir: Path) -> subprocess.Popen:
     env = {**os.environ, "DISKQ_JOURNAL_DIR": str(jdir)}
     return subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--jobs", "4,8", "--runtime", "8",
-         "--no-steady-state", "--cache", "both", "--no-flush-check", "-o", str(tmp_path / "r.json")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--jobs",
+            "4,8",
+            "--runtime",
+            "8",
+            "--no-steady-state",
+            "--cache",
+            "both",
+            "--no-flush-check",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
 
 
@@ -101,7 +119,9 @@ def test_restore_refuses_while_a_process_writes_and_names_it(loop_wb, tmp_path):
     dev = loop_wb
     jdir = tmp_path / "j"
     wc_file(dev).write_text("write through")  # as a killed run left it
-    fake_entry(jdir, device=dev, original="on", diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip())
+    fake_entry(
+        jdir, device=dev, original="on", diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip()
+    )
     reader = _holder(dev, os.O_RDONLY)
     writer = _holder(dev, os.O_WRONLY)
     try:
@@ -132,12 +152,16 @@ def test_restore_waits_for_a_writer_that_ends(loop_wb, tmp_path):  # noqa: F811
     dev = loop_wb
     jdir = tmp_path / "j"
     wc_file(dev).write_text("write through")
-    fake_entry(jdir, device=dev, original="on", diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip())
+    fake_entry(
+        jdir, device=dev, original="on", diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip()
+    )
     writer = _holder(dev, os.O_RDWR)
     try:
         restore = subprocess.Popen(
             [sys.executable, "-m", "diskq", "restore", "--wait", "30"],
-            stderr=subprocess.PIPE, text=True, env={**os.environ, "DISKQ_JOURNAL_DIR": str(jdir)},
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "DISKQ_JOURNAL_DIR": str(jdir)},
         )
         time.sleep(1.0)
         assert restore.poll() is None and wc_file(dev).read_text().strip() == "write through"  # waiting

@@ -11,7 +11,9 @@ import pytest
 REPO = Path(__file__).parent.parent
 SCRIPT = REPO / "scripts" / "install-launcher"
 
-pytestmark = pytest.mark.skipif(not (REPO / ".venv" / "bin" / "diskq").exists(), reason="needs scripts/bootstrap's .venv")
+pytestmark = pytest.mark.skipif(
+    not (REPO / ".venv" / "bin" / "diskq").exists(), reason="needs scripts/bootstrap's .venv"
+)
 
 
 def fresh_shell(command: str, prefix: Path, cwd: Path) -> subprocess.CompletedProcess:

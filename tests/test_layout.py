@@ -36,8 +36,11 @@ def import_graph(root: Path = SRC) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 graph[name].update(a.name for a in node.names if a.name in modules)
             elif isinstance(node, ast.ImportFrom):
-                base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]).strip(".") \
-                    if node.level else (node.module or "")
+                base = (
+                    ".".join(package[: len(package) - node.level + 1] + [node.module or ""]).strip(".")
+                    if node.level
+                    else (node.module or "")
+                )
                 for alias in node.names:
                     if f"{base}.{alias.name}" in modules:
                         graph[name].add(f"{base}.{alias.name}")

@@ -53,7 +53,9 @@ def test_files_are_exactly_what_the_generator_writes(tmp_path):
     for path in written:
         rel = path.relative_to(tmp_path)
         committed = SUBMISSIONS / rel
-        assert committed.exists(), f"{rel} missing from submissions/ (run python -m diskq.submission.legacy submissions)"
+        assert committed.exists(), (
+            f"{rel} missing from submissions/ (run python -m diskq.submission.legacy submissions)"
+        )
         assert committed.read_text() == path.read_text()
 
 
@@ -82,7 +84,10 @@ def test_figures_match_the_table_row(row):
     assert doc["provenance"]["license"] == "CC0-1.0"
     assert row[0] in doc["provenance"]["notes"][0]
     assert doc["result"]["method"]["id"] == "community-fio-journal-osync"
-    assert doc["result"]["method"]["fio_params"]["sync"] == "1" and "fdatasync" not in doc["result"]["method"]["fio_params"]
+    assert (
+        doc["result"]["method"]["fio_params"]["sync"] == "1"
+        and "fdatasync" not in doc["result"]["method"]["fio_params"]
+    )
     assert doc["result"]["device"]["protocol"] == {"NVMe": "nvme", "SAS": "scsi"}.get(proto, "ata")
 
 

@@ -27,9 +27,19 @@ def lookup_json(query: str, capsys) -> list[dict]:
     return json.loads(out)
 
 
-@pytest.mark.parametrize("query", ["Micron 7450 MAX", "Samsung 990 PRO", "Intel Optane 900P", "KINGSTON SEDC600M960G",
-                                   "CT1000MX500SSD1", "Samsung SSD 870 EVO 1TB", "SAMSUNG MZ7LH960HAJR-00005",
-                                   "Intel SSD S4510"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Micron 7450 MAX",
+        "Samsung 990 PRO",
+        "Intel Optane 900P",
+        "KINGSTON SEDC600M960G",
+        "CT1000MX500SSD1",
+        "Samsung SSD 870 EVO 1TB",
+        "SAMSUNG MZ7LH960HAJR-00005",
+        "Intel SSD S4510",
+    ],
+)
 def test_every_match_has_a_verdict_per_use_with_its_basis(query, capsys):
     entries = lookup_json(query, capsys)
     assert entries
@@ -71,8 +81,11 @@ def test_the_line_answer_is_stored_once_and_read_by_lookup(capsys):
     import sqlite3
 
     con = sqlite3.connect(DB)
-    stored = json.loads(con.execute("SELECT a.answers FROM line_answers a JOIN lines l ON l.key = a.line_key "
-                                    "WHERE l.title = 'Micron 7450'").fetchone()[0])
+    stored = json.loads(
+        con.execute(
+            "SELECT a.answers FROM line_answers a JOIN lines l ON l.key = a.line_key WHERE l.title = 'Micron 7450'"
+        ).fetchone()[0]
+    )
     con.close()
     (e,) = lookup_json("Micron 7450 MAX", capsys)
     assert e["verdicts"]["power_loss_protection"] == stored["power_loss_protection"]

@@ -16,7 +16,9 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = ROOT / "requirements"
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;\\]+)\s*(?:;\s*(?P<marker>[^\\]+?))?\s*\\?$")
+_PIN = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;\\]+)\s*(?:;\s*(?P<marker>[^\\]+?))?\s*\\?$"
+)
 
 
 def parse_lock(text: str) -> list[tuple[str, Version, Marker | None, int]]:

@@ -42,15 +42,18 @@ def db(request, tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("860 pro", "Samsung SSD 860 PRO 512GB"),
-    ("samsung 860 evo", "Samsung SSD 860 EVO 1TB"),
-    ("SSDSC2KB480", "INTEL SSDSC2KB480G8"),
-    ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8"),  # transposed digits
-    ("micron 5300", "Micron_5300_MTFDDAK3T8TDS"),  # separators differ
-    ("mtfddak3t8tsd", "Micron_5300_MTFDDAK3T8TDS"),  # typo at the end
-    ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB"),  # letters swapped
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("860 pro", "Samsung SSD 860 PRO 512GB"),
+        ("samsung 860 evo", "Samsung SSD 860 EVO 1TB"),
+        ("SSDSC2KB480", "INTEL SSDSC2KB480G8"),
+        ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8"),  # transposed digits
+        ("micron 5300", "Micron_5300_MTFDDAK3T8TDS"),  # separators differ
+        ("mtfddak3t8tsd", "Micron_5300_MTFDDAK3T8TDS"),  # typo at the end
+        ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB"),  # letters swapped
+    ],
+)
 def test_fragments_and_typos_find_the_device(db, query, expected):
     matches = lookup(db, query)
     assert matches and matches[0].device["model"] == expected
@@ -105,7 +108,7 @@ def test_any_part_of_a_model_is_a_perfect_match(model):
     if not model.strip():
         return
     start = len(model) // 3
-    part = model[start:start + max(1, len(model) // 2)]
+    part = model[start : start + max(1, len(model) // 2)]
     if part.strip():
         assert similarity(part, model) == 1.0
     assert 0.0 <= similarity("x" + model, model) <= 1.0
@@ -125,8 +128,14 @@ def test_db_that_is_a_directory_says_so(tmp_path, capsys):
 def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp_path, capsys):
     subs = tmp_path / "submissions"
     loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
-    write_submission(subs, submission(result_document("Linux Loop Device", loop, protocol="unknown",
-                                                      cache_mechanism="sysfs", volatile_write_cache=None)))
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Linux Loop Device", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None
+            )
+        ),
+    )
     db = tmp_path / "devices.db"
     build(subs, db)
     assert cli("lookup", "loop device", "--db", str(db)) == 0
@@ -138,7 +147,9 @@ def test_text_output_labels_the_kernel_knob_and_says_why_a_setting_is_unsafe(tmp
     data = json.loads(capsys.readouterr().out)
     assert sorted(data[0]["curves"]) == ["off-kernel", "on-kernel"]
     assert {(c["write_cache"], c["knob"], c["safe"]) for c in data[0]["caches"]} == {
-        ("off", "kernel", 0), ("on", "kernel", 1)}
+        ("off", "kernel", 0),
+        ("on", "kernel", 1),
+    }
 
 
 def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
@@ -147,8 +158,11 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(db, capsys):
     assert "OSDs per device: \u2265 4 (" in capsys.readouterr().out
     assert cli("lookup", "micron 5300", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]
-    assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) \
-        == (4, True, "\u2265 4")
+    assert (device["osds_per_device"], device["osds_limited_by_sweep"], device["osds_per_device_text"]) == (
+        4,
+        True,
+        "\u2265 4",
+    )
     assert cli("lookup", "860 evo", "--db", str(db)) == 0  # 14 jobs measured, fewer pass
     out = capsys.readouterr().out
     assert "OSDs per device: " in out and "OSDs per device: \u2265" not in out
@@ -184,8 +198,10 @@ def test_the_committed_database_forgives_typos_and_full_width_queries(capsys):
     assert capsys.readouterr().out.startswith("Samsung PM883 ")
 
 
-@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", max_size=14),
-       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", min_size=1, max_size=30))
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", max_size=14),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-", min_size=1, max_size=30),
+)
 def test_the_scan_prefilter_never_drops_a_match(query, model):
     from diskq.database.name_search import _could_reach
 
@@ -223,7 +239,8 @@ def test_the_committed_database_never_answers_a_different_model(capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("'samsung 860' names no single model; candidates:")
     assert {"Samsung 860 EVO", "Samsung 860 PRO", "Samsung 860 QVO"} <= {
-        x.strip().split(":")[0] for x in captured.out.splitlines()[1:]}
+        x.strip().split(":")[0] for x in captured.out.splitlines()[1:]
+    }
     assert "PM883" not in captured.out and "names 3 models; none is chosen" in captured.err
 
     assert cli("lookup", "samsung 980 pro", "--db", str(committed)) == 0  # the line, with nothing measured
@@ -237,16 +254,19 @@ def test_the_committed_database_never_answers_a_different_model(capsys):
     assert data[0]["line"]["segment"] == "client" and data[0]["measured"] is False
 
 
-@pytest.mark.parametrize("query, model, kind", [
-    ("samsung 860", "Samsung SSD 860 PRO", "exact"),
-    ("860pro", "Samsung SSD 860 PRO", "exact"),
-    ("micron 5300", "Micron_5300_MTFDDAK3T8TDS", "exact"),
-    ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8", "typo"),
-    ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB", "typo"),
-    ("samsung 860", "Samsung PM883", "closest"),
-    ("samsung 980 pro", "Samsung 983DCT", "closest"),
-    ("970 evo", "Samsung SSD 970 PRO", "closest"),
-])
+@pytest.mark.parametrize(
+    "query, model, kind",
+    [
+        ("samsung 860", "Samsung SSD 860 PRO", "exact"),
+        ("860pro", "Samsung SSD 860 PRO", "exact"),
+        ("micron 5300", "Micron_5300_MTFDDAK3T8TDS", "exact"),
+        ("ssdsc2kb408g8", "INTEL SSDSC2KB480G8", "typo"),
+        ("Samsnug 860 PRO", "Samsung SSD 860 PRO 512GB", "typo"),
+        ("samsung 860", "Samsung PM883", "closest"),
+        ("samsung 980 pro", "Samsung 983DCT", "closest"),
+        ("970 evo", "Samsung SSD 970 PRO", "closest"),
+    ],
+)
 def test_match_kind_tells_a_name_from_a_similar_one(query, model, kind):
     from diskq.database.matching import match_kind
 

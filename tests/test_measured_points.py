@@ -77,10 +77,29 @@ def test_a_loaded_hosts_slow_1job_step_keeps_every_point_with_the_noise_caveat()
 
 def _bench_file(target: Path, tmp_path: Path) -> ResultDocument:
     r = subprocess.run(
-        [sys.executable, "-m", "diskq", "bench", str(target), "--size", "64M", "--jobs", "1,2,4", "--runtime", "3",
-         "--no-flush-check", "--json", "-o", str(tmp_path / "result.json")],
-        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-        env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "journal")})
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            str(target),
+            "--size",
+            "64M",
+            "--jobs",
+            "1,2,4",
+            "--runtime",
+            "3",
+            "--no-flush-check",
+            "--json",
+            "-o",
+            str(tmp_path / "result.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "journal")},
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert [p.numjobs for p in doc.runs[0].points] == [1, 2, 4]
@@ -119,8 +138,20 @@ def test_a_file_on_tmpfs_is_classified_from_every_point(tmp_path):
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
     try:
-        r = subprocess.run(["fio", "--name=probe", f"--filename={mnt / 'probe'}", "--size=1M", "--direct=1",
-                            "--rw=write", "--bs=4k", "--output-format=json"], capture_output=True, timeout=60)
+        r = subprocess.run(
+            [
+                "fio",
+                "--name=probe",
+                f"--filename={mnt / 'probe'}",
+                "--size=1M",
+                "--direct=1",
+                "--rw=write",
+                "--bs=4k",
+                "--output-format=json",
+            ],
+            capture_output=True,
+            timeout=60,
+        )
         if r.returncode != 0:
             pytest.skip("this kernel's tmpfs does not support O_DIRECT (Linux 6.6 and later do)")
         (mnt / "probe").unlink(missing_ok=True)

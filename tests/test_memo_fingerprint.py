@@ -53,23 +53,40 @@ print(json.dumps(sorted(m for m in sys.modules if m == "diskq" or m.startswith("
 
 def test_judging_loads_no_module_outside_the_fingerprint(tmp_path):
     """Run in a fresh interpreter: whatever judging imports lazily must be in the static set."""
-    done = subprocess.run([sys.executable, "-c", JUDGE_EVERYTHING, str(REPO), str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", JUDGE_EVERYTHING, str(REPO), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
     # the script itself imports the synthetic generator; it judges nothing
     loaded -= {"diskq.database.synthetic"}
     covered = set(judging_modules())
     assert loaded - covered == set()
-    assert {"diskq.submission.validate", "diskq.submission.canonical", "diskq.analyse.usl",
-            "diskq.analyse.verdicts", "diskq.submission.sshsig"} <= loaded
+    assert {
+        "diskq.submission.validate",
+        "diskq.submission.canonical",
+        "diskq.analyse.usl",
+        "diskq.analyse.verdicts",
+        "diskq.submission.sshsig",
+    } <= loaded
 
 
 def test_the_judging_set_leaves_out_code_that_judges_nothing():
     covered = set(judging_modules())
     assert set(JUDGES) <= covered
-    for outside in ("diskq.cli", "diskq.cli.bench", "diskq.bench.runner", "diskq.probe.cache",
-                    "diskq.publish.site", "diskq.database.build", "diskq.database.lookup"):
+    for outside in (
+        "diskq.cli",
+        "diskq.cli.bench",
+        "diskq.bench.runner",
+        "diskq.probe.cache",
+        "diskq.publish.site",
+        "diskq.database.build",
+        "diskq.database.lookup",
+    ):
         assert outside not in covered
 
 
@@ -110,8 +127,10 @@ def test_an_import_inside_a_function_or_relative_brings_its_module_in(package_co
     _append(outside, "\n# a change to a module nothing judging imports\n")
     assert fingerprint(None) == before
 
-    _append(package_copy / "submission" / "figures.py",
-            "\n\ndef _late():\n    from ..signals import critical  # noqa: F401\n")
+    _append(
+        package_copy / "submission" / "figures.py",
+        "\n\ndef _late():\n    from ..signals import critical  # noqa: F401\n",
+    )
     with_import = fingerprint(None)
     assert "diskq.signals" in judging_modules()
     _append(outside, "\n# now it counts\n")

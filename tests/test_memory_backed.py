@@ -31,10 +31,24 @@ needs_shm = pytest.mark.skipif(not shm_is_tmpfs(), reason="/dev/shm is not a wri
 
 
 def excellent_doc(*notes: str) -> ResultDocument:
-    points = [Point(numjobs=n, iops=400_000.0 * n ** 0.5, bw_bytes=4096 * 400_000.0, total_ios=10, runtime_ms=1000,
-                    lat_us=Latency(p99=2.0), sync_lat_us=Latency(p99=1.0)) for n in (1, 2, 4)]
-    return ResultDocument(device=Device(path="/dev/zram0", kind="disk", volatile_write_cache=False), method=Method(),
-                          runs=[Run(write_cache="on", points=points)], notes=list(notes))
+    points = [
+        Point(
+            numjobs=n,
+            iops=400_000.0 * n**0.5,
+            bw_bytes=4096 * 400_000.0,
+            total_ios=10,
+            runtime_ms=1000,
+            lat_us=Latency(p99=2.0),
+            sync_lat_us=Latency(p99=1.0),
+        )
+        for n in (1, 2, 4)
+    ]
+    return ResultDocument(
+        device=Device(path="/dev/zram0", kind="disk", volatile_write_cache=False),
+        method=Method(),
+        runs=[Run(write_cache="on", points=points)],
+        notes=list(notes),
+    )
 
 
 # -- verdicts ----------------------------------------------------------------------------
@@ -120,7 +134,10 @@ def test_ram_disks_are_memory_backed(tmp_path, disk, what):
 @pytest.mark.parametrize("disk", ["sda", "nvme0n1", "ramdisk", "vda", "loop7"])
 def test_other_disks_are_not(tmp_path, disk):
     root = fake_sysfs(tmp_path, disk)
-    assert memory_backing(Target(path=f"/dev/{disk}", kind="disk", capacity_bytes=1, dev_name=disk), sysfs_root=root) is None
+    assert (
+        memory_backing(Target(path=f"/dev/{disk}", kind="disk", capacity_bytes=1, dev_name=disk), sysfs_root=root)
+        is None
+    )
 
 
 @needs_shm
@@ -136,7 +153,10 @@ def test_loop_over_a_file_on_disk_is_not(tmp_path):
     if target_mod.filesystem_of(str(tmp_path))[0] in target_mod.MEMORY_FILESYSTEMS:
         pytest.skip("the temp directory itself is in RAM here")
     root = fake_sysfs(tmp_path / "sys", "loop5", str(backing))
-    assert memory_backing(Target(path="/dev/loop5", kind="disk", capacity_bytes=1, dev_name="loop5"), sysfs_root=root) is None
+    assert (
+        memory_backing(Target(path="/dev/loop5", kind="disk", capacity_bytes=1, dev_name="loop5"), sysfs_root=root)
+        is None
+    )
 
 
 @needs_shm
@@ -158,8 +178,9 @@ def shm_loop():
         f.truncate(64 * 1024 * 1024)
     dev = None
     try:
-        dev = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True, capture_output=True,
-                             text=True).stdout.strip()
+        dev = subprocess.run(
+            ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+        ).stdout.strip()
         yield dev
     finally:
         if dev:
@@ -170,9 +191,28 @@ def shm_loop():
 
 def bench(*args, tmp_path):
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"))
-    return subprocess.run([sys.executable, "-m", "diskq", "bench", *args, "--runtime", "1", "--jobs", "1,2",
-                           "--no-flush-check", "--json", "-o", str(tmp_path / "r.json")],
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            *args,
+            "--runtime",
+            "1",
+            "--jobs",
+            "1,2",
+            "--no-flush-check",
+            "--json",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
 
 
 @needs_loop
@@ -212,9 +252,29 @@ def test_scratch_bench_with_tmpdir_in_ram_measures_a_disk(tmp_path):
     if not shm_is_tmpfs() or target_mod.scratch_dir()[1] is not None:
         pytest.skip("needs /dev/shm on tmpfs and a disk-backed /var/tmp")
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"), TMPDIR=str(SHM))
-    r = subprocess.run([sys.executable, "-m", "diskq", "bench", "--scratch", "--yes", "--runtime", "1", "--jobs", "1,2",
-                        "--no-flush-check", "--json", "-o", str(tmp_path / "r.json")],
-                       capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            "--scratch",
+            "--yes",
+            "--runtime",
+            "1",
+            "--jobs",
+            "1,2",
+            "--no-flush-check",
+            "--json",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert not any(n.startswith(MEMORY_BACKED) for n in doc.notes), doc.notes
@@ -228,9 +288,29 @@ def test_bench_on_ram_says_so_once(tmp_path):
     target = SHM / f"diskq-test-{os.getpid()}-{os.urandom(4).hex()}.img"
     env = dict(os.environ, DISKQ_JOURNAL_DIR=str(tmp_path / "journal"), COLUMNS="300")
     try:
-        r = subprocess.run([sys.executable, "-m", "diskq", "bench", str(target), "--size", "8M", "--runtime", "1",
-                            "--jobs", "1,2", "--no-flush-check", "-o", str(tmp_path / "r.json")],
-                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "diskq",
+                "bench",
+                str(target),
+                "--size",
+                "8M",
+                "--runtime",
+                "1",
+                "--jobs",
+                "1,2",
+                "--no-flush-check",
+                "-o",
+                str(tmp_path / "r.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
         assert r.returncode == 0, r.stderr
         assert (r.stdout + r.stderr).count(MEMORY_BACKED) == 1, r.stdout + r.stderr
         assert "verdicts: not applicable" in r.stdout

@@ -20,22 +20,32 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TMPFS = FIXTURES / "bench" / "diskq-tmpfs-file-result.json"
 LOOP = FIXTURES / "bench" / "diskq-noisy-loop-result.json"
 #: recorded fio outputs of real devices and of a RAM disk (tests/fixtures/fio_json/SOURCES.md)
-REAL = ["fio-3.14__Samsung_860_PRO_SATA300__randwrite_qd8_nj8_gr.json",
-        "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json",
-        "fio-3.1__Samsung_F1_1TB_7200__randwrite_qd1_nj1.json",
-        "fio-3.1__WD740GD_Raptor_10k__randwrite_qd8_nj8_gr.json",
-        "fio-3.6__Crucial_250GB_SSD__randwrite_qd8_nj8_NO_gr.json",
-        "fio-3.6__ceph_rbd_ssd_pool__randwrite_qd8_nj8_gr.json",
-        "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json",
-        "fio-3.33__loop__fdatasync_nj4_ss.json"]
+REAL = [
+    "fio-3.14__Samsung_860_PRO_SATA300__randwrite_qd8_nj8_gr.json",
+    "fio-3.1__Intel_D3-S4610_SSDSC2KG48__randwrite_qd1_nj1.json",
+    "fio-3.1__Samsung_F1_1TB_7200__randwrite_qd1_nj1.json",
+    "fio-3.1__WD740GD_Raptor_10k__randwrite_qd8_nj8_gr.json",
+    "fio-3.6__Crucial_250GB_SSD__randwrite_qd8_nj8_NO_gr.json",
+    "fio-3.6__ceph_rbd_ssd_pool__randwrite_qd8_nj8_gr.json",
+    "fio-3.33__WD_Red_SN700_1TB_nvme__ext4__4jobs_nj16_gr.json",
+    "fio-3.33__loop__fdatasync_nj4_ss.json",
+]
 RAM = "fio-3.33__RAM_brd_ram0__ext4__4jobs_nj16_gr_CONTROL.json"
 
 
 def _relabelled_as_a_sata_drive(path: Path) -> dict:
     """The document as a forger would send it: the identity of a SATA SSD, every note removed."""
     doc = json.loads(path.read_text())
-    doc["device"] = {"path": "/dev/sda", "kind": "disk", "model": "Samsung SSD 870 EVO 1TB", "vendor": "Samsung",
-                     "firmware": "SVT02B6Q", "protocol": "ata", "media": "ssd", "capacity_bytes": 1000204886016}
+    doc["device"] = {
+        "path": "/dev/sda",
+        "kind": "disk",
+        "model": "Samsung SSD 870 EVO 1TB",
+        "vendor": "Samsung",
+        "firmware": "SVT02B6Q",
+        "protocol": "ata",
+        "media": "ssd",
+        "capacity_bytes": 1000204886016,
+    }
     doc["notes"] = []
     for run in doc["runs"]:
         run["notes"] = []
@@ -80,8 +90,9 @@ def test_it_neither_enters_nor_ranks_in_the_table(tmp_path):
 
 def test_a_loop_device_relabelled_as_a_drive_is_a_host_by_fios_own_names():
     doc = ResultDocument.model_validate(_relabelled_as_a_sata_drive(LOOP))
-    assert not_a_drive(doc) == ("a Linux loop device (loop7, named in fio's own output): it measures the host, "
-                                "not a drive model")
+    assert not_a_drive(doc) == (
+        "a Linux loop device (loop7, named in fio's own output): it measures the host, not a drive model"
+    )
 
 
 def test_a_real_drives_output_shows_no_memory():

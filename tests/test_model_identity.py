@@ -18,13 +18,23 @@ from tests.cli_support import cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMARTCTL = FIXTURES / "smartctl_json"
-@pytest.mark.parametrize(("name", "key"), [
-    ("INTEL SSDSC2KB240G8", "intel:s4510"), ("INTEL SSDSC2KB960G7", "intel:s4500"),
-    ("Intel SSD S4510", "intel:s4510"), ("Intel D3-S4510", "intel:s4510"), ("Intel SSD D3-S4510 Series", "intel:s4510"),
-    ("Micron_5300_MTFDDAK3T8TDS", "micron:5300"), ("Micron 5300", "micron:5300"),
-    ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3"),
-    ("Samsung PM9A3 1.92 TB", "samsung:pm9a3"), ("Samsung MZQLW960HMJP-00003", "samsung:pm963"),
-])
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("INTEL SSDSC2KB240G8", "intel:s4510"),
+        ("INTEL SSDSC2KB960G7", "intel:s4500"),
+        ("Intel SSD S4510", "intel:s4510"),
+        ("Intel D3-S4510", "intel:s4510"),
+        ("Intel SSD D3-S4510 Series", "intel:s4510"),
+        ("Micron_5300_MTFDDAK3T8TDS", "micron:5300"),
+        ("Micron 5300", "micron:5300"),
+        ("SAMSUNG MZQL23T8HCLS-00A07", "samsung:pm9a3"),
+        ("Samsung PM9A3 1.92 TB", "samsung:pm9a3"),
+        ("Samsung MZQLW960HMJP-00003", "samsung:pm963"),
+    ],
+)
 def test_part_numbers_and_marketing_names_agree(name, key):
     assert modelid.resolve(name).key == key
 
@@ -56,10 +66,14 @@ def _smartctl_model(name: str) -> str:
     return data["model_name"]
 
 
-@pytest.mark.parametrize(("query", "model"), [
-    ("SAMSUNG MZ7LH7T6HMLA-00005", "Samsung PM883"), ("mz7lh7t6hmla", "Samsung PM883"),
-    ("Samsung PM883", "Samsung PM883"),
-])
+@pytest.mark.parametrize(
+    ("query", "model"),
+    [
+        ("SAMSUNG MZ7LH7T6HMLA-00005", "Samsung PM883"),
+        ("mz7lh7t6hmla", "Samsung PM883"),
+        ("Samsung PM883", "Samsung PM883"),
+    ],
+)
 def test_lookup_finds_the_pm883_by_part_number_or_name(db, query, model):
     best = lookup(db, query)[0]
     assert best.is_match and best.device["model"] == model
@@ -99,9 +113,12 @@ def test_lookup_shows_other_methods_as_labelled_evidence(db, capsys):
 
 
 def test_known_lines_never_fail_and_stay_short(db, tmp_path):
-    assert evidence.known_lines("INTEL SSDSC2KB240G8", db)[0].startswith("device database: Intel SSD S4510: 1-job 1,600")
+    assert evidence.known_lines("INTEL SSDSC2KB240G8", db)[0].startswith(
+        "device database: Intel SSD S4510: 1-job 1,600"
+    )
     assert evidence.known_lines("INTEL SSDSC2KB240G8", tmp_path / "missing.db")[0].startswith(
-        "device database: not read")
+        "device database: not read"
+    )
     (tmp_path / "junk.db").write_text("not sqlite")
     assert evidence.known_lines("x", tmp_path / "junk.db")[0].startswith("device database: not read")
     assert evidence.known_lines(None, db) == []
@@ -147,7 +164,8 @@ def test_a_row_stored_under_its_part_number_is_found_by_another_of_its_line(tmp_
     assert best.is_match and best.device["model"] == "SAMSUNG MZ7LH960HAJR-00005"
     assert best.via.startswith("part number: ") and best.identity["capacity_bytes"] == 7_680_000_000_000
     assert best.capacity_note.startswith("measured on the ") and best.capacity_note.endswith(
-        ", not the 7.68 TB asked about")
+        ", not the 7.68 TB asked about"
+    )
     assert lookup(db, "Samsung PM883")[0].device["model"] == "SAMSUNG MZ7LH960HAJR-00005"
 
 

@@ -88,6 +88,7 @@ def test_a_peak_confirmed_where_the_table_has_no_peak_names_where_it_is():
 def _measure(table: dict[int, float]):
     def measure(n: int) -> Point:
         return Point(numjobs=n, iops=table[n], bw_bytes=table[n] * 4096, total_ios=1, runtime_ms=1, lat_us=Latency())
+
     return measure
 
 
@@ -96,8 +97,9 @@ def test_a_confirmation_that_moves_the_peak_leaves_a_stop_reason_that_agrees():
     8 jobs, measured again with the longer window reads 84,018: the table rises to it, and so do the words."""
     short = {1: 30000, 2: 52000, 3: 50500, 4: 45000, 8: 40000}
     longer = {1: 30000, 2: 50000, 3: 50500, 4: 45000, 8: 84018}
-    s = sweep.Search(_measure(short), 8, confirm=_measure(longer), decisive=lambda curve: [8],
-                     provisional=sweep.short_step)
+    s = sweep.Search(
+        _measure(short), 8, confirm=_measure(longer), decisive=lambda curve: [8], provisional=sweep.short_step
+    )
     points = s.run()
     curve = {p.numjobs: p.iops for p in points}
     assert sweep.peak_of(points).numjobs == 8 and curve[8] == 84018

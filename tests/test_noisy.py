@@ -35,8 +35,7 @@ def test_the_recorded_run_is_noisy_by_fios_own_figures():
 def test_verdicts_of_a_noisy_run_carry_the_caveat():
     doc = noisy_doc()
     caveats = [n for n in doc.verdicts.notes if n.startswith(CAVEAT)]
-    assert caveats == [noisy_caveat("on", iops_spread(next(
-        p for p in doc.runs[0].points if p.numjobs == 1).fio))]
+    assert caveats == [noisy_caveat("on", iops_spread(next(p for p in doc.runs[0].points if p.numjobs == 1).fio))]
     assert "varied by 30% within its step" in caveats[0]
     # the document written says so too
     assert CAVEAT in json.loads(doc.to_json())["verdicts"]["notes"][0]
@@ -46,7 +45,9 @@ def test_verdict_lines_say_they_rest_on_a_noisy_run():
     doc = noisy_doc()
     lines = verdict_lines(doc.verdicts)
     # the workload verdicts (the power-loss-protection lines that follow weigh more than this run)
-    verdicts = [line for line in lines if line.split(":")[0] in ("Ceph WAL/DB", "OSDs per device", "etcd", "PostgreSQL WAL")]
+    verdicts = [
+        line for line in lines if line.split(":")[0] in ("Ceph WAL/DB", "OSDs per device", "etcd", "PostgreSQL WAL")
+    ]
     assert len(verdicts) == 4
     assert verdicts and all(line.endswith("(noisy run: see caveat)[/]") for line in verdicts)
     out = io.StringIO()
@@ -76,8 +77,10 @@ def test_database_and_device_page_show_the_caveat(tmp_path, monkeypatch):
     path = tmp_path / "submissions" / relative_path(sub.result.device, sub.id)
     path.parent.mkdir(parents=True)
     path.write_text(dump(sub))
-    for argv in (["db", "build", "--no-memo", "--submissions", "submissions", "--db", "d.db"],
-                 ["site", "build", "--db", "d.db", "--out", "site", "--submissions", "submissions"]):
+    for argv in (
+        ["db", "build", "--no-memo", "--submissions", "submissions", "--db", "d.db"],
+        ["site", "build", "--db", "d.db", "--out", "site", "--submissions", "submissions"],
+    ):
         try:
             main(argv)
         except SystemExit as exc:
@@ -85,7 +88,10 @@ def test_database_and_device_page_show_the_caveat(tmp_path, monkeypatch):
     import sqlite3
 
     notes = json.loads(sqlite3.connect("d.db").execute("SELECT notes FROM devices").fetchone()[0])
-    assert any(n.startswith("caveat: 1 submission of 1 measured while one job's IOPS varied by more than 20%")
-               and "up to 30%" in n for n in notes)
+    assert any(
+        n.startswith("caveat: 1 submission of 1 measured while one job's IOPS varied by more than 20%")
+        and "up to 30%" in n
+        for n in notes
+    )
     page = next((tmp_path / "site" / "devices").glob("*.html")).read_text()
     assert '<li class="caveat">caveat: 1 submission of 1' in page

@@ -20,8 +20,9 @@ LIMIT = criteria.section("outliers")["max_ratio"]
 def test_two_genuine_and_one_forged_submission_single_out_the_forged_one():
     verdict = judge({"a": 1000, "b": 1150, "forged": 9800}, [], max_ratio=LIMIT, what="1-job IOPS")
     assert list(verdict.far) == ["forged"] and verdict.note is None
-    assert verdict.far["forged"] == ("1-job IOPS 9,800 is 8.5x the median 1,150 of all 3 figures of this model "
-                                     "(3 submissions) (more than 2x apart)")
+    assert verdict.far["forged"] == (
+        "1-job IOPS 9,800 is 8.5x the median 1,150 of all 3 figures of this model (3 submissions) (more than 2x apart)"
+    )
 
 
 def test_two_submissions_alone_judge_nothing_and_wide_disagreement_singles_none_out():
@@ -33,16 +34,18 @@ def test_two_submissions_alone_judge_nothing_and_wide_disagreement_singles_none_
 def test_a_first_submission_far_from_the_public_figures_is_held_back():
     public = [5028.0, 4800.0]
     far = judge({"new": 52000}, public, max_ratio=LIMIT, what="1-job IOPS")
-    assert far.far["new"].startswith("1-job IOPS 52,000 is 10x the median 5,028 of all 3 figures of this model "
-                                     "(1 submission and 2 public figures)")
+    assert far.far["new"].startswith(
+        "1-job IOPS 52,000 is 10x the median 5,028 of all 3 figures of this model (1 submission and 2 public figures)"
+    )
     assert judge({"new": 6100}, public, max_ratio=LIMIT).far == {}
     one = judge({"new": 52000}, [5028.0], max_ratio=LIMIT)
     assert "the model's public figure 5,028" in one.far["new"]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(1.0, 1.4), min_size=2, max_size=8), st.floats(100.0, 1e6), st.floats(2.05, 50.0),
-       st.booleans())
+@given(
+    st.lists(st.floats(1.0, 1.4), min_size=2, max_size=8), st.floats(100.0, 1e6), st.floats(2.05, 50.0), st.booleans()
+)
 def test_one_forged_figure_among_agreeing_genuine_ones_is_always_the_one_singled_out(spread, base, factor, high):
     genuine = {f"g{i}": base * s for i, s in enumerate(spread)}
     forged = max(genuine.values()) * factor if high else min(genuine.values()) / factor
@@ -52,8 +55,7 @@ def test_one_forged_figure_among_agreeing_genuine_ones_is_always_the_one_singled
 
 def _sub(subs, model, one, firmware="FW1", day=1, legacy=False):
     curve = {"unknown" if legacy else "off": {1: one, 2: one * 1.8}}
-    doc = result_document(model, curve, firmware=firmware, legacy=legacy,
-                          created=datetime(2025, 1, day, tzinfo=UTC))
+    doc = result_document(model, curve, firmware=firmware, legacy=legacy, created=datetime(2025, 1, day, tzinfo=UTC))
     return write_submission(subs, submission(doc, legacy=legacy))
 
 

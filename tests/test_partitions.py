@@ -33,8 +33,14 @@ def sh(*argv: str, stdin: str | None = None) -> None:
 def diskq(*args, env=None):
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "diskq", *args], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=full_env,
+    )
 
 
 def sysfs_cache(dev: str) -> str:
@@ -90,7 +96,11 @@ def sibling_in_use(partitioned, tmp_path, request):
 def test_rest_of_disk_in_use_names_the_sibling(sibling_in_use):
     disk, p1, p2, how = sibling_in_use
     reasons = inuse.rest_of_disk_in_use(p2)
-    expected = f"partition {p1} of the same disk is mounted at" if how == "mounted" else f"partition {p1} of the same disk is active swap"
+    expected = (
+        f"partition {p1} of the same disk is mounted at"
+        if how == "mounted"
+        else f"partition {p1} of the same disk is active swap"
+    )
     assert any(r.startswith(expected) for r in reasons), reasons
     assert inuse.rest_of_disk_in_use(disk) == []  # a whole disk has no "rest"
 
@@ -116,22 +126,38 @@ def test_plan_keeps_the_cache_for_auto(sibling_in_use):
     disk, p1, p2, _ = sibling_in_use
     with planning.plan(p2, planning.BenchOptions(runtime_s=1, jobs=[1], yes=True)) as plan:
         assert plan.options.cache == "keep"
-        assert any(n.startswith(f"write cache left as it is (--cache keep): it belongs to the whole disk {disk}")
-                   for n in plan.notes), plan.notes
+        assert any(
+            n.startswith(f"write cache left as it is (--cache keep): it belongs to the whole disk {disk}")
+            for n in plan.notes
+        ), plan.notes
 
 
 def test_bench_partition_with_mounted_sibling_keeps_the_cache(sibling_in_use, tmp_path, journal_env):
     disk, p1, p2, _ = sibling_in_use
     assert sysfs_cache(disk) == "write back"
     out = tmp_path / "r.json"
-    r = diskq("bench", p2, "--yes", "--json", "--runtime", "1", "--jobs", "1", "--no-flush-check", "-o", str(out),
-              env=journal_env)
+    r = diskq(
+        "bench",
+        p2,
+        "--yes",
+        "--json",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "-o",
+        str(out),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert [run.write_cache for run in doc.runs] == ["on"] and not doc.runs[0].cache_changed
     assert any("write cache left as it is" in n and p1 in n for n in doc.notes), doc.notes
     assert sysfs_cache(disk) == "write back"
-    assert not Path(journal_env["DISKQ_JOURNAL_DIR"]).exists() or not any(Path(journal_env["DISKQ_JOURNAL_DIR"]).iterdir())
+    assert not Path(journal_env["DISKQ_JOURNAL_DIR"]).exists() or not any(
+        Path(journal_env["DISKQ_JOURNAL_DIR"]).iterdir()
+    )
 
 
 @pytest.mark.parametrize("mode", ["off", "on", "both"])
@@ -140,8 +166,21 @@ def test_explicit_cache_switch_is_refused_with_mounted_sibling(sibling_in_use, t
     marker = b"partition two\n" * 64
     with open(p2, "r+b") as f:
         f.write(marker)
-    r = diskq("bench", p2, "--yes", "--force", "--cache", mode, "--runtime", "1", "--jobs", "1", "-o",
-              str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        p2,
+        "--yes",
+        "--force",
+        "--cache",
+        mode,
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 4, r.stderr
     first = r.stderr.splitlines()[0]
     assert first.startswith(f"diskq: error: refusing to switch the write cache for {p2}") and disk in first
@@ -156,8 +195,22 @@ def test_explicit_cache_switch_is_refused_with_mounted_sibling(sibling_in_use, t
 
 def test_bench_partition_switches_the_cache_when_the_disk_is_otherwise_idle(partitioned, tmp_path, journal_env):
     disk, p1, p2 = partitioned
-    r = diskq("bench", p2, "--yes", "--json", "--cache", "both", "--runtime", "1", "--jobs", "1", "--no-flush-check",
-              "-o", str(tmp_path / "r.json"), env=journal_env)
+    r = diskq(
+        "bench",
+        p2,
+        "--yes",
+        "--json",
+        "--cache",
+        "both",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "-o",
+        str(tmp_path / "r.json"),
+        env=journal_env,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert sorted(run.write_cache for run in doc.runs) == ["off", "on"]

@@ -36,8 +36,19 @@ CRIT = criteria.load()
 # db_slots, block_db_size, filters model, vendor, size, rotational, paths, limit, all).
 CEPHADM_TOP = {"service_type", "service_id", "placement", "spec"}
 CEPHADM_PLACEMENT = {"host_pattern", "label", "hosts", "count"}
-CEPHADM_SPEC = {"data_devices", "db_devices", "wal_devices", "db_slots", "wal_slots", "block_db_size",
-                "block_wal_size", "osds_per_device", "encrypted", "method", "filter_logic"}
+CEPHADM_SPEC = {
+    "data_devices",
+    "db_devices",
+    "wal_devices",
+    "db_slots",
+    "wal_slots",
+    "block_db_size",
+    "block_wal_size",
+    "osds_per_device",
+    "encrypted",
+    "method",
+    "filter_logic",
+}
 CEPHADM_FILTERS = {"model", "vendor", "size", "rotational", "paths", "limit", "all"}
 
 
@@ -52,8 +63,15 @@ def batch_parser(release: str = "squid") -> argparse.ArgumentParser:
         p.add_argument("--objectstore", choices=["bluestore", "seastore"])
     for opt in ("--db-devices", "--wal-devices"):
         p.add_argument(opt, nargs="*")
-    for opt in ("--block-db-size", "--block-wal-size", "--block-db-slots", "--block-wal-slots",
-                "--osds-per-device", "--format", "--crush-device-class"):
+    for opt in (
+        "--block-db-size",
+        "--block-wal-size",
+        "--block-db-slots",
+        "--block-wal-slots",
+        "--osds-per-device",
+        "--format",
+        "--crush-device-class",
+    ):
         p.add_argument(opt)
     for flag in ("--bluestore", "--report", "--yes", "--no-auto", "--dmcrypt", "--prepare", "--no-systemd"):
         p.add_argument(flag, action="store_true")
@@ -61,13 +79,28 @@ def batch_parser(release: str = "squid") -> argparse.ArgumentParser:
 
 
 def device(curve=((1, 12680.0), (16, 59338.0)), capacity=7_680_000_000_000, protocol="ata", **kw):
-    return WalDbDevice(label="test SSD", capacity_bytes=capacity, protocol=protocol, curve=list(curve),
-                       cache=kw.pop("cache", "off"), knob=kw.pop("knob", "drive"), **kw)
+    return WalDbDevice(
+        label="test SSD",
+        capacity_bytes=capacity,
+        protocol=protocol,
+        curve=list(curve),
+        cache=kw.pop("cache", "off"),
+        knob=kw.pop("knob", "drive"),
+        **kw,
+    )
 
 
 def plan(dev=None, data="12x16T", workload="rgw", compression=True, release="squid", media="hdd", db_size=None):
-    return layout.make_plan(dev or device(), parse_data(data, media), workload, compression=compression,
-                            release=release, rules=RULES, criteria=CRIT, db_size=db_size)
+    return layout.make_plan(
+        dev or device(),
+        parse_data(data, media),
+        workload,
+        compression=compression,
+        release=release,
+        rules=RULES,
+        criteria=CRIT,
+        db_size=db_size,
+    )
 
 
 def cli(*args, cwd: Path | None = None, monkeypatch=None):
@@ -81,6 +114,7 @@ def cli(*args, cwd: Path | None = None, monkeypatch=None):
 
 
 # --- inputs ----------------------------------------------------------------------------------
+
 
 def test_drive_sizes_are_decimal_unless_binary_is_asked_for():
     assert parse_drive_size("16T") == 16 * 10**12 == parse_drive_size("16TB")
@@ -96,6 +130,7 @@ def test_bad_data_specs_are_one_line_errors(text):
 
 
 # --- rules -----------------------------------------------------------------------------------
+
 
 def test_every_rule_section_has_a_source():
     for name, section in RULES.items():
@@ -161,22 +196,36 @@ def test_write_cache_rule_only_for_a_faster_safe_drive_knob_off():
     assert plan(device(cache="on", cache_off_faster=True)).write_cache.value is None
     assert plan(device(knob="kernel", cache_off_faster=True)).write_cache.value is None
     scoped = plan(device(cache_off_faster=True, kernel_model="SAMSUNG MZ7LH960")).write_cache.value
-    assert scoped == rule.replace('SUBSYSTEM=="scsi_disk", ', 'SUBSYSTEM=="scsi_disk", ATTRS{model}=="SAMSUNG MZ7LH960*", ')
+    assert scoped == rule.replace(
+        'SUBSYSTEM=="scsi_disk", ', 'SUBSYSTEM=="scsi_disk", ATTRS{model}=="SAMSUNG MZ7LH960*", '
+    )
     nvme = plan(device(protocol="nvme", cache_off_faster=True)).write_cache
     assert nvme.value is None and any("set-feature" in r for r in nvme.reasons)
 
 
 # --- properties ------------------------------------------------------------------------------
 
-curves = st.lists(st.tuples(st.sampled_from([1, 2, 4, 8, 16, 32]), st.floats(200, 300_000)),
-                  min_size=1, max_size=6, unique_by=lambda t: t[0])
+curves = st.lists(
+    st.tuples(st.sampled_from([1, 2, 4, 8, 16, 32]), st.floats(200, 300_000)),
+    min_size=1,
+    max_size=6,
+    unique_by=lambda t: t[0],
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(curve=curves, count=st.integers(1, 60), extra=st.integers(0, 40), size_tb=st.integers(1, 30),
-       bigger=st.integers(0, 20), workload=st.sampled_from(WORKLOADS), compression=st.booleans())
-def test_more_or_larger_data_devices_never_need_fewer_db_devices(curve, count, extra, size_tb, bigger,
-                                                                  workload, compression):
+@given(
+    curve=curves,
+    count=st.integers(1, 60),
+    extra=st.integers(0, 40),
+    size_tb=st.integers(1, 30),
+    bigger=st.integers(0, 20),
+    workload=st.sampled_from(WORKLOADS),
+    compression=st.booleans(),
+)
+def test_more_or_larger_data_devices_never_need_fewer_db_devices(
+    curve, count, extra, size_tb, bigger, workload, compression
+):
     dev = device(curve=[(1, 100_000)] + [c for c in curve if c[0] != 1])
     args = dict(workload=workload, compression=compression)
     try:
@@ -192,8 +241,12 @@ def test_more_or_larger_data_devices_never_need_fewer_db_devices(curve, count, e
 
 
 @settings(max_examples=150, deadline=None)
-@given(curve=curves, factors=st.lists(st.floats(1.0, 5.0), min_size=6, max_size=6),
-       capacity_gb=st.integers(100, 30_000), protocol=st.sampled_from(["ata", "nvme", "scsi", "unknown"]))
+@given(
+    curve=curves,
+    factors=st.lists(st.floats(1.0, 5.0), min_size=6, max_size=6),
+    capacity_gb=st.integers(100, 30_000),
+    protocol=st.sampled_from(["ata", "nvme", "scsi", "unknown"]),
+)
 def test_a_faster_curve_never_gives_fewer_osds_per_device(curve, factors, capacity_gb, protocol):
     from hypothesis import assume
 
@@ -218,13 +271,24 @@ def test_a_faster_curve_never_gives_fewer_osds_per_device(curve, factors, capaci
 
 
 @settings(max_examples=200, deadline=None)
-@given(curve=curves, capacity_gb=st.integers(50, 60_000), count=st.integers(1, 100), size_gb=st.integers(100, 40_000),
-       workload=st.sampled_from(WORKLOADS), compression=st.booleans(),
-       release=st.sampled_from(RULES["releases"]["known"]))
+@given(
+    curve=curves,
+    capacity_gb=st.integers(50, 60_000),
+    count=st.integers(1, 100),
+    size_gb=st.integers(100, 40_000),
+    workload=st.sampled_from(WORKLOADS),
+    compression=st.booleans(),
+    release=st.sampled_from(RULES["releases"]["known"]),
+)
 def test_the_db_sizes_always_fit(curve, capacity_gb, count, size_gb, workload, compression, release):
     try:
-        p = plan(device(curve=curve, capacity=capacity_gb * 10**9), data=f"{count}x{size_gb}G",
-                 workload=workload, compression=compression, release=release)
+        p = plan(
+            device(curve=curve, capacity=capacity_gb * 10**9),
+            data=f"{count}x{size_gb}G",
+            workload=workload,
+            compression=compression,
+            release=release,
+        )
     except PlanRefused:
         return
     assert p.db_size_bytes >= p.db_required_bytes
@@ -234,6 +298,7 @@ def test_the_db_sizes_always_fit(curve, capacity_gb, count, size_gb, workload, c
 
 
 # --- renderings ------------------------------------------------------------------------------
+
 
 def _check_cephadm_fields(spec: dict) -> None:
     assert set(spec) <= CEPHADM_TOP and spec["service_type"] == "osd" and spec["service_id"]
@@ -283,8 +348,7 @@ def test_ceph_volume_line_round_trips_through_its_documented_options(release):
         assert args.bluestore and "--objectstore" not in words
 
 
-@pytest.mark.parametrize("release,honoured", [("quincy", False), ("reef", False), ("squid", False),
-                                              ("tentacle", True)])
+@pytest.mark.parametrize("release,honoured", [("quincy", False), ("reef", False), ("squid", False), ("tentacle", True)])
 def test_where_plan_writes_db_slots_it_says_whether_the_release_honours_it(release, honoured):
     doc = report.document(plan(release=release), RULES)
     text = doc["cephadm_spec_yaml"]
@@ -312,6 +376,7 @@ def test_the_specification_and_the_ceph_volume_line_are_said_to_be_alternatives(
 
 # --- end to end ------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def clone(tmp_path):
     """The committed devices.db in a fresh directory, as in a clone's root."""
@@ -320,8 +385,18 @@ def clone(tmp_path):
 
 
 def test_first_example_on_the_committed_database(clone, monkeypatch, capsys):
-    rc = cli("plan", "Samsung PM883", "--data", "12x16T", "--workload", "rgw", "--cephadm-spec", "osd-spec.yaml",
-             cwd=clone, monkeypatch=monkeypatch)
+    rc = cli(
+        "plan",
+        "Samsung PM883",
+        "--data",
+        "12x16T",
+        "--workload",
+        "rgw",
+        "--cephadm-spec",
+        "osd-spec.yaml",
+        cwd=clone,
+        monkeypatch=monkeypatch,
+    )
     out = capsys.readouterr().out
     assert rc == 0
     spec = yaml.safe_load((clone / "osd-spec.yaml").read_text())
@@ -332,8 +407,17 @@ def test_first_example_on_the_committed_database(clone, monkeypatch, capsys):
 
 
 def test_the_string_smartctl_prints_plans_for_its_model(clone, monkeypatch, capsys):
-    rc = cli("plan", "SAMSUNG MZ7LH7T6HMLA-00005", "--data", "12x16T", "--workload", "rgw", "--json",
-             cwd=clone, monkeypatch=monkeypatch)
+    rc = cli(
+        "plan",
+        "SAMSUNG MZ7LH7T6HMLA-00005",
+        "--data",
+        "12x16T",
+        "--workload",
+        "rgw",
+        "--json",
+        cwd=clone,
+        monkeypatch=monkeypatch,
+    )
     assert rc == 0
     assert json.loads(capsys.readouterr().out)["device"] == "Samsung PM883"
 
@@ -356,34 +440,64 @@ def test_model_not_in_the_database_lists_the_closest(clone, monkeypatch, capsys)
 
 
 def test_bad_inputs_are_one_line_errors(clone, monkeypatch, capsys):
-    for args in (["--data", "12y16T"], ["--data", "2x4T", "--workload", "s3"], ["--data", "2x4T", "--release", "x"],
-                 ["--data", "2x4T", "--compression", "maybe"]):
+    for args in (
+        ["--data", "12y16T"],
+        ["--data", "2x4T", "--workload", "s3"],
+        ["--data", "2x4T", "--release", "x"],
+        ["--data", "2x4T", "--compression", "maybe"],
+    ):
         assert cli("plan", "Samsung PM883", *args, cwd=clone, monkeypatch=monkeypatch) == 2
         err = capsys.readouterr().err
         assert err.startswith("diskq: error: ") and "Traceback" not in err
 
 
 def _point(n, iops):
-    return Point(numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 10), runtime_ms=10_000,
-                 lat_us=Latency(p99=20.0), sync_lat_us=Latency(p99=500.0))
+    return Point(
+        numjobs=n,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=int(iops * 10),
+        runtime_ms=10_000,
+        lat_us=Latency(p99=20.0),
+        sync_lat_us=Latency(p99=500.0),
+    )
 
 
 def _document(runs, capacity=960_197_124_096):
     return ResultDocument(
-        device=Device(model="SAMSUNG MZ7LH960HAJR-00005", protocol="ata", media="ssd",
-                      capacity_bytes=capacity, volatile_write_cache=True),
-        method=Method(), runs=runs)
+        device=Device(
+            model="SAMSUNG MZ7LH960HAJR-00005",
+            protocol="ata",
+            media="ssd",
+            capacity_bytes=capacity,
+            volatile_write_cache=True,
+        ),
+        method=Method(),
+        runs=runs,
+    )
 
 
 def test_second_example_on_a_result_document(tmp_path, monkeypatch, capsys):
-    off = Run(write_cache="off", cache_mechanism="hdparm", cache_changed=True,
-              points=[_point(1, 12680), _point(2, 20000), _point(4, 31000), _point(8, 40000)])
+    off = Run(
+        write_cache="off",
+        cache_mechanism="hdparm",
+        cache_changed=True,
+        points=[_point(1, 12680), _point(2, 20000), _point(4, 31000), _point(8, 40000)],
+    )
     on = Run(write_cache="on", cache_mechanism="hdparm", points=[_point(1, 5094), _point(8, 27521)])
-    on.flush_check = FlushCheck(sync_iops=5094, nosync_iops=60000, ratio=0.085, threshold=0.5, cache_state="on",
-                                volatile_write_cache=True, honest=True)
+    on.flush_check = FlushCheck(
+        sync_iops=5094,
+        nosync_iops=60000,
+        ratio=0.085,
+        threshold=0.5,
+        cache_state="on",
+        volatile_write_cache=True,
+        honest=True,
+    )
     (tmp_path / "result.json").write_text(_document([off, on]).to_json())
-    rc = cli("plan", "result.json", "--data", "8x8T", "--workload", "rbd", "--json", cwd=tmp_path,
-             monkeypatch=monkeypatch)
+    rc = cli(
+        "plan", "result.json", "--data", "8x8T", "--workload", "rbd", "--json", cwd=tmp_path, monkeypatch=monkeypatch
+    )
     out = capsys.readouterr().out
     assert rc == 0
     doc = json.loads(out)
@@ -398,8 +512,16 @@ def test_second_example_on_a_result_document(tmp_path, monkeypatch, capsys):
 
 def test_a_document_without_a_safe_setting_is_refused(tmp_path, monkeypatch, capsys):
     on = Run(write_cache="on", cache_mechanism="hdparm", points=[_point(1, 40000), _point(8, 90000)])
-    on.flush_check = FlushCheck(sync_iops=40000, nosync_iops=42000, ratio=0.95, threshold=0.5, cache_state="on",
-                                volatile_write_cache=True, honest=False, warning="flushes may be ignored")
+    on.flush_check = FlushCheck(
+        sync_iops=40000,
+        nosync_iops=42000,
+        ratio=0.95,
+        threshold=0.5,
+        cache_state="on",
+        volatile_write_cache=True,
+        honest=False,
+        warning="flushes may be ignored",
+    )
     (tmp_path / "result.json").write_text(_document([on]).to_json())
     assert cli("plan", "result.json", "--data", "8x8T", cwd=tmp_path, monkeypatch=monkeypatch) == 4
     err = capsys.readouterr().err
@@ -419,8 +541,9 @@ def test_on_a_real_fio_result_without_a_recorded_size(tmp_path, monkeypatch, cap
     (tmp_path / "result.json").write_text(result_from(fio_runs()).to_json())
     assert cli("plan", "result.json", "--data", "2x4T", "--json", cwd=tmp_path, monkeypatch=monkeypatch) == 4
     assert "--db-size" in capsys.readouterr().err
-    rc = cli("plan", "result.json", "--data", "2x4T", "--db-size", "480G", "--json", cwd=tmp_path,
-             monkeypatch=monkeypatch)
+    rc = cli(
+        "plan", "result.json", "--data", "2x4T", "--db-size", "480G", "--json", cwd=tmp_path, monkeypatch=monkeypatch
+    )
     captured = capsys.readouterr()
     if rc == 4:  # a file on this machine too slow for one HDD OSD: refused with the measured rate
         assert "cannot commit fast enough" in captured.err
@@ -446,8 +569,20 @@ def test_a_row_without_capacity_needs_db_size(tmp_path, monkeypatch, capsys):
     _db_copy(tmp_path, "UPDATE devices SET capacity_bytes = NULL WHERE model = 'Samsung PM883'")
     assert cli("plan", "Samsung PM883", "--data", "12x16T", cwd=tmp_path, monkeypatch=monkeypatch) == 4
     assert "hint: give it with --db-size" in capsys.readouterr().err
-    assert cli("plan", "Samsung PM883", "--data", "12x16T", "--db-size", "7.68T", "--json", cwd=tmp_path,
-               monkeypatch=monkeypatch) == 0
+    assert (
+        cli(
+            "plan",
+            "Samsung PM883",
+            "--data",
+            "12x16T",
+            "--db-size",
+            "7.68T",
+            "--json",
+            cwd=tmp_path,
+            monkeypatch=monkeypatch,
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["capacity_bytes"] == 7_680_000_000_000
 
 
@@ -478,10 +613,20 @@ def test_the_plan_uses_the_run_the_verdicts_use():
     run, points, why = best_safe_run(doc)
     verdicts = evaluate(doc)
     assert run is slow_on and verdicts.osds_per_device.cache_state == "on"
-    assert verdicts.osds_per_device.n == layout.make_plan(
-        WalDbDevice("x", 10**12, "ata", [(p.numjobs, p.iops) for p in points], "on", "drive"),
-        DataDevices(4, 4 * 10**12), "rbd", compression=True, release="squid", rules=RULES,
-        criteria=CRIT).limits["speed"].value
+    assert (
+        verdicts.osds_per_device.n
+        == layout.make_plan(
+            WalDbDevice("x", 10**12, "ata", [(p.numjobs, p.iops) for p in points], "on", "drive"),
+            DataDevices(4, 4 * 10**12),
+            "rbd",
+            compression=True,
+            release="squid",
+            rules=RULES,
+            criteria=CRIT,
+        )
+        .limits["speed"]
+        .value
+    )
     assert any("write_cache knob" in w for w in why)
 
 
@@ -495,8 +640,12 @@ def test_help_shows_both_examples():
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "diskq", "plan", "--help"], capture_output=True, text=True,
-                       env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    r = subprocess.run(
+        [sys.executable, "-m", "diskq", "plan", "--help"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
     assert r.returncode == 0
     text = " ".join(r.stdout.split())
     assert 'diskq plan "Samsung PM883" --data 12x16T --workload rgw --cephadm-spec osd-spec.yaml' in text
@@ -515,11 +664,23 @@ def test_on_an_imported_result_with_a_recorded_identity(tmp_path, monkeypatch, c
         files.append(tmp_path / f"nj{k}.json")
         files[-1].write_text(json.dumps(v))
     smart = REPO / "tests" / "fixtures" / "submission" / "sce__INTEL_SSDSCKKB480G8.json"
-    assert cli("import-fio", *map(str, files), "--smartctl-json", str(smart), "-o", "result.json",
-               cwd=tmp_path, monkeypatch=monkeypatch) == 0
+    assert (
+        cli(
+            "import-fio",
+            *map(str, files),
+            "--smartctl-json",
+            str(smart),
+            "-o",
+            "result.json",
+            cwd=tmp_path,
+            monkeypatch=monkeypatch,
+        )
+        == 0
+    )
     capsys.readouterr()
-    rc = cli("plan", "result.json", "--data", "8x8T", "--workload", "rbd", "--json", cwd=tmp_path,
-             monkeypatch=monkeypatch)
+    rc = cli(
+        "plan", "result.json", "--data", "8x8T", "--workload", "rbd", "--json", cwd=tmp_path, monkeypatch=monkeypatch
+    )
     captured = capsys.readouterr()
     if rc == 4:  # the temp file here was too slow for one HDD OSD: refused with the measured rate
         assert "cannot commit fast enough" in captured.err
@@ -543,6 +704,7 @@ def test_on_a_committed_legacy_submission_file(monkeypatch, capsys):
 
 
 # --- papercuts -------------------------------------------------------------------------------
+
 
 def test_a_data_size_without_a_unit_is_refused_not_read_as_bytes(clone, monkeypatch, capsys):
     with pytest.raises(InvalidInput, match="no unit"):
@@ -571,8 +733,7 @@ def test_small_sizes_and_single_counts_read_as_they_are(clone, monkeypatch, caps
     # one OSD per device because the WAL/DB device holds one block.db (the speed row's single OSD,
     # "at 1 OSD:", is read in test_one_ssd_osd_reads_as_one: no drive in devices.db whose tier
     # allows any OSD stops at one)
-    assert cli("plan", "Samsung PM883", "--data", "1x100G", "--db-size", "3G", cwd=clone,
-               monkeypatch=monkeypatch) == 0
+    assert cli("plan", "Samsung PM883", "--data", "1x100G", "--db-size", "3G", cwd=clone, monkeypatch=monkeypatch) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert " 0 GB" not in out and "block.db: at least 2.5 GB per OSD" in out
     assert "1 data OSD per WAL/DB device" in out and "1 data OSDs" not in out

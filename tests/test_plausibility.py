@@ -25,18 +25,43 @@ def _fio(numjobs: int, iops: float, *, runtime_ms: int = 7000, consistent: bool 
     """A step's fio JSON whose counters agree with its headline figures (``consistent``), or whose
     byte count does not (what an edited IOPS figure leaves behind)."""
     ios = max(1, round(iops * runtime_ms / 1000))
-    return {"fio version": "fio-3.33", "global options": {"bs": "4k", "iodepth": "1"},
-            "jobs": [{"jobname": "ceph-iops", "job options": {"numjobs": str(numjobs)},
-                      "write": {"total_ios": ios, "io_bytes": ios * 4096 * (1 if consistent else 10),
-                                "iops": ios * 1000 / runtime_ms, "runtime": runtime_ms}}]}
+    return {
+        "fio version": "fio-3.33",
+        "global options": {"bs": "4k", "iodepth": "1"},
+        "jobs": [
+            {
+                "jobname": "ceph-iops",
+                "job options": {"numjobs": str(numjobs)},
+                "write": {
+                    "total_ios": ios,
+                    "io_bytes": ios * 4096 * (1 if consistent else 10),
+                    "iops": ios * 1000 / runtime_ms,
+                    "runtime": runtime_ms,
+                },
+            }
+        ],
+    }
 
 
 def _doc(curve, cache="off", *, raw=False, filesystem=None, consistent=True) -> ResultDocument:
-    points = [Point(numjobs=n, iops=x, bw_bytes=x * 4096, total_ios=0, runtime_ms=0, lat_us=Latency(),
-                    fio=_fio(n, x, consistent=consistent) if raw else None)
-              for n, x in curve]
-    return ResultDocument(created="2026-01-01T00:00:00Z", device=Device(model="X", filesystem=filesystem),
-                          method=Method(), runs=[Run(write_cache=cache, points=points)])
+    points = [
+        Point(
+            numjobs=n,
+            iops=x,
+            bw_bytes=x * 4096,
+            total_ios=0,
+            runtime_ms=0,
+            lat_us=Latency(),
+            fio=_fio(n, x, consistent=consistent) if raw else None,
+        )
+        for n, x in curve
+    ]
+    return ResultDocument(
+        created="2026-01-01T00:00:00Z",
+        device=Device(model="X", filesystem=filesystem),
+        method=Method(),
+        runs=[Run(write_cache=cache, points=points)],
+    )
 
 
 def test_the_s4510_row_is_a_conflict_and_the_verdicts_use_what_both_figures_allow():
@@ -61,8 +86,10 @@ def test_the_same_figures_measured_are_kept_with_an_observation():
     assert all(measured(p.fio) for p in doc.runs[0].points)
     s = doc.runs[0].scaling
     assert s is not None and s.questionable == [] and s.peak.numjobs == 15
-    assert any(n.startswith("observation: 48,409 IOPS at 15 jobs is 3,227 per job") and "kept, it was measured" in n
-               for n in s.notes)
+    assert any(
+        n.startswith("observation: 48,409 IOPS at 15 jobs is 3,227 per job") and "kept, it was measured" in n
+        for n in s.notes
+    )
     o = doc.verdicts.osds_per_device
     # kept in the curve (it alone would allow at least 15), and the count held at what the
     # marginal tier allows: one model, so the tier and the count never contradict each other
@@ -103,8 +130,9 @@ def test_flush_merging_noise_is_no_conflict():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.floats(1, 1e6), st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e7)), max_size=8,
-                                    unique_by=lambda t: t[0]))
+@given(
+    st.floats(1, 1e6), st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e7)), max_size=8, unique_by=lambda t: t[0])
+)
 def test_a_conflict_is_exactly_a_per_job_rate_above_the_threshold(solo, rest):
     curve = [(1, solo), *rest]
     marked = {q.numjobs for q in review(curve).held}
@@ -118,9 +146,11 @@ def test_a_conflict_is_exactly_a_per_job_rate_above_the_threshold(solo, rest):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.floats(50, 1e6), st.lists(st.tuples(st.integers(2, 64), st.floats(50, 1e7)), min_size=1, max_size=7,
-                                     unique_by=lambda t: t[0]),
-       st.sampled_from([None, "ext4", "xfs"]))
+@given(
+    st.floats(50, 1e6),
+    st.lists(st.tuples(st.integers(2, 64), st.floats(50, 1e7)), min_size=1, max_size=7, unique_by=lambda t: t[0]),
+    st.sampled_from([None, "ext4", "xfs"]),
+)
 def test_no_measured_point_is_ever_left_out_of_the_verdicts(solo, rest, filesystem):
     curve = sorted([(1, solo), *rest])
     doc = annotate(_doc(curve, raw=True, filesystem=filesystem))
@@ -133,10 +163,16 @@ def test_no_measured_point_is_ever_left_out_of_the_verdicts(solo, rest, filesyst
     cap = CRIT["osds_per_device"]["tier_max_osds"].get(doc.verdicts.ceph_waldb.tier)
     if cap is not None and expected.n > cap:  # every point counted, then held at what the tier allows
         assert (o.n, o.limited_by_sweep) == (cap, False)
-        assert f"the curve alone would allow {'at least ' if expected.limited_by_sweep else ''}{expected.n}" in o.reasons[0]
+        assert (
+            f"the curve alone would allow {'at least ' if expected.limited_by_sweep else ''}{expected.n}"
+            in o.reasons[0]
+        )
     else:
-        assert (o.n, o.per_osd_iops, o.limited_by_sweep) == (expected.n, expected.per_osd_iops,
-                                                             expected.limited_by_sweep)
+        assert (o.n, o.per_osd_iops, o.limited_by_sweep) == (
+            expected.n,
+            expected.per_osd_iops,
+            expected.limited_by_sweep,
+        )
     every = " ".join([*s.notes, *doc.verdicts.notes, *o.reasons, *doc.verdicts.ceph_waldb.reasons])
     assert "typo" not in every and "conflict" not in every
 
@@ -158,7 +194,11 @@ def test_the_970_pro_saturates_at_two_jobs_as_its_contributor_wrote():
     assert plain.scaling == "linear"  # the old reading: "linear up to 2 jobs, the most tested"
     s = classify([(1, 456), (2, 840)], SourceSweep(peak_final=True, words="2 jobs already saturate"))
     assert (s.scaling, s.method, s.description, s.words) == (
-        "asymptotic", "contributor", "2 jobs already saturate", "2 jobs already saturate")
+        "asymptotic",
+        "contributor",
+        "2 jobs already saturate",
+        "2 jobs already saturate",
+    )
     assert s.peak_final and not any("more jobs may go higher" in n for n in s.notes)
 
 
@@ -202,8 +242,11 @@ def test_carry_order_ranks_the_ssd_750_above_the_ultra_ii():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e6)), max_size=8, unique_by=lambda t: t[0]),
-       st.floats(1, 1e6), st.lists(st.floats(1, 3), min_size=9, max_size=9))
+@given(
+    st.lists(st.tuples(st.integers(2, 64), st.floats(0, 1e6)), max_size=8, unique_by=lambda t: t[0]),
+    st.floats(1, 1e6),
+    st.lists(st.floats(1, 3), min_size=9, max_size=9),
+)
 def test_carry_order_is_monotone(rest, solo, factors):
     curve = [(1, solo), *sorted(rest)]
     faster = [(n, x * f) for (n, x), f in zip(curve, factors, strict=False)]
@@ -220,15 +263,25 @@ def test_classify_prints_a_conflict_with_its_mark_and_reason():
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "diskq", "classify", "1:1000", "2:1900", "4:3600", "8:40000"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "diskq", "classify", "1:1000", "2:1900", "4:3600", "8:40000"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
-    assert ("≠ conflict 8:40000, held out of the class: conflict: 1,000 IOPS at 1 job and 40,000 at 8 jobs "
-            "(5,000 per job, 5.0x the 1-job figure) cannot both be right") in out
+    assert (
+        "≠ conflict 8:40000, held out of the class: conflict: 1,000 IOPS at 1 job and 40,000 at 8 jobs "
+        "(5,000 per job, 5.0x the 1-job figure) cannot both be right"
+    ) in out
     assert "peak 3600 IOPS at 4 jobs" in out
-    r = subprocess.run([sys.executable, "-m", "diskq", "classify", "1:1600", "15:48409", "--json"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "diskq", "classify", "1:1600", "15:48409", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("diskq: error: fewer than two points to classify without a conflict")
     assert "Traceback" not in r.stderr
@@ -245,8 +298,10 @@ def test_the_bench_table_marks_a_conflict_and_shows_an_observation():
     text = console.export_text()
     row = next(line for line in text.splitlines() if "40,000" in line)
     assert row.rstrip(" │").endswith("≠ conflict")
-    assert "≠ conflict, 8 jobs held out of the class and every verdict: conflict: 1,000 IOPS at 1 job and 40,000 " \
-           "at 8 jobs" in " ".join(text.split())
+    assert (
+        "≠ conflict, 8 jobs held out of the class and every verdict: conflict: 1,000 IOPS at 1 job and 40,000 "
+        "at 8 jobs" in " ".join(text.split())
+    )
     assert "▶ 4" in text  # the peak is the one outside the conflict
     # measured, the same step is the peak, with the observation beside the table
     doc = annotate(_doc([(1, 1000), (2, 1900), (4, 3600), (8, 40000)], raw=True))
@@ -254,5 +309,7 @@ def test_the_bench_table_marks_a_conflict_and_shows_an_observation():
     result_table(doc, console)
     text = " ".join(console.export_text().split())
     assert "▶ 8" in text and "≠ conflict" not in text
-    assert "observation: 40,000 IOPS at 8 jobs is 5,000 per job, 5.0x the 1-job rate of 1,000: kept, it was measured" \
+    assert (
+        "observation: 40,000 IOPS at 8 jobs is 5,000 per job, 5.0x the 1-job rate of 1,000: kept, it was measured"
         in text
+    )

@@ -41,16 +41,28 @@ def attr(data: dict, attr_id: int) -> dict:
 
 
 def entry(model: str, plp: str, examples: list[str], **kw) -> dict:
-    return {"model": model, "examples": examples, "plp": plp, "title": "Vendor product brief",
-            "source": "https://example.com/brief.pdf", "read": "2026-01-02", "quote": "Power loss protection", **kw}
+    return {
+        "model": model,
+        "examples": examples,
+        "plp": plp,
+        "title": "Vendor product brief",
+        "source": "https://example.com/brief.pdf",
+        "read": "2026-01-02",
+        "quote": "Power loss protection",
+        **kw,
+    }
 
 
 def entries(*items: dict) -> tuple:
-    return tuple(datasheets.DatasheetList.model_validate(
-        {"format": "diskq-plp-datasheets", "version": 1, "entries": list(items)}).entries)
+    return tuple(
+        datasheets.DatasheetList.model_validate(
+            {"format": "diskq-plp-datasheets", "version": 1, "entries": list(items)}
+        ).entries
+    )
 
 
 # --- reported evidence, from recorded outputs ------------------------------------------------
+
 
 def test_intel_capacitor_test_is_reported_and_passing():
     facts = facts_from_smartctl_json(smart("sce__INTEL_SSDSC2KB240G8.json"))
@@ -78,11 +90,14 @@ def test_micron_5300_counter_alone_says_nothing():
     assert evaluate_device(device).verdict == "unknown"
 
 
-@pytest.mark.parametrize("name", ["scrutiny__Samsung_SSD_970_EVO_500GB__x.json", "sce__SAMSUNG_MZQL23T8HCLS-00A07.json"])
+@pytest.mark.parametrize(
+    "name", ["scrutiny__Samsung_SSD_970_EVO_500GB__x.json", "sce__SAMSUNG_MZQL23T8HCLS-00A07.json"]
+)
 def test_nvme_critical_warning_clear_is_neutral(name):
     facts = facts_from_smartctl_json(smart(name))
     assert [(f.field, f.raw, f.supports, f.warning) for f in facts] == [
-        ("NVMe SMART/Health critical_warning bit 4", "0x00", "neutral", False)]
+        ("NVMe SMART/Health critical_warning bit 4", "0x00", "neutral", False)
+    ]
     assert evaluate_device(identity_from_smartctl_json(smart(name))).verdict == "unknown"
 
 
@@ -96,7 +111,9 @@ def test_failing_capacitor_test_is_a_warning_and_degraded():
     assert (verdict.verdict, verdict.rule) == ("degraded", "backup_failing")
     # in the database one drive's failing backup is that drive's state, not the model's
     per_model = evaluate_device(device, per_model=True)
-    assert per_model.verdict == "likely" and any("reported its power-loss backup failing" in r for r in per_model.reasons)
+    assert per_model.verdict == "likely" and any(
+        "reported its power-loss backup failing" in r for r in per_model.reasons
+    )
 
 
 def test_smartctl_when_failed_is_a_failing_test_too():
@@ -127,8 +144,9 @@ def test_vwc_from_recorded_id_ctrl_outputs():
     assert (intel["vwc"], wd["vwc"]) == (0, 7)
     assert vwc_fact(intel["vwc"]).supports == "plp"
     assert vwc_fact(wd["vwc"]).supports == "neutral"
-    device = Device(model="INTEL SSDPEDABCDEFG", protocol="nvme", volatile_write_cache=False,
-                    plp_facts=[vwc_fact(intel["vwc"])])
+    device = Device(
+        model="INTEL SSDPEDABCDEFG", protocol="nvme", volatile_write_cache=False, plp_facts=[vwc_fact(intel["vwc"])]
+    )
     verdict = evaluate_device(device)
     assert verdict.verdict == "likely"
     # the reported fact is listed once (not again from volatile_write_cache)
@@ -152,8 +170,9 @@ def test_old_documents_without_facts_still_count_a_reported_missing_cache():
 
 def run_identify(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")}
-    return subprocess.run([sys.executable, "-m", "diskq", "identify", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", "identify", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_identify_shows_the_warning_and_the_verdict(tmp_path):
@@ -174,20 +193,41 @@ def test_identify_shows_the_warning_and_the_verdict(tmp_path):
 
 # --- measured rules, on synthetic curves ---------------------------------------------------
 
+
 def point(numjobs: int, iops: float) -> Point:
-    return Point(numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 10), runtime_ms=10_000,
-                 lat_us=Latency(p99=20.0), sync_lat_us=Latency(p99=200.0))
+    return Point(
+        numjobs=numjobs,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=int(iops * 10),
+        runtime_ms=10_000,
+        lat_us=Latency(p99=20.0),
+        sync_lat_us=Latency(p99=200.0),
+    )
 
 
 def run(cache: str, solo: float, *, nosync: float | None = None, mechanism: str | None = "hdparm") -> Run:
-    return Run(write_cache=cache, cache_mechanism=mechanism, points=[point(1, solo), point(4, solo * 3)],
-               nosync=None if nosync is None else point(1, nosync))
+    return Run(
+        write_cache=cache,
+        cache_mechanism=mechanism,
+        points=[point(1, solo), point(4, solo * 3)],
+        nosync=None if nosync is None else point(1, nosync),
+    )
 
 
-def doc(*runs: Run, model: str = "Samsung SSD 860 EVO 1TB", volatile: bool | None = True,
-        facts: list[PlpFact] | None = None, notes: list[str] | None = None) -> ResultDocument:
-    d = ResultDocument(device=Device(model=model, volatile_write_cache=volatile, plp_facts=facts or []),
-                       method=Method(), runs=list(runs), notes=notes or [])
+def doc(
+    *runs: Run,
+    model: str = "Samsung SSD 860 EVO 1TB",
+    volatile: bool | None = True,
+    facts: list[PlpFact] | None = None,
+    notes: list[str] | None = None,
+) -> ResultDocument:
+    d = ResultDocument(
+        device=Device(model=model, volatile_write_cache=volatile, plp_facts=facts or []),
+        method=Method(),
+        runs=list(runs),
+        notes=notes or [],
+    )
     return annotate(d)
 
 
@@ -236,7 +276,9 @@ def test_measured_and_documented_agree_is_confirmed():
 
 
 def test_measured_and_reported_agree_is_confirmed():
-    cap = PlpFact(source="smartctl", field="ATA attribute 175 Power_Loss_Cap_Test", raw="1", meaning="m", supports="plp")
+    cap = PlpFact(
+        source="smartctl", field="ATA attribute 175 Power_Loss_Cap_Test", raw="1", meaning="m", supports="plp"
+    )
     v = evaluate(doc(run("on", 20000, nosync=24000), facts=[cap]), entries=())
     assert (v.verdict, v.rule) == ("confirmed", "measured_and_reported")
 
@@ -273,6 +315,7 @@ def test_memory_backed_is_not_applicable():
 
 # --- the datasheet list and its validator ---------------------------------------------------
 
+
 def listing(*items: dict) -> dict:
     return {"format": "diskq-plp-datasheets", "version": 1, "entries": list(items)}
 
@@ -284,27 +327,30 @@ def test_the_packaged_list_is_valid_and_every_entry_cites_an_https_source():
     assert all(e.source.startswith("https://") and e.quote for e in datasheets.load())
 
 
-@pytest.mark.parametrize("mutate, expected", [
-    (lambda e: e.pop("source"), "source: Field required"),
-    (lambda e: e.update(source="http://example.com/x.pdf"), "source must be an https URL"),
-    (lambda e: e.update(source="javascript:alert(1)"), "source must be an https URL"),
-    (lambda e: e.update(source="https://example.com/a b"), "source must be an https URL"),
-    (lambda e: e.update(title="<script>alert(1)</script>"), "markup"),
-    (lambda e: e.update(quote="PLP <b>yes</b>"), "markup"),
-    (lambda e: e.update(model="ACME<img src=x>"), "markup"),
-    (lambda e: e.update(examples=["ACME\u0000X1"]), "markup"),
-    (lambda e: e.update(model="ACME (X1"), "not a regular expression"),
-    (lambda e: e.update(model="(a+)+$"), "nested quantifiers"),
-    (lambda e: e.update(model="ACME (X|X)*1"), "repeats a group"),
-    (lambda e: e.update(model="(ACME) \\1"), "backreferences"),
-    (lambda e: e.update(model="(?=ACME)X1"), "look-arounds"),
-    (lambda e: e.update(plp="maybe"), "plp"),
-    (lambda e: e.update(read="yesterday"), "read must be a date"),
-    (lambda e: e.update(read="2999-01-01"), "in the future"),
-    (lambda e: e.update(examples=["OTHER 1"]), "does not match its own model pattern"),
-    (lambda e: e.update(examples=[]), "examples"),
-    (lambda e: e.update(extra="x"), "Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda e: e.pop("source"), "source: Field required"),
+        (lambda e: e.update(source="http://example.com/x.pdf"), "source must be an https URL"),
+        (lambda e: e.update(source="javascript:alert(1)"), "source must be an https URL"),
+        (lambda e: e.update(source="https://example.com/a b"), "source must be an https URL"),
+        (lambda e: e.update(title="<script>alert(1)</script>"), "markup"),
+        (lambda e: e.update(quote="PLP <b>yes</b>"), "markup"),
+        (lambda e: e.update(model="ACME<img src=x>"), "markup"),
+        (lambda e: e.update(examples=["ACME\u0000X1"]), "markup"),
+        (lambda e: e.update(model="ACME (X1"), "not a regular expression"),
+        (lambda e: e.update(model="(a+)+$"), "nested quantifiers"),
+        (lambda e: e.update(model="ACME (X|X)*1"), "repeats a group"),
+        (lambda e: e.update(model="(ACME) \\1"), "backreferences"),
+        (lambda e: e.update(model="(?=ACME)X1"), "look-arounds"),
+        (lambda e: e.update(plp="maybe"), "plp"),
+        (lambda e: e.update(read="yesterday"), "read must be a date"),
+        (lambda e: e.update(read="2999-01-01"), "in the future"),
+        (lambda e: e.update(examples=["OTHER 1"]), "does not match its own model pattern"),
+        (lambda e: e.update(examples=[]), "examples"),
+        (lambda e: e.update(extra="x"), "Extra inputs are not permitted"),
+    ],
+)
 def test_hostile_entries_are_refused(mutate, expected):
     e = entry("ACME X1 .*", "yes", ["ACME X1 960"])
     mutate(e)
@@ -322,14 +368,20 @@ def test_two_entries_claiming_one_model_differently_are_refused():
     twice = datasheets.validate(listing(a, entry("ACME X1 .*", "yes", ["ACME X1 480"])))
     assert twice == ["entries.0 and entries.1 are the same model and firmware pattern twice"]
     # a firmware pattern keeps two claims about one model apart (firmware where it matters)
-    fw = datasheets.validate(listing(entry("ACME X1 .*", "yes", ["ACME X1 960"], firmware="F2.*"),
-                                     entry("ACME X1 .*", "no", ["ACME X1 960"], firmware="F1.*")))
+    fw = datasheets.validate(
+        listing(
+            entry("ACME X1 .*", "yes", ["ACME X1 960"], firmware="F2.*"),
+            entry("ACME X1 .*", "no", ["ACME X1 960"], firmware="F1.*"),
+        )
+    )
     assert fw == []
 
 
 def test_lookup_refuses_to_pick_between_contradicting_entries():
-    sheet = (datasheets.Entry.model_validate(entry("ACME .*", "yes", ["ACME 1"])),
-             datasheets.Entry.model_validate(entry("ACME 1", "no", ["ACME 1"])))
+    sheet = (
+        datasheets.Entry.model_validate(entry("ACME .*", "yes", ["ACME 1"])),
+        datasheets.Entry.model_validate(entry("ACME 1", "no", ["ACME 1"])),
+    )
     found, note = datasheets.lookup("acme  1", entries=sheet)
     assert found is None and "contradicts itself" in note
     v = evaluate_device(Device(model="ACME 1"), entries=sheet)
@@ -345,16 +397,18 @@ def test_firmware_pattern_is_matched():
 
 def cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")}
-    return subprocess.run([sys.executable, "-m", "diskq", "datasheets", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", "datasheets", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_validate_command(tmp_path):
     ok = cli("validate", tmp_path=tmp_path)
     assert ok.returncode == 0 and "entries, valid" in ok.stderr
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(listing(entry("ACME X1 .*", "yes", ["ACME X1 960"]),
-                                      entry("ACME X1 9.*", "no", ["ACME X1 980"]))))
+    bad.write_text(
+        json.dumps(listing(entry("ACME X1 .*", "yes", ["ACME X1 960"]), entry("ACME X1 9.*", "no", ["ACME X1 980"])))
+    )
     out = cli("validate", str(bad), tmp_path=tmp_path)
     assert out.returncode == 5 and "claim model 'ACME X1 960' differently" in out.stdout
     assert out.stderr.startswith("diskq: error:") and "Traceback" not in out.stderr
@@ -373,16 +427,28 @@ def test_validate_command(tmp_path):
 def test_submissions_workflow_validates_the_list():
     workflow = (Path(__file__).parents[1] / ".github" / "workflows" / "submissions.yml").read_text()
     assert '"src/diskq/analyse/plp_datasheets.json"' in workflow
-    assert "diskq\" datasheets validate" in workflow
+    assert 'diskq" datasheets validate' in workflow
 
 
 # --- the invariant -----------------------------------------------------------------------------
 
-NEUTRAL_FACTS = [f for name in ("sce__Micron_5300_MTFDDAK3T8TDS.json", "scrutiny__Samsung_SSD_970_EVO_500GB__x.json",
-                                "smartmontools-go__KINGSTON_SV300S37A240G__a.json")
-                 for f in facts_from_smartctl_json(smart(name))] + [vwc_fact(1), vwc_fact(7)]
-CONSUMER_MODELS = ["Samsung SSD 860 EVO 1TB", "Samsung SSD 970 PRO 512GB", "WDC WDS100T2B0A-00SM50",
-                   "Crucial_CT1000MX500SSD1", "SanDisk SDSSDHII960G", "KINGSTON SV300S37A240G"]
+NEUTRAL_FACTS = [
+    f
+    for name in (
+        "sce__Micron_5300_MTFDDAK3T8TDS.json",
+        "scrutiny__Samsung_SSD_970_EVO_500GB__x.json",
+        "smartmontools-go__KINGSTON_SV300S37A240G__a.json",
+    )
+    for f in facts_from_smartctl_json(smart(name))
+] + [vwc_fact(1), vwc_fact(7)]
+CONSUMER_MODELS = [
+    "Samsung SSD 860 EVO 1TB",
+    "Samsung SSD 970 PRO 512GB",
+    "WDC WDS100T2B0A-00SM50",
+    "Crucial_CT1000MX500SSD1",
+    "SanDisk SDSSDHII960G",
+    "KINGSTON SV300S37A240G",
+]
 
 
 @st.composite
@@ -396,10 +462,12 @@ def consumer_run(draw):
 
 
 @settings(max_examples=200, deadline=None)
-@given(model=st.sampled_from(CONSUMER_MODELS) | st.text(min_size=1, max_size=30),
-       facts=st.lists(st.sampled_from(NEUTRAL_FACTS), max_size=4),
-       volatile=st.sampled_from([True, None]),
-       runs=st.lists(consumer_run(), max_size=3))
+@given(
+    model=st.sampled_from(CONSUMER_MODELS) | st.text(min_size=1, max_size=30),
+    facts=st.lists(st.sampled_from(NEUTRAL_FACTS), max_size=4),
+    volatile=st.sampled_from([True, None]),
+    runs=st.lists(consumer_run(), max_size=3),
+)
 def test_a_consumer_drive_without_evidence_is_never_confirmed_or_likely(model, facts, volatile, runs):
     # no datasheet, only neutral reports, and no durable write faster than flash with the cache off
     d = doc(*runs, model=model, volatile=volatile, facts=facts)
@@ -412,15 +480,36 @@ def test_a_consumer_drive_without_evidence_is_never_confirmed_or_likely(model, f
 
 # --- the bench, end to end on a real loop device ------------------------------------------------
 
+
 @needs_fio
 @needs_loop
 def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
     dev = make_loop(64 * 1024 * 1024)
     env = {**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")}
     out = tmp_path / "r.json"
-    r = subprocess.run([sys.executable, "-m", "diskq", "bench", dev, "--yes", "--runtime", "1", "--jobs", "1",
-                        "--cache", "keep", "-o", str(out)], capture_output=True, text=True, env=env, timeout=300,
-                       stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--runtime",
+            "1",
+            "--jobs",
+            "1",
+            "--cache",
+            "keep",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(out.read_text())
     v = doc.verdicts.power_loss_protection
@@ -432,6 +521,7 @@ def test_bench_reports_the_verdict_with_its_evidence(make_loop, tmp_path):
 
 
 # --- devices.db, lookup and the site ----------------------------------------------------------------
+
 
 def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
     import sqlite3
@@ -450,13 +540,16 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
         doc["device"]["plp_facts"] = [f.model_dump(mode="json") for f in facts_from_smartctl_json(data)]
         write_submission(subs, submission(doc))
     # a consumer drive measured with honest flushes
-    write_submission(subs, submission(result_document("Samsung SSD 860 EVO 1TB", {"on": {1: 490, 14: 1728}},
-                                                      nosync={"on": 30000})))
+    write_submission(
+        subs, submission(result_document("Samsung SSD 860 EVO 1TB", {"on": {1: 490, 14: 1728}}, nosync={"on": 30000}))
+    )
     db = tmp_path / "devices.db"
     build(subs, db)
     con = sqlite3.connect(db)
     rows = dict(con.execute("SELECT model, power_loss_protection FROM devices"))
-    evidence = json.loads(con.execute("SELECT plp_evidence FROM devices WHERE model = 'INTEL SSDSC2KB240G8'").fetchone()[0])
+    evidence = json.loads(
+        con.execute("SELECT plp_evidence FROM devices WHERE model = 'INTEL SSDSC2KB240G8'").fetchone()[0]
+    )
     con.close()
     # measured (free flushes) and reported agree; one unit's failing test does not make the model degraded
     assert rows == {"INTEL SSDSC2KB240G8": "confirmed", "Samsung SSD 860 EVO 1TB": "unlikely"}
@@ -465,9 +558,13 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
 
     match = lookup(db, "860 evo")[0]
     assert match.device["plp_evidence"]["rule"] == "measured_against"
-    out = subprocess.run([sys.executable, "-m", "diskq", "lookup", "ssdsc2kb240g8", "--db", str(db)],
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")})
+    out = subprocess.run(
+        [sys.executable, "-m", "diskq", "lookup", "ssdsc2kb240g8", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")},
+    )
     assert "power-loss protection: confirmed" in out.stdout and "! reported (primary): ATA attribute 175" in out.stdout
 
     site = tmp_path / "_site"
@@ -483,6 +580,7 @@ def test_database_lookup_and_site_carry_the_verdict_and_its_evidence(tmp_path):
 
 
 # --- submissions: reported facts must be ones the parser writes ------------------------------------
+
 
 def _validated(tmp_path: Path, facts: list[dict]) -> list[str]:
     from diskq.database.synthetic import result_document, submission, write_submission
@@ -500,20 +598,33 @@ def test_submitted_facts_as_the_parser_writes_them_are_accepted(tmp_path):
     attr(data, 175)["value"] = 1
     facts = [f.model_dump(mode="json") for f in facts_from_smartctl_json(data)]
     facts += [vwc_fact(0).model_dump(mode="json"), vwc_fact(7).model_dump(mode="json")]
-    facts += [f.model_dump(mode="json") for f in facts_from_smartctl_json(smart("scrutiny__Samsung_SSD_970_EVO_500GB__x.json"))]
+    facts += [
+        f.model_dump(mode="json")
+        for f in facts_from_smartctl_json(smart("scrutiny__Samsung_SSD_970_EVO_500GB__x.json"))
+    ]
     assert _validated(tmp_path, facts) == []
 
 
-@pytest.mark.parametrize("edit, expected", [
-    ({"field": "Vendor says: PLP", "supports": "plp"}, "unknown power-loss fact field"),
-    ({"field": "ATA attribute 174 Unsafe_Shutdown_Count", "supports": "plp"}, "neither evidence nor a warning"),
-    ({"field": "NVMe Identify Controller vwc", "raw": "0x1", "supports": "plp"}, "do not follow from raw value"),
-    ({"field": "NVMe SMART/Health critical_warning bit 4", "raw": "0x10", "supports": "neutral"}, "do not follow"),
-    ({"meaning": "<script>alert(1)</script>"}, "markup"),
-    ({"raw": "x" * 400}, "longer than 300"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        ({"field": "Vendor says: PLP", "supports": "plp"}, "unknown power-loss fact field"),
+        ({"field": "ATA attribute 174 Unsafe_Shutdown_Count", "supports": "plp"}, "neither evidence nor a warning"),
+        ({"field": "NVMe Identify Controller vwc", "raw": "0x1", "supports": "plp"}, "do not follow from raw value"),
+        ({"field": "NVMe SMART/Health critical_warning bit 4", "raw": "0x10", "supports": "neutral"}, "do not follow"),
+        ({"meaning": "<script>alert(1)</script>"}, "markup"),
+        ({"raw": "x" * 400}, "longer than 300"),
+    ],
+)
 def test_hand_edited_facts_are_refused(tmp_path, edit, expected):
-    fact = {"source": "smartctl", "field": "ATA attribute 175 Power_Loss_Cap_Test", "raw": "1", "meaning": "m",
-            "supports": "plp", "warning": False, **edit}
+    fact = {
+        "source": "smartctl",
+        "field": "ATA attribute 175 Power_Loss_Cap_Test",
+        "raw": "1",
+        "meaning": "m",
+        "supports": "plp",
+        "warning": False,
+        **edit,
+    }
     problems = _validated(tmp_path, [fact])
     assert len(problems) == 1 and problems[0].startswith("result.device.plp_facts[0]") and expected in problems[0]

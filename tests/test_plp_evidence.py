@@ -45,10 +45,16 @@ def facts(vendor: str, line: str) -> LineFacts:
     row = next((r for r in _rows() if r["vendor"] == vendor and r["line"] == line), None)
     assert row is not None, f"no row {vendor} {line}"
     segment = row["segment"].split(" (")[0].strip() or None
-    return LineFacts(vendor=row["vendor"], line=row["line"], segment=segment,
-                     segment_basis="naming only" if "naming only" in row["segment"] else "datasheet",
-                     plp=row["plp"] or None, plp_quote=row["plp_quote"] or None, plp_source=row["plp_url"] or None,
-                     plp_evidence=row["plp_evidence"] or None)
+    return LineFacts(
+        vendor=row["vendor"],
+        line=row["line"],
+        segment=segment,
+        segment_basis="naming only" if "naming only" in row["segment"] else "datasheet",
+        plp=row["plp"] or None,
+        plp_quote=row["plp_quote"] or None,
+        plp_source=row["plp_url"] or None,
+        plp_evidence=row["plp_evidence"] or None,
+    )
 
 
 def kinds(v) -> list[tuple[str, str, str | None]]:
@@ -56,6 +62,7 @@ def kinds(v) -> list[tuple[str, str, str | None]]:
 
 
 # --- datasheet facts ---------------------------------------------------------------------------
+
 
 @needs_sheets
 def test_a_primary_datasheet_statement_is_likely_with_its_quote():
@@ -110,6 +117,7 @@ def test_measured_and_documented_agree_is_confirmed():
 
 
 # --- second-hand statements ---------------------------------------------------------------------
+
 
 @needs_sheets
 def test_a_capacitor_test_in_the_drive_database_is_secondary_evidence():
@@ -167,6 +175,7 @@ def test_model_strings_find_second_hand_statements_of_a_measured_drive():
 
 # --- segment prior, vwc ---------------------------------------------------------------------------
 
+
 @needs_sheets
 def test_a_client_line_with_nothing_stated_is_unlikely_by_the_named_prior():
     v = judge(facts("Samsung", "990 PRO"), None, None, None)
@@ -200,11 +209,15 @@ def test_vwc_zero_against_a_client_prior_outweighs_it():
 
 # --- not a drive --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("device", [
-    Device(path="/dev/zram0", model="Linux zram device"),
-    Device(path="/tmp/x/test.img", kind="file", filesystem="ext4"),
-    Device(path="/dev/loop7", model="Linux loop device", volatile_write_cache=False),
-])
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        Device(path="/dev/zram0", model="Linux zram device"),
+        Device(path="/tmp/x/test.img", kind="file", filesystem="ext4"),
+        Device(path="/dev/loop7", model="Linux loop device", volatile_write_cache=False),
+    ],
+)
 def test_loop_zram_and_files_are_not_applicable(device):
     v = evaluate_device(device)
     assert (v.verdict, v.rule, v.evidence) == ("not-applicable", "not_applicable", [])
@@ -221,6 +234,7 @@ def test_a_real_loop_device_is_not_applicable(make_loop):
 
 # --- the statement list itself -------------------------------------------------------------------
 
+
 def test_the_packaged_statements_are_valid_and_cite_https_sources():
     data = json.loads((REPO / "src/diskq/analyse/plp_secondhand.json").read_text())
     assert secondhand.validate(data) == []
@@ -232,14 +246,17 @@ def test_the_packaged_statements_are_valid_and_cite_https_sources():
     assert all(s.checked.startswith("not checked") for s in statements if s.kind == "review")
 
 
-@pytest.mark.parametrize("mutate,expected", [
-    (lambda e: e.update(source="http://example.com/x"), "https URL"),
-    (lambda e: e.update(strength="primary"), "strength"),
-    (lambda e: e.update(quote="<script>"), "markup"),
-    (lambda e: e.update(model="(a+)+"), "nested quantifiers"),
-    (lambda e: e.update(examples=["NOT A MATCH"]), "does not match its own model pattern"),
-    (lambda e: e.update(lines=[], segment=None, model=None, examples=[]), "neither a line, a segment nor a model"),
-])
+@pytest.mark.parametrize(
+    "mutate,expected",
+    [
+        (lambda e: e.update(source="http://example.com/x"), "https URL"),
+        (lambda e: e.update(strength="primary"), "strength"),
+        (lambda e: e.update(quote="<script>"), "markup"),
+        (lambda e: e.update(model="(a+)+"), "nested quantifiers"),
+        (lambda e: e.update(examples=["NOT A MATCH"]), "does not match its own model pattern"),
+        (lambda e: e.update(lines=[], segment=None, model=None, examples=[]), "neither a line, a segment nor a model"),
+    ],
+)
 def test_hostile_statements_are_refused(mutate, expected):
     data = json.loads((REPO / "src/diskq/analyse/plp_secondhand.json").read_text())
     mutate(data["entries"][0])
@@ -293,15 +310,22 @@ CLAIMS = st.sampled_from(["yes", "at-rest-only", "no", "not stated", None])
 
 @st.composite
 def line_facts(draw, plp=CLAIMS):
-    return LineFacts(vendor=draw(st.sampled_from(["ACME", "Crucial", "Intel"])),
-                     line=draw(st.sampled_from(["X1", "MX500", "D3-S4610", "Optane 900P"])),
-                     segment=draw(st.sampled_from(["data-centre", "client", "NAS", None])),
-                     plp=draw(plp), plp_evidence=draw(st.sampled_from(["primary", "secondary", None])))
+    return LineFacts(
+        vendor=draw(st.sampled_from(["ACME", "Crucial", "Intel"])),
+        line=draw(st.sampled_from(["X1", "MX500", "D3-S4610", "Optane 900P"])),
+        segment=draw(st.sampled_from(["data-centre", "client", "NAS", None])),
+        plp=draw(plp),
+        plp_evidence=draw(st.sampled_from(["primary", "secondary", None])),
+    )
 
 
 @settings(max_examples=150)
-@given(f=line_facts(plp=st.just("at-rest-only")), vwc=st.sampled_from([True, None]),
-       on=st.floats(min_value=100, max_value=200_000), off=st.none() | st.floats(min_value=100, max_value=200_000))
+@given(
+    f=line_facts(plp=st.just("at-rest-only")),
+    vwc=st.sampled_from([True, None]),
+    on=st.floats(min_value=100, max_value=200_000),
+    off=st.none() | st.floats(min_value=100, max_value=200_000),
+)
 def test_at_rest_only_is_never_confirmed_or_likely(f, vwc, on, off):
     runs = [run("on", on, nosync=on * 1.1)] + ([run("off", off)] if off else [])
     v = judge(f, doc(*runs).runs, vwc, None)
@@ -309,8 +333,11 @@ def test_at_rest_only_is_never_confirmed_or_likely(f, vwc, on, off):
 
 
 @settings(max_examples=150)
-@given(f=st.none() | line_facts(plp=st.sampled_from(["not stated", None])), segment=st.sampled_from(
-       ["data-centre", "client", "NAS", None]), vwc=st.sampled_from([True, None]))
+@given(
+    f=st.none() | line_facts(plp=st.sampled_from(["not stated", None])),
+    segment=st.sampled_from(["data-centre", "client", "NAS", None]),
+    vwc=st.sampled_from([True, None]),
+)
 def test_weak_evidence_alone_never_makes_it_likely(f, segment, vwc):
     # nothing stated, nothing reported, nothing measured, no second-hand statement of primary or
     # secondary strength: whatever the segment, never confirmed or likely

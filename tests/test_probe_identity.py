@@ -122,23 +122,47 @@ GiB = 1024**3
     "name, used, written, wear_source, written_source",
     [
         # Micron: 202 raw 0 = 0 % used (normalized 100); 246 counts 512-byte LBAs
-        ("sce__Micron_5300_MTFDDAK3T8TDS.json", 0, 400292112400 * 512,
-         "202 Percent_Lifetime_Remain", "246 Total_LBAs_Written"),
+        (
+            "sce__Micron_5300_MTFDDAK3T8TDS.json",
+            0,
+            400292112400 * 512,
+            "202 Percent_Lifetime_Remain",
+            "246 Total_LBAs_Written",
+        ),
         # Samsung: 177 normalized 91 = 91 % life left
-        ("sce__SAMSUNG_MZ7WD240HAFV-00003.json", 9, 216456537880 * 512,
-         "177 Wear_Leveling_Count", "241 Total_LBAs_Written"),
+        (
+            "sce__SAMSUNG_MZ7WD240HAFV-00003.json",
+            9,
+            216456537880 * 512,
+            "177 Wear_Leveling_Count",
+            "241 Total_LBAs_Written",
+        ),
         # not in smartctl's database: 177 has smartctl's default name, the model still says Samsung
-        ("sce__SAMSUNG_MZ7L3480HCHQ-00A07.json", 2, 1304884573 * 512,
-         "177 Wear_Leveling_Count", "generic default"),
+        ("sce__SAMSUNG_MZ7L3480HCHQ-00A07.json", 2, 1304884573 * 512, "177 Wear_Leveling_Count", "generic default"),
         # Intel: 233 normalized 15 = 15 % life left; 241 in 32 MiB units
-        ("sce__INTEL_SSDSC2BB016T4.json", 85, 62594010 * 32 * MiB,
-         "233 Media_Wearout_Indicator", "241 Host_Writes_32MiB"),
-        ("sce__INTEL_SSDSC2KB240G8.json", 12, 2575247 * 32 * MiB,
-         "233 Media_Wearout_Indicator", "241 Host_Writes_32MiB"),
+        (
+            "sce__INTEL_SSDSC2BB016T4.json",
+            85,
+            62594010 * 32 * MiB,
+            "233 Media_Wearout_Indicator",
+            "241 Host_Writes_32MiB",
+        ),
+        (
+            "sce__INTEL_SSDSC2KB240G8.json",
+            12,
+            2575247 * 32 * MiB,
+            "233 Media_Wearout_Indicator",
+            "241 Host_Writes_32MiB",
+        ),
         ("libblockdev__INTEL_SSDSC2BB120G4L.json", 0, 0, "233 Media_Wearout_Indicator", "241 Total_LBAs_Written"),
         # SandForce: smartctl's own endurance figure first; 241 counts GiB
-        ("smartmontools-go__KINGSTON_SV300S37A240G__a.json", 5, 20878 * GiB,
-         "endurance_used", "241 Lifetime_Writes_GiB"),
+        (
+            "smartmontools-go__KINGSTON_SV300S37A240G__a.json",
+            5,
+            20878 * GiB,
+            "endurance_used",
+            "241 Lifetime_Writes_GiB",
+        ),
     ],
 )
 def test_ata_ssd_wear_and_data_written_from_recorded_attributes(name, used, written, wear_source, written_source):
@@ -197,16 +221,39 @@ def test_wear_and_units_that_are_not_documented_are_left_unknown():
 def with_device_statistics(data: dict, *, used, sectors, valid: bool = True) -> dict:
     """``data`` plus the device statistics that ``smartctl -x`` adds, laid out as smartctl 7 prints
     them (ataprint.cpp). No recorded -x output of an ATA SSD with these pages was found."""
+
     def row(offset, name, size, value):
-        return {"offset": offset, "name": name, "size": size, "value": value,
-                "flags": {"value": 192, "string": "V---C- ", "valid": valid, "normalized": False,
-                          "supports_dsn": False, "monitored_condition_met": False}}
-    data["ata_device_statistics"] = {"pages": [
-        {"number": 1, "name": "General Statistics", "revision": 1,
-         "table": [row(24, "Logical Sectors Written", 6, sectors)]},
-        {"number": 7, "name": "Solid State Device Statistics", "revision": 1,
-         "table": [row(8, "Percentage Used Endurance Indicator", 1, used)]},
-    ]}
+        return {
+            "offset": offset,
+            "name": name,
+            "size": size,
+            "value": value,
+            "flags": {
+                "value": 192,
+                "string": "V---C- ",
+                "valid": valid,
+                "normalized": False,
+                "supports_dsn": False,
+                "monitored_condition_met": False,
+            },
+        }
+
+    data["ata_device_statistics"] = {
+        "pages": [
+            {
+                "number": 1,
+                "name": "General Statistics",
+                "revision": 1,
+                "table": [row(24, "Logical Sectors Written", 6, sectors)],
+            },
+            {
+                "number": 7,
+                "name": "Solid State Device Statistics",
+                "revision": 1,
+                "table": [row(8, "Percentage Used Endurance Indicator", 1, used)],
+            },
+        ]
+    }
     return data
 
 
@@ -249,12 +296,26 @@ def test_scsi_data_written_and_transport(name, written, transport):
 def test_sas_link_rate_only_from_the_phy_log():
     data = load("libblockdev__TOSHIBA_AL15SEB18EQY.json")
     # what `smartctl -x` adds for a SAS drive (scsiprint.cpp, show_sas_port_param)
-    data["scsi_sas_port_0"] = {"relative_target_port_id": 1, "generation_code": 1, "number_of_phys": 1,
-                               "phy_0": {"identifier": 0, "attached_device_type": "expander device",
-                                         "negotiated_logical_link_rate": "phy enabled; 12 Gbps"}}
-    data["scsi_sas_port_1"] = {"relative_target_port_id": 2, "generation_code": 1, "number_of_phys": 1,
-                               "phy_0": {"identifier": 1, "attached_device_type": "no device attached",
-                                         "negotiated_logical_link_rate": "phy enabled; unknown"}}
+    data["scsi_sas_port_0"] = {
+        "relative_target_port_id": 1,
+        "generation_code": 1,
+        "number_of_phys": 1,
+        "phy_0": {
+            "identifier": 0,
+            "attached_device_type": "expander device",
+            "negotiated_logical_link_rate": "phy enabled; 12 Gbps",
+        },
+    }
+    data["scsi_sas_port_1"] = {
+        "relative_target_port_id": 2,
+        "generation_code": 1,
+        "number_of_phys": 1,
+        "phy_0": {
+            "identifier": 1,
+            "attached_device_type": "no device attached",
+            "negotiated_logical_link_rate": "phy enabled; unknown",
+        },
+    }
     assert identity_from_smartctl_json(data).interface_speed == "12 Gb/s"
     data["scsi_sas_port_0"]["phy_0"]["negotiated_logical_link_rate"] = "phy enabled; speed negotiation failed"
     assert identity_from_smartctl_json(data).interface_speed is None
@@ -357,38 +418,93 @@ json_values = st.recursive(
     max_leaves=30,
 )
 numbers = st.one_of(
-    st.integers(), st.integers(min_value=-1000, max_value=1000), st.floats(), st.booleans(), st.none(),
-    st.text(max_size=12), st.sampled_from(["2473.166", "-1", "NaN", "1e999", " 7 "]),
+    st.integers(),
+    st.integers(min_value=-1000, max_value=1000),
+    st.floats(),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=12),
+    st.sampled_from(["2473.166", "-1", "NaN", "1e999", " 7 "]),
 )
 smartctl_keys = st.sampled_from(
-    ["model_name", "scsi_model_name", "scsi_vendor", "scsi_product", "vendor", "product", "serial_number",
-     "user_capacity", "rotation_rate", "device", "smartctl", "nvme_smart_health_information_log",
-     "ata_smart_attributes", "ata_device_statistics", "power_on_time", "temperature", "interface_speed",
-     "logical_block_size", "physical_block_size", "endurance_used", "write_cache", "nvme_namespaces",
-     "nvme_total_capacity", "firmware_version", "scsi_revision", "revision", "model_family",
-     "in_smartctl_database", "scsi_error_counter_log", "scsi_transport_protocol",
-     "scsi_percentage_used_endurance_indicator", "scsi_sas_port_0"]
+    [
+        "model_name",
+        "scsi_model_name",
+        "scsi_vendor",
+        "scsi_product",
+        "vendor",
+        "product",
+        "serial_number",
+        "user_capacity",
+        "rotation_rate",
+        "device",
+        "smartctl",
+        "nvme_smart_health_information_log",
+        "ata_smart_attributes",
+        "ata_device_statistics",
+        "power_on_time",
+        "temperature",
+        "interface_speed",
+        "logical_block_size",
+        "physical_block_size",
+        "endurance_used",
+        "write_cache",
+        "nvme_namespaces",
+        "nvme_total_capacity",
+        "firmware_version",
+        "scsi_revision",
+        "revision",
+        "model_family",
+        "in_smartctl_database",
+        "scsi_error_counter_log",
+        "scsi_transport_protocol",
+        "scsi_percentage_used_endurance_indicator",
+        "scsi_sas_port_0",
+    ]
 )
 names = st.sampled_from(
     ["REDACTED", "XXXXXXXX", "unknown", "", "  ", "Samsung SSD 860", "INTEL SSDSC2KB240G8", "Micron_5300"]
 ) | st.text(max_size=20)
 attribute_rows = st.fixed_dictionaries(
-    {"id": st.sampled_from([169, 173, 177, 202, 231, 233, 241, 246]) | numbers,
-     "name": st.sampled_from(["Wear_Leveling_Count", "Percent_Lifetime_Remain", "Media_Wearout_Indicator",
-                              "SSD_Life_Left", "Total_LBAs_Written", "Host_Writes_32MiB", "Total_Writes_GB",
-                              "Remaining_Lifetime_Perc", "Total_Host_Sector_Write"]) | json_values,
-     "value": numbers, "raw": st.fixed_dictionaries({"value": numbers}) | json_values},
+    {
+        "id": st.sampled_from([169, 173, 177, 202, 231, 233, 241, 246]) | numbers,
+        "name": st.sampled_from(
+            [
+                "Wear_Leveling_Count",
+                "Percent_Lifetime_Remain",
+                "Media_Wearout_Indicator",
+                "SSD_Life_Left",
+                "Total_LBAs_Written",
+                "Host_Writes_32MiB",
+                "Total_Writes_GB",
+                "Remaining_Lifetime_Perc",
+                "Total_Host_Sector_Write",
+            ]
+        )
+        | json_values,
+        "value": numbers,
+        "raw": st.fixed_dictionaries({"value": numbers}) | json_values,
+    },
 )
 devstat_rows = st.fixed_dictionaries(
-    {"name": st.sampled_from(["Percentage Used Endurance Indicator", "Logical Sectors Written"]),
-     "value": numbers, "flags": st.fixed_dictionaries({"valid": st.booleans() | json_values})},
+    {
+        "name": st.sampled_from(["Percentage Used Endurance Indicator", "Logical Sectors Written"]),
+        "value": numbers,
+        "flags": st.fixed_dictionaries({"valid": st.booleans() | json_values}),
+    },
 )
 structured = st.fixed_dictionaries(
     {"model_name": names, "device": st.fixed_dictionaries({"protocol": st.sampled_from(["ATA", "NVMe", "SCSI", "x"])})},
     optional={
-        "model_family": names, "firmware_version": names, "scsi_vendor": names, "scsi_product": names,
-        "in_smartctl_database": st.booleans() | json_values, "logical_block_size": numbers,
-        "physical_block_size": numbers, "rotation_rate": numbers, "nvme_total_capacity": numbers,
+        "model_family": names,
+        "firmware_version": names,
+        "scsi_vendor": names,
+        "scsi_product": names,
+        "in_smartctl_database": st.booleans() | json_values,
+        "logical_block_size": numbers,
+        "physical_block_size": numbers,
+        "rotation_rate": numbers,
+        "nvme_total_capacity": numbers,
         "endurance_used": st.fixed_dictionaries({"current_percent": numbers}),
         "ata_smart_attributes": st.fixed_dictionaries({"table": st.lists(attribute_rows, max_size=6) | json_values}),
         "ata_device_statistics": st.fixed_dictionaries(
@@ -402,10 +518,15 @@ structured = st.fixed_dictionaries(
         ),
         "scsi_sas_port_0": st.dictionaries(
             st.sampled_from(["phy_0", "phy_1", "x"]),
-            st.fixed_dictionaries({"attached_device_type": st.sampled_from(["expander device", "no device attached"]),
-                                   "negotiated_logical_link_rate": st.sampled_from(
-                                       ["phy enabled; 12 Gbps", "phy enabled; 6 Gbps", "phy enabled; unknown"]
-                                   ) | json_values}),
+            st.fixed_dictionaries(
+                {
+                    "attached_device_type": st.sampled_from(["expander device", "no device attached"]),
+                    "negotiated_logical_link_rate": st.sampled_from(
+                        ["phy enabled; 12 Gbps", "phy enabled; 6 Gbps", "phy enabled; unknown"]
+                    )
+                    | json_values,
+                }
+            ),
             max_size=3,
         ),
         "power_on_time": st.fixed_dictionaries({"hours": numbers}),
@@ -423,15 +544,24 @@ def test_parser_never_crashes_on_arbitrary_json(data):
     except IdentityError:
         return
     assert dev.model or any("placeholder" in n for n in dev.notes)
-    for field in ("capacity_bytes", "data_written_bytes", "logical_block_size", "physical_block_size",
-                  "percentage_used", "power_on_hours"):
+    for field in (
+        "capacity_bytes",
+        "data_written_bytes",
+        "logical_block_size",
+        "physical_block_size",
+        "percentage_used",
+        "power_on_hours",
+    ):
         value = getattr(dev, field)
         assert value is None or 0 <= value <= smartvalues.MAX_INT
     json.loads(dev.model_dump_json())
 
 
 @settings(max_examples=200)
-@given(st.text(min_size=1, max_size=40).filter(lambda s: s.strip()), st.text(min_size=1, max_size=40).filter(lambda s: s.strip()))
+@given(
+    st.text(min_size=1, max_size=40).filter(lambda s: s.strip()),
+    st.text(min_size=1, max_size=40).filter(lambda s: s.strip()),
+)
 def test_serial_hash_is_stable_and_distinguishes_serials(a, b):
     assert serial_hash(a) == serial_hash(f"  {a}\t")
     assert len(serial_hash(a)) == 24
@@ -443,7 +573,11 @@ def test_serial_hash_is_stable_and_distinguishes_serials(a, b):
 def test_sysfs_fallback_for_loop_zram_and_virtio():
     loop = identity_from_sysfs("loop0", sysfs_root=SYSFS)
     assert (loop.model, loop.capacity_bytes, loop.write_cache, loop.cache_toggle) == (
-        "Linux loop device", 64 * 1024**2, "on", "sysfs")
+        "Linux loop device",
+        64 * 1024**2,
+        "on",
+        "sysfs",
+    )
     assert loop.media == "unknown" and loop.rotation_rpm is None  # loop's rotational=1 means nothing
     zram = identity_from_sysfs("zram0", sysfs_root=SYSFS)
     assert (zram.model, zram.logical_block_size, zram.write_cache) == ("Linux zram device", 4096, "off")
@@ -456,7 +590,12 @@ def test_sysfs_fallback_for_loop_zram_and_virtio():
 def test_sysfs_real_drives_and_partitions():
     sdb = identity_from_sysfs("sdb", sysfs_root=SYSFS)
     # 1000215216 sectors, as hdparm -I reported for this drive
-    assert (sdb.model, sdb.protocol, sdb.media, sdb.capacity_bytes) == ("INTEL SSDSC2KW512G8", "ata", "ssd", 1000215216 * 512)
+    assert (sdb.model, sdb.protocol, sdb.media, sdb.capacity_bytes) == (
+        "INTEL SSDSC2KW512G8",
+        "ata",
+        "ssd",
+        1000215216 * 512,
+    )
     part = identity_from_sysfs("sdb1", sysfs_root=SYSFS)
     assert part.kind == "partition" and part.model == sdb.model and part.capacity_bytes == 1000213168 * 512
     sda = identity_from_sysfs("sda", sysfs_root=SYSFS)
@@ -528,7 +667,9 @@ def test_nvme_pcie_link_unknown_says_why(tmp_path):
     assert "nvme0: PCIe link speed reads 'Unknown': unknown" in dev.notes
     (root / "class/nvme/nvme0/transport").write_text("tcp\n")
     assert sysfs.nvme_pcie_link("nvme0n1", sysfs_root=str(root)) == (
-        None, "nvme0 is an NVMe over tcp controller: no PCIe link")
+        None,
+        "nvme0 is an NVMe over tcp controller: no PCIe link",
+    )
     assert sysfs.nvme_pcie_link("nvme9n1", sysfs_root=str(root))[0] is None
 
 
@@ -568,8 +709,12 @@ def test_identify_real_loop_device_falls_back_to_sysfs(loop_wb):  # noqa: F811
 def test_petabytes_written_beyond_what_a_signed_document_holds_are_kept_in_a_note():
     # an NVMe drive that wrote 20 PB: data_units_written counts 512 000-byte units
     units = 20 * 10**15 // 512_000
-    data = {"device": {"protocol": "NVMe"}, "model_name": "BIG NVME", "user_capacity": {"bytes": 30 * 10**12},
-            "nvme_smart_health_information_log": {"data_units_written": units}}
+    data = {
+        "device": {"protocol": "NVMe"},
+        "model_name": "BIG NVME",
+        "user_capacity": {"bytes": 30 * 10**12},
+        "nvme_smart_health_information_log": {"data_units_written": units},
+    }
     dev = identity_from_smartctl_json(data)
     assert dev.data_written_bytes is None
     assert any(f"data written: {units * 512_000} bytes" in n for n in dev.notes)

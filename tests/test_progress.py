@@ -22,8 +22,16 @@ from diskq.result import Latency, Point
 
 
 def fake_point(numjobs: int, iops: float, *, steady: bool = False) -> Point:
-    return Point(numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops), runtime_ms=1000,
-                 lat_us=Latency(mean=100.0), sync_lat_us=Latency(mean=200.0, p99=400.0), steady_state=steady)
+    return Point(
+        numjobs=numjobs,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=int(iops),
+        runtime_ms=1000,
+        lat_us=Latency(mean=100.0),
+        sync_lat_us=Latency(mean=200.0, p99=400.0),
+        steady_state=steady,
+    )
 
 
 class Recorder(runner.Listener):
@@ -112,8 +120,10 @@ def test_an_explicit_list_of_fixed_steps_is_not_called_an_estimate(bench_file):
     assert rec.starts[1].left_s == pytest.approx(2 * 13.5 + 6 + 2.5)
 
 
-@given(st.lists(st.floats(min_value=0.5, max_value=10.9), min_size=12, max_size=12),
-       st.sampled_from([[1, 2], [1, 2, 4, 8]]))
+@given(
+    st.lists(st.floats(min_value=0.5, max_value=10.9), min_size=12, max_size=12),
+    st.sampled_from([[1, 2], [1, 2, 4, 8]]),
+)
 def test_budget_never_undercounts_while_overheads_stay_within_a_second(durations, jobs):
     # steps of any length up to their 10 s cap plus 0.9 s: the budget covers what is left
     clock = FakeClock()
@@ -122,8 +132,16 @@ def test_budget_never_undercounts_while_overheads_stay_within_a_second(durations
     lefts, taken = [], []
     for i in range(steps):
         fdatasync = i < len(jobs)
-        bench.step_started(StepPlan(sync_steps_left=len(jobs) - min(i, len(jobs)), check_steps_left=1,
-                                    runtime_s=10, check_s=10, exact=True, fdatasync=fdatasync))
+        bench.step_started(
+            StepPlan(
+                sync_steps_left=len(jobs) - min(i, len(jobs)),
+                check_steps_left=1,
+                runtime_s=10,
+                check_s=10,
+                exact=True,
+                fdatasync=fdatasync,
+            )
+        )
         lefts.append(bench.snapshot().left_s)
         clock.now += durations[i]
         taken.append(durations[i])
@@ -135,20 +153,24 @@ def test_budget_never_undercounts_while_overheads_stay_within_a_second(durations
 def plain_listener(console_file):
     def make(clock):
         return BenchProgress(Console(file=console_file, width=80, force_terminal=False), 10, clock=clock)
+
     return make
 
 
 def test_not_a_terminal_gets_one_whole_line_per_step(bench_file):
     out = io.StringIO()
-    bench_file({1: 1000, 2: 1900, 4: 3000, 8: 2500, 16: 2000}, [10.5] * 20,
-               listener_factory=plain_listener(out), max_jobs=16)
+    bench_file(
+        {1: 1000, 2: 1900, 4: 3000, 8: 2500, 16: 2000}, [10.5] * 20, listener_factory=plain_listener(out), max_jobs=16
+    )
     lines = out.getvalue().splitlines()
     steps = [line for line in lines if "numjobs=" in line]
     assert len(steps) == len([line for line in lines if "IOPS" in line]) >= 6  # one line per step, flush check too
     assert any(len(line) > 80 for line in steps)  # never cut or wrapped at the console's 80 columns
     t = r"(\d+m\d\d|\d+)s"
-    assert all(re.search(rf"\[{t} elapsed, (up to ~{t} left \(estimate\)|~{t} left at this pace \(up to ~{t}\)|done)\]$",
-                         line) for line in steps), steps
+    assert all(
+        re.search(rf"\[{t} elapsed, (up to ~{t} left \(estimate\)|~{t} left at this pace \(up to ~{t}\)|done)\]$", line)
+        for line in steps
+    ), steps
     assert steps[-1].endswith(", done]") and "flush check" in steps[-1]
     assert "\x1b" not in out.getvalue()  # no terminal codes in a log
 
@@ -165,12 +187,14 @@ def test_a_terminal_gets_a_bar_that_is_cleared_at_the_end():
         clock.now += 10.5
         progress.progress.refresh()
         frame = out.getvalue()
-        assert "cache on via sysfs: numjobs=1" in frame and "about 12s left" in frame  # 2 x (10 s + 1 s), 10.5 s of it gone and "━" in frame
+        assert (
+            "cache on via sysfs: numjobs=1" in frame and "about 12s left" in frame
+        )  # 2 x (10 s + 1 s), 10.5 s of it gone and "━" in frame
         progress.step_done(fake_point(1, 1234.0))
     final = out.getvalue()
     assert "1,234 IOPS" in final
     # rich erases the live frame when it stops (transient): cursor up and erase line
-    tail = final[final.rindex("1,234 IOPS"):]
+    tail = final[final.rindex("1,234 IOPS") :]
     assert "\x1b[2K" in tail
 
 
@@ -182,8 +206,9 @@ def test_the_forecast_learns_the_pace_of_the_steps_run_and_stays_within_the_boun
     steps, cap, took = 8, 20.0, 5.0
     snaps = []
     for i in range(steps):
-        bench.step_started(StepPlan(sync_steps_left=steps - i, check_steps_left=0, runtime_s=cap, check_s=5,
-                                    exact=False))
+        bench.step_started(
+            StepPlan(sync_steps_left=steps - i, check_steps_left=0, runtime_s=cap, check_s=5, exact=False)
+        )
         snaps.append(bench.snapshot())
         clock.now += took
         bench.step_done()
@@ -206,8 +231,9 @@ def test_the_bar_fills_against_the_forecast_and_is_full_only_at_the_end(duration
     bench = BenchClock(clock)
     fractions = []
     for i, d in enumerate(durations):
-        bench.step_started(StepPlan(sync_steps_left=len(durations) - i, check_steps_left=0, runtime_s=10,
-                                    check_s=5, exact=False))
+        bench.step_started(
+            StepPlan(sync_steps_left=len(durations) - i, check_steps_left=0, runtime_s=10, check_s=5, exact=False)
+        )
         clock.now += d
         bench.step_done()
         snap = bench.snapshot()

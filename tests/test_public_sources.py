@@ -30,11 +30,20 @@ def catalogue_dir(tmp_path) -> Path:
 def test_fixture_loads_with_every_row():
     cat = sources.load(FIXTURE)
     assert sorted(cat.sources) == ["S01_shan2014", "S05_proxmox2018", "S06_vitastor", "S07_freebsd_diskinfo"]
-    assert sorted(cat.methods) == ["M_DISKINFO_SLOGBENCH", "M_FSYNC_RAND_LIBAIO", "M_SYNC_SEQ_LIBAIO", "M_SYNC_SEQ_PSYNC"]
+    assert sorted(cat.methods) == [
+        "M_DISKINFO_SLOGBENCH",
+        "M_FSYNC_RAND_LIBAIO",
+        "M_SYNC_SEQ_LIBAIO",
+        "M_SYNC_SEQ_PSYNC",
+    ]
     assert len(cat.figures) == 9
     slog = [f for f in cat.figures if f.source_id == "S07_freebsd_diskinfo"][0]
-    assert (slog.model, slog.iops, slog.protocol, slog.where) == ("Samsung 950 PRO", 478, "nvme",
-                                                                 "figures/S07_freebsd_diskinfo.csv:2")
+    assert (slog.model, slog.iops, slog.protocol, slog.where) == (
+        "Samsung 950 PRO",
+        478,
+        "nvme",
+        "figures/S07_freebsd_diskinfo.csv:2",
+    )
     assert cat.methods["M_SYNC_SEQ_PSYNC"].runtime_s == 60 and cat.methods["M_DISKINFO_SLOGBENCH"].runtime_s is None
 
 
@@ -44,28 +53,55 @@ def test_absent_or_empty_directory_is_no_figures(tmp_path):
     assert not sources.load(tmp_path / "sources")
 
 
-@pytest.mark.parametrize(("edit", "expected"), [
-    (("figures/S01_shan2014.csv", "101500", "-3"), "sources/figures/S01_shan2014.csv:2: iops: Input should be greater than 0"),
-    (("figures/S01_shan2014.csv", ",NVMe,", ",USB,"), "sources/figures/S01_shan2014.csv:2: interface:"),
-    (("figures/S05_proxmox2018.csv", "M_SYNC_SEQ_LIBAIO,1,1,12518", "M_NOPE,1,1,12518"),
-     "sources/figures/S05_proxmox2018.csv:3: method_id: 'M_NOPE' is not declared in methods.toml"),
-    (("figures/S05_proxmox2018.csv", "M_SYNC_SEQ_LIBAIO,1,1,12518", "M_SYNC_SEQ_PSYNC,1,1,12518"),
-     "sources/figures/S05_proxmox2018.csv:3: method_id: 'M_SYNC_SEQ_PSYNC' is not among S05_proxmox2018's"),
-    (("figures/S07_freebsd_diskinfo.csv", ",unknown,", ",maybe,"), "sources/figures/S07_freebsd_diskinfo.csv:2: write_cache:"),
-    (("figures/S07_freebsd_diskinfo.csv", "source_id,model", "source,model"), "sources/figures/S07_freebsd_diskinfo.csv:1: header"),
-    (("methods.toml", "iodepth = 1\ndirect = true\ntarget = \"raw\"\nruntime_s = 60\nblock_size = \"4k\"\nnotes = \"O_SYNC",
-      "iodepth = 0\ndirect = true\ntarget = \"raw\"\nruntime_s = 60\nblock_size = \"4k\"\nnotes = \"O_SYNC"),
-     "sources/methods.toml:1: [M_SYNC_SEQ_PSYNC] iodepth: Input should be greater than or equal to 1"),
-    (("methods.toml", 'sync = "flush"', 'sync = "maybe"'), "sources/methods.toml:25: [M_DISKINFO_SLOGBENCH] sync:"),
-    (("sources.toml", 'url = "https://freshbsd.org', 'url = "ftp://freshbsd.org'),
-     "sources/sources.toml:24: [S07_freebsd_diskinfo] url: must be an http(s) address"),
-    (("sources.toml", 'method_ids = ["M_DISKINFO_SLOGBENCH"]', 'method_ids = ["M_GONE"]'),
-     "sources/sources.toml:24: [S07_freebsd_diskinfo] method_ids: 'M_GONE' is not declared"),
-    (("sources.toml", "[S05_proxmox2018]", "[S05-proxmox]"), "sources/sources.toml:14: [S05-proxmox]: an id is"),
-    (("sources.toml", 'licence = "BSD-2-Clause"', 'licence = "BSD-2-Clause"\nlicense = "x"'),
-     "sources/sources.toml:24: [S07_freebsd_diskinfo] license: Extra inputs are not permitted"),
-    (("sources.toml", "[S01_shan2014]", "[S01_shan2014"), "sources/sources.toml: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ("figures/S01_shan2014.csv", "101500", "-3"),
+            "sources/figures/S01_shan2014.csv:2: iops: Input should be greater than 0",
+        ),
+        (("figures/S01_shan2014.csv", ",NVMe,", ",USB,"), "sources/figures/S01_shan2014.csv:2: interface:"),
+        (
+            ("figures/S05_proxmox2018.csv", "M_SYNC_SEQ_LIBAIO,1,1,12518", "M_NOPE,1,1,12518"),
+            "sources/figures/S05_proxmox2018.csv:3: method_id: 'M_NOPE' is not declared in methods.toml",
+        ),
+        (
+            ("figures/S05_proxmox2018.csv", "M_SYNC_SEQ_LIBAIO,1,1,12518", "M_SYNC_SEQ_PSYNC,1,1,12518"),
+            "sources/figures/S05_proxmox2018.csv:3: method_id: 'M_SYNC_SEQ_PSYNC' is not among S05_proxmox2018's",
+        ),
+        (
+            ("figures/S07_freebsd_diskinfo.csv", ",unknown,", ",maybe,"),
+            "sources/figures/S07_freebsd_diskinfo.csv:2: write_cache:",
+        ),
+        (
+            ("figures/S07_freebsd_diskinfo.csv", "source_id,model", "source,model"),
+            "sources/figures/S07_freebsd_diskinfo.csv:1: header",
+        ),
+        (
+            (
+                "methods.toml",
+                'iodepth = 1\ndirect = true\ntarget = "raw"\nruntime_s = 60\nblock_size = "4k"\nnotes = "O_SYNC',
+                'iodepth = 0\ndirect = true\ntarget = "raw"\nruntime_s = 60\nblock_size = "4k"\nnotes = "O_SYNC',
+            ),
+            "sources/methods.toml:1: [M_SYNC_SEQ_PSYNC] iodepth: Input should be greater than or equal to 1",
+        ),
+        (("methods.toml", 'sync = "flush"', 'sync = "maybe"'), "sources/methods.toml:25: [M_DISKINFO_SLOGBENCH] sync:"),
+        (
+            ("sources.toml", 'url = "https://freshbsd.org', 'url = "ftp://freshbsd.org'),
+            "sources/sources.toml:24: [S07_freebsd_diskinfo] url: must be an http(s) address",
+        ),
+        (
+            ("sources.toml", 'method_ids = ["M_DISKINFO_SLOGBENCH"]', 'method_ids = ["M_GONE"]'),
+            "sources/sources.toml:24: [S07_freebsd_diskinfo] method_ids: 'M_GONE' is not declared",
+        ),
+        (("sources.toml", "[S05_proxmox2018]", "[S05-proxmox]"), "sources/sources.toml:14: [S05-proxmox]: an id is"),
+        (
+            ("sources.toml", 'licence = "BSD-2-Clause"', 'licence = "BSD-2-Clause"\nlicense = "x"'),
+            "sources/sources.toml:24: [S07_freebsd_diskinfo] license: Extra inputs are not permitted",
+        ),
+        (("sources.toml", "[S01_shan2014]", "[S01_shan2014"), "sources/sources.toml: not valid TOML"),
+    ],
+)
 def test_bad_input_is_one_line_naming_file_line_and_field(catalogue_dir, edit, expected):
     name, old, new = edit
     path = catalogue_dir / name
@@ -125,17 +161,26 @@ _PROTO = st.sampled_from(["ata", "scsi", "nvme", "pcie", "unknown", None])
 _PLATFORM = st.sampled_from(["linux", "freebsd", "illumos", "windows", "unknown"])
 
 
-@given(_SYNC, st.sampled_from(["write", "randwrite"]), st.sampled_from(["raw", "file"]), st.booleans(),
-       st.integers(1, 256), _PROTO, st.sampled_from([512, 4096, 8192, 16384, 131072]), _PLATFORM)
-def test_every_method_has_one_class_and_the_class_keeps_what_differs(sync, pattern, target, direct, qd, proto, bs,
-                                                                     platform):
+@given(
+    _SYNC,
+    st.sampled_from(["write", "randwrite"]),
+    st.sampled_from(["raw", "file"]),
+    st.booleans(),
+    st.integers(1, 256),
+    _PROTO,
+    st.sampled_from([512, 4096, 8192, 16384, 131072]),
+    _PLATFORM,
+)
+def test_every_method_has_one_class_and_the_class_keeps_what_differs(
+    sync, pattern, target, direct, qd, proto, bs, platform
+):
     c = classify(Traits(sync, pattern, target, direct, qd, block_size=bs, platform=platform), proto)
     assert c.reason and c.label == methodclass.label(c.id)
     parts = c.id.split("/")
     assert parts[1:4] == [pattern, target, "direct" if direct else "buffered"]
     assert any(p.startswith("qd") for p in parts[4:]) == (qd > 1)
     # the block size is part of the class: 4 KiB unsaid, any other size in the id and the words
-    assert (len(parts) == 4 + (qd > 1) + (bs != 4096))
+    assert len(parts) == 4 + (qd > 1) + (bs != 4096)
     assert (bs == 4096) == ("KiB" not in c.label and "byte" not in c.label)
     assert methodclass.short(c.id).startswith("4 KiB" if bs == 4096 else methodclass.size_part(bs).upper()[:-1])
     # a flush after every write is the flush class wherever the drive is
@@ -163,6 +208,7 @@ def test_shared_survey_rows_are_real_public_figures():
 
 def test_an_empty_attribution_is_a_licence_that_asks_for_none(catalogue_dir):
     path = catalogue_dir / "sources.toml"
-    path.write_text(path.read_text().replace('attribution = "FreeBSD commit r321928 by Alexander Motin"',
-                                             'attribution = ""'))
+    path.write_text(
+        path.read_text().replace('attribution = "FreeBSD commit r321928 by Alexander Motin"', 'attribution = ""')
+    )
     assert sources.load(catalogue_dir).sources["S07_freebsd_diskinfo"].attribution == ""

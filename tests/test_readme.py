@@ -49,7 +49,7 @@ def test_every_link_into_the_repository_names_a_file_and_a_heading_that_exist():
     for link in _links(README):
         if not link.startswith(REPOSITORY):
             continue
-        rest = link[len(REPOSITORY):]
+        rest = link[len(REPOSITORY) :]
         path, _, fragment = rest.partition("#")
         path = path.removeprefix("/blob/main/").removeprefix("/tree/main/").strip("/")
         target = ROOT / path if path else ROOT / "README.md"
@@ -61,7 +61,7 @@ def test_every_link_into_the_repository_names_a_file_and_a_heading_that_exist():
 
 
 def test_the_check_finds_a_relative_link_and_a_missing_heading():
-    assert _links("see [x](docs/x.md) and <img src=\"a.png\">") == ["docs/x.md", "a.png"]
+    assert _links('see [x](docs/x.md) and <img src="a.png">') == ["docs/x.md", "a.png"]
     assert "installing" in _anchors(README) and "no-such-heading" not in _anchors(README)
 
 

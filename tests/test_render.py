@@ -18,14 +18,24 @@ CURVE = [(1, 4500.0), (2, 9200.0), (4, 17800.0), (8, 31000.0), (16, 41000.0), (3
 def _doc() -> ResultDocument:
     points = [
         Point(
-            numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 20), runtime_ms=20000,
-            lat_us=Latency(mean=21.4 * n), sync_lat_us=Latency(mean=180.0 * n, p99=950.0 * n, p999=38000.0 * n),
+            numjobs=n,
+            iops=iops,
+            bw_bytes=iops * 4096,
+            total_ios=int(iops * 20),
+            runtime_ms=20000,
+            lat_us=Latency(mean=21.4 * n),
+            sync_lat_us=Latency(mean=180.0 * n, p99=950.0 * n, p999=38000.0 * n),
         )
         for n, iops in CURVE
     ]
     run = Run(write_cache="on", cache_mechanism="hdparm", points=points)
-    doc = ResultDocument(device=Device(model="SAMSUNG MZ7LH960HAJR-00005", firmware="HXT7404Q", protocol="ata",
-                                       media="ssd", path="/dev/sdb"), method=Method(), runs=[run])
+    doc = ResultDocument(
+        device=Device(
+            model="SAMSUNG MZ7LH960HAJR-00005", firmware="HXT7404Q", protocol="ata", media="ssd", path="/dev/sdb"
+        ),
+        method=Method(),
+        runs=[run],
+    )
     return annotate(doc)
 
 
@@ -84,7 +94,7 @@ def test_osds_per_device_inside_the_sweep_is_a_plain_number():
 def test_a_drive_too_slow_for_one_osd_reads_none():
     doc = _doc()
     for p in doc.runs[0].points:
-        p.iops = 200.0 * p.numjobs ** 0.5
+        p.iops = 200.0 * p.numjobs**0.5
     annotate(doc)
     line = next(line for line in verdict_lines(doc.verdicts) if line.startswith("OSDs per device"))
     assert "[bold]none[/]" in line and "below the 315 one OSD needs" in line
@@ -95,7 +105,9 @@ def test_the_sign_command_is_quoted_for_the_shell():
 
     from diskq.cli.bench import sign_command
 
-    assert sign_command(Path("/tmp/r.json")) == "  diskq sign /tmp/r.json -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
+    assert (
+        sign_command(Path("/tmp/r.json")) == "  diskq sign /tmp/r.json -f ~/.ssh/id_ed25519 --github YOUR_GITHUB_LOGIN"
+    )
     assert "'/root/my result; rm -rf x.json'" in sign_command(Path("/root/my result; rm -rf x.json"))
 
 
@@ -117,9 +129,17 @@ def test_marks_beside_the_bar_never_cut_a_figure_at_80_columns_or_in_a_pipe():
     for p, iops in zip(doc.runs[0].points, (13500.0, 27000.0, 52000.0, 91000.0, 135000.0, 13100.0), strict=False):
         p.iops, p.bw_bytes = iops, iops * 4096
     doc.runs[0].points[-1].interrupted = True
-    doc.runs[0].points.append(Point(numjobs=3, iops=140000.0, bw_bytes=140000.0 * 4096, total_ios=2_800_000,
-                                    runtime_ms=20000, lat_us=Latency(mean=64.0),
-                                    sync_lat_us=Latency(mean=540.0, p99=2850.0, p999=114000.0)))
+    doc.runs[0].points.append(
+        Point(
+            numjobs=3,
+            iops=140000.0,
+            bw_bytes=140000.0 * 4096,
+            total_ios=2_800_000,
+            runtime_ms=20000,
+            lat_us=Latency(mean=64.0),
+            sync_lat_us=Latency(mean=540.0, p99=2850.0, p999=114000.0),
+        )
+    )
     annotate(doc)
     piped = io.StringIO()
     pipe_console = Console(file=piped, color_system=None)

@@ -20,12 +20,20 @@ ANSWER = {**STEER, "runtime": "7"}
 
 def _point(n: int, iops: float, options: dict) -> Point:
     ms = int(options["runtime"]) * 1000
-    return Point(numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=round(iops * ms / 1000), runtime_ms=ms,
-                 lat_us=Latency(mean=n * 1e6 / iops), fio={"global options": dict(options), "jobs": []})
+    return Point(
+        numjobs=n,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=round(iops * ms / 1000),
+        runtime_ms=ms,
+        lat_us=Latency(mean=n * 1e6 / iops),
+        fio={"global options": dict(options), "jobs": []},
+    )
 
 
-def bench(curve, max_jobs: int = 32, *, confirm_shift=lambda n: 1.0, stop_at: int | None = None,
-          stop_after: int | None = None) -> Run:
+def bench(
+    curve, max_jobs: int = 32, *, confirm_shift=lambda n: 1.0, stop_at: int | None = None, stop_after: int | None = None
+) -> Run:
     """A run as ``diskq bench`` records it (``runner._one_run``): ``curve(n)`` is what a short step
     reads, ``confirm_shift(n)`` the factor a longer window reads on top; ``stop_at`` interrupts the
     bench when the search first asks for that job count, ``stop_after`` after that many steps (the
@@ -59,7 +67,7 @@ def doc(run: Run, max_jobs: int = 32) -> ResultDocument:
 
 
 def rising_then_flat(n: int) -> float:
-    return 1000.0 * min(n, 10) ** 0.8 if n <= 10 else 1000.0 * 10 ** 0.8 * (1 - 0.02 * (n - 10))
+    return 1000.0 * min(n, 10) ** 0.8 if n <= 10 else 1000.0 * 10**0.8 * (1 - 0.02 * (n - 10))
 
 
 def test_a_complete_sweep_replays_to_the_same_steps():
@@ -83,8 +91,10 @@ def test_a_sweep_stopped_during_its_confirmations_is_incomplete():
     run.points[:] = [early if p.numjobs == 12 else p for p in run.points]
     run.notes = [n for n in run.notes if "confirmed at 12 jobs" not in n]
     (problem,) = replay_problems(doc(run))
-    assert "the search confirms 12 jobs with the longer window, and this sweep's step at 12 jobs ran the short one" \
+    assert (
+        "the search confirms 12 jobs with the longer window, and this sweep's step at 12 jobs ran the short one"
         in problem.message
+    )
 
 
 def test_one_step_removed_from_the_middle_is_missing():
@@ -115,7 +125,8 @@ def _pick(values):
 @settings(max_examples=80, deadline=None)
 @given(curves, shifts, st.sampled_from([8, 12, 32, 64]), st.data())
 def test_every_complete_sweep_passes_and_every_interrupted_one_with_its_marks_removed_is_refused(
-        values, factors, max_jobs, data):
+    values, factors, max_jobs, data
+):
     curve, shift = _pick(values), _pick(factors)
     run = bench(curve, max_jobs, confirm_shift=shift)
     assert replay_problems(doc(run, max_jobs)) == []

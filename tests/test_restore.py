@@ -24,8 +24,15 @@ def fake_entry(jdir: Path, **fields) -> Path:
     """A journal entry as a run that has since died would have left it."""
     jdir.mkdir(parents=True, exist_ok=True)
     entry = {
-        "device": "/dev/loop99", "mechanism": "sysfs", "original": "on", "sysfs_root": "/sys",
-        "diskseq": None, "pid": 2**22 + 1, "pid_start": None, "boot_id": None, "created": "2024-01-01T00:00:00Z",
+        "device": "/dev/loop99",
+        "mechanism": "sysfs",
+        "original": "on",
+        "sysfs_root": "/sys",
+        "diskseq": None,
+        "pid": 2**22 + 1,
+        "pid_start": None,
+        "boot_id": None,
+        "created": "2024-01-01T00:00:00Z",
     }
     entry.update(fields)
     path = jdir / f"cache-{Path(entry['device']).name}-{entry['mechanism']}.json"
@@ -110,11 +117,18 @@ def test_cli_restore_fails_loudly_and_keeps_the_entry(loop_wb, tmp_path):  # noq
     dev = loop_wb
     jdir = tmp_path / "j"
     # a journal naming a mechanism this device does not have: the restore must fail, not pretend
-    fake_entry(jdir, device=dev, mechanism="nvme", original="off",
-               diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip())
+    fake_entry(
+        jdir,
+        device=dev,
+        mechanism="nvme",
+        original="off",
+        diskseq=Path(f"/sys/block/{Path(dev).name}/diskseq").read_text().strip(),
+    )
     done = diskq("restore", jdir=jdir)
     assert done.returncode == 1
-    assert "NOT restored" in done.stderr and "diskq: error: 1 write-cache setting(s) could not be restored" in done.stderr
+    assert (
+        "NOT restored" in done.stderr and "diskq: error: 1 write-cache setting(s) could not be restored" in done.stderr
+    )
     assert "Traceback" not in done.stderr
     assert len(Journal(jdir).stale()) == 1
 

@@ -51,8 +51,10 @@ def test_parse_proc_swaps():
 
 
 def test_parse_wipefs_json_describes_each_signature():
-    text = '{"signatures": [{"device": "loop0", "offset": "0x200", "type": "gpt", "uuid": null, "label": null},' \
-           '{"device": "loop0", "offset": "0x438", "type": "ext4", "uuid": "u", "label": "data"}]}'
+    text = (
+        '{"signatures": [{"device": "loop0", "offset": "0x200", "type": "gpt", "uuid": null, "label": null},'
+        '{"device": "loop0", "offset": "0x438", "type": "ext4", "uuid": "u", "label": "data"}]}'
+    )
     sigs = parse_wipefs_json(text)
     assert [s.describe() for s in sigs] == [
         "GPT partition table at offset 0x200",
@@ -77,7 +79,9 @@ def test_ext4_needs_force_and_is_named(make_loop):
     err = refusal(dev, force=False)
     assert "holds data" in err.message
     assert err.reasons == ["ext4 filesystem at offset 0x438, label 'keepme'"]
-    assert check_block_device(dev, force=True) == ["--force: will overwrite ext4 filesystem at offset 0x438, label 'keepme'"]
+    assert check_block_device(dev, force=True) == [
+        "--force: will overwrite ext4 filesystem at offset 0x438, label 'keepme'"
+    ]
 
 
 @needs_loop
@@ -117,7 +121,9 @@ def test_exclusive_holder_is_refused_even_with_force(make_loop):
     fd = os.open(dev, os.O_RDONLY | os.O_EXCL)
     try:
         err = refusal(dev, force=True)
-        assert err.reasons == [f"{dev} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"]
+        assert err.reasons == [
+            f"{dev} cannot be opened exclusively (O_EXCL): the kernel or another program is using it"
+        ]
     finally:
         os.close(fd)
     assert check_block_device(dev, force=False) == []
@@ -291,16 +297,23 @@ def test_rest_of_disk_through_a_tree_made_here(monkeypatch, tmp_path):
     monkeypatch.setattr(safety.sysfs, "block_name", lambda path, sysfs_root: Path(path).name)
     mounted = "40 1 8:161 / /srv rw,relatime - xfs /dev/sdx1 rw\n"
     no_swap = "Filename\n"
-    reasons = inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
-                                         probe_exclusive=False)
+    reasons = inuse.rest_of_disk_in_use(
+        "/dev/sdx2", sysfs_root=root, mountinfo=mounted, swaps=no_swap, probe_exclusive=False
+    )
     assert reasons == ["partition /dev/sdx1 of the same disk is mounted at /srv"]
     swap = "Filename Type Size Used Priority\n/dev/sdx1 partition 1024 0 -2\n"
-    assert inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap,
-                                      probe_exclusive=False) == ["partition /dev/sdx1 of the same disk is active swap"]
+    assert inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=swap, probe_exclusive=False) == [
+        "partition /dev/sdx1 of the same disk is active swap"
+    ]
     on_root = "25 1 8:161 / / rw - ext4 /dev/sdx1 rw\n"
     assert "partition /dev/sdx1 of the same disk holds /" in inuse.rest_of_disk_in_use(
-        "/dev/sdx2", sysfs_root=root, mountinfo=on_root, swaps=no_swap, probe_exclusive=False)
-    assert inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap,
-                                      probe_exclusive=False) == []
-    assert inuse.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap,
-                                      probe_exclusive=False) == []
+        "/dev/sdx2", sysfs_root=root, mountinfo=on_root, swaps=no_swap, probe_exclusive=False
+    )
+    assert (
+        inuse.rest_of_disk_in_use("/dev/sdx2", sysfs_root=root, mountinfo="", swaps=no_swap, probe_exclusive=False)
+        == []
+    )
+    assert (
+        inuse.rest_of_disk_in_use("/dev/sdx", sysfs_root=root, mountinfo=mounted, swaps=no_swap, probe_exclusive=False)
+        == []
+    )

@@ -146,9 +146,13 @@ def _agree(doc: dict, validator) -> tuple[bool, bool]:
 
 
 _other_values = (
-    st.just(_DELETE) | st.none() | st.booleans()
-    | st.integers(min_value=-(2**64), max_value=2**64) | st.integers(-5000, 5000).map(float)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
+    st.just(_DELETE)
+    | st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**64)
+    | st.integers(-5000, 5000).map(float)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
     | st.lists(st.integers(0, 3) | st.text(max_size=3), max_size=2)
     | st.dictionaries(st.sampled_from(["mean", "lambda", "x"]), st.integers(0, 3), max_size=2)
 )

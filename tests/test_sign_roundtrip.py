@@ -50,7 +50,8 @@ def _ssh_keygen_verify(sub, allowed: Path, principal: str, tmp_path: Path) -> su
     sig.write_text(sub.signature.signature + "\n")
     return subprocess.run(
         ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", principal, "-n", NAMESPACE, "-s", str(sig)],
-        input=signed_payload(sub), capture_output=True,
+        input=signed_payload(sub),
+        capture_output=True,
     )
 
 
@@ -89,8 +90,9 @@ def test_principal_and_key_must_be_allowed(tmp_path):
         verify_signature(sub, allowed_signers=allowed_signers(tmp_path / "a2", "octocat", other))
     with pytest.raises(SignatureError, match="namespace"):
         verify_signature(sub, allowed_signers=allowed_signers(tmp_path / "a3", "octocat", key, 'namespaces="git"'))
-    verify_signature(sub, allowed_signers=allowed_signers(tmp_path / "a4", "octo*,!mallory", key,
-                                                          f'namespaces="git,{NAMESPACE}"'))
+    verify_signature(
+        sub, allowed_signers=allowed_signers(tmp_path / "a4", "octo*,!mallory", key, f'namespaces="git,{NAMESPACE}"')
+    )
 
 
 def test_swapped_public_key_is_detected(tmp_path):
@@ -240,8 +242,11 @@ def _sign_by_hand(sub, key: Path, principal: str, tmp_path: Path):
     armored = Path(f"{msg}.sig").read_text()
     Path(f"{msg}.sig").unlink()
     line = " ".join(Path(f"{key}.pub").read_text().split()[:2])
-    return unsigned.model_copy(update={"signature": Signature(namespace=NAMESPACE, principal=principal,
-                                                               public_key=line, signature=armored.strip())})
+    return unsigned.model_copy(
+        update={
+            "signature": Signature(namespace=NAMESPACE, principal=principal, public_key=line, signature=armored.strip())
+        }
+    )
 
 
 def test_a_file_attributed_to_someone_else_than_its_signer_is_rejected(tmp_path):
@@ -252,8 +257,10 @@ def test_a_file_attributed_to_someone_else_than_its_signer_is_rejected(tmp_path)
     verify_signature(forged, allowed_signers=allowed)  # the signature itself is fine ...
     path = _write(tmp_path, forged)
     lines = [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
-    assert lines == [f"{path}: contributor.github: is 'torvalds' but the signature's principal is 'alice': "
-                     "a file is signed by its contributor"]  # ... the attribution is not
+    assert lines == [
+        f"{path}: contributor.github: is 'torvalds' but the signature's principal is 'alice': "
+        "a file is signed by its contributor"
+    ]  # ... the attribution is not
     with pytest.raises(SignatureError, match="contributor.github is 'torvalds'"):
         sign_submission(sub, key, principal="alice")
 
@@ -288,17 +295,22 @@ def test_an_integer_a_signature_cannot_hold_is_refused_when_signing_and_validati
     doc = result_from(fio_runs())
     doc.device.data_written_bytes = 2**60
     sub = make_submission(doc, contributor=Contributor(github="octocat"))
-    with pytest.raises(SignatureError, match=r"cannot sign: result\.device\.data_written_bytes: integer "
-                                             r"1152921504606846976 is beyond \+-\(2\^53-1\)"):
+    with pytest.raises(
+        SignatureError,
+        match=r"cannot sign: result\.device\.data_written_bytes: integer "
+        r"1152921504606846976 is beyond \+-\(2\^53-1\)",
+    ):
         sign_submission(sub, key, principal="octocat")
     # signed anyway (by hand), then changed: 2^60 and 2^60 + 1 have the same canonical form
     signed = _sign_by_hand(sub, key, "octocat", tmp_path)
     path = _write(tmp_path, signed)
     path.write_text(path.read_text().replace("1152921504606846976", "1152921504606846977"))
     lines = [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
-    assert lines == [f"{path}: result.device.data_written_bytes: not acceptable JSON: integer 1152921504606846977 "
-                     "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
-                     "cannot tell it from its neighbours"]
+    assert lines == [
+        f"{path}: result.device.data_written_bytes: not acceptable JSON: integer 1152921504606846977 "
+        "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+        "cannot tell it from its neighbours"
+    ]
     # diskq sign refuses the result document, with the member named
     from diskq.cli import main
 
@@ -309,9 +321,11 @@ def test_an_integer_a_signature_cannot_hold_is_refused_when_signing_and_validati
         main(["sign", str(result), "-f", str(key), "--github", "octocat"])
     assert info.value.code != 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[0] == (f"diskq: error: cannot sign {result}: device.data_written_bytes: integer 1152921504606846976 "
-                      "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
-                      "cannot tell it from its neighbours")
+    assert err[0] == (
+        f"diskq: error: cannot sign {result}: device.data_written_bytes: integer 1152921504606846976 "
+        "is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as IEEE doubles, which "
+        "cannot tell it from its neighbours"
+    )
 
 
 def test_signing_an_edited_submission_again_derives_its_id_afresh(tmp_path, monkeypatch):
@@ -336,8 +350,9 @@ def test_signing_an_edited_submission_again_derives_its_id_afresh(tmp_path, monk
 
     assert again["id"] == submission_id(Submission.model_validate(again).result)
     assert written.name == f"{again['id']}.json"
-    ok = runner.invoke(app, ["validate", str(written), "--allowed-signers",
-                             str(allowed_signers(tmp_path / "allowed", "octocat", key))])
+    ok = runner.invoke(
+        app, ["validate", str(written), "--allowed-signers", str(allowed_signers(tmp_path / "allowed", "octocat", key))]
+    )
     assert ok.exit_code == 0, ok.output
 
 

@@ -50,14 +50,13 @@ def test_the_pull_request_check_needs_the_signers_line_and_only_the_authors_keys
     stranger = keygen(tmp_path, name="theirs")
     signed = _signed(tmp_path, key, "octocat")
     keys = f"ssh-ed25519 {public_line(key).split()[1]} octocat@laptop\n"  # github.com/LOGIN.keys
-    base = "# header\nalice namespaces=\"diskq-submission-v1\" " + public_line(stranger) + "\n"
+    base = '# header\nalice namespaces="diskq-submission-v1" ' + public_line(stranger) + "\n"
     line = signer_line(signed)
     subs = [("submissions/x/y/1.json", signed)]
 
     assert pull_request_problems(base, base + line + "\n", "OctoCat", keys, subs) == []
     # GitHub spells the author OctoCat, the file and the signature say octocat: the same login
-    assert pull_request_problems(base, base + line.replace("octocat", "OCTOCAT", 1) + "\n", "OctoCat", keys,
-                                 subs) == []
+    assert pull_request_problems(base, base + line.replace("octocat", "OCTOCAT", 1) + "\n", "OctoCat", keys, subs) == []
 
     missing = pull_request_problems(base, base, "octocat", keys, subs)
     assert len(missing) == 1 and "not in allowed_signers: add this line" in missing[0] and line in missing[0]
@@ -125,7 +124,11 @@ def test_the_workflow_step_runs_the_check_on_what_the_pull_request_changes(tmp_p
     env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, GITHUB_STEP_SUMMARY=str(summary))
     scope = subprocess.run(
         ["bash", "-c", _run_block("Flag changes outside submissions/ and edits of existing submissions")],
-        cwd=repo, env=env, capture_output=True, text=True)
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert scope.returncode == 0, scope.stdout + summary.read_text()
 
 
@@ -146,8 +149,9 @@ def test_sign_in_a_clone_adds_the_line_and_db_build_verifies_against_the_reposit
     from diskq.result import ResultDocument
 
     doc = tmp_path / "result.json"
-    doc.write_text(ResultDocument.model_validate(result_document("Samsung PM883", {"off": {1: 12680, 8: 30000}}))
-                   .to_json())
+    doc.write_text(
+        ResultDocument.model_validate(result_document("Samsung PM883", {"off": {1: 12680, 8: 30000}})).to_json()
+    )
     monkeypatch.chdir(clone)
     assert cli("sign", str(doc), "-f", str(key), "--github", "octocat") == 0
     lines = (clone / FILE_NAME).read_text().splitlines()
@@ -160,8 +164,7 @@ def test_sign_in_a_clone_adds_the_line_and_db_build_verifies_against_the_reposit
     con = sqlite3.connect(db)
     assert {r[0] for r in con.execute("SELECT signature FROM submissions")} == {"verified"}
     assert con.execute("SELECT value FROM meta WHERE key = 'allowed_signers'").fetchone()[0].startswith("sha256:")
-    assert cli("db", "build", "--submissions", "submissions", "--db", str(db), "--no-memo",
-               "--no-allowed-signers") == 0
+    assert cli("db", "build", "--submissions", "submissions", "--db", str(db), "--no-memo", "--no-allowed-signers") == 0
     assert {r[0] for r in sqlite3.connect(db).execute("SELECT signature FROM submissions")} == {"intact"}
 
 

@@ -30,8 +30,16 @@ REPOSITORY = "https://github.com/example/diskq"
 PHONE, DESKTOP = 390, 1400
 WIDTHS = pytest.mark.parametrize("page", [PHONE, DESKTOP], indirect=True, ids=["phone", "desktop"])
 SUSTAINED_MODEL = "Crucial P3 Plus 2TB"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 try:
     from playwright.sync_api import sync_playwright
@@ -54,27 +62,66 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("browser")
     subs = root / "submissions"
     write_synthetic(subs, 160, seed=11, devices=24)
-    write_submission(subs, submission(result_document(
-        "Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}})))
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Samsung PM883",
+                {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}},
+            )
+        ),
+    )
     # a model the power-loss-protection datasheet list documents (Intel DC S4500)
-    write_submission(subs, submission(result_document("INTEL SSDSC2KB960G7", {"on": {1: 21000, 4: 52000}},
-                                                      nosync={"on": 23000})))
+    write_submission(
+        subs, submission(result_document("INTEL SSDSC2KB960G7", {"on": {1: 21000, 4: 52000}}, nosync={"on": 23000}))
+    )
     for firmware, solo in (("D3MU001", 9000), ("D3MU401", 9100)):  # one model, two firmwares
-        write_submission(subs, submission(result_document(
-            "Micron 5300 MAX", {"on": {1: solo, 2: 15000, 4: 21000}}, firmware=firmware)))
-    for model, curve, protocol in (("Intel SSD 750 PCIe", {1: 64235, 8: 192440}, "nvme"),
-                                   ("Intel SSD S4510", {1: 1600, 15: 48409}, "ata")):
-        write_submission(subs, submission(result_document(
-            model, {"unknown": curve}, legacy=True, protocol=protocol), legacy=True))
+        write_submission(
+            subs,
+            submission(result_document("Micron 5300 MAX", {"on": {1: solo, 2: 15000, 4: 21000}}, firmware=firmware)),
+        )
+    for model, curve, protocol in (
+        ("Intel SSD 750 PCIe", {1: 64235, 8: 192440}, "nvme"),
+        ("Intel SSD S4510", {1: 1600, 15: 48409}, "ata"),
+    ):
+        write_submission(
+            subs, submission(result_document(model, {"unknown": curve}, legacy=True, protocol=protocol), legacy=True)
+        )
     # a model with a block-size profile (the second chart of a device page)
-    write_submission(subs, submission(result_document(
-        "Intel Optane SSD 900P", {"on": {1: 30000, 2: 52000, 4: 80000}}, protocol="nvme", volatile_write_cache=False,
-        sizes={"on": {512: 31000, 4096: 30000, 8192: 27000, 16384: 22000, 65536: 12000, 131072: 8000,
-                      1048576: 1300}})))
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Intel Optane SSD 900P",
+                {"on": {1: 30000, 2: 52000, 4: 80000}},
+                protocol="nvme",
+                volatile_write_cache=False,
+                sizes={
+                    "on": {
+                        512: 31000,
+                        4096: 30000,
+                        8192: 27000,
+                        16384: 22000,
+                        65536: 12000,
+                        131072: 8000,
+                        1048576: 1300,
+                    }
+                },
+            )
+        ),
+    )
     for seed, (seconds, at) in enumerate([(60, 40), (50, 25)]):  # two sequential writes, each with its cliff
-        write_submission(subs, submission(result_document(
-            SUSTAINED_MODEL, {"on": {1: 21000 + seed, 2: 38000, 4: 52000}}, protocol="nvme",
-            sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
+        write_submission(
+            subs,
+            submission(
+                result_document(
+                    SUSTAINED_MODEL,
+                    {"on": {1: 21000 + seed, 2: 38000, 4: 52000}},
+                    protocol="nvme",
+                    sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed),
+                )
+            ),
+        )
     # public figures beside the submissions, as sources/ beside submissions/ in the repository
     shutil.copytree(Path(__file__).parent / "fixtures" / "sources", root / "sources")
     db = root / "devices.db"
@@ -127,12 +174,15 @@ def page(browser, site, request):
 
 
 def _models(pg) -> list[str]:
-    return pg.eval_on_selector_all("#devices tbody tr:not([hidden]) td:nth-child(2) a", "els => els.map(e => e.textContent)")
+    return pg.eval_on_selector_all(
+        "#devices tbody tr:not([hidden]) td:nth-child(2) a", "els => els.map(e => e.textContent)"
+    )
 
 
 def _column(pg, n: int) -> list[str]:
-    return pg.eval_on_selector_all(f"#devices tbody tr:not([hidden]) td:nth-child({n})",
-                                   "els => els.map(e => e.textContent.trim())")
+    return pg.eval_on_selector_all(
+        f"#devices tbody tr:not([hidden]) td:nth-child({n})", "els => els.map(e => e.textContent.trim())"
+    )
 
 
 def _open_filters(pg) -> None:
@@ -240,7 +290,10 @@ def test_no_serious_accessibility_violations(page, site, path):
         path = f"devices/{next(d for d in devices if d['model'] == 'Samsung PM883')['id']}.html"
     page.goto(base + path)
     bad = _axe(page)
-    assert bad == [], "; ".join(f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]} {v['nodes'][0].get('failureSummary', '')[:200]}" for v in bad)
+    assert bad == [], "; ".join(
+        f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]} {v['nodes'][0].get('failureSummary', '')[:200]}"
+        for v in bad
+    )
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP], ids=["phone", "desktop"])
@@ -251,7 +304,10 @@ def test_page_is_complete_without_javascript(browser, site, width):
     pg.goto(base + "index.html")
     assert _models(pg) == [d["model"] for d in devices]
     assert not pg.is_visible("#controls")
-    assert pg.text_content("#caption") == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
+    assert (
+        pg.text_content("#caption")
+        == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
+    )
     _no_sideways_scroll(pg)
     for n in (1, 2, 5, 6, 7, 12):
         _inside(pg, f"#devices tbody tr:first-child td:nth-child({n})")
@@ -284,7 +340,9 @@ def _inside(pg, selector: str) -> dict:
 
 
 def _headers(pg) -> list[str]:
-    return pg.eval_on_selector_all("#devices thead th", "els => els.filter(e => e.offsetWidth > 0).map(e => e.innerText.trim())")
+    return pg.eval_on_selector_all(
+        "#devices thead th", "els => els.filter(e => e.offsetWidth > 0).map(e => e.innerText.trim())"
+    )
 
 
 @WIDTHS
@@ -295,7 +353,9 @@ def test_the_first_screen_shows_the_tables_first_rows_and_the_filters_fold_behin
     base, devices = site
     page.goto(base + "index.html")
     height, phone = page.viewport_size["height"], page.viewport_size["width"] == PHONE
-    bottoms = page.eval_on_selector_all("#devices tbody tr", "els => els.slice(0, 5).map(e => e.getBoundingClientRect().bottom)")
+    bottoms = page.eval_on_selector_all(
+        "#devices tbody tr", "els => els.slice(0, 5).map(e => e.getBoundingClientRect().bottom)"
+    )
     assert all(b <= height for b in bottoms[:3]), f"the first rows end at {bottoms} px in a {height} px window"
     assert page.is_visible("#q") and page.is_visible("#filters summary")
     assert not page.is_visible("details.intro p")  # the rest of the introduction is folded
@@ -320,8 +380,9 @@ def test_key_figures_are_on_the_first_screen_without_sideways_scrolling(page, si
     page.goto(base + "index.html")
     _no_sideways_scroll(page)
     shown = _headers(page)
-    assert [h for h in shown if h.split("\n")[0] in KEY_COLUMNS or h.startswith("Ceph")] and \
-        all(any(h.replace("\n", " ").startswith(k) for h in shown) for k in KEY_COLUMNS), shown
+    assert [h for h in shown if h.split("\n")[0] in KEY_COLUMNS or h.startswith("Ceph")] and all(
+        any(h.replace("\n", " ").startswith(k) for h in shown) for k in KEY_COLUMNS
+    ), shown
     if page.viewport_size["width"] == DESKTOP:  # all but the p4 columns (etcd, PostgreSQL, ...)
         assert len(shown) == page.locator("#devices thead th:not(.p4)").count() >= 12
     first = "#devices tbody tr:first-child"
@@ -385,7 +446,10 @@ def test_the_caption_follows_sorting_and_filters_and_an_empty_result_is_explaine
     page.goto(base + "index.html")
     _open_filters(page)
     caption = "#caption"
-    assert page.text_content(caption) == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
+    assert (
+        page.text_content(caption)
+        == f"{len(devices)} devices, sorted by 1-job IOPS within each method class (4 KiB write + flush first)"
+    )
     page.click("#devices thead th:nth-child(6) button")
     assert page.text_content(caption) == f"{len(devices)} devices, sorted by Max IOPS, high to low"
     page.click("#devices thead th:nth-child(2) button")
@@ -408,7 +472,9 @@ def test_the_caption_follows_sorting_and_filters_and_an_empty_result_is_explaine
     assert len(_models(page)) == len(devices) and page.is_hidden("#empty")
     assert not page.is_checked("#f-verified")
     page.fill("#q", "zzqqxx")
-    assert _models(page) == [] and "No device matches close matches for \u201czzqqxx\u201d" in page.text_content("#empty")
+    assert _models(page) == [] and "No device matches close matches for \u201czzqqxx\u201d" in page.text_content(
+        "#empty"
+    )
 
 
 @WIDTHS
@@ -458,13 +524,17 @@ def test_charts_label_the_log2_axis_tick_the_last_job_count_and_join_only_measur
     assert facts["lines"] == [] and facts["dots"] == 2  # a 1-job figure and a peak: dots, no line
     assert facts["smallest"] >= 11, f"axis labels drawn {facts['smallest']:.1f} px tall"
     assert facts["inside"]
-    page.locator("svg.chart").first.screenshot(path=str(ARTIFACTS / f"site-chart-legacy-{page.viewport_size['width']}.png"))
+    page.locator("svg.chart").first.screenshot(
+        path=str(ARTIFACTS / f"site-chart-legacy-{page.viewport_size['width']}.png")
+    )
     sweep = next(d for d in devices if d["model"] == "Samsung PM883")
     page.goto(base + f"devices/{sweep['id']}.html")
     facts = _chart_facts(page)
     assert facts["lines"] == [5] and facts["ticks"] == ["1", "2", "4", "8", "16"]
     assert facts["smallest"] >= 11 and facts["inside"]
-    page.locator("svg.chart").first.screenshot(path=str(ARTIFACTS / f"site-chart-sweep-{page.viewport_size['width']}.png"))
+    page.locator("svg.chart").first.screenshot(
+        path=str(ARTIFACTS / f"site-chart-sweep-{page.viewport_size['width']}.png")
+    )
 
 
 @WIDTHS
@@ -487,6 +557,7 @@ def test_every_page_has_a_favicon_and_links_the_source_repository(page, site, pa
 
 
 # --- a large table: the header stays in view -----------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def big_site(tmp_path_factory):
@@ -573,10 +644,13 @@ def test_the_block_size_chart_is_readable_and_fits_the_page(page, site):
     _inside(page, "#size-chart-on")
     row = page.locator("table.answer tr", has_text="ZFS SLOG")  # the answer per use, with its basis
     assert row.count() == 1 and "excellent" in row.inner_text() and "measured" in row.inner_text()
-    page.locator("#size-chart-on").screenshot(path=str(ARTIFACTS / f"site-size-chart-{page.viewport_size['width']}.png"))
+    page.locator("#size-chart-on").screenshot(
+        path=str(ARTIFACTS / f"site-size-chart-{page.viewport_size['width']}.png")
+    )
 
 
 # --- the sustained-write chart -----------------------------------------------------------------
+
 
 def _sustained_page(page, site) -> None:
     base, devices = site
@@ -592,7 +666,8 @@ def test_the_sustained_write_chart_marks_its_cliff_and_fits_the_window(page, sit
     page.locator(chart).scroll_into_view_if_needed()
     box = _inside(page, chart)
     assert box["width"] > 300 and box["height"] > 150
-    facts = page.evaluate("""(sel) => {
+    facts = page.evaluate(
+        """(sel) => {
         const svg = document.querySelector(sel), scale = svg.getScreenCTM().a, s = svg.getBoundingClientRect();
         const texts = [...svg.querySelectorAll(".grid text")];
         const label = svg.querySelector("text.cliff-label"), l = label.getBoundingClientRect();
@@ -605,7 +680,9 @@ def test_the_sustained_write_chart_marks_its_cliff_and_fits_the_window(page, sit
             labelBesideMark: l.left >= marks[0].right - 1 || l.right <= marks[0].left + 1,
             dashed: getComputedStyle(svg.querySelector("line.cliff")).strokeDasharray,
         };
-    }""", chart)
+    }""",
+        chart,
+    )
     assert facts["label"].startswith("cliff at ") and facts["label"].endswith("%")
     assert (facts["lines"], facts["marks"]) == (2, 2)
     assert facts["smallest"] >= 11, f"labels drawn {facts['smallest']:.1f} px tall"
@@ -640,9 +717,11 @@ def test_the_sustained_write_section_never_scrolls_sideways_from_320_to_1700_px(
 
 # --- public figures: method classes, sources, part numbers ----------------------------------
 
+
 def _public(pg) -> list[str]:
-    return pg.eval_on_selector_all("#public-figures tbody tr:not([hidden]) td:nth-child(2) a",
-                                   "els => els.map(e => e.textContent)")
+    return pg.eval_on_selector_all(
+        "#public-figures tbody tr:not([hidden]) td:nth-child(2) a", "els => els.map(e => e.textContent)"
+    )
 
 
 @WIDTHS
@@ -722,8 +801,10 @@ def _axe_all(page) -> list[str]:
     """Every axe-core violation of the page, whatever its impact (landmark-unique is "moderate")."""
     from axe_playwright_python.sync_playwright import Axe
 
-    return [f"{v['id']} ({v['impact']}): {v['help']} {[n['target'] for n in v['nodes']][:3]}"
-            for v in Axe().run(page).response["violations"]]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} {[n['target'] for n in v['nodes']][:3]}"
+        for v in Axe().run(page).response["violations"]
+    ]
 
 
 @WIDTHS
@@ -734,7 +815,9 @@ def test_every_page_of_the_site_and_the_fleet_report_passes_axe(page, site, flee
     page.goto(base + "index.html")
     public = sorted(set(page.eval_on_selector_all("#public-figures a", "els => els.map(e => e.href)")))
     assert public and all(u.startswith(base + "public/") for u in public)
-    urls = [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices] + public
+    urls = (
+        [base + "index.html", base + "methodology.html"] + [f"{base}devices/{d['id']}.html" for d in devices] + public
+    )
     found = {}
     for url in urls:
         page.goto(url)

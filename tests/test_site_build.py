@@ -66,9 +66,16 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     subs = root / "submissions"
     write_synthetic(subs, 120, seed=3, devices=12)
-    write_submission(subs, submission(result_document(
-        "Samsung PM883", {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338},
-                          "on": {1: 5094, 16: 27521}}, protocol="ata")))
+    write_submission(
+        subs,
+        submission(
+            result_document(
+                "Samsung PM883",
+                {"off": {1: 12680, 2: 24000, 4: 41000, 8: 52000, 16: 59338}, "on": {1: 5094, 16: 27521}},
+                protocol="ata",
+            )
+        ),
+    )
     db = root / "devices.db"
     build(subs, db)
     con = sqlite3.connect(db)  # a hostile name that got past every check must still render as text
@@ -215,7 +222,8 @@ def test_temporary_directories_of_a_killed_build_are_removed_by_the_next_one(bui
     assert all(p.is_dir() for p in kept) and a_file.is_file() and a_link.is_symlink()
     assert (outside / "keep.txt").read_text() == "not the site's"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["site", "outside", a_file.name, a_link.name, *(p.name for p in kept)])
+        ["site", "outside", a_file.name, a_link.name, *(p.name for p in kept)]
+    )
 
 
 def test_cli_site_build(built, tmp_path, capsys):
@@ -229,8 +237,10 @@ def test_cli_site_build(built, tmp_path, capsys):
 
 
 def test_chart_geometry_stays_inside_the_plot():
-    pts = [{"numjobs": n, "iops": v, "iops_min": v * 0.9, "iops_max": v * 1.1}
-           for n, v in ((1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784))]
+    pts = [
+        {"numjobs": n, "iops": v, "iops_min": v * 0.9, "iops_max": v * 1.1}
+        for n, v in ((1, 5028), (2, 2651), (6, 1088), (8, 745), (10, 784))
+    ]
     c = scaling_chart(pts)
     xs = [d["x"] for d in c.dots]
     ys = [d["y"] for d in c.dots]
@@ -255,7 +265,9 @@ def test_chart_joins_only_sweep_neighbours_and_ticks_every_measured_job_count():
     assert [len(line.split()) for line in gap.lines] == [2, 2]
     close = scaling_chart(pts({1: 100, 2: 190, 4: 350, 8: 600, 16: 800, 32: 900, 48: 950, 64: 960}))
     labels = [t["label"] for t in close.xticks]
-    assert labels[-1] == "64" and all(b["x"] - a["x"] >= 40 for a, b in zip(close.xticks, close.xticks[1:], strict=False))
+    assert labels[-1] == "64" and all(
+        b["x"] - a["x"] >= 40 for a, b in zip(close.xticks, close.xticks[1:], strict=False)
+    )
 
 
 def test_site_without_templates_is_a_clear_error(built, tmp_path, monkeypatch):
@@ -287,10 +299,14 @@ def _small_site(tmp_path, *docs):
 
 def test_a_cache_set_with_the_kernel_knob_is_labelled_and_off_is_marked_unsafe(tmp_path):
     loop = {"off": {1: 32212, 2: 52000, 4: 61000}, "on": {1: 3100, 2: 5900, 4: 9800}}
-    out, (dev_id,) = _small_site(tmp_path, result_document(
-        "Example Virtio Backed SSD", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None))
+    out, (dev_id,) = _small_site(
+        tmp_path,
+        result_document(
+            "Example Virtio Backed SSD", loop, protocol="unknown", cache_mechanism="sysfs", volatile_write_cache=None
+        ),
+    )
     page = (out / "devices" / f"{dev_id}.html").read_text()
-    assert "Write cache off (kernel knob) <span class=\"warn\">unsafe: this setting was set with the kernel" in page
+    assert 'Write cache off (kernel knob) <span class="warn">unsafe: this setting was set with the kernel' in page
     assert "Write cache on (kernel knob)</h3>" in page
     assert 'id="chart-off-kernel"' in page and 'id="chart-on-kernel"' in page
     parser = Cells()
@@ -315,13 +331,19 @@ def test_osds_per_device_limited_by_the_sweep_reads_at_least_n(tmp_path):
     assert [r[10] for r in parser.rows] == ["16 3,709/s each", "\u2265 8 8,750/s each"]
     assert 'title="the largest tested job count still passed' in (out / "index.html").read_text()
     # the answer's OSD row: the count, the basis, the reasons
-    assert "<td>16, 3,709/s each (one HDD OSD needs 315)</td><td>measured</td><td>16 OSDs sharing" in \
-        (out / "devices" / f"{ids[0]}.html").read_text()
-    assert "<td>\u2265 8 (limited by the sweep), 8,750/s each (one HDD OSD needs 315)</td><td>measured</td>" in \
-        (out / "devices" / f"{ids[1]}.html").read_text()
+    assert (
+        "<td>16, 3,709/s each (one HDD OSD needs 315)</td><td>measured</td><td>16 OSDs sharing"
+        in (out / "devices" / f"{ids[0]}.html").read_text()
+    )
+    assert (
+        "<td>\u2265 8 (limited by the sweep), 8,750/s each (one HDD OSD needs 315)</td><td>measured</td>"
+        in (out / "devices" / f"{ids[1]}.html").read_text()
+    )
     doc = json.loads((out / "devices.json").read_text())
-    assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] \
-        == [(16, False, "16"), (8, True, "\u2265 8")]
+    assert [(d["osds_per_device"], d["osds_limited_by_sweep"], d["osds_per_device_text"]) for d in doc["devices"]] == [
+        (16, False, "16"),
+        (8, True, "\u2265 8"),
+    ]
 
 
 def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path):
@@ -329,8 +351,13 @@ def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path)
 
     imported = datetime(2026, 11, 22, tzinfo=UTC)  # the day the legacy rows were imported
     subs = tmp_path / "submissions"
-    write_submission(subs, submission(result_document(
-        "Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True, created=imported), legacy=True))
+    write_submission(
+        subs,
+        submission(
+            result_document("Samsung PM863a", {"off": {1: 17983, 10: 58876}}, legacy=True, created=imported),
+            legacy=True,
+        ),
+    )
     legacy_only = tmp_path / "legacy.db"
     build(subs, legacy_only)
     con = sqlite3.connect(legacy_only)
@@ -345,8 +372,12 @@ def test_legacy_rows_have_no_measurement_date_and_do_not_date_the_data(tmp_path)
     assert "2026-11-22" not in page.read_text()
     assert json.loads((tmp_path / "legacy_site" / "devices.json").read_text())["data_as_of"] is None
 
-    write_submission(subs, submission(result_document(
-        "Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=UTC))))
+    write_submission(
+        subs,
+        submission(
+            result_document("Samsung PM863a", {"off": {1: 17000, 2: 30000}}, created=datetime(2025, 3, 4, tzinfo=UTC))
+        ),
+    )
     db = tmp_path / "devices.db"
     build(subs, db)
     build_site(db, tmp_path / "site")
@@ -444,8 +475,13 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
     subs = tmp_path / "submissions"
 
     def add(iops, contributor, *, signed=True, legacy=False):
-        doc = result_document("Samsung PM1643a", {"off": {1: iops, 16: iops * 5}}, protocol="scsi", legacy=legacy,
-                              created=datetime(2025, 3, 4, tzinfo=UTC))
+        doc = result_document(
+            "Samsung PM1643a",
+            {"off": {1: iops, 16: iops * 5}},
+            protocol="scsi",
+            legacy=legacy,
+            created=datetime(2025, 3, 4, tzinfo=UTC),
+        )
         if legacy:
             sub = submission(doc, legacy=True)
         else:
@@ -485,8 +521,13 @@ def test_a_contributor_is_shown_as_self_declared_unless_the_signature_is_verifie
         assert len(cells) == len(ids)
         return page.read_text(), {what: cells[i] for what, i in ids.items()}
 
-    declared = {"login": "tester (self-declared)", "name": "Ada Lovelace (self-declared)", "nobody": "\u2013",
-                "unsigned": "Grace Hopper (self-declared)", "legacy": "\u2013"}
+    declared = {
+        "login": "tester (self-declared)",
+        "name": "Ada Lovelace (self-declared)",
+        "nobody": "\u2013",
+        "unsigned": "Grace Hopper (self-declared)",
+        "legacy": "\u2013",
+    }
     html, shown = contributors()  # no allowed-signers file: whose key signed was not checked
     assert shown == declared
     assert "<td>tester</td>" not in html and "<td>Ada Lovelace</td>" not in html
@@ -535,7 +576,18 @@ def test_the_repository_comes_from_the_package_metadata_or_the_option(tmp_path, 
     monkeypatch.setattr(importlib.metadata, "metadata", lambda name: _NoUrls())
     assert site.source_url() is None
     with pytest.raises(SystemExit) as exc:
-        main(["site", "build", "--db", str(tmp_path / "none.db"), "--out", str(tmp_path / "s"), "--repository", "ftp://x"])
+        main(
+            [
+                "site",
+                "build",
+                "--db",
+                str(tmp_path / "none.db"),
+                "--out",
+                str(tmp_path / "s"),
+                "--repository",
+                "ftp://x",
+            ]
+        )
     assert exc.value.code and "--repository must be an https:// address" in capsys.readouterr().err
 
 
@@ -556,8 +608,9 @@ def test_models_with_several_firmwares_show_the_firmware_and_legacy_rows_say_so_
     assert [r[1] for r in parser.rows] == ["Micron 5300 MAX D3MU401", "Micron 5300 MAX D3MU001", "Kioxia CD6"]
     subs = tmp_path / "legacy"
     # (Intel SSD S4510's 15-job figure would be questionable and left out: a plausible row here)
-    write_submission(subs, submission(result_document(
-        "Samsung PM883", {"off": {1: 12680, 16: 41000}}, legacy=True), legacy=True))
+    write_submission(
+        subs, submission(result_document("Samsung PM883", {"off": {1: 12680, 16: 41000}}, legacy=True), legacy=True)
+    )
     build(subs, tmp_path / "legacy.db")
     build_site(tmp_path / "legacy.db", tmp_path / "legacy_site")
     parser = Cells()
@@ -575,15 +628,18 @@ def test_chart_invariants(jobs, sweep):
     from diskq.publish.chart import SWEEP_STEP, TICK_GAP
 
     numjobs = sorted(jobs)
-    c = scaling_chart([{"numjobs": n, "iops": 100.0 * n, "iops_min": 90.0 * n, "iops_max": 110.0 * n}
-                       for n in numjobs], sweep=sweep)
+    c = scaling_chart(
+        [{"numjobs": n, "iops": 100.0 * n, "iops_min": 90.0 * n, "iops_max": 110.0 * n} for n in numjobs], sweep=sweep
+    )
     assert [d["numjobs"] for d in c.dots] == numjobs  # every measured job count is a dot
     xs = {d["x"]: d["numjobs"] for d in c.dots}
     joined = 0
     for line in c.lines:  # a line only joins neighbouring measured steps of a sweep
         pts = [xs[float(p.split(",")[0])] for p in line.split()]
         assert sweep and len(pts) >= 2
-        assert all(b <= SWEEP_STEP * a and numjobs.index(b) == numjobs.index(a) + 1 for a, b in zip(pts, pts[1:], strict=False))
+        assert all(
+            b <= SWEEP_STEP * a and numjobs.index(b) == numjobs.index(a) + 1 for a, b in zip(pts, pts[1:], strict=False)
+        )
         joined += len(pts) - 1
     assert joined == (sum(b <= SWEEP_STEP * a for a, b in zip(numjobs, numjobs[1:], strict=False)) if sweep else 0)
     assert c.xticks[-1]["label"] == str(numjobs[-1])  # the last measured job count has its tick
@@ -591,8 +647,9 @@ def test_chart_invariants(jobs, sweep):
     assert all(t["measured"] == (int(t["label"]) in jobs) for t in c.xticks)
 
 
-@given(st.dictionaries(st.sampled_from([512, 4096, 8192, 16384, 65536, 131072, 1048576]),
-                       st.floats(1, 1e6), min_size=1))
+@given(
+    st.dictionaries(st.sampled_from([512, 4096, 8192, 16384, 65536, 131072, 1048576]), st.floats(1, 1e6), min_size=1)
+)
 def test_size_chart_invariants(curve):
     from diskq.publish.chart import TICK_GAP, size_chart
 
@@ -604,7 +661,9 @@ def test_size_chart_invariants(curve):
     order = sorted(curve)
     assert [d["x"] for d in c.dots] == sorted(d["x"] for d in c.dots)  # smallest size at the left
     # the higher MB/s is drawn higher, and the higher IOPS on their own axis
-    for (a, da, ia), (b, db, ib) in zip(zip(order, c.dots, c.dots2, strict=False), list(zip(order, c.dots, c.dots2, strict=False))[1:], strict=False):
+    for (a, da, ia), (b, db, ib) in zip(
+        zip(order, c.dots, c.dots2, strict=False), list(zip(order, c.dots, c.dots2, strict=False))[1:], strict=False
+    ):
         assert (curve[a] * a < curve[b] * b) <= (da["y"] >= db["y"])
         assert (curve[a] < curve[b]) <= (ia["y"] >= ib["y"])
     assert all(b["x"] - a["x"] >= TICK_GAP for a, b in zip(c.xticks, c.xticks[1:], strict=False))

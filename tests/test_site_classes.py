@@ -25,8 +25,9 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     subs = root / "submissions"
     legacy.write_legacy(subs)
-    write_submission(subs, submission(result_document(
-        "Micron 7450 PRO", {"off": {1: 40000, 2: 70000, 4: 110000}}, protocol="nvme")))
+    write_submission(
+        subs, submission(result_document("Micron 7450 PRO", {"off": {1: 40000, 2: 70000, 4: 110000}}, protocol="nvme"))
+    )
     shutil.copytree(REPO / "sources", root / "sources")
     db = root / "devices.db"
     build(subs, db)
@@ -70,11 +71,18 @@ def test_device_titles_say_o_sync_fua_or_fdatasync_as_measured(site):
 def test_weak_public_figures_are_marked_and_never_ranked(site):
     db, out = site
     index = (out / "index.html").read_text()
-    (m10,) = rows(db, "SELECT c.model_id, c.class_rank FROM model_class c JOIN models m ON m.id = c.model_id "
-                      "WHERE m.name LIKE 'Intel Optane Memory M10%'")
+    (m10,) = rows(
+        db,
+        "SELECT c.model_id, c.class_rank FROM model_class c JOIN models m ON m.id = c.model_id "
+        "WHERE m.name LIKE 'Intel Optane Memory M10%'",
+    )
     assert m10["class_rank"] is None
-    row = re.search(rf'<tr[^>]*>\s*<td class="p1 n">([^<]*)</td>\s*<td class="p1 name"><a href="public/'
-                    rf'{m10["model_id"]}\.html">.*?</tr>', index, re.S)
+    row = re.search(
+        rf'<tr[^>]*>\s*<td class="p1 n">([^<]*)</td>\s*<td class="p1 name"><a href="public/'
+        rf'{m10["model_id"]}\.html">.*?</tr>',
+        index,
+        re.S,
+    )
     assert row.group(1) == "\u2013" and "weak figure, not ranked: a run of 0.3 s" in row.group(0)
     page = (out / "public" / f"{m10['model_id']}.html").read_text()
     assert "weak figure, not ranked" in page and "#1 in its class" not in page

@@ -19,12 +19,17 @@ HTML_VALIDATE = TESTS / "node_modules" / ".bin" / "html-validate"
 CONFIG = TESTS / "htmlvalidate.json"
 
 pytestmark = pytest.mark.skipif(
-    not HTML_VALIDATE.exists(), reason="html-validate is not installed: run scripts/bootstrap --test (npm ci --prefix tests)")
+    not HTML_VALIDATE.exists(),
+    reason="html-validate is not installed: run scripts/bootstrap --test (npm ci --prefix tests)",
+)
 
 
 def _validate(pages: list[Path]) -> subprocess.CompletedProcess:
-    return subprocess.run([str(HTML_VALIDATE), "--config", str(CONFIG), "--formatter", "text", *map(str, pages)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [str(HTML_VALIDATE), "--config", str(CONFIG), "--formatter", "text", *map(str, pages)],
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_every_page_of_the_site_and_the_fleet_report_passes_html_validate(tmp_path, capsys):
@@ -39,8 +44,10 @@ def test_every_page_of_the_site_and_the_fleet_report_passes_html_validate(tmp_pa
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.skipif(not CLUSTERS.is_dir(), reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the "
-                    "repository): they are not committed")
+@pytest.mark.skipif(
+    not CLUSTERS.is_dir(),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
+)
 def test_every_cluster_report_passes_html_validate(tmp_path):
     pages = write_cluster_reports(tmp_path)
     assert pages
@@ -53,9 +60,11 @@ def test_every_cluster_report_passes_html_validate(tmp_path):
 def test_html_validate_finds_what_it_is_asked_to_find(tmp_path):
     """The check can fail: the defects the pages once had are reported."""
     bad = tmp_path / "bad.html"
-    bad.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-                   '<form><input type="search" aria-label="q"></form><span aria-label="x">?</span>'
-                   '<div class="scroll" tabindex="0" role="region" aria-label="figures"><p>wide</p></div></main></body></html>')
+    bad.write_text(
+        '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+        '<form><input type="search" aria-label="q"></form><span aria-label="x">?</span>'
+        '<div class="scroll" tabindex="0" role="region" aria-label="figures"><p>wide</p></div></main></body></html>'
+    )
     done = _validate([bad])
     assert done.returncode == 1
     assert "wcag/h32" in done.stdout and "aria-label-misuse" in done.stdout and "prefer-native-element" in done.stdout

@@ -90,16 +90,19 @@ def test_raw_copies_come_only_from_inside_the_submissions_tree(tmp_path):
     assert not (out / "secret.json").exists() and not (tmp_path / "secret.json").exists()
     for page in (out / "devices").iterdir():
         text = page.read_text()
-        assert "submissions/../" not in text and "secret.json\">" not in text
+        assert "submissions/../" not in text and 'secret.json">' not in text
 
 
-@pytest.mark.parametrize("path", ["/etc/passwd", "../x.json", "a/../b.json", "a//b.json", ".git/config", "a\\b.json",
-                                  "a/\x1b[2J.json", ""])
+@pytest.mark.parametrize(
+    "path", ["/etc/passwd", "../x.json", "a/../b.json", "a//b.json", ".git/config", "a\\b.json", "a/\x1b[2J.json", ""]
+)
 def test_a_submission_path_that_is_not_plain_is_no_path(path):
     assert raw_path(path) is None
 
 
-@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "//evil", "https://a b"])
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "//evil", "https://a b"]
+)
 def test_a_link_from_data_is_only_an_http_address(url):
     assert web_url(url) in ("#", "https://a")
 

@@ -24,9 +24,15 @@ MODEL = "Crucial P3 Plus 2TB"
 def _row(m: dict) -> dict:
     """A ``sustained`` row (as lookup gives it) of a synthetic measurement."""
     c = m["cliff"] or {}
-    return {"bw_samples": m["bw_samples"], "sample_interval_ms": m["sample_interval_ms"],
-            "cliff_found": c.get("found"), "cliff_at_bytes": c.get("at_bytes"), "cliff_drop_pct": c.get("drop_pct"),
-            "cliff_before_bw_bytes": c.get("before_bw_bytes"), "cliff_after_bw_bytes": c.get("after_bw_bytes")}
+    return {
+        "bw_samples": m["bw_samples"],
+        "sample_interval_ms": m["sample_interval_ms"],
+        "cliff_found": c.get("found"),
+        "cliff_at_bytes": c.get("at_bytes"),
+        "cliff_drop_pct": c.get("drop_pct"),
+        "cliff_before_bw_bytes": c.get("before_bw_bytes"),
+        "cliff_after_bw_bytes": c.get("after_bw_bytes"),
+    }
 
 
 def _points(line: str) -> list[tuple[float, float]]:
@@ -43,7 +49,10 @@ def test_the_cliff_is_marked_where_the_drop_starts_and_labelled_between_the_leve
     # the last sample before the drop is drawn at the mark: the samples' running sum
     before_drop = _points(c.lines[1])[24]
     assert before_drop[0] == c.marks[0]["x"]
-    assert c.label["text"] == f"cliff at {sustained.gigabytes(early['cliff']['at_bytes'])}, \u2212{early['cliff']['drop_pct']:.0f}%"
+    assert (
+        c.label["text"]
+        == f"cliff at {sustained.gigabytes(early['cliff']['at_bytes'])}, \u2212{early['cliff']['drop_pct']:.0f}%"
+    )
     after_level = _points(c.lines[1])[30][1]
     assert before_drop[1] < c.label["y"] < after_level  # between the two levels (y grows downwards)
     assert (c.x_title, c.y_title) == ("written (GB)", "GB/s")  # 1.8 GB/s: ticks of three characters
@@ -66,12 +75,21 @@ def test_a_long_write_is_drawn_with_a_bounded_number_of_points():
     assert pts == sorted(pts, key=lambda p: p[0])
 
 
-@given(st.lists(st.floats(min_value=0, max_value=8e9), min_size=1, max_size=700),
-       st.sampled_from([250, 1000, 5000]), st.booleans())
+@given(
+    st.lists(st.floats(min_value=0, max_value=8e9), min_size=1, max_size=700),
+    st.sampled_from([250, 1000, 5000]),
+    st.booleans(),
+)
 def test_every_point_and_mark_lies_inside_the_plot(samples, interval, cliff):
-    row = {"bw_samples": samples, "sample_interval_ms": interval, "cliff_found": cliff,
-           "cliff_at_bytes": int(sum(samples[: len(samples) // 2]) * interval / 1000), "cliff_drop_pct": 50.0,
-           "cliff_before_bw_bytes": max(samples), "cliff_after_bw_bytes": min(samples)}
+    row = {
+        "bw_samples": samples,
+        "sample_interval_ms": interval,
+        "cliff_found": cliff,
+        "cliff_at_bytes": int(sum(samples[: len(samples) // 2]) * interval / 1000),
+        "cliff_drop_pct": 50.0,
+        "cliff_before_bw_bytes": max(samples),
+        "cliff_after_bw_bytes": min(samples),
+    }
     c = sustained_chart([row])
     x0, x1, y0, y1 = (c.plot[k] for k in ("x0", "x1", "y0", "y1"))
     for x, y in _points(c.lines[0]):
@@ -85,12 +103,22 @@ def test_every_point_and_mark_lies_inside_the_plot(samples, interval, cliff):
 @pytest.fixture
 def site(tmp_path):
     subs = tmp_path / "submissions"
-    for seed, (seconds, at, one_job) in enumerate([(60, 40, 21000), (50, 25, 21000), (40, 20, 21000), (30, 20, 100000)]):
+    for seed, (seconds, at, one_job) in enumerate(
+        [(60, 40, 21000), (50, 25, 21000), (40, 20, 21000), (30, 20, 100000)]
+    ):
         # the last submission lies far outside the others (its 1-job IOPS 4.8x theirs): not aggregated
-        write_submission(subs, submission(result_document(
-            MODEL, {"on": {1: one_job + seed, 2: 38000, 4: 52000}}, protocol="nvme",
-            created=datetime(2025, 1, 1 + seed, tzinfo=UTC),
-            sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed))))
+        write_submission(
+            subs,
+            submission(
+                result_document(
+                    MODEL,
+                    {"on": {1: one_job + seed, 2: 38000, 4: 52000}},
+                    protocol="nvme",
+                    created=datetime(2025, 1, 1 + seed, tzinfo=UTC),
+                    sustained=sustained_pair(seconds=seconds, cliff_at=at, seed=seed),
+                )
+            ),
+        )
     write_submission(subs, submission(result_document("Micron 5300 MAX", {"on": {1: 9000, 2: 15000}})))
     build(subs, tmp_path / "devices.db")
     out = tmp_path / "_site"
@@ -107,21 +135,21 @@ def _page(out, model: str) -> str:
 def test_the_device_page_draws_each_variant_with_its_cliff_and_the_figures_as_a_table(site):
     html = _page(site, MODEL)
     assert html.count('<svg class="chart sustained-chart"') == 2
-    seq = html[html.index('id="sustained-chart-sequential-on"'):]
-    seq = seq[:seq.index("</svg>")]
+    seq = html[html.index('id="sustained-chart-sequential-on"') :]
+    seq = seq[: seq.index("</svg>")]
     assert seq.count('<polyline class="line"') == 3 and seq.count('<line class="cliff"') == 3
     assert 'class="cliff-label"' in seq and "cliff at " in seq
-    sync = html[html.index('id="sustained-chart-fdatasync-on"'):]
-    sync = sync[:sync.index("</svg>")]
+    sync = html[html.index('id="sustained-chart-fdatasync-on"') :]
+    sync = sync[: sync.index("</svg>")]
     assert sync.count('<polyline class="line"') == 3 and '<line class="cliff"' not in sync
     assert "fdatasync: 128 KiB writes at queue depth 1, write cache on" in html
     assert "sequential: 1 MiB writes at queue depth 32, write cache on" in html
     assert "No cliff within " in html and "Cliff after " in html
-    table = html[html.index('<table class="sustained-figures">'):]
-    table = table[:table.index("</table>")]
+    table = html[html.index('<table class="sustained-figures">') :]
+    table = table[: table.index("</table>")]
     assert table.count("<tr>") == 4 and "none" in table  # the fdatasync writes: no cliff
-    table = html[html.index('<table class="sustained-figures">', html.index('id="sustained-chart-sequential-on"')):]
-    table = table[:table.index("</table>")]
+    table = html[html.index('<table class="sustained-figures">', html.index('id="sustained-chart-sequential-on"')) :]
+    table = table[: table.index("</table>")]
     assert table.count("<tr>") == 4 and table.count("&rarr;") == 1 + 3  # the heading and each cliff
     assert 'href="../methodology.html#sustained"' in html
     assert 'id="sustained"' in (site / "methodology.html").read_text()
@@ -129,8 +157,8 @@ def test_the_device_page_draws_each_variant_with_its_cliff_and_the_figures_as_a_
 
 def test_the_writes_of_a_submission_not_aggregated_are_listed_and_not_drawn(site):
     html = _page(site, MODEL)
-    section = html[html.index('id="sustained"'):html.index("<h2>Submissions</h2>")]
-    listed = section[section.index("<p>Not aggregated:</p>"):]
+    section = html[html.index('id="sustained"') : html.index("<h2>Submissions</h2>")]
+    listed = section[section.index("<p>Not aggregated:</p>") :]
     assert listed.count("<li>") == 2 and "its submission is not aggregated: 1-job IOPS 100,003" in listed
     assert "sustained" not in _page(site, "Micron 5300 MAX").split("<h2>Submissions</h2>")[0].lower()
 

@@ -40,8 +40,14 @@ def recorded() -> dict:
 
 
 def diskq(*args, env=None, timeout=300):
-    return subprocess.run([sys.executable, "-m", "diskq", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.mark.parametrize("module", ["diskq.bench.sizes", "diskq.cli._render_sizes"])
@@ -55,6 +61,7 @@ def test_docstring_examples(module):
 
 # --- the plan: which sizes, which options
 
+
 def test_sizes_follow_the_logical_block_size_and_the_region():
     assert sizes.block_sizes(512, 1 << 30) == (ALL_SIZES, [])
     kept, notes = sizes.block_sizes(4096, 1 << 30)
@@ -67,8 +74,9 @@ def test_step_options_are_the_sweeps_fixed_answer_window_with_another_bs():
     common = sizes.options(runtime_s=20, region_bytes=1 << 30)
     sweep = fio.window_options(windows.FIXED_ANSWER, region_bytes=1 << 30)
     assert "bs" not in common and "offset_increment" not in common
-    assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == \
-        {k: v for k, v in common.items() if k != "name"}
+    assert {k: v for k, v in sweep.items() if k not in ("bs", "offset_increment", "name")} == {
+        k: v for k, v in common.items() if k != "name"
+    }
     # method version 2: a fixed 7 s window after a 1 s ramp fio leaves out, no steady-state detector
     assert common["ramp_time"] == "1" and common["runtime"] == "7" and "ss" not in common
     argv = fio.command("/dev/loop9", 1, sizes.step_options(common, 8192))
@@ -88,8 +96,10 @@ def test_bs_text_reads_back_as_the_same_bytes(n, unit):
     assert sizes.parse_bs(sizes.bs_text(size)) == size
 
 
-@given(st.one_of(st.none(), st.sampled_from([512, 4096, 520, 1024, 8192])),
-       st.integers(min_value=64 * 1024, max_value=2 << 30))
+@given(
+    st.one_of(st.none(), st.sampled_from([512, 4096, 520, 1024, 8192])),
+    st.integers(min_value=64 * 1024, max_value=2 << 30),
+)
 def test_planned_sizes_rise_fit_the_region_and_account_for_every_size(lbs, region):
     kept, notes = sizes.block_sizes(lbs, region)
     assert kept == sorted(set(kept)) and set(kept) <= set(sizes.SIZES)
@@ -104,10 +114,15 @@ def test_parse_bs_refuses_what_is_not_one_size(text):
 
 
 def _plan(tmp_path, lbs, kind="disk", capacity=64 * 1024 * 1024):
-    target = Target(path="/dev/loop9" if kind == "disk" else str(tmp_path / "f"), kind=kind,
-                    capacity_bytes=capacity, existed=True)
-    return planning.Plan(path=target.path, target=target, options=planning.BenchOptions(runtime_s=10, profiles=("sizes",)),
-                       region_bytes=capacity // 32)
+    target = Target(
+        path="/dev/loop9" if kind == "disk" else str(tmp_path / "f"), kind=kind, capacity_bytes=capacity, existed=True
+    )
+    return planning.Plan(
+        path=target.path,
+        target=target,
+        options=planning.BenchOptions(runtime_s=10, profiles=("sizes",)),
+        region_bytes=capacity // 32,
+    )
 
 
 def test_runner_size_plan_uses_one_region_and_the_device_block_size(tmp_path):
@@ -121,10 +136,13 @@ def test_runner_size_plan_uses_one_region_and_the_device_block_size(tmp_path):
     assert kept == ALL_SIZES[1:] and notes[0].startswith("512 B left out: file mode")
 
 
-@pytest.mark.parametrize("given_profiles, sustain, message", [
-    (("speed",), None, "--profile must be one of sizes, sustained, got 'speed'"),
-    (("sizes",), "60G", "--sustain sets the budget of the sustained write: it needs --profile sustained"),
-])
+@pytest.mark.parametrize(
+    "given_profiles, sustain, message",
+    [
+        (("speed",), None, "--profile must be one of sizes, sustained, got 'speed'"),
+        (("sizes",), "60G", "--sustain sets the budget of the sustained write: it needs --profile sustained"),
+    ],
+)
 def test_unknown_profiles_and_a_budget_without_its_profile_are_refused(given_profiles, sustain, message):
     budget = sustained.parse_budget(sustain) if sustain else None
     with pytest.raises(InvalidInput, match=message):
@@ -146,6 +164,7 @@ def test_cli_refuses_a_wrong_profile_in_one_line(tmp_path):
 
 # --- parsing fio's output of one step
 
+
 def test_recorded_steps_parse_back_to_their_points():
     doc = recorded()
     for run in doc["runs"]:
@@ -166,7 +185,9 @@ def test_a_step_cut_short_names_its_size_and_keeps_its_point(monkeypatch):
 
     monkeypatch.setattr(proc, "run", fake_run)
     common = sizes.options(runtime_s=2, region_bytes=1 << 26)
-    with pytest.raises(StepCutShort, match="the size-profile step at 8k was cut short, not by diskq: it ran 0.7 s") as info:
+    with pytest.raises(
+        StepCutShort, match="the size-profile step at 8k was cut short, not by diskq: it ran 0.7 s"
+    ) as info:
         sizes.run_step("/dev/loop9", 8192, common)
     assert isinstance(info.value.partial, SizePoint)
     assert info.value.partial.block_size == 8192 and info.value.partial.interrupted
@@ -182,11 +203,21 @@ def test_a_failed_step_is_a_fio_error(monkeypatch):
 
 # --- progress and terminal output
 
+
 def test_the_time_budget_counts_the_size_steps():
     clock = FakeClock()
     bench = BenchClock(clock)
-    bench.step_started(StepPlan(sync_steps_left=0, check_steps_left=0, runtime_s=10, check_s=5, exact=True,
-                                size_steps_left=3, size_step=True))
+    bench.step_started(
+        StepPlan(
+            sync_steps_left=0,
+            check_steps_left=0,
+            runtime_s=10,
+            check_s=5,
+            exact=True,
+            size_steps_left=3,
+            size_step=True,
+        )
+    )
     assert bench.snapshot().left_s == pytest.approx(3 * 11) and bench.snapshot().steps_left == 3
     clock.now = 11.0
     bench.step_done()
@@ -217,13 +248,21 @@ def test_result_table_shows_each_size(width):
     assert "…" not in text  # no figure cut at a terminal's usual width
     assert "block-size profile, write cache" in text
     for p in doc.runs[0].sizes.points:
-        label = {512: "512 B", 4096: "4 KiB", 8192: "8 KiB", 16384: "16 KiB", 65536: "64 KiB",
-                 131072: "128 KiB", 1048576: "1 MiB"}[p.block_size]
+        label = {
+            512: "512 B",
+            4096: "4 KiB",
+            8192: "8 KiB",
+            16384: "16 KiB",
+            65536: "64 KiB",
+            131072: "128 KiB",
+            1048576: "1 MiB",
+        }[p.block_size]
         row = next(line for line in text.splitlines() if line.startswith(f"│ {label:>7} │"))
         assert f"{p.iops:,.0f}" in row and f"{p.bw_bytes / 1e6:,.1f}" in row and "█" in row
 
 
 # --- validation: the figures against fio's output, the profile complete
+
 
 def test_the_recorded_profile_validates():
     doc = ResultDocument.model_validate(recorded())
@@ -338,6 +377,7 @@ def test_a_profile_without_raw_data_is_not_a_submission():
 
 # --- real fio on loop devices
 
+
 @needs_fio
 @needs_loop
 def test_profile_runs_in_every_cache_state_on_a_loop_device(make_loop, tmp_path):
@@ -345,8 +385,22 @@ def test_profile_runs_in_every_cache_state_on_a_loop_device(make_loop, tmp_path)
     knob = Path(f"/sys/block/{Path(dev).name}/queue/write_cache")
     before = knob.read_text().strip()
     out = tmp_path / "r.json"
-    r = diskq("bench", dev, "--yes", "--json", "--runtime", "1", "--jobs", "1", "--no-flush-check",
-              "--profile", "sizes", "-o", str(out), env={"DISKQ_JOURNAL_DIR": str(tmp_path / "j")})
+    r = diskq(
+        "bench",
+        dev,
+        "--yes",
+        "--json",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "--profile",
+        "sizes",
+        "-o",
+        str(out),
+        env={"DISKQ_JOURNAL_DIR": str(tmp_path / "j")},
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     assert sorted(run.write_cache for run in doc.runs) == ["off", "on"]
@@ -379,9 +433,28 @@ def test_a_profile_interrupted_by_ctrl_c_keeps_its_steps_and_is_refused(make_loo
     dev = make_loop(128 * 1024 * 1024)
     out = tmp_path / "r.json"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--runtime", "3", "--jobs", "1", "--cache", "keep",
-         "--no-flush-check", "--profile", "sizes", "-o", str(out)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--runtime",
+            "3",
+            "--jobs",
+            "1",
+            "--cache",
+            "keep",
+            "--no-flush-check",
+            "--profile",
+            "sizes",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")},
     )
     try:
@@ -414,6 +487,7 @@ def test_a_profile_interrupted_by_ctrl_c_keeps_its_steps_and_is_refused(make_loo
 
 # --- sign -> validate with the real CLI
 
+
 def test_a_signed_profile_validates_and_an_edited_one_does_not(tmp_path):
     from tests.test_submission_support import HAVE_SSH_KEYGEN, allowed_signers, keygen
 
@@ -426,12 +500,23 @@ def test_a_signed_profile_validates_and_an_edited_one_does_not(tmp_path):
         work = tmp_path / name
         work.mkdir()
         (work / "r.json").write_text(json.dumps(result, indent=2))
-        signed = subprocess.run([sys.executable, "-m", "diskq", "sign", "r.json", "-f", str(key), "--github", "octocat"],
-                                capture_output=True, text=True, cwd=work, stdin=subprocess.DEVNULL, timeout=120)
+        signed = subprocess.run(
+            [sys.executable, "-m", "diskq", "sign", "r.json", "-f", str(key), "--github", "octocat"],
+            capture_output=True,
+            text=True,
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
         assert signed.returncode == 0, signed.stderr
-        return subprocess.run([sys.executable, "-m", "diskq", "validate", "submissions", "--allowed-signers",
-                               str(allowed)], capture_output=True, text=True, cwd=work, stdin=subprocess.DEVNULL,
-                              timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "diskq", "validate", "submissions", "--allowed-signers", str(allowed)],
+            capture_output=True,
+            text=True,
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
 
     ok = sign_and_validate(recorded(), "as-measured")
     assert ok.returncode == 0 and ok.stdout.strip() == "", ok.stdout + ok.stderr
@@ -446,8 +531,23 @@ def test_a_signed_profile_validates_and_an_edited_one_does_not(tmp_path):
 def test_profile_on_a_file_leaves_512_bytes_out(tmp_path):
     target = tmp_path / "test.img"
     out = tmp_path / "r.json"
-    r = diskq("bench", str(target), "--yes", "--json", "--size", "64M", "--runtime", "1", "--jobs", "1",
-              "--no-flush-check", "--profile", "sizes", "-o", str(out))
+    r = diskq(
+        "bench",
+        str(target),
+        "--yes",
+        "--json",
+        "--size",
+        "64M",
+        "--runtime",
+        "1",
+        "--jobs",
+        "1",
+        "--no-flush-check",
+        "--profile",
+        "sizes",
+        "-o",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     doc = ResultDocument.model_validate_json(r.stdout)
     profile = doc.runs[0].sizes
@@ -459,6 +559,7 @@ def test_profile_on_a_file_leaves_512_bytes_out(tmp_path):
 
 
 # --- the runner, fio's steps replayed from the recorded profile
+
 
 class _Listener(runner.Listener):
     def __init__(self):
@@ -496,8 +597,9 @@ def replayed(tmp_path, monkeypatch):
 
         monkeypatch.setattr(proc, "run", fake_run)
         listener = _Listener()
-        options = planning.BenchOptions(runtime_s=2, size_bytes=64 << 20, cache="keep", jobs=[1], flush_check=False,
-                                      profiles=("sizes",))
+        options = planning.BenchOptions(
+            runtime_s=2, size_bytes=64 << 20, cache="keep", jobs=[1], flush_check=False, profiles=("sizes",)
+        )
         with planning.plan(str(tmp_path / "t.img"), options) as p:
             try:
                 return runner.execute(p, listener), listener

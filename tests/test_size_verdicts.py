@@ -20,8 +20,15 @@ RATIO = CRIT["size_profile"]["nearest_max_ratio"]
 
 
 def solo(iops: float, sync_p99_us: float = 500.0) -> Point:
-    return Point(numjobs=1, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 10), runtime_ms=10_000,
-                 lat_us=Latency(p99=20.0), sync_lat_us=Latency(p99=sync_p99_us))
+    return Point(
+        numjobs=1,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=int(iops * 10),
+        runtime_ms=10_000,
+        lat_us=Latency(p99=20.0),
+        sync_lat_us=Latency(p99=sync_p99_us),
+    )
 
 
 def doc(*runs: Run, volatile: bool | None = True) -> ResultDocument:
@@ -29,8 +36,18 @@ def doc(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 
 
 def sized(iops_by_size: dict[int, float], sync_p99_us: float = 800.0) -> list[SizePoint]:
-    return [SizePoint(block_size=bs, iops=x, bw_bytes=x * bs, total_ios=int(x * 3), runtime_ms=3000,
-                      lat_us=Latency(p99=30.0), sync_lat_us=Latency(p99=sync_p99_us)) for bs, x in iops_by_size.items()]
+    return [
+        SizePoint(
+            block_size=bs,
+            iops=x,
+            bw_bytes=x * bs,
+            total_ios=int(x * 3),
+            runtime_ms=3000,
+            lat_us=Latency(p99=30.0),
+            sync_lat_us=Latency(p99=sync_p99_us),
+        )
+        for bs, x in iops_by_size.items()
+    ]
 
 
 def p99_ms(data: dict) -> float:
@@ -59,8 +76,9 @@ def test_zfs_slog_tier_comes_from_the_128_kib_step():
     z = evaluate(doc(run)).zfs_slog
     bw = recorded("on", 131072)["jobs"][0]["write"]["bw_bytes"]
     assert z.basis == "measured" and z.block_size == 131072 and z.bw_bytes == pytest.approx(bw)
-    expected = next((t for t in ("excellent", "good", "marginal") if bw / 1e6 >= CRIT["zfs_slog"][f"{t}_mb_s"]),
-                    "unsuitable")
+    expected = next(
+        (t for t in ("excellent", "good", "marginal") if bw / 1e6 >= CRIT["zfs_slog"][f"{t}_mb_s"]), "unsuitable"
+    )
     assert z.tier == expected
     assert set(z.curve) == {"512", "4096", "8192", "16384", "65536", "131072"}  # up to the ZIL's block size
     assert z.iops_4k == pytest.approx(recorded("on", 4096)["jobs"][0]["write"]["iops"])
@@ -103,8 +121,10 @@ def test_no_step_within_a_factor_of_two_is_an_estimate():
 def test_a_profile_of_an_unknown_method_version_is_not_read():
     v = evaluate(doc(Run(write_cache="on", points=[solo(3100.0)], sizes=recorded_profile("on", version=3))))
     assert v.etcd.basis == "estimated from 4 KiB"
-    assert any("size profile of method diskq-size-profile version 3 not read (this diskq reads versions 1 and 2)"
-               in n for n in v.notes)
+    assert any(
+        "size profile of method diskq-size-profile version 3 not read (this diskq reads versions 1 and 2)" in n
+        for n in v.notes
+    )
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -115,8 +135,9 @@ def test_both_size_profile_versions_are_read(version):
 
 def test_the_profile_of_an_unsafe_run_is_never_used():
     # cache "off" by the kernel's knob on a drive that may cache: its fast profile is not safe
-    fast_off = Run(write_cache="off", cache_mechanism="sysfs", points=[solo(25000.0, 2.0)],
-                   sizes=recorded_profile("off"))
+    fast_off = Run(
+        write_cache="off", cache_mechanism="sysfs", points=[solo(25000.0, 2.0)], sizes=recorded_profile("off")
+    )
     on = Run(write_cache="on", cache_mechanism="sysfs", points=[solo(3100.0)], sizes=recorded_profile("on"))
     v = evaluate(doc(fast_off, on))
     assert v.etcd.cache_state == v.postgres_wal.cache_state == v.zfs_slog.cache_state == "on"
@@ -195,8 +216,7 @@ def test_verdicts_from_a_profile_measured_now_on_a_loop_device(make_loop):
     dev = make_loop(64 * 1024 * 1024)
     profile = measure_profile(dev, sizes=(4096, 8192, 131072), runtime_s=1)
     step_8k = next(p for p in profile.points if p.block_size == 8192)
-    d = annotate(doc(Run(write_cache="on", cache_mechanism="sysfs", points=[size_as_sweep(profile)],
-                         sizes=profile)))
+    d = annotate(doc(Run(write_cache="on", cache_mechanism="sysfs", points=[size_as_sweep(profile)], sizes=profile)))
     v = d.verdicts
     assert v.etcd.basis == "measured" and v.etcd.block_size == 8192
     assert v.etcd.p99_fdatasync_ms == pytest.approx(p99_ms(step_8k.fio))

@@ -12,11 +12,38 @@ import pytest
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
 HEADER = [
-    "source_id", "model", "vendor", "family", "capacity", "interface", "firmware", "method_id",
-    "numjobs", "iodepth", "iops", "write_cache", "derived", "quote", "url", "checked",
+    "source_id",
+    "model",
+    "vendor",
+    "family",
+    "capacity",
+    "interface",
+    "firmware",
+    "method_id",
+    "numjobs",
+    "iodepth",
+    "iops",
+    "write_cache",
+    "derived",
+    "quote",
+    "url",
+    "checked",
 ]
-REQUIRED = ["source_id", "model", "vendor", "family", "interface", "method_id", "numjobs", "iodepth",
-            "iops", "write_cache", "quote", "url", "checked"]
+REQUIRED = [
+    "source_id",
+    "model",
+    "vendor",
+    "family",
+    "interface",
+    "method_id",
+    "numjobs",
+    "iodepth",
+    "iops",
+    "write_cache",
+    "quote",
+    "url",
+    "checked",
+]
 SOURCE_KEYS = ["title", "url", "author", "date", "licence", "attribution", "method_ids", "notes"]
 METHOD_KEYS = ["command", "sync", "pattern", "engine", "iodepth", "direct", "target", "block_size", "notes"]
 SYNCS = {"fdatasync", "fsync", "o_sync", "o_dsync", "o_sync+fsync", "flush"}
@@ -31,7 +58,6 @@ MIN_SOURCES = 8
 GITHUB_FILE = re.compile(r"https://github\.com/[^/]+/[^/]+/blob/([0-9a-f]{40})/")
 # a number as a source prints it: 1480, 13,333.33, 18.6k
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(k(?![A-Za-z]))?")
-
 
 
 def load_toml(name):
@@ -150,8 +176,9 @@ def test_rows_are_complete_and_consistent(rows, sources, methods):
         if "github.com" in r["url"] and "/blob/" in r["url"]:
             assert GITHUB_FILE.match(r["url"]), f"{where}: a GitHub file URL must name its commit"
         if not r["derived"].strip():
-            assert iops in quoted_numbers(r["quote"]), \
+            assert iops in quoted_numbers(r["quote"]), (
                 f"{where}: iops {r['iops']} is not in the quote and not marked derived"
+            )
     for sid, mids in used.items():
         unused = set(sources[sid]["method_ids"]) - mids
         assert not unused, f"{sid}: declares methods no row uses: {sorted(unused)}"
@@ -183,5 +210,4 @@ def test_families_are_spelled_one_way(rows):
     for name, line, r in rows:
         key = re.sub(r"[\s\-_.]", "", f"{r['vendor']}|{r['family']}").casefold()
         spelling = (r["vendor"], r["family"])
-        assert seen.setdefault(key, spelling) == spelling, \
-            f"{name}:{line}: {spelling} and {seen[key]} are one family"
+        assert seen.setdefault(key, spelling) == spelling, f"{name}:{line}: {spelling} and {seen[key]} are one family"

@@ -23,14 +23,20 @@ SQLITE_UTILS = shutil.which("sqlite-utils", path=str(Path(sys.executable).parent
 
 #: every link between tables, as (table, columns, parent table)
 LINKS = {
-    ("submissions", ("device_id",), "devices"), ("runs", ("submission_id",), "submissions"),
-    ("points", ("submission_id", "run"), "runs"), ("size_points", ("submission_id", "run"), "runs"),
-    ("device_cache", ("device_id",), "devices"), ("curve", ("device_id", "write_cache", "knob"), "device_cache"),
+    ("submissions", ("device_id",), "devices"),
+    ("runs", ("submission_id",), "submissions"),
+    ("points", ("submission_id", "run"), "runs"),
+    ("size_points", ("submission_id", "run"), "runs"),
+    ("device_cache", ("device_id",), "devices"),
+    ("curve", ("device_id", "write_cache", "knob"), "device_cache"),
     ("device_sizes", ("device_id", "write_cache", "knob"), "device_cache"),
-    ("sustained", ("submission_id",), "submissions"), ("device_sustained", ("device_id",), "devices"),
+    ("sustained", ("submission_id",), "submissions"),
+    ("device_sustained", ("device_id",), "devices"),
     # the public figures of sources/
-    ("figures", ("source_id",), "sources"), ("figures", ("method_id",), "methods"),
-    ("figures", ("model_id",), "models"), ("model_class", ("model_id",), "models"),
+    ("figures", ("source_id",), "sources"),
+    ("figures", ("method_id",), "methods"),
+    ("figures", ("model_id",), "models"),
+    ("model_class", ("model_id",), "models"),
     ("public_answers", ("model_id",), "models"),
     ("model_class", ("method_id",), "methods"),  # one row per method within a class (schema 10)
     ("line_families", ("line_key",), "lines"),
@@ -71,11 +77,14 @@ def test_foreign_keys_are_declared_and_every_row_keeps_them(built):
 def test_the_devices_full_text_index_is_attached_as_sqlite_utils_expects(built):
     con = sqlite3.connect(built)
     try:
-        hits = con.execute("SELECT d.model FROM devices d JOIN devices_fts f ON f.rowid = d.rowid "
-                           "WHERE devices_fts MATCH 'pm883'").fetchall()
+        hits = con.execute(
+            "SELECT d.model FROM devices d JOIN devices_fts f ON f.rowid = d.rowid WHERE devices_fts MATCH 'pm883'"
+        ).fetchall()
         assert hits == [("Samsung PM883",)]
-        assert con.execute("SELECT count(*) FROM devices_fts").fetchone() == con.execute(
-            "SELECT count(*) FROM devices").fetchone()
+        assert (
+            con.execute("SELECT count(*) FROM devices_fts").fetchone()
+            == con.execute("SELECT count(*) FROM devices").fetchone()
+        )
     finally:
         con.close()
 
@@ -83,8 +92,9 @@ def test_the_devices_full_text_index_is_attached_as_sqlite_utils_expects(built):
 @pytest.mark.skipif(SQLITE_UTILS is None, reason="sqlite-utils is not installed (pip install -e '.[test]' installs it)")
 @pytest.mark.skipif(not trigram_supported(), reason="this SQLite has no FTS5 trigram tokenizer: no index is built")
 def test_sqlite_utils_search_finds_a_device(built):
-    done = subprocess.run([SQLITE_UTILS, "search", str(built), "devices", "pm883", "--csv", "-c", "model"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [SQLITE_UTILS, "search", str(built), "devices", "pm883", "--csv", "-c", "model"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["model", "Samsung PM883"]
     fks = subprocess.run([SQLITE_UTILS, "tables", str(built), "--schema"], capture_output=True, text=True)

@@ -158,8 +158,15 @@ def test_a_hung_sustained_write_is_killed_at_the_deadline_of_its_budget(make_loo
     budget = sustained.parse_budget("3s")
     with Meddler(dev, stop_main) as meddler:
         with pytest.raises(StepOverdue) as info:
-            sustained.run(dev, sustained.FDATASYNC, budget, sustained.region(128 * 1024 * 1024),
-                          write_cache="on", mechanism="sysfs", clock=deadline.Clock(floor_s=SMALL_MARGIN_S))
+            sustained.run(
+                dev,
+                sustained.FDATASYNC,
+                budget,
+                sustained.region(128 * 1024 * 1024),
+                write_cache="on",
+                mechanism="sysfs",
+                clock=deadline.Clock(floor_s=SMALL_MARGIN_S),
+            )
     assert meddler.touched
     assert info.value.message.startswith("the sustained write (fdatasync) did not end by its deadline")
     assert f"(3 s of writing + {SMALL_MARGIN_S:g} s margin)" in info.value.message
@@ -172,8 +179,9 @@ def test_a_bench_whose_fio_hangs_with_the_cache_switched_restores_it(loop_wb, tm
     dev = loop_wb
     jdir = tmp_path / "j"
     monkeypatch.setenv("DISKQ_JOURNAL_DIR", str(jdir))
-    options = planning.BenchOptions(runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False,
-                                  step_margin_s=SMALL_MARGIN_S)
+    options = planning.BenchOptions(
+        runtime_s=1, jobs=[1], cache="both", yes=True, flush_check=False, step_margin_s=SMALL_MARGIN_S
+    )
     switched = lambda: wc_file(dev).read_text().strip() == "write through"  # noqa: E731 - the second run
     with planning.plan(dev, options) as plan, Meddler(dev, stop_main, when=switched) as meddler:
         with pytest.raises(StepOverdue) as info:

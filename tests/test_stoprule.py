@@ -15,8 +15,13 @@ from diskq.bench.stoprule import StopRule, rule_iops, stop_second, trend_pct
 from tests.conftest import FIXTURES
 
 rates = st.lists(st.floats(min_value=1, max_value=1e6, allow_nan=False), min_size=2, max_size=25)
-rules = st.builds(StopRule, width_pct=st.floats(min_value=0.1, max_value=50), floor_s=st.integers(2, 7),
-                  cap_s=st.just(7), ramp_s=st.integers(0, 2))
+rules = st.builds(
+    StopRule,
+    width_pct=st.floats(min_value=0.1, max_value=50),
+    floor_s=st.integers(2, 7),
+    cap_s=st.just(7),
+    ramp_s=st.integers(0, 2),
+)
 
 
 def test_the_docstring_examples_hold():

@@ -23,16 +23,34 @@ pytestmark = [needs_fio, needs_loop, pytest.mark.skipif(not HAVE_SSH_KEYGEN, rea
 
 
 def diskq(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "diskq", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
 def bench_result(tmp_path_factory) -> Path:
     """A real result document from ``diskq bench --scratch`` (made once for this module)."""
     work = tmp_path_factory.mktemp("bench")
-    out = diskq("bench", "--scratch", "--yes", "--runtime", "2", "--jobs", "1,2", "-o", "r.json", cwd=work,
-                env={"DISKQ_JOURNAL_DIR": str(work / "journal")})
+    out = diskq(
+        "bench",
+        "--scratch",
+        "--yes",
+        "--runtime",
+        "2",
+        "--jobs",
+        "1,2",
+        "-o",
+        "r.json",
+        cwd=work,
+        env={"DISKQ_JOURNAL_DIR": str(work / "journal")},
+    )
     assert out.returncode == 0, out.stderr
     return work / "r.json"
 

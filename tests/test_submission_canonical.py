@@ -193,11 +193,13 @@ def _records(draw, children):
 
 anything = st.recursive(
     _any_scalar,
-    lambda children: st.lists(children, max_size=4)
-    | st.tuples(children, children)
-    | st.dictionaries(st.text(max_size=3), children, max_size=4)
-    | st.dictionaries(st.integers(), children, min_size=1, max_size=2)
-    | _records(children),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.tuples(children, children)
+        | st.dictionaries(st.text(max_size=3), children, max_size=4)
+        | st.dictionaries(st.integers(), children, min_size=1, max_size=2)
+        | _records(children)
+    ),
     max_leaves=25,
 )
 

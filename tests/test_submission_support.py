@@ -20,8 +20,16 @@ HAVE_FIO = shutil.which("fio") is not None
 HAVE_SSH_KEYGEN = shutil.which("ssh-keygen") is not None
 
 COMMUNITY_ARGS = [
-    "--direct=1", "--fdatasync=1", "--iodepth=1", "--runtime=1", "--time_based", "--rw=write",
-    "--bs=4k", "--group_reporting", "--name=ceph-iops", "--output-format=json",
+    "--direct=1",
+    "--fdatasync=1",
+    "--iodepth=1",
+    "--runtime=1",
+    "--time_based",
+    "--rw=write",
+    "--bs=4k",
+    "--group_reporting",
+    "--name=ceph-iops",
+    "--output-format=json",
 ]
 
 
@@ -42,9 +50,11 @@ def _fio_runs_cached() -> str:
         for numjobs in (1, 2):
             out = subprocess.run(
                 ["fio", f"--filename={target}", "--size=16M", *COMMUNITY_ARGS, f"--numjobs={numjobs}"],
-                check=True, capture_output=True, text=True,
+                check=True,
+                capture_output=True,
+                text=True,
             ).stdout
-            runs[numjobs] = json.loads(out[out.index("{"):])
+            runs[numjobs] = json.loads(out[out.index("{") :])
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return json.dumps(runs)
@@ -55,11 +65,15 @@ def _fio_nosync_cached() -> str:
     work = Path(tempfile.mkdtemp(prefix="diskq-test-fio-"))
     try:
         args = [a if a != "--fdatasync=1" else "--fdatasync=0" for a in COMMUNITY_ARGS]
-        out = subprocess.run(["fio", f"--filename={work / 'target.img'}", "--size=16M", *args, "--numjobs=1"],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["fio", f"--filename={work / 'target.img'}", "--size=16M", *args, "--numjobs=1"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return out[out.index("{"):]
+    return out[out.index("{") :]
 
 
 def fio_nosync_run() -> dict:
@@ -70,8 +84,16 @@ def fio_nosync_run() -> dict:
 def nosync_point_from(data: dict) -> Point:
     """The flush-check step's Point: the write's figures only (fio's fdatasync section is empty)."""
     w = data["jobs"][0]["write"]
-    return Point(numjobs=1, iops=w["iops"], bw_bytes=w["bw_bytes"], total_ios=w["total_ios"], runtime_ms=w["runtime"],
-                 lat_us=_latency(w["clat_ns"]), sync_lat_us=None, fio=data)
+    return Point(
+        numjobs=1,
+        iops=w["iops"],
+        bw_bytes=w["bw_bytes"],
+        total_ios=w["total_ios"],
+        runtime_ms=w["runtime"],
+        lat_us=_latency(w["clat_ns"]),
+        sync_lat_us=None,
+        fio=data,
+    )
 
 
 def fio_runs() -> dict[int, dict]:
@@ -93,8 +115,13 @@ def drive_fio_runs() -> dict[int, dict]:
 
 def _latency(section: dict) -> Latency:
     pct = section["percentile"]
-    return Latency(mean=section["mean"] / 1000, p50=pct["50.000000"] / 1000, p99=pct["99.000000"] / 1000,
-                   p999=pct["99.900000"] / 1000, max=section["max"] / 1000)
+    return Latency(
+        mean=section["mean"] / 1000,
+        p50=pct["50.000000"] / 1000,
+        p99=pct["99.000000"] / 1000,
+        p999=pct["99.900000"] / 1000,
+        max=section["max"] / 1000,
+    )
 
 
 def point_from(data: dict) -> Point:
@@ -121,8 +148,13 @@ def result_from(runs: dict[int, dict], *, method_id: str = "community-fio-ceph-i
     return ResultDocument(
         device=Device(model="Samsung SSD 860 PRO 512GB", protocol="ata", media="ssd", serial_hash="ab" * 12),
         # the recorded runs write one shared region with no ramp: version 2 of diskq's method, or the community's
-        method=Method(id=method_id, version=2 if method_id == "diskq-fdatasync-sweep" else 1, fio_version=version,
-                      search="manual", runtime_s=1),
+        method=Method(
+            id=method_id,
+            version=2 if method_id == "diskq-fdatasync-sweep" else 1,
+            fio_version=version,
+            search="manual",
+            runtime_s=1,
+        ),
         runs=[Run(write_cache="unknown", points=points, peak=Peak(numjobs=best.numjobs, iops=best.iops))],
     )
 

@@ -25,16 +25,16 @@ def test_trigger_is_pull_request_only():
 def test_keys_come_from_both_github_sources_for_the_pr_author():
     text = WORKFLOW.read_text()
     assert "AUTHOR: ${{ github.event.pull_request.user.login }}" in text
-    assert 'https://github.com/${AUTHOR}.keys' in text
-    assert '/users/${AUTHOR}/ssh_signing_keys' in text
+    assert "https://github.com/${AUTHOR}.keys" in text
+    assert "/users/${AUTHOR}/ssh_signing_keys" in text
     # the login is only ever used through the environment, never pasted into a script
     assert text.count("${{ github.event.pull_request.user.login }}") == 1
 
 
 def test_validation_uses_the_base_branch_validator_and_flags_other_changes():
     text = WORKFLOW.read_text()
-    assert "pip\" install --quiet ./base" in text
-    assert 'validate --contribution' in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
+    assert 'pip" install --quiet ./base' in text
+    assert "validate --contribution" in text and '--allowed-signers "$RUNNER_TEMP/allowed_signers"' in text
     assert "grep -v '^submissions/'" in text and "maintainer must review" in text
 
 
@@ -55,7 +55,7 @@ def _run_block(step_name: str) -> str:
     run = next(i for i in range(start, len(lines)) if lines[i].strip() == "run: |")
     indent = len(lines[run + 1]) - len(lines[run + 1].lstrip())
     block = []
-    for line in lines[run + 1:]:
+    for line in lines[run + 1 :]:
         if line.strip() and len(line) - len(line.lstrip()) < indent:
             break
         block.append(line[indent:])
@@ -97,8 +97,13 @@ def test_scope_judges_what_the_pull_request_changes_even_when_main_moved_on(tmp_
     _git(repo, "checkout", "-q", head)
     summary = tmp_path / "summary"
     env = dict(os.environ, BASE_SHA=base, HEAD_SHA=head, GITHUB_STEP_SUMMARY=str(summary))
-    scope = subprocess.run(["bash", "-c", _run_block("Flag changes outside submissions/ and edits of existing submissions")],
-                           cwd=repo, env=env, capture_output=True, text=True)
+    scope = subprocess.run(
+        ["bash", "-c", _run_block("Flag changes outside submissions/ and edits of existing submissions")],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     flagged = summary.read_text()
     if pr_also_touches is None:
         assert scope.returncode == 0, scope.stdout + flagged

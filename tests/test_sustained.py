@@ -47,17 +47,20 @@ def doc_with(*measured) -> ResultDocument:
 # --- the budget ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("10m", sustained.Budget(seconds=600)),
-    ("90s", sustained.Budget(seconds=90)),
-    ("2h", sustained.Budget(seconds=7200)),
-    ("3 min", sustained.Budget(seconds=180)),
-    ("500M", sustained.Budget(bytes=500 * 1024**2)),
-    ("60G", sustained.Budget(bytes=60 * 1024**3)),
-    ("1T", sustained.Budget(bytes=1024**4)),
-    ("64MiB", sustained.Budget(bytes=64 * 1024**2)),
-    ("1.5G", sustained.Budget(bytes=1536 * 1024**2)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("10m", sustained.Budget(seconds=600)),
+        ("90s", sustained.Budget(seconds=90)),
+        ("2h", sustained.Budget(seconds=7200)),
+        ("3 min", sustained.Budget(seconds=180)),
+        ("500M", sustained.Budget(bytes=500 * 1024**2)),
+        ("60G", sustained.Budget(bytes=60 * 1024**3)),
+        ("1T", sustained.Budget(bytes=1024**4)),
+        ("64MiB", sustained.Budget(bytes=64 * 1024**2)),
+        ("1.5G", sustained.Budget(bytes=1536 * 1024**2)),
+    ],
+)
 def test_budget_is_a_size_or_a_time(text, expected):
     assert sustained.parse_budget(text) == expected
 
@@ -81,7 +84,12 @@ def test_options_follow_the_budget_and_the_variant():
     assert (by_time["bs"], by_time["iodepth"], by_time["fdatasync"], by_time["ioengine"]) == ("128k", "1", "1", "psync")
     by_size = sustained.options(sustained.SEQUENTIAL, sustained.Budget(bytes=3 * 1024**3), 2 * 1024**3, "/t/bw")
     assert by_size["io_size"] == str(3 * 1024**3) and "time_based" not in by_size  # wraps around the 2 GiB
-    assert (by_size["bs"], by_size["iodepth"], by_size["fdatasync"], by_size["ioengine"]) == ("1024k", "32", "0", "libaio")
+    assert (by_size["bs"], by_size["iodepth"], by_size["fdatasync"], by_size["ioengine"]) == (
+        "1024k",
+        "32",
+        "0",
+        "libaio",
+    )
     assert by_size["log_avg_msec"] == "1000"
     assert "write_bw_log" not in sustained.method(by_size).fio_params  # a temporary path, different every run
 
@@ -123,19 +131,25 @@ def test_recorded_throttled_write_has_its_cliff_where_the_throttle_began():
 # --- validation -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda s: s.bw_samples.__setitem__(slice(None), [v * 1.3 for v in s.bw_samples]), "bw_samples"),
-    (lambda s: s.bw_samples.__setitem__(slice(None), [v * 0.7 for v in s.bw_samples]), "bw_samples"),
-    (lambda s: setattr(s, "written_bytes", s.written_bytes * 2), "written_bytes"),
-    (lambda s: setattr(s, "iops", s.iops * 1.1), "iops"),
-    (lambda s: setattr(s, "block_size", 4096), "block_size"),
-    (lambda s: setattr(s, "budget_s", 600), "budget_s"),
-    (lambda s: setattr(s, "cliff", s.cliff.model_copy(update={"at_bytes": s.cliff.at_bytes * 3})), "cliff.at_bytes"),
-    (lambda s: setattr(s, "cliff", s.cliff.model_copy(update={"found": False})), "cliff.found"),
-    (lambda s: setattr(s, "cliff", None), "cliff"),
-    (lambda s: setattr(s, "sample_interval_ms", 500), "sample_interval_ms"),
-    (lambda s: setattr(s, "fio", None), "fio"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda s: s.bw_samples.__setitem__(slice(None), [v * 1.3 for v in s.bw_samples]), "bw_samples"),
+        (lambda s: s.bw_samples.__setitem__(slice(None), [v * 0.7 for v in s.bw_samples]), "bw_samples"),
+        (lambda s: setattr(s, "written_bytes", s.written_bytes * 2), "written_bytes"),
+        (lambda s: setattr(s, "iops", s.iops * 1.1), "iops"),
+        (lambda s: setattr(s, "block_size", 4096), "block_size"),
+        (lambda s: setattr(s, "budget_s", 600), "budget_s"),
+        (
+            lambda s: setattr(s, "cliff", s.cliff.model_copy(update={"at_bytes": s.cliff.at_bytes * 3})),
+            "cliff.at_bytes",
+        ),
+        (lambda s: setattr(s, "cliff", s.cliff.model_copy(update={"found": False})), "cliff.found"),
+        (lambda s: setattr(s, "cliff", None), "cliff"),
+        (lambda s: setattr(s, "sample_interval_ms", 500), "sample_interval_ms"),
+        (lambda s: setattr(s, "fio", None), "fio"),
+    ],
+)
 def test_validation_finds_each_figure_that_does_not_match_the_raw_data(change, field):
     s = recorded()
     change(s)
@@ -190,8 +204,9 @@ def test_confirmation_names_the_amount(monkeypatch, tmp_path):
     existing = tmp_path / "old.img"
     existing.write_bytes(b"x" * 4096)
     options = planning.BenchOptions(profiles=("sustained",), sustain=sustained.Budget(bytes=60 * 1024**3))
-    plan = SimpleNamespace(target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True),
-                           options=options)
+    plan = SimpleNamespace(
+        target=target.Target(path=str(existing), kind="file", capacity_bytes=4096, existed=True), options=options
+    )
     asked = []
     monkeypatch.setattr(cli_bench.sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(cli_bench.typer, "prompt", lambda text, **k: asked.append(text) or "nope")
@@ -209,11 +224,14 @@ def test_confirmation_names_the_amount(monkeypatch, tmp_path):
     assert "2 x 60.0 GiB" in info.value.hint
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--sustain", "10m"], "needs --profile sustained"),
-    (["--profile", "sideways"], "--profile must be one of"),
-    (["--profile", "sustained", "--sustain", "600"], "--sustain needs a unit"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--sustain", "10m"], "needs --profile sustained"),
+        (["--profile", "sideways"], "--profile must be one of"),
+        (["--profile", "sustained", "--sustain", "600"], "--sustain needs a unit"),
+    ],
+)
 def test_cli_refuses_bad_profile_options_in_one_line(tmp_path, args, words, capsys, monkeypatch):
     from diskq.cli import main
 
@@ -231,8 +249,9 @@ def test_cli_refuses_bad_profile_options_in_one_line(tmp_path, args, words, caps
 
 
 def _bench_options(**kw) -> planning.BenchOptions:
-    return planning.BenchOptions(runtime_s=1, jobs=[1], cache="keep", flush_check=False, yes=True,
-                               profiles=("sustained",), **kw)
+    return planning.BenchOptions(
+        runtime_s=1, jobs=[1], cache="keep", flush_check=False, yes=True, profiles=("sustained",), **kw
+    )
 
 
 @needs_loop
@@ -281,8 +300,10 @@ def throttle():
 
 def _sustained_fio(dev: str) -> int | None:
     """A fio process of the sustained write on ``dev`` (the one run with a bandwidth log)."""
-    return next((pid for pid, (_, argv) in fio_processes(dev).items()
-                 if any(a.startswith(b"--write_bw_log=") for a in argv)), None)
+    return next(
+        (pid for pid, (_, argv) in fio_processes(dev).items() if any(a.startswith(b"--write_bw_log=") for a in argv)),
+        None,
+    )
 
 
 @needs_loop
@@ -324,9 +345,30 @@ def test_an_interrupted_sustained_write_keeps_what_fio_measured(make_loop, tmp_p
     dev = make_loop(128 * 1024 * 1024)
     out = tmp_path / "r.json"
     bench = subprocess.Popen(
-        [sys.executable, "-m", "diskq", "bench", dev, "--yes", "--jobs", "1", "--runtime", "1", "--cache", "keep",
-         "--no-flush-check", "--profile", "sustained", "--sustain", "30s", "-o", str(out)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "diskq",
+            "bench",
+            dev,
+            "--yes",
+            "--jobs",
+            "1",
+            "--runtime",
+            "1",
+            "--cache",
+            "keep",
+            "--no-flush-check",
+            "--profile",
+            "sustained",
+            "--sustain",
+            "30s",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "DISKQ_JOURNAL_DIR": str(tmp_path / "j")},
     )
     try:
@@ -418,8 +460,9 @@ def test_validate_file_checks_the_sustained_write(tmp_path, tamper):
 @needs_fio
 def test_a_target_too_small_for_the_sustained_write_is_refused_before_writing(tmp_path):
     target = tmp_path / "small.img"
-    options = planning.BenchOptions(runtime_s=1, jobs=[1], size_bytes=512 * 1024, cache="keep", yes=True,
-                                  profiles=("sustained",))
+    options = planning.BenchOptions(
+        runtime_s=1, jobs=[1], size_bytes=512 * 1024, cache="keep", yes=True, profiles=("sustained",)
+    )
     with pytest.raises(InvalidInput) as info:
         planning.plan(str(target), options)
     assert "too small for a sustained write" in info.value.message and info.value.hint
@@ -435,9 +478,16 @@ def test_a_target_too_small_for_the_sustained_write_is_refused_before_writing(tm
     drop_fio=st.booleans(),
 )
 def test_validation_never_raises_whatever_the_figures(samples, interval, written, runtime, iops, drop_fio):
-    s = recorded().model_copy(update={
-        "bw_samples": samples, "sample_interval_ms": interval, "written_bytes": written, "runtime_ms": runtime,
-        "iops": iops, "fio": None if drop_fio else {"jobs": 5}})
+    s = recorded().model_copy(
+        update={
+            "bw_samples": samples,
+            "sample_interval_ms": interval,
+            "written_bytes": written,
+            "runtime_ms": runtime,
+            "iops": iops,
+            "fio": None if drop_fio else {"jobs": 5},
+        }
+    )
     s.cliff = find_cliff(samples, interval)
     problems = sustained_problems(doc_with(s))
     assert all(p.field.startswith("result.sustained") for p in problems)
@@ -476,8 +526,9 @@ def test_honest_samples_always_add_up(rates, tail_ms, unlogged, jitter):
     rates = [min(r, fastest) for r in rates]
     written = int(sum(rates) + rates[-1] * tail_ms / 1000)
     logged = [round(r * (1 + e) / 1024) * 1024.0 for r, e in zip(rates[: len(rates) - unlogged], jitter, strict=False)]
-    s = recorded().model_copy(update={"bw_samples": logged, "written_bytes": written,
-                                      "runtime_ms": len(rates) * 1000 + tail_ms})
+    s = recorded().model_copy(
+        update={"bw_samples": logged, "written_bytes": written, "runtime_ms": len(rates) * 1000 + tail_ms}
+    )
     found = []
     _samples_problems(s, lambda field, message: found.append(message))
     assert found == []

@@ -39,8 +39,9 @@ def real(tmp_path_factory):
     backing = root / "loop.img"
     with open(backing, "wb") as f:
         f.truncate(64 * 1024 * 1024)
-    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         _reset_write_cache(dev)
         measurements = [measure(dev, "fdatasync", 2, root), measure(dev, "sequential", 2, root)]
@@ -73,7 +74,9 @@ def test_the_database_holds_what_fio_wrote_and_logged(real):
         assert json.loads(row["bw_samples"]) == m["bw_samples"] and len(m["bw_samples"]) >= 4
         assert row["write_cache"] == "on" and row["cache_mechanism"] == "sysfs"
     assert [(f["variant"], f["knob"], f["measurements"]) for f in figures] == [
-        ("fdatasync", "kernel", 1), ("sequential", "kernel", 1)]
+        ("fdatasync", "kernel", 1),
+        ("sequential", "kernel", 1),
+    ]
     for f, m in zip(figures, measurements, strict=False):
         assert f["written_bytes_max"] == m["written_bytes"] and f["bw_bytes"] == m["bw_bytes"]
         found = bool((m["cliff"] or {}).get("found"))
@@ -92,8 +95,8 @@ def test_lookup_and_the_device_page_show_the_real_writes(real):
     (page,) = (out / "devices").glob("linux-loop-device-*.html")
     html = page.read_text()
     for m in measurements:
-        chart = html[html.index(f'id="sustained-chart-{m["variant"]}-on-kernel"'):]
-        chart = chart[:chart.index("</svg>")]
+        chart = html[html.index(f'id="sustained-chart-{m["variant"]}-on-kernel"') :]
+        chart = chart[: chart.index("</svg>")]
         (line,) = [part.split('"')[0] for part in chart.split('<polyline class="line" points="')[1:]]
         assert len(line.split()) == len(m["bw_samples"])
     assert "write cache on (kernel knob)" in html

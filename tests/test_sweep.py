@@ -196,8 +196,10 @@ def test_a_noisy_device_gets_every_doubling_measured():
     points = s.run()
     assert calls == [1, 2, 4, 8, 16, 32]
     assert sweep.peak_of(points).numjobs == 32
-    assert s.notes == ["one job's IOPS varied by 35% within its step (more than 20%): too noisy to stop early, "
-                       "every doubling up to --max-jobs 32 measured"]
+    assert s.notes == [
+        "one job's IOPS varied by 35% within its step (more than 20%): too noisy to stop early, "
+        "every doubling up to --max-jobs 32 measured"
+    ]
 
 
 def test_a_steady_device_with_the_same_curve_stops_early():
@@ -227,8 +229,15 @@ def _device(nav: dict[int, float], full: dict[int, float], early: set[int] | Non
     log: list[tuple[str, int]] = []
 
     def point(n, iops, ended_early, seconds):
-        return Point(numjobs=n, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * seconds),
-                     runtime_ms=int(seconds * 1000), lat_us=Latency(), steady_state=ended_early)
+        return Point(
+            numjobs=n,
+            iops=iops,
+            bw_bytes=iops * 4096,
+            total_ios=int(iops * seconds),
+            runtime_ms=int(seconds * 1000),
+            lat_us=Latency(),
+            steady_state=ended_early,
+        )
 
     def measure(n):
         log.append(("measure", n))
@@ -394,8 +403,12 @@ def test_short_steps_are_all_provisional_even_those_that_ran_their_whole_window(
     s = sweep.Search(measure, 16, confirm=confirm, provisional=sweep.short_step)
     s.run()
     assert 4 in s.confirmed and s.points[4].iops == pytest.approx(2850.0)
-    assert any(n.startswith("peak confirmed at 4 jobs with the longer window: 3,000 IOPS after 20.0 s, then "
-                            "2,850 IOPS after 20.0 s") for n in s.notes)
+    assert any(
+        n.startswith(
+            "peak confirmed at 4 jobs with the longer window: 3,000 IOPS after 20.0 s, then 2,850 IOPS after 20.0 s"
+        )
+        for n in s.notes
+    )
     # with fio's detector (versions 1 and 2) the same full-length steps would not be confirmed
     measure, confirm, log = _device(nav, full, early=set())
     s = sweep.Search(measure, 16, confirm=confirm)
@@ -406,8 +419,17 @@ def test_short_steps_are_all_provisional_even_those_that_ran_their_whole_window(
 def test_by_default_the_confirmations_go_on_until_the_highest_figure_is_a_confirmed_one():
     """The run of benchmarks/results.md: 16 and 32 jobs read 46 600 and 46 100 after early ends,
     38 000 and 33 500 confirmed; 18 jobs (41 100, early) then led and is confirmed too."""
-    nav = {1: 5165.0, 2: 17768.0, 4: 26046.0, 8: 31579.0, 16: 46613.0, 18: 41094.0, 20: 36682.0, 24: 32672.0,
-           32: 46117.0}
+    nav = {
+        1: 5165.0,
+        2: 17768.0,
+        4: 26046.0,
+        8: 31579.0,
+        16: 46613.0,
+        18: 41094.0,
+        20: 36682.0,
+        24: 32672.0,
+        32: 46117.0,
+    }
     full = {**nav, 16: 38008.0, 32: 33473.0, 18: 37000.0}
     measure, confirm, log = _device(nav, full)
     s = sweep.Search(measure, 32, confirm=confirm, gain=0.0)
@@ -420,8 +442,11 @@ def test_by_default_the_confirmations_go_on_until_the_highest_figure_is_a_confir
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(100, 1e5), min_size=6, max_size=6), st.lists(st.floats(0.5, 1.5), min_size=6, max_size=6),
-       st.sets(st.sampled_from(RISING)))
+@given(
+    st.lists(st.floats(100, 1e5), min_size=6, max_size=6),
+    st.lists(st.floats(0.5, 1.5), min_size=6, max_size=6),
+    st.sets(st.sampled_from(RISING)),
+)
 def test_the_steps_left_with_confirmations_are_never_undercounted(nav_iops, factors, early):
     # the progress display's time budget: at every step, what is still to come fits in steps_left_max
     # every job count the refinement may pick reads like the doubling at or below it
@@ -435,6 +460,7 @@ def test_the_steps_left_with_confirmations_are_never_undercounted(nav_iops, fact
         def call(n):
             budgets.append((len(log), search.steps_left_max()))
             return fn(n)
+
         return call
 
     search = sweep.Search(counted(measure), 32, confirm=counted(confirm))

@@ -38,8 +38,9 @@ def _device(db, model):
 
 def _osds_cell(html: str, device_id: str) -> tuple[float, str]:
     """(data-n, text) of the OSDs per device cell in the row linking to ``device_id``."""
-    row = re.search(rf'<tr[^>]*>\s*<td[^>]*>\d+</td>\s*<td[^>]*><a href="devices/{device_id}.html">.*?</tr>', html,
-                    re.S).group(0)
+    row = re.search(
+        rf'<tr[^>]*>\s*<td[^>]*>\d+</td>\s*<td[^>]*><a href="devices/{device_id}.html">.*?</tr>', html, re.S
+    ).group(0)
     cells = re.findall(r"<td([^>]*)>(.*?)</td>", row, re.S)
     attrs, text = cells[10]
     return float(re.search(r'data-n="([^"]*)"', attrs).group(1)), re.sub(r"<[^>]+>", "", text)
@@ -68,8 +69,10 @@ def test_the_pm883_sorts_above_the_ultra_ii_in_the_osds_column(legacy):
 
 def test_the_osds_column_never_ranks_a_device_below_one_that_carries_less(legacy):
     db, _ = legacy
-    rows = _rows(db, "SELECT model, osds_per_device AS n, osds_per_osd_iops AS r, osds_order FROM devices "
-                     "WHERE osds_per_device > 0")
+    rows = _rows(
+        db,
+        "SELECT model, osds_per_device AS n, osds_per_osd_iops AS r, osds_order FROM devices WHERE osds_per_device > 0",
+    )
     for a in rows:
         for b in rows:
             if a["n"] >= b["n"] and a["r"] >= b["r"]:
@@ -82,8 +85,11 @@ def test_lookup_shows_the_per_osd_rate_beside_the_count(legacy, capsys):
     assert "OSDs per device: 16 (3,709/s each; one HDD OSD needs 315)" in capsys.readouterr().out
     assert cli("lookup", "pm883", "--db", str(db), "--json") == 0
     device = json.loads(capsys.readouterr().out)[0]["device"]
-    assert (device["osds_per_device_text"], device["osds_rate_text"], device["osds_demand_iops"]) == \
-        ("16", "3,709/s each", 315)
+    assert (device["osds_per_device_text"], device["osds_rate_text"], device["osds_demand_iops"]) == (
+        "16",
+        "3,709/s each",
+        315,
+    )
 
 
 def test_a_device_too_slow_for_one_osd_reads_none(tmp_path, capsys):
@@ -105,8 +111,11 @@ def test_a_device_too_slow_for_one_osd_reads_none(tmp_path, capsys):
 def test_no_legacy_row_claims_more_osds_than_its_source_measured(legacy):
     db, _ = legacy
     # no row claims more OSDs than its contributor's sweep measured jobs, nor more than its tier allows
-    rows = _rows(db, "SELECT id, model, osds_per_device, osds_limited_by_sweep, ceph_waldb FROM devices "
-                     "WHERE legacy > 0 AND osds_per_device IS NOT NULL")
+    rows = _rows(
+        db,
+        "SELECT id, model, osds_per_device, osds_limited_by_sweep, ceph_waldb FROM devices "
+        "WHERE legacy > 0 AND osds_per_device IS NOT NULL",
+    )
     assert rows
     for r in rows:
         (top,) = _rows(db, "SELECT MAX(numjobs) AS n FROM curve WHERE device_id = ?", r["id"])
@@ -121,8 +130,11 @@ def test_no_legacy_row_claims_more_osds_than_its_source_measured(legacy):
 
 def test_every_legacy_class_agrees_with_its_contributors_words(legacy):
     db, site = legacy
-    rows = _rows(db, "SELECT d.model, d.id, c.scaling_json, c.source_words FROM devices d JOIN device_cache c "
-                     "ON c.device_id = d.id AND c.write_cache = d.cache AND c.knob = d.cache_knob")
+    rows = _rows(
+        db,
+        "SELECT d.model, d.id, c.scaling_json, c.source_words FROM devices d JOIN device_cache c "
+        "ON c.device_id = d.id AND c.write_cache = d.cache AND c.knob = d.cache_knob",
+    )
     checked = 0
     for r in rows:
         scaling = json.loads(r["scaling_json"]) if r["scaling_json"] else None
@@ -139,8 +151,10 @@ def test_every_legacy_class_agrees_with_its_contributors_words(legacy):
         if scaling["method"] == "contributor":
             assert scaling["description"] == r["source_words"], r["model"]
             page = (site / "devices" / f"{r['id']}.html").read_text()
-            assert f"In the contributor's words (two points cannot decide the shape, so these words do): " \
-                   f"<q>{r['source_words']}</q>" in page
+            assert (
+                f"In the contributor's words (two points cannot decide the shape, so these words do): "
+                f"<q>{r['source_words']}</q>" in page
+            )
         checked += 1
     assert checked == 19  # every row (the S4510's notes give it a curve beside its conflict)
 
@@ -153,8 +167,9 @@ def test_the_970_pro_and_the_mzqlw_read_as_their_contributors_wrote(legacy, caps
     assert "cache unknown: 2 jobs already saturate (the contributor's words)" in out
     # its curve allows 2 (420/s each), its tier (even its FUA best case) is unsuitable: none
     assert "OSDs per device: none" in out and "the curve alone would allow 2" in out and "\u2265" not in out
-    (cache,) = _rows(db, "SELECT scaling_json FROM device_cache WHERE device_id = ?",
-                     _device(db, "Samsung MZQLW960HMJP-00003")["id"])
+    (cache,) = _rows(
+        db, "SELECT scaling_json FROM device_cache WHERE device_id = ?", _device(db, "Samsung MZQLW960HMJP-00003")["id"]
+    )
     assert json.loads(cache["scaling_json"])["knee"] == 8
 
 
@@ -174,30 +189,46 @@ def test_the_s4510_row_is_a_conflict_with_both_figures_shown(legacy, capsys):
     assert all("3,227 per job, 2.0x the 1-job figure) cannot both be right" in p["conflict"] for p in points)
     assert not any("typo" in p["conflict"] for p in points)
     assert cli("lookup", "s4510", "--db", str(db)) == 0
-    assert "conflict: cache off, 48,409 IOPS at 15 jobs: held out of the verdicts (undecided)" in capsys.readouterr().out
+    assert (
+        "conflict: cache off, 48,409 IOPS at 15 jobs: held out of the verdicts (undecided)" in capsys.readouterr().out
+    )
     assert cli("lookup", "s4510", "--db", str(db), "--json") == 0
     assert [c["numjobs"] for c in json.loads(capsys.readouterr().out)[0]["conflicts"]] == [1, 15]
     page = (site / "devices" / f"{dev['id']}.html").read_text()
     assert 'id="conflicts"' in page and "<strong>48,409 IOPS at 15 jobs</strong>" in page
     html = (site / "index.html").read_text()
-    assert re.search(rf'href="devices/{dev["id"]}.html"[^\n]*\n(?:<td[^\n]*\n)*?<td[^>]*>[^\n]*<span class="conflict"', html)
+    assert re.search(
+        rf'href="devices/{dev["id"]}.html"[^\n]*\n(?:<td[^\n]*\n)*?<td[^>]*>[^\n]*<span class="conflict"', html
+    )
 
 
 def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, capsys):
     subs = tmp_path / "submissions"
     for i, one in enumerate((1000, 1100, 950)):
-        write_submission(subs, submission(result_document("Example SSD Z9", {"off": {1: one, 2: one * 1.8}},
-                                                          created=datetime(2025, 1, 1 + i, tzinfo=UTC))))
-    forged = write_submission(subs, submission(result_document(
-        "Example SSD Z9", {"off": {1: 9800, 2: 17000}}, created=datetime(2025, 2, 1, tzinfo=UTC))))
+        write_submission(
+            subs,
+            submission(
+                result_document(
+                    "Example SSD Z9", {"off": {1: one, 2: one * 1.8}}, created=datetime(2025, 1, 1 + i, tzinfo=UTC)
+                )
+            ),
+        )
+    forged = write_submission(
+        subs,
+        submission(
+            result_document("Example SSD Z9", {"off": {1: 9800, 2: 17000}}, created=datetime(2025, 2, 1, tzinfo=UTC))
+        ),
+    )
     db = tmp_path / "devices.db"
     build(subs, db)
     dev = _device(db, "Example SSD Z9")
     assert dev["submissions"] == 3 and dev["iops_1job"] == 1000
     (row,) = _rows(db, "SELECT path, aggregated, excluded FROM submissions WHERE aggregated = 0")
     assert row["path"].endswith(forged.name)
-    assert ("1-job IOPS 9,800 at cache off is 9.3x the median 1,050 of all 4 figures of this model (4 submissions)"
-            in row["excluded"])
+    assert (
+        "1-job IOPS 9,800 at cache off is 9.3x the median 1,050 of all 4 figures of this model (4 submissions)"
+        in row["excluded"]
+    )
     assert cli("lookup", "example ssd z9", "--db", str(db)) == 0
     assert "not aggregated: " in capsys.readouterr().out
 
@@ -205,10 +236,12 @@ def test_a_submission_far_from_its_models_others_is_not_aggregated(tmp_path, cap
 def test_the_same_figures_signed_again_count_once(tmp_path):
     subs = tmp_path / "submissions"
     curve = {"off": {1: 5000, 2: 9000, 4: 15000}}
-    first = write_submission(subs, submission(result_document(
-        "Example SSD D1", curve, created=datetime(2025, 3, 1, tzinfo=UTC))))
-    again = write_submission(subs, submission(result_document(
-        "Example SSD D1", curve, created=datetime(2025, 6, 1, tzinfo=UTC))))
+    first = write_submission(
+        subs, submission(result_document("Example SSD D1", curve, created=datetime(2025, 3, 1, tzinfo=UTC)))
+    )
+    again = write_submission(
+        subs, submission(result_document("Example SSD D1", curve, created=datetime(2025, 6, 1, tzinfo=UTC)))
+    )
     assert first != again
     db = tmp_path / "devices.db"
     report = build(subs, db)
@@ -224,8 +257,13 @@ def test_the_same_figures_signed_again_count_once(tmp_path):
 
 def test_a_loop_device_is_stored_and_looked_up_but_never_ranked(tmp_path, capsys):
     subs = tmp_path / "submissions"
-    loop = result_document("Linux loop device", {"on": {1: 30000, 2: 52000}}, protocol="unknown",
-                           cache_mechanism="sysfs", volatile_write_cache=None)
+    loop = result_document(
+        "Linux loop device",
+        {"on": {1: 30000, 2: 52000}},
+        protocol="unknown",
+        cache_mechanism="sysfs",
+        volatile_write_cache=None,
+    )
     loop["device"]["path"] = "/dev/loop7"
     write_submission(subs, submission(loop))
     write_submission(subs, submission(result_document("Samsung PM883", {"off": {1: 12680, 16: 59338}})))
@@ -248,24 +286,30 @@ def test_a_loop_device_is_stored_and_looked_up_but_never_ranked(tmp_path, capsys
     assert [d["rank"] for d in doc["devices"]] == [1, None]
 
 
-@pytest.mark.parametrize("device, why", [
-    ({"path": "/dev/zram0"}, "zram"),
-    ({"path": "/dev/vdb"}, "virtual machine"),
-    ({"path": "/dev/dm-3"}, "device-mapper"),
-    ({"path": "/dev/mapper/vg-lv"}, "device-mapper"),
-    ({"path": "/dev/md127"}, "md RAID"),
-    ({"model": "PERC H730P Mini"}, "RAID controller"),
-    ({"model": "QEMU HARDDISK"}, "hypervisor"),
-    ({"kind": "file", "filesystem": "ext4", "path": "/var/tmp/t.img"}, "file on a filesystem on ext4"),
-])
+@pytest.mark.parametrize(
+    "device, why",
+    [
+        ({"path": "/dev/zram0"}, "zram"),
+        ({"path": "/dev/vdb"}, "virtual machine"),
+        ({"path": "/dev/dm-3"}, "device-mapper"),
+        ({"path": "/dev/mapper/vg-lv"}, "device-mapper"),
+        ({"path": "/dev/md127"}, "md RAID"),
+        ({"model": "PERC H730P Mini"}, "RAID controller"),
+        ({"model": "QEMU HARDDISK"}, "hypervisor"),
+        ({"kind": "file", "filesystem": "ext4", "path": "/var/tmp/t.img"}, "file on a filesystem on ext4"),
+    ],
+)
 def test_hosts_are_recognised_from_the_result(device, why):
     from diskq.analyse.hostdevice import not_a_drive
     from diskq.result import Device, Method, ResultDocument
 
     doc = ResultDocument(created="2026-01-01T00:00:00Z", device=Device(**{"model": "X", **device}), method=Method())
     assert why in not_a_drive(doc)
-    drive = ResultDocument(created="2026-01-01T00:00:00Z", method=Method(),
-                           device=Device(path="/dev/sdb", model="Samsung SSD 860 PRO 512GB"))
+    drive = ResultDocument(
+        created="2026-01-01T00:00:00Z",
+        method=Method(),
+        device=Device(path="/dev/sdb", model="Samsung SSD 860 PRO 512GB"),
+    )
     assert not_a_drive(drive) is None
 
 
@@ -278,7 +322,9 @@ def test_readme_methodology_and_criteria_say_the_same(legacy):
     assert f"more than {ratio:g}× the curve's own 1-job rate" in readme
     assert f"max_per_job_ratio = {ratio}" in (repo_root() / "src/diskq/analyse/criteria.toml").read_text()
     assert f"more than {outlier:g}× or less than half the median" in readme
-    assert f"{crit['osds_per_device']['demand_hdd_osd']} commits/s (Ceph's `osd_mclock_max_capacity_iops_hdd`)" in readme
+    assert (
+        f"{crit['osds_per_device']['demand_hdd_osd']} commits/s (Ceph's `osd_mclock_max_capacity_iops_hdd`)" in readme
+    )
     _, site = legacy
     page = " ".join((site / "methodology.html").read_text().split())
     assert f"more than {ratio} times the curve's own 1-job rate is never called a typo" in page

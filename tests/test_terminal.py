@@ -77,9 +77,18 @@ def _fleet(root: Path) -> None:
         doc["device"]["path"] = "/dev/" + hostile("sdb")
         (root / host).mkdir(parents=True)
         (root / host / f"{dev}.json").write_text(json.dumps(doc))
-    (root / "h1" / "status.json").write_text(json.dumps({
-        "host": hostile("h1"), "state": "done", "candidates": [],
-        "benches": [{"path": "/dev/sdd", "name": hostile("sdd"), "rc": 1, "error": hostile("diskq: error: ") + "[/]"}]}))
+    (root / "h1" / "status.json").write_text(
+        json.dumps(
+            {
+                "host": hostile("h1"),
+                "state": "done",
+                "candidates": [],
+                "benches": [
+                    {"path": "/dev/sdd", "name": hostile("sdd"), "rc": 1, "error": hostile("diskq: error: ") + "[/]"}
+                ],
+            }
+        )
+    )
     (root / "h4").mkdir()
     (root / "h4" / "status.json").write_text(json.dumps({"host": "h4", "state": "unreachable", "reason": hostile("x")}))
 
@@ -124,8 +133,10 @@ def test_an_error_naming_a_hostile_file_is_one_clean_line(tmp_path, capsys):
     assert_inert(err) and err.startswith("diskq: error:")
 
 
-@pytest.mark.skipif(not METADATA.is_file(), reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the "
-                    "repository): they are not committed")
+@pytest.mark.skipif(
+    not METADATA.is_file(),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
+)
 def test_cluster_shows_hostile_hostnames_and_device_ids_as_text(tmp_path, capsys):
     meta = json.loads(METADATA.read_text())
     for osd in meta[:5]:
@@ -154,7 +165,11 @@ def test_every_command_module_writes_only_through_the_terminal_function():
                 f = node.func
                 name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
                 owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
-                if name == "Console" or (name == "print" and isinstance(f, ast.Name)) or (name == "echo" and owner == "typer"):
+                if (
+                    name == "Console"
+                    or (name == "print" and isinstance(f, ast.Name))
+                    or (name == "echo" and owner == "typer")
+                ):
                     offenders.append(f"{path.name}:{node.lineno}")
     # --version prints the package's own name and version: no data
     assert offenders == ["app.py:" + str(_version_line(cli_dir / "app.py"))], offenders

@@ -12,7 +12,11 @@ from diskq.units import MAX_SIZE, human_bytes, parse_int_list, parse_size
 
 def test_parse_size_units():
     assert (parse_size("1G"), parse_size("1GB"), parse_size("4k"), parse_size(" 512 MiB ")) == (
-        1024**3, 10**9, 4096, 512 * 1024**2)
+        1024**3,
+        10**9,
+        4096,
+        512 * 1024**2,
+    )
     assert parse_size(4096) == 4096
 
 

@@ -157,12 +157,18 @@ def test_parameters_are_unit_free_on_usl_curves(p, grid, factor):
 _reals = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
 
 
-@given(st.lists(st.tuples(st.floats(1, 4096), _reals), min_size=1, max_size=12),
-       st.tuples(st.floats(0, 1e9), st.floats(0, 10) | st.just(0.0), st.floats(0, 1) | st.just(-0.0)))
+@given(
+    st.lists(st.tuples(st.floats(1, 4096), _reals), min_size=1, max_size=12),
+    st.tuples(st.floats(0, 1e9), st.floats(0, 10) | st.just(0.0), st.floats(0, 1) | st.just(-0.0)),
+)
 def test_jacobian_columns_in_one_pass_are_the_per_point_ones_bit_for_bit(points, p):
     ns, xs = [n for n, _ in points], [x for _, x in points]
     rows = [usl._jacobian_row(n, *p) for n in ns]
-    expected = ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-                [x - usl.model(n, *p) for n, x in zip(ns, xs, strict=False)])
+    expected = (
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        [r[2] for r in rows],
+        [x - usl.model(n, *p) for n, x in zip(ns, xs, strict=False)],
+    )
     got = usl._columns(ns, xs, p)
     assert [[v.hex() for v in col] for col in got] == [[v.hex() for v in col] for col in expected]

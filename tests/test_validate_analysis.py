@@ -13,16 +13,25 @@ from diskq.submission.analysis import analysis_problems, recompute
 
 def _point(numjobs: int, iops: float, sync_p99_us: float = 20_000.0) -> Point:
     service = numjobs / iops * 1e6
-    return Point(numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=0, runtime_ms=0,
-                 lat_us=Latency(mean=service * 0.3, p99=service * 0.6),
-                 sync_lat_us=Latency(mean=service * 0.7, p99=sync_p99_us))
+    return Point(
+        numjobs=numjobs,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=0,
+        runtime_ms=0,
+        lat_us=Latency(mean=service * 0.3, p99=service * 0.6),
+        sync_lat_us=Latency(mean=service * 0.7, p99=sync_p99_us),
+    )
 
 
 def _doc() -> ResultDocument:
     """An analysed document: marginal tier, etcd fails, an asymptotic curve, an honest flush."""
-    run = Run(write_cache="on", cache_mechanism="hdparm",
-              points=[_point(1, 1500.0), _point(2, 2200.0), _point(4, 2500.0), _point(8, 2550.0)],
-              nosync=_point(1, 30_000.0))
+    run = Run(
+        write_cache="on",
+        cache_mechanism="hdparm",
+        points=[_point(1, 1500.0), _point(2, 2200.0), _point(4, 2500.0), _point(8, 2550.0)],
+        nosync=_point(1, 30_000.0),
+    )
     run.nosync.sync_lat_us = None
     doc = ResultDocument(device=Device(protocol="ata", volatile_write_cache=True), method=Method(), runs=[run])
     return annotate(doc)
@@ -52,22 +61,37 @@ def test_recomputing_leaves_the_document_alone():
 @pytest.mark.parametrize(
     "edit, field, words",
     [
-        (lambda d: setattr(d.verdicts.ceph_waldb, "tier", "excellent"), "result.verdicts",
-         "ceph_waldb.tier excellent (recomputed: marginal)"),
+        (
+            lambda d: setattr(d.verdicts.ceph_waldb, "tier", "excellent"),
+            "result.verdicts",
+            "ceph_waldb.tier excellent (recomputed: marginal)",
+        ),
         (lambda d: setattr(d.verdicts.etcd, "passes", True), "result.verdicts", "etcd.passes true (recomputed: false)"),
         (lambda d: setattr(d.verdicts.etcd, "passes", None), "result.verdicts", "etcd.passes null (recomputed: false)"),
         (lambda d: setattr(d.verdicts.etcd, "p99_fdatasync_ms", 0.5), "result.verdicts", "etcd.p99_fdatasync_ms 0.5"),
         (lambda d: setattr(d.verdicts.osds_per_device, "n", 64), "result.verdicts", "osds_per_device.n 64"),
-        (lambda d: setattr(d.verdicts.postgres_wal, "commits_per_s", 9e9), "result.verdicts",
-         "postgres_wal.commits_per_s"),
-        (lambda d: setattr(d.verdicts.zfs_slog, "tier", "excellent"), "result.verdicts",
-         "zfs_slog.tier excellent (recomputed: null)"),
+        (
+            lambda d: setattr(d.verdicts.postgres_wal, "commits_per_s", 9e9),
+            "result.verdicts",
+            "postgres_wal.commits_per_s",
+        ),
+        (
+            lambda d: setattr(d.verdicts.zfs_slog, "tier", "excellent"),
+            "result.verdicts",
+            "zfs_slog.tier excellent (recomputed: null)",
+        ),
         (lambda d: setattr(d.verdicts.zfs_slog, "bw_bytes", 2e9), "result.verdicts", "zfs_slog.bw_bytes 2e+09"),
-        (lambda d: setattr(d.verdicts.etcd, "basis", "measured"), "result.verdicts",
-         "etcd.basis measured (recomputed: estimated from 4 KiB)"),
+        (
+            lambda d: setattr(d.verdicts.etcd, "basis", "measured"),
+            "result.verdicts",
+            "etcd.basis measured (recomputed: estimated from 4 KiB)",
+        ),
         (lambda d: setattr(d.verdicts.postgres_wal, "basis", "measured"), "result.verdicts", "postgres_wal.basis"),
-        (lambda d: setattr(d.runs[0].scaling, "scaling", "linear"), "result.runs[0].scaling",
-         "scaling linear (recomputed: asymptotic)"),
+        (
+            lambda d: setattr(d.runs[0].scaling, "scaling", "linear"),
+            "result.runs[0].scaling",
+            "scaling linear (recomputed: asymptotic)",
+        ),
         (lambda d: setattr(d.runs[0].scaling.peak, "iops", 1e6), "result.runs[0].scaling", "peak.iops 1e+06"),
     ],
 )
@@ -182,8 +206,9 @@ def test_validation_reports_a_signed_file_that_claims_more_than_its_figures(tmp_
     allowed = allowed_signers(tmp_path / "allowed", "octocat", key)
 
     def check(result: ResultDocument) -> list[str]:
-        signed = sign_submission(make_submission(result, contributor=Contributor(github="octocat")), key,
-                                 principal="octocat")
+        signed = sign_submission(
+            make_submission(result, contributor=Contributor(github="octocat")), key, principal="octocat"
+        )
         path = tmp_path / f"{signed.id}.json"
         path.write_text(dump(signed))
         return [str(p) for p in validate_file(path, allowed_signers=allowed)[1]]
@@ -206,10 +231,21 @@ def test_validation_reports_a_signed_file_that_claims_more_than_its_figures(tmp_
     mechanism=st.sampled_from([None, "hdparm", "sysfs"]),
     volatile=st.sampled_from([None, True, False]),
 )
-def test_a_document_analysed_by_diskq_never_claims_more_than_its_recomputation(curve, nosync, cache, mechanism,
-                                                                                volatile):
-    points = [Point(numjobs=n, iops=x, bw_bytes=x * 4096, total_ios=0, runtime_ms=0, lat_us=Latency(),
-                    sync_lat_us=Latency(p99=1e6 / x if x else None)) for n, x in sorted(curve.items())]
+def test_a_document_analysed_by_diskq_never_claims_more_than_its_recomputation(
+    curve, nosync, cache, mechanism, volatile
+):
+    points = [
+        Point(
+            numjobs=n,
+            iops=x,
+            bw_bytes=x * 4096,
+            total_ios=0,
+            runtime_ms=0,
+            lat_us=Latency(),
+            sync_lat_us=Latency(p99=1e6 / x if x else None),
+        )
+        for n, x in sorted(curve.items())
+    ]
     run = Run(write_cache=cache, cache_mechanism=mechanism, points=points)
     if nosync is not None:
         run.nosync = Point(numjobs=1, iops=nosync, bw_bytes=nosync * 4096, total_ios=0, runtime_ms=0, lat_us=Latency())
@@ -232,4 +268,5 @@ def test_a_memory_backed_result_is_not_a_submission(tmp_path):
     path = write_submission(tmp_path / "b", submission(result))
     _, problems = validate_file(path, root=tmp_path / "b", require_signature=False)
     assert [(p.field, p.message) for p in problems] == [
-        ("result.notes[0]", "measured a memory-backed target, not a drive: not a submission")]
+        ("result.notes[0]", "measured a memory-backed target, not a drive: not a submission")
+    ]

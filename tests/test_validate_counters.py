@@ -47,19 +47,28 @@ def loop_outputs(tmp_path_factory):
     backing = tmp_path_factory.mktemp("counters") / "backing.img"
     with open(backing, "wb") as f:
         f.truncate(128 * 1024 * 1024)
-    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     knob = Path("/sys/block", Path(dev).name, "queue", "write_cache")
     try:
         back = community_runs(dev, jobs=(1, 2, 4))
         nosync = [a if a != "--fdatasync=1" else "--fdatasync=0" for a in COMMUNITY_ARGS]
-        text = subprocess.run(["fio", f"--filename={dev}", "--size=16M", *nosync, "--numjobs=1"],
-                              check=True, capture_output=True, text=True).stdout
-        flush_step = json.loads(text[text.index("{"):])
+        text = subprocess.run(
+            ["fio", f"--filename={dev}", "--size=16M", *nosync, "--numjobs=1"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        flush_step = json.loads(text[text.index("{") :])
         plus = [a if a != "--output-format=json" else "--output-format=json+" for a in COMMUNITY_ARGS]
-        text = subprocess.run(["fio", f"--filename={dev}", "--size=16M", "--offset_increment=16M", *plus,
-                               "--numjobs=2"], check=True, capture_output=True, text=True).stdout
-        json_plus = json.loads(text[text.index("{"):])
+        text = subprocess.run(
+            ["fio", f"--filename={dev}", "--size=16M", "--offset_increment=16M", *plus, "--numjobs=2"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        json_plus = json.loads(text[text.index("{") :])
         knob.write_text("write through")
         through = community_runs(dev, jobs=(1, 2))
     finally:
@@ -125,8 +134,13 @@ def test_scaled_figures_are_given_away_by_disk_util_histogram_and_ctx(loop_outpu
     for state in ("back", "through"):
         for data in loop_outputs[state].values():
             fields = _fields(counter_problems(_forge(data, factor)))
-            assert {"fio.disk_util", "fio.jobs[].ctx", "fio.jobs[0].latency_us",
-                    "fio.jobs[0].write.io_bytes", "fio.jobs[0].write.clat_ns.N"} <= fields, fields
+            assert {
+                "fio.disk_util",
+                "fio.jobs[].ctx",
+                "fio.jobs[0].latency_us",
+                "fio.jobs[0].write.io_bytes",
+                "fio.jobs[0].write.clat_ns.N",
+            } <= fields, fields
 
 
 @pytest.mark.parametrize("factor", [10, 50])
@@ -164,7 +178,8 @@ def test_json_plus_bins_must_hold_the_ios_and_the_percentiles(loop_outputs):
     # bins moved with the percentiles but holding the measured count still disagree with N
     moved = _forge(data, 10, counters=True)
     moved["jobs"][0]["write"]["clat_ns"]["bins"] = {
-        k: v // 10 for k, v in moved["jobs"][0]["write"]["clat_ns"]["bins"].items()}
+        k: v // 10 for k, v in moved["jobs"][0]["write"]["clat_ns"]["bins"].items()
+    }
     assert "fio.jobs[0].write.clat_ns.bins" in _fields(counter_problems(moved))
 
 
@@ -201,8 +216,9 @@ def _forged_document(doc: ResultDocument, factor: float) -> ResultDocument:
         points = [point_from_json(p.fio, p.numjobs) for p in run.points]
         runs.append(run.model_copy(update={"points": points}))
     best = max(runs[0].points, key=lambda p: p.iops)
-    runs[0] = runs[0].model_copy(update={"peak": runs[0].peak.model_copy(update={"iops": best.iops,
-                                                                                   "numjobs": best.numjobs})})
+    runs[0] = runs[0].model_copy(
+        update={"peak": runs[0].peak.model_copy(update={"iops": best.iops, "numjobs": best.numjobs})}
+    )
     return annotate(forged.model_copy(update={"runs": runs, "verdicts": None}))
 
 
@@ -215,8 +231,7 @@ def test_a_re_signed_forgery_no_longer_validates(loop_outputs, tmp_path, factor)
     assert check_figures(honest) == []
 
     def signed(doc: ResultDocument) -> Path:
-        sub = sign_submission(make_submission(doc, contributor=Contributor(github="octocat")), key,
-                              principal="octocat")
+        sub = sign_submission(make_submission(doc, contributor=Contributor(github="octocat")), key, principal="octocat")
         path = tmp_path / f"{sub.id}.json"
         path.write_text(dump(sub))
         return path
@@ -241,11 +256,51 @@ def test_a_re_signed_forgery_no_longer_validates(loop_outputs, tmp_path, factor)
 
 
 _leaf = st.none() | st.booleans() | st.integers(-10, 10**12) | st.floats(allow_nan=True) | st.text(max_size=6)
-_tree = st.recursive(_leaf, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
-    st.sampled_from(["jobs", "write", "sync", "lat_ns", "clat_ns", "N", "bins", "percentile", "total_ios",
-                     "io_bytes", "ctx", "latency_us", "latency_ms", "disk_util", "name", "write_ios", "runtime",
-                     "job_runtime", "elapsed", "jobname", "job options", "global options", "filename", "numjobs",
-                     "iodepth", "bs", "mean", "50.000000", "250", ">=2000"]), kids, max_size=4), max_leaves=25)
+_tree = st.recursive(
+    _leaf,
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "jobs",
+                    "write",
+                    "sync",
+                    "lat_ns",
+                    "clat_ns",
+                    "N",
+                    "bins",
+                    "percentile",
+                    "total_ios",
+                    "io_bytes",
+                    "ctx",
+                    "latency_us",
+                    "latency_ms",
+                    "disk_util",
+                    "name",
+                    "write_ios",
+                    "runtime",
+                    "job_runtime",
+                    "elapsed",
+                    "jobname",
+                    "job options",
+                    "global options",
+                    "filename",
+                    "numjobs",
+                    "iodepth",
+                    "bs",
+                    "mean",
+                    "50.000000",
+                    "250",
+                    ">=2000",
+                ]
+            ),
+            kids,
+            max_size=4,
+        )
+    ),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=300, deadline=None)

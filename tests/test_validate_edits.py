@@ -85,16 +85,26 @@ def _validate(tmp_path: Path, doc: dict) -> list:
 
 def _differs(a, b) -> bool:
     try:
-        return canonicalize([a]) != canonicalize([b]) or type(a) is not type(b) and not (
-            isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool)
+        return (
+            canonicalize([a]) != canonicalize([b])
+            or type(a) is not type(b)
+            and not (
+                isinstance(a, (int, float))
+                and isinstance(b, (int, float))
+                and not isinstance(a, bool)
+                and not isinstance(b, bool)
+            )
         )
     except CanonicalError:
         return True
 
 
 scalars = (
-    st.none() | st.booleans() | st.integers(min_value=-(2**53), max_value=2**53)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20)
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
 )
 _settings = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

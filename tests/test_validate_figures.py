@@ -30,9 +30,14 @@ def _doc(points: list[Point], device: Device | None = None, **method) -> ResultD
 
 def _pt(numjobs: int, iops: float, lat_us: float | None = None, sync_us: float | None = None, **kw) -> Point:
     return Point(
-        numjobs=numjobs, iops=iops, bw_bytes=kw.pop("bw", iops * 4096), total_ios=kw.pop("total_ios", 0),
-        runtime_ms=kw.pop("runtime_ms", 0), lat_us=Latency(mean=lat_us),
-        sync_lat_us=Latency(mean=sync_us) if sync_us is not None else None, **kw,
+        numjobs=numjobs,
+        iops=iops,
+        bw_bytes=kw.pop("bw", iops * 4096),
+        total_ios=kw.pop("total_ios", 0),
+        runtime_ms=kw.pop("runtime_ms", 0),
+        lat_us=Latency(mean=lat_us),
+        sync_lat_us=Latency(mean=sync_us) if sync_us is not None else None,
+        **kw,
     )
 
 
@@ -90,7 +95,9 @@ def test_consistent_points_pass_and_impossible_ones_fail(numjobs, service_us, ef
     possible = numjobs * 1e6 / service_us * efficiency
     assert _fields(_doc([_pt(numjobs, possible, service_us * 0.6, service_us * 0.4)])) == []
     impossible = numjobs * 1e6 / service_us * 1.5
-    assert "result.runs[0].points[0].iops" in _fields(_doc([_pt(numjobs, impossible, service_us * 0.6, service_us * 0.4)]))
+    assert "result.runs[0].points[0].iops" in _fields(
+        _doc([_pt(numjobs, impossible, service_us * 0.6, service_us * 0.4)])
+    )
 
 
 @given(iops=st.floats(min_value=1, max_value=1e5), factor=st.floats(min_value=1.01, max_value=10))
@@ -101,7 +108,9 @@ def test_bandwidth_must_be_iops_times_4k(iops, factor):
 
 def test_total_ios_must_fit_iops_and_runtime():
     assert _fields(_doc([_pt(1, 1000.0, total_ios=20_000, runtime_ms=20_000)])) == []
-    assert _fields(_doc([_pt(1, 1000.0, total_ios=30_000, runtime_ms=20_000)])) == ["result.runs[0].points[0].total_ios"]
+    assert _fields(_doc([_pt(1, 1000.0, total_ios=30_000, runtime_ms=20_000)])) == [
+        "result.runs[0].points[0].total_ios"
+    ]
 
 
 def test_interface_limits():
@@ -111,7 +120,9 @@ def test_interface_limits():
     assert "fastest ATA link" in msg and "600 MB/s" in msg
     sata2 = Device(protocol="ata", interface_speed="3.0 Gb/s")
     assert "3.0 Gb/s link" in check_figures(_doc([_pt(16, 100_000.0)], sata2))[0].message
-    assert link_limit(Device(protocol="nvme", interface_speed="8.0 GT/s x4"))[0] == pytest.approx(8e9 * 4 * 128 / 130 / 8)
+    assert link_limit(Device(protocol="nvme", interface_speed="8.0 GT/s x4"))[0] == pytest.approx(
+        8e9 * 4 * 128 / 130 / 8
+    )
     assert _fields(_doc([_pt(64, 900_000.0)], Device(protocol="nvme", interface_speed="8.0 GT/s x4"))) == []
     assert _fields(_doc([_pt(1, 2_000_000.0)], Device(protocol="unknown"))) == ["result.runs[0].points[0].iops"]
 
@@ -128,8 +139,12 @@ def test_peak_and_duplicate_points():
 
 
 def test_method_parameters_must_be_the_methods():
-    assert _fields(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "4k", "direct": "1", "fdatasync": "1"})) == []
-    problems = check_figures(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "8k", "direct": "1", "fdatasync": "1"}))
+    assert (
+        _fields(_doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "4k", "direct": "1", "fdatasync": "1"})) == []
+    )
+    problems = check_figures(
+        _doc([_pt(1, 1000.0)], fio_params={"rw": "write", "bs": "8k", "direct": "1", "fdatasync": "1"})
+    )
     assert [p.field for p in problems] == ["result.method.fio_params"] and "bs=8k" in problems[0].message
 
 
@@ -251,8 +266,13 @@ def test_a_difference_within_the_absolute_tolerance_is_close(a, b, tolerance):
 
 def _latency_problems_plainly(name, lat, mean, tail):
     out = []
-    for field, mine, theirs in (("mean", lat.mean, mean), ("p50", lat.p50, tail["p50"]), ("p99", lat.p99, tail["p99"]),
-                                ("p999", lat.p999, tail["p999"]), ("max", lat.max, tail["max"])):
+    for field, mine, theirs in (
+        ("mean", lat.mean, mean),
+        ("p50", lat.p50, tail["p50"]),
+        ("p99", lat.p99, tail["p99"]),
+        ("p999", lat.p999, tail["p999"]),
+        ("max", lat.max, tail["max"]),
+    ):
         if mine is None:
             if theirs is not None:
                 out.append((f"{name}.{field}", f"is null but fio reports {theirs:g} us"))
@@ -286,7 +306,9 @@ def test_method_2_needs_every_job_in_one_shared_region():
     messages = [p.message for p in check_figures(doc) if p.field == "result.runs[0].points[0].fio"]
     assert any("offset_increment=64M (needs 0)" in m for m in messages), messages
     doc.method.version = 1  # version 1 gave every job its own region, at every step
-    assert {p.field for p in check_figures(doc)} == {f"result.runs[0].points[{i}].fio" for i in range(1, len(doc.runs[0].points))}
+    assert {p.field for p in check_figures(doc)} == {
+        f"result.runs[0].points[{i}].fio" for i in range(1, len(doc.runs[0].points))
+    }
     for point in doc.runs[0].points:
         point.fio["global options"]["offset_increment"] = "64M"
     assert check_figures(doc) == []

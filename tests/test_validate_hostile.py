@@ -154,9 +154,17 @@ def test_unmodified_base_is_valid_apart_from_its_name(tmp_path):
 _SAFE = 2**53 - 1
 
 
-@pytest.mark.parametrize("value, ok", [
-    (_SAFE, True), (-_SAFE, True), (_SAFE + 1, False), (-_SAFE - 1, False), (2**60 + 1, False), (10**40, False),
-])
+@pytest.mark.parametrize(
+    "value, ok",
+    [
+        (_SAFE, True),
+        (-_SAFE, True),
+        (_SAFE + 1, False),
+        (-_SAFE - 1, False),
+        (2**60 + 1, False),
+        (10**40, False),
+    ],
+)
 def test_integers_beyond_2_53_are_refused_with_their_path(value, ok):
     from diskq.submission.strictjson import UnsafeInteger, parse_json
 
@@ -174,8 +182,10 @@ def test_integers_beyond_2_53_are_refused_with_their_path(value, ok):
 def test_long_runs_of_digits_that_are_not_integers_are_fine():
     from diskq.submission.strictjson import parse_json
 
-    text = b'{"a": 0.30000000000000004, "b": "12345678901234567890", "c": 1.2345678901234567e-12345678901234567,' \
-           b' "d": -0.12345678901234567890, "e": 5e+0000000000000000001}'
+    text = (
+        b'{"a": 0.30000000000000004, "b": "12345678901234567890", "c": 1.2345678901234567e-12345678901234567,'
+        b' "d": -0.12345678901234567890, "e": 5e+0000000000000000001}'
+    )
     assert parse_json(text)["b"] == "12345678901234567890"
 
 
@@ -187,11 +197,15 @@ def test_an_integer_thousands_of_digits_long_is_one_line():
     assert info.value.field == "a[0]" and "(50000 digits)" in info.value.message and len(info.value.message) < 300
 
 
-@given(st.recursive(
-    st.integers(min_value=-(2**64), max_value=2**64) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(alphabet="0123456789.e-+ ab", max_size=30),
-    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4), max_leaves=12,
-))
+@given(
+    st.recursive(
+        st.integers(min_value=-(2**64), max_value=2**64)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(alphabet="0123456789.e-+ ab", max_size=30),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
+        max_leaves=12,
+    )
+)
 def test_the_parser_refuses_exactly_the_documents_holding_an_unsafe_integer(value):
     from diskq.submission.integers import find, unsafe_int
     from diskq.submission.strictjson import UnsafeInteger, parse_json
@@ -215,8 +229,14 @@ def _cli_validate(*args: str, cwd: Path | None = None):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "diskq", "validate", *args], capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "diskq", "validate", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+    )
 
 
 def test_a_symbolic_link_is_not_followed(tmp_path):
@@ -226,7 +246,8 @@ def test_a_symbolic_link_is_not_followed(tmp_path):
     link.symlink_to(target)
     sub, problems = validate_file(link)
     assert sub is None and [str(p) for p in problems] == [
-        f"{link}: -: is a symbolic link: symbolic links are not followed"]
+        f"{link}: -: is a symbolic link: symbolic links are not followed"
+    ]
     tree = tmp_path / "tree"
     (tree / "a").mkdir(parents=True)
     (tree / "a" / "link.json").symlink_to(target)
@@ -248,7 +269,8 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
         out = _cli_validate(str(arg))
         assert out.returncode == 1 and "Traceback" not in out.stderr
         assert out.stdout.splitlines() == [
-            f"{fifo}: -: is not a regular file (a FIFO, socket or device): only regular files are read"]
+            f"{fifo}: -: is not a regular file (a FIFO, socket or device): only regular files are read"
+        ]
 
 
 def test_a_directory_without_submission_files_is_an_error(tmp_path):

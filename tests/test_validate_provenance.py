@@ -32,8 +32,13 @@ def test_a_fixed_window_measurement_is_accepted_as_version_4_and_as_version_3(tm
 def _settled(result: dict, detector: str) -> dict:
     """The 1-job step run as version 4's answer step: fio's detector echoed in the step's own JSON."""
     fio = result["runs"][0]["points"][0]["fio"]
-    fio["global options"] = {**fio["global options"], "runtime": "19", "steadystate": detector,
-                             "steadystate_duration": "7s", "steadystate_ramp_time": "0s"}
+    fio["global options"] = {
+        **fio["global options"],
+        "runtime": "19",
+        "steadystate": detector,
+        "steadystate_duration": "7s",
+        "steadystate_ramp_time": "0s",
+    }
     # settled after 12 s of its 19: fio's clock never passes the step's length (diskq.submission.clock)
     point = result["runs"][0]["points"][0]
     ios = round(point["iops"] * 12)

@@ -40,8 +40,9 @@ def test_a_signed_legacy_file_is_refused_by_validate_and_skipped_by_db_build(tmp
     assert signed.legacy and signed.signature is not None
 
     _, problems = validate_file(_write(tmp_path, signed), root=None)
-    assert any(p.field == "signature" and "legacy submission is unsigned by definition" in p.message
-               for p in problems), problems
+    assert any(
+        p.field == "signature" and "legacy submission is unsigned by definition" in p.message for p in problems
+    ), problems
     # the same row unsigned is fine
     _, problems = validate_file(_write(tmp_path, legacy), root=None)
     assert problems == []
@@ -110,48 +111,65 @@ def _check_jsonschema() -> list[str] | None:
     return [exe] if exe else None
 
 
-@pytest.mark.skipif(_check_jsonschema() is None,
-                    reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)")
+@pytest.mark.skipif(
+    _check_jsonschema() is None, reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)"
+)
 def test_committed_submissions_validate_in_check_jsonschema_with_its_defaults():
     # check-jsonschema checks the schema against the 2020-12 metaschema and reads every
     # `pattern` as an ECMA-262 regular expression (its default): a pattern only Python accepts,
     # such as an escaped quote, fails here before any file is read.
     files = sorted(str(p) for p in (ROOT / "submissions").rglob("*.json"))
     assert files
-    done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "submission.schema.json"),
-                           *files], capture_output=True, text=True)
+    done = subprocess.run(
+        [*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "submission.schema.json"), *files],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.skipif(_check_jsonschema() is None,
-                    reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)")
+@pytest.mark.skipif(
+    _check_jsonschema() is None, reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)"
+)
 def test_committed_results_validate_in_check_jsonschema_and_a_spoofed_name_does_not(tmp_path):
     first = sorted((ROOT / "submissions").rglob("*.json"))[0]
     doc = json.loads(first.read_text())
     result = tmp_path / "result.json"
     result.write_text(json.dumps(doc["result"]))
-    done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "result.schema.json"),
-                           str(result)], capture_output=True, text=True)
+    done = subprocess.run(
+        [*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "result.schema.json"), str(result)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     doc["contributor"] = {"name": "Eve \u202eevE"}
     spoof = tmp_path / "spoof.json"
     spoof.write_text(json.dumps(doc))
-    done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "submission.schema.json"),
-                           str(spoof)], capture_output=True, text=True)
+    done = subprocess.run(
+        [*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "submission.schema.json"), str(spoof)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1 and "contributor" in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 # --- one rule for `created` ---------------------------------------------------------------------
 
 CREATED = {
-    "2026-01-01T00:00:00Z": True, "2026-01-01T02:00:00+02:00": True, "2026-01-01T00:00:00.5Z": True,
+    "2026-01-01T00:00:00Z": True,
+    "2026-01-01T02:00:00+02:00": True,
+    "2026-01-01T00:00:00.5Z": True,
     "2026-01-01t00:00:00z": True,
-    "2026-01-01T00:00:00": False, "2026-01-01 00:00:00Z": False, "2026-01-01": False, "2026-01-01T00:00Z": False,
+    "2026-01-01T00:00:00": False,
+    "2026-01-01 00:00:00Z": False,
+    "2026-01-01": False,
+    "2026-01-01T00:00Z": False,
 }
 
 
-@pytest.mark.skipif(_check_jsonschema() is None,
-                    reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)")
+@pytest.mark.skipif(
+    _check_jsonschema() is None, reason="check-jsonschema is not installed (pip install -e '.[test]' installs it)"
+)
 def test_created_needs_a_time_zone_in_the_model_as_in_check_jsonschema(tmp_path):
     from diskq.result import ResultDocument
 
@@ -167,8 +185,11 @@ def test_created_needs_a_time_zone_in_the_model_as_in_check_jsonschema(tmp_path)
                 ResultDocument.model_validate_json(files[value].read_text())
     with pytest.raises(ValueError, match="created"):
         ResultDocument.model_validate(dict(result, created=1767225600))  # an epoch number is no date-time
-    done = subprocess.run([*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "result.schema.json"),
-                           *map(str, files.values())], capture_output=True, text=True)
+    done = subprocess.run(
+        [*_check_jsonschema(), "--schemafile", str(ROOT / "schema" / "result.schema.json"), *map(str, files.values())],
+        capture_output=True,
+        text=True,
+    )
     refused = {value for value, path in files.items() if f"{path}::$.created" in done.stdout + done.stderr}
     assert refused == {value for value, ok in CREATED.items() if not ok}, done.stdout
 

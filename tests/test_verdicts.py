@@ -19,19 +19,36 @@ from diskq.result import Device, Latency, Method, Point, ResultDocument, Run
 CRIT = load_criteria()
 
 
-def point(numjobs: int, iops: float, *, sync_p99_us: float | None = 500.0, write_p99_us: float | None = 20.0,
-          interrupted: bool = False) -> Point:
+def point(
+    numjobs: int,
+    iops: float,
+    *,
+    sync_p99_us: float | None = 500.0,
+    write_p99_us: float | None = 20.0,
+    interrupted: bool = False,
+) -> Point:
     return Point(
-        numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=int(iops * 10), runtime_ms=10_000,
-        lat_us=Latency(p99=write_p99_us), sync_lat_us=Latency(p99=sync_p99_us), interrupted=interrupted,
+        numjobs=numjobs,
+        iops=iops,
+        bw_bytes=iops * 4096,
+        total_ios=int(iops * 10),
+        runtime_ms=10_000,
+        lat_us=Latency(p99=write_p99_us),
+        sync_lat_us=Latency(p99=sync_p99_us),
+        interrupted=interrupted,
     )
 
 
 def run(cache: str, curve, *, honest: bool | None = None, **kw) -> Run:
     r = Run(write_cache=cache, points=[point(n, x, **kw) for n, x in curve])
     if honest is not None:
-        r.flush_check = FlushCheck(sync_iops=curve[0][1], nosync_iops=curve[0][1] * (1.2 if not honest else 20),
-                                   threshold=0.5, cache_state=cache, honest=honest)
+        r.flush_check = FlushCheck(
+            sync_iops=curve[0][1],
+            nosync_iops=curve[0][1] * (1.2 if not honest else 20),
+            threshold=0.5,
+            cache_state=cache,
+            honest=honest,
+        )
     return r
 
 
@@ -44,9 +61,27 @@ def document(*runs: Run, volatile: bool | None = True) -> ResultDocument:
 
 def test_every_criteria_section_is_justified():
     sections = [k for k, v in CRIT.items() if isinstance(v, dict)]
-    assert set(sections) == {"scaling", "ceph_waldb", "osds_per_device", "etcd", "postgres_wal", "flush", "fleet", "cache_knob",
-                             "power_loss_protection", "plausibility", "outliers", "contributor_words", "size_profile",
-                             "zfs_slog", "sustained", "cluster", "memory_backed", "endurance", "answer"}
+    assert set(sections) == {
+        "scaling",
+        "ceph_waldb",
+        "osds_per_device",
+        "etcd",
+        "postgres_wal",
+        "flush",
+        "fleet",
+        "cache_knob",
+        "power_loss_protection",
+        "plausibility",
+        "outliers",
+        "contributor_words",
+        "size_profile",
+        "zfs_slog",
+        "sustained",
+        "cluster",
+        "memory_backed",
+        "endurance",
+        "answer",
+    }
     for name in sections:
         assert CRIT[name]["title"]
         assert len(CRIT[name]["justification"].split()) >= 30, name
@@ -73,8 +108,16 @@ def test_load_criteria_returns_a_copy():
 
 @pytest.mark.parametrize(
     "iops, tier",
-    [(64235, "excellent"), (20000, "excellent"), (19999, "good"), (5000, "good"), (4999.5, "marginal"),
-     (1000, "marginal"), (999, "unsuitable"), (456, "unsuitable")],
+    [
+        (64235, "excellent"),
+        (20000, "excellent"),
+        (19999, "good"),
+        (5000, "good"),
+        (4999.5, "marginal"),
+        (1000, "marginal"),
+        (999, "unsuitable"),
+        (456, "unsuitable"),
+    ],
 )
 def test_ceph_tier_boundaries(iops, tier):
     v = evaluate(document(run("off", [(1, iops), (2, iops * 1.5)])))
@@ -275,10 +318,19 @@ def _one_job_figures(text: str) -> tuple[float, float, float]:
 @pytest.mark.parametrize(
     "name, tier, etcd, commits",
     [
-        ("duzlov__07__NVMe_Intel_Optane_M10_16GB_MEMPEK1J016GA__Raw_device_block_4k__fio-3.25.txt", "good", True, 18600),
+        (
+            "duzlov__07__NVMe_Intel_Optane_M10_16GB_MEMPEK1J016GA__Raw_device_block_4k__fio-3.25.txt",
+            "good",
+            True,
+            18600,
+        ),
         ("duzlov__10__SATA_TESLA_2TB_2022092T0075__Raw_device_block_4k__fio-3.25.txt", "marginal", True, 2820),
-        ("duzlov__08__NVME_T_FORCE_TM8FPL500G_500GB_TPBF221006__Raw_device_block_4k__fio-3.25.txt", "unsuitable",
-         False, 144),
+        (
+            "duzlov__08__NVME_T_FORCE_TM8FPL500G_500GB_TPBF221006__Raw_device_block_4k__fio-3.25.txt",
+            "unsuitable",
+            False,
+            144,
+        ),
     ],
 )
 def test_verdicts_on_recorded_one_job_runs(fixtures, name, tier, etcd, commits):

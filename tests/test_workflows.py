@@ -23,15 +23,22 @@ def _zizmor() -> str | None:
 
 
 def test_every_action_is_pinned_to_a_commit_with_its_tag_in_a_comment():
-    uses = [(wf.name, line) for wf in WORKFLOWS for line in wf.read_text().splitlines()
-            if re.match(r"^\s*(-\s+)?uses:", line)]
+    uses = [
+        (wf.name, line)
+        for wf in WORKFLOWS
+        for line in wf.read_text().splitlines()
+        if re.match(r"^\s*(-\s+)?uses:", line)
+    ]
     assert uses, "no workflow uses an action: the check below would prove nothing"
     assert [u for u in uses if not PINNED.match(u[1])] == []
 
 
 def test_the_pin_check_refuses_a_tag_or_a_short_hash():
-    for line in ("      - uses: actions/checkout@v4", "        uses: actions/checkout@11d5960a # v4.4.0",
-                 "      - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262"):
+    for line in (
+        "      - uses: actions/checkout@v4",
+        "        uses: actions/checkout@11d5960a # v4.4.0",
+        "      - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262",
+    ):
         assert not PINNED.match(line)
 
 
@@ -39,8 +46,9 @@ def test_zizmor_finds_nothing():
     zizmor = _zizmor()
     if zizmor is None:
         pytest.skip("zizmor is not installed (it is in the test extras: scripts/bootstrap --test)")
-    done = subprocess.run([zizmor, "--offline", "--no-progress", *map(str, WORKFLOWS)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [zizmor, "--offline", "--no-progress", *map(str, WORKFLOWS)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

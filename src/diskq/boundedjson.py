@@ -27,7 +27,7 @@ import json
 import math
 
 #: The largest magnitude accepted: 2^64, above every 64-bit counter.
-MAX_NUMBER = 2 ** 64
+MAX_NUMBER = 2**64
 #: Objects and arrays in one text. A ``ceph report`` of 288 OSDs holds 10,925 (38 per OSD):
 #: this allows a cluster of some 25,000 OSDs.
 MAX_CONTAINERS = 1_000_000

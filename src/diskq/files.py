@@ -42,8 +42,11 @@ class NotRegularFile(UnreadableFile):
 
 class FileTooLarge(UnreadableFile):
     def __init__(self, max_bytes: int, size: int | None = None):
-        said = f"file is {size} bytes, more than the {max_bytes} allowed" if size is not None else \
-            f"file is more than the {max_bytes} bytes allowed"
+        said = (
+            f"file is {size} bytes, more than the {max_bytes} allowed"
+            if size is not None
+            else f"file is more than the {max_bytes} bytes allowed"
+        )
         super().__init__(said)
         self.max_bytes = max_bytes
 

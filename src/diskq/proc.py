@@ -140,8 +140,13 @@ def run(
             timed_out = isinstance(exc, subprocess.TimeoutExpired)
             out, err = _stop(child, held, grace if timed_out else None)
             # what the program printed before it stopped (fio prints its JSON when interrupted)
-            completed = Completed(list(argv), child.returncode if child.returncode is not None else -9,
-                                  out or "", err or "", interrupted=True)
+            completed = Completed(
+                list(argv),
+                child.returncode if child.returncode is not None else -9,
+                out or "",
+                err or "",
+                interrupted=True,
+            )
             exc.completed = completed
             if timed_out:
                 failure = CommandTimedOut(list(argv), timeout or 0.0)

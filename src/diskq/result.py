@@ -105,7 +105,7 @@ class Sustained(_Strict):
     method: ProfileMethod
     variant: Literal["fdatasync", "sequential"] = Field(
         description="fdatasync: 1 job, every write followed by fdatasync; sequential: plain direct "
-                    "sequential writes at a high queue depth, which fill a cache sooner"
+        "sequential writes at a high queue depth, which fill a cache sooner"
     )
     write_cache: CacheState
     cache_mechanism: str | None = None
@@ -127,7 +127,13 @@ class Sustained(_Strict):
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator(
-        "block_size", "iodepth", "budget_bytes", "budget_s", "written_bytes", "runtime_ms", "sample_interval_ms",
+        "block_size",
+        "iodepth",
+        "budget_bytes",
+        "budget_s",
+        "written_bytes",
+        "runtime_ms",
+        "sample_interval_ms",
         mode="before",
     )(json_integer)
 
@@ -139,7 +145,7 @@ class Run(_Strict):
     cache_mechanism: str | None = Field(
         default=None,
         description="how the state was read/set: hdparm, sdparm, nvme, sysfs (the kernel's knob); for imports "
-                    "drive, sysfs or unknown as declared; or null (not recorded: the drive's own setting)"
+        "drive, sysfs or unknown as declared; or null (not recorded: the drive's own setting)",
     )
     cache_changed: bool = Field(default=False, description="diskq switched the cache for this run")
     points: list[Point] = Field(default_factory=list)
@@ -188,8 +194,15 @@ class Device(_Strict):
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator(
-        "capacity_bytes", "rotation_rpm", "logical_block_size", "physical_block_size", "percentage_used",
-        "data_written_bytes", "power_on_hours", "temperature_c", mode="before",
+        "capacity_bytes",
+        "rotation_rpm",
+        "logical_block_size",
+        "physical_block_size",
+        "percentage_used",
+        "data_written_bytes",
+        "power_on_hours",
+        "temperature_c",
+        mode="before",
     )(json_integer)
 
 
@@ -210,8 +223,10 @@ class Method(_Strict):
     runtime_s: float | None = None
     max_jobs: int | None = None
     cache_states: list[CacheState] | None = Field(
-        default=None, description="the write-cache states the bench set out to measure, one run each, in order "
-                                  "(from --cache: 'both' promises two runs)")
+        default=None,
+        description="the write-cache states the bench set out to measure, one run each, in order "
+        "(from --cache: 'both' promises two runs)",
+    )
     kernel: str | None = None
     diskq_version: str | None = None
 

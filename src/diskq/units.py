@@ -11,11 +11,20 @@ from diskq.errors import InvalidInput
 MAX_SIZE = 2**63 - 1
 
 _UNITS = {
-    "": 1, "b": 1,
-    "k": 1024, "kb": 1000, "kib": 1024,
-    "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
-    "g": 1024**3, "gb": 1000**3, "gib": 1024**3,
-    "t": 1024**4, "tb": 1000**4, "tib": 1024**4,
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1000,
+    "kib": 1024,
+    "m": 1024**2,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "g": 1024**3,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "t": 1024**4,
+    "tb": 1000**4,
+    "tib": 1024**4,
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 
@@ -53,7 +62,9 @@ def human_bytes(n: float | int | None, *, si: bool = False) -> str:
     """``1073741824`` -> ``1.0 GiB`` (or ``1.1 GB`` with ``si``)."""
     if n is None:
         return "-"
-    base, units = (1000, ["B", "kB", "MB", "GB", "TB", "PB"]) if si else (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+    base, units = (
+        (1000, ["B", "kB", "MB", "GB", "TB", "PB"]) if si else (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+    )
     try:
         value = float(n)
     except OverflowError:  # an integer beyond any float: whole units of the largest one
@@ -87,7 +98,9 @@ def parse_int_list(text: str) -> list[int]:
     except ValueError:
         raise InvalidInput(f"not a list of whole numbers: {text!r}", hint="e.g. --jobs 1,2,4,8") from None
     if not values:
-        raise InvalidInput(f"no job counts in {text!r}", hint="e.g. --jobs 1,2,4,8, or leave --jobs out to let diskq search")
+        raise InvalidInput(
+            f"no job counts in {text!r}", hint="e.g. --jobs 1,2,4,8, or leave --jobs out to let diskq search"
+        )
     if values[0] < 1:
         raise InvalidInput(f"job counts must be whole numbers >= 1: {text!r}")
     return values
@@ -149,12 +162,23 @@ def latency_ms(ms: float | None) -> str:
 #: Decimal units, as drive vendors print capacities (a 16 TB drive holds 16 * 10^12 bytes);
 #: the binary ones only when asked for with an ``i``.
 _DRIVE_UNITS = {
-    "": 1, "b": 1,
-    "k": 1000, "kb": 1000, "kib": 1024,
-    "m": 1000**2, "mb": 1000**2, "mib": 1024**2,
-    "g": 1000**3, "gb": 1000**3, "gib": 1024**3,
-    "t": 1000**4, "tb": 1000**4, "tib": 1024**4,
-    "p": 1000**5, "pb": 1000**5, "pib": 1024**5,
+    "": 1,
+    "b": 1,
+    "k": 1000,
+    "kb": 1000,
+    "kib": 1024,
+    "m": 1000**2,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "g": 1000**3,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "t": 1000**4,
+    "tb": 1000**4,
+    "tib": 1024**4,
+    "p": 1000**5,
+    "pb": 1000**5,
+    "pib": 1024**5,
 }
 
 

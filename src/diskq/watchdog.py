@@ -55,7 +55,7 @@ def descendants(root: int) -> list[int]:
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1 and fields[0] != b"Z":
             children.setdefault(int(fields[1]), []).append(int(name))
     found, todo = [], [root]
@@ -100,8 +100,11 @@ def _kill_all(me: int, status: int | None = None) -> None:
     """SIGKILL every process of the subtree, until none is left; then end the keeper. ``status``:
     the program's own wait status when it had ended already (said on stderr)."""
     if status is not None:
-        how = (f"ended by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-               else f"ended with exit status {os.waitstatus_to_exitcode(status)}")
+        how = (
+            f"ended by signal {os.WTERMSIG(status)}"
+            if os.WIFSIGNALED(status)
+            else f"ended with exit status {os.waitstatus_to_exitcode(status)}"
+        )
         try:
             os.write(2, (LEFT_BEHIND.format(how=how) + "\n").encode())
         except OSError:
@@ -149,8 +152,13 @@ def main(argv: list[str]) -> int:
     if _parent_gone(fd, 0):
         return 137
     try:  # the program gets the default action for the signals the keeper handles
-        program = os.posix_spawn(argv[2], argv[2:], os.environ, file_actions=[(os.POSIX_SPAWN_CLOSE, fd)],
-                                 setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+        program = os.posix_spawn(
+            argv[2],
+            argv[2:],
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_CLOSE, fd)],
+            setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP),
+        )
     except OSError as exc:
         sys.stderr.write(f"{argv[2]}: {exc.strerror}\n")
         return 127

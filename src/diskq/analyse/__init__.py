@@ -46,8 +46,7 @@ def annotate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
     for index, run in enumerate(doc.runs):
         points = [(p.numjobs, p.iops) for p in run.points if not p.interrupted]
         source = sources.get(index)
-        review = plausibility.run_review(run, filesystem=doc.device.filesystem,
-                                         settled=bool(source and source.settled))
+        review = plausibility.run_review(run, filesystem=doc.device.filesystem, settled=bool(source and source.settled))
         run.scaling = None
         if len(points) >= 2:
             try:

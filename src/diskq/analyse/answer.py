@@ -61,16 +61,22 @@ def tier_of(use: str, value: float, crit: dict | None = None) -> str:
     crit = crit or criteria.load()
     if use == "etcd":
         a = crit["answer"]
-        bounds = [("excellent", a["etcd_excellent_ms"]), ("good", a["etcd_good_ms"]),
-                  ("marginal", crit["etcd"]["p99_fdatasync_ms"])]
+        bounds = [
+            ("excellent", a["etcd_excellent_ms"]),
+            ("good", a["etcd_good_ms"]),
+            ("marginal", crit["etcd"]["p99_fdatasync_ms"]),
+        ]
         return next((t for t, high in bounds if value < high), "unsuitable")
     if use == "zfs_slog":
         s = crit["zfs_slog"]
         bounds = [("excellent", s["excellent_mb_s"]), ("good", s["good_mb_s"]), ("marginal", s["marginal_mb_s"])]
     elif use == "postgres_wal":
         a = crit["answer"]
-        bounds = [("excellent", a["postgres_excellent"]), ("good", a["postgres_good"]),
-                  ("marginal", a["postgres_marginal"])]
+        bounds = [
+            ("excellent", a["postgres_excellent"]),
+            ("good", a["postgres_good"]),
+            ("marginal", a["postgres_marginal"]),
+        ]
     else:
         c = crit["ceph_waldb"]
         bounds = [("excellent", c["excellent"]), ("good", c["good"]), ("marginal", c["marginal"])]
@@ -93,11 +99,13 @@ def _bounded(use: str, value: float, basis: str, why: str, crit: dict) -> dict:
     ceiling = tier_of(use, value, crit)
     if ceiling == "unsuitable":
         return verdict("unsuitable", basis, [f"{why}: even this best case is unsuitable"], figure=value)
-    return verdict(UNKNOWN, basis, [f"{why}: a best case, at most {ceiling}", MEASURE[use]], ceiling=ceiling,
-                   figure=value)
+    return verdict(
+        UNKNOWN, basis, [f"{why}: a best case, at most {ceiling}", MEASURE[use]], ceiling=ceiling, figure=value
+    )
 
 
 # ---------------------------------------------------------------- measured verdicts (and legacy rows)
+
 
 def class_words(method_class: str | None) -> str:
     """What a figure's method sent to the drive, in the words of its class (never "fdatasync"
@@ -107,8 +115,15 @@ def class_words(method_class: str | None) -> str:
     return methodclass.label(method_class or methodclass.MAIN)
 
 
-def from_verdicts(verdicts: dict | None, *, method_class: str = "flush/write/raw/direct", public: bool = False,
-                  cache_known: bool = True, notes: Sequence[str] = (), crit: dict | None = None) -> dict[str, dict]:
+def from_verdicts(
+    verdicts: dict | None,
+    *,
+    method_class: str = "flush/write/raw/direct",
+    public: bool = False,
+    cache_known: bool = True,
+    notes: Sequence[str] = (),
+    crit: dict | None = None,
+) -> dict[str, dict]:
     """The answer for a curve's verdicts (``Verdicts`` as JSON). ``public``: the figures are a
     source's (legacy rows), not diskq's measurement; with a method class other than a flush per
     write, or at an unknown cache state (``cache_known`` False), they are upper bounds."""
@@ -121,10 +136,13 @@ def from_verdicts(verdicts: dict | None, *, method_class: str = "flush/write/raw
         why_bound.append("a figure of this class may skip the flush")
     if public and not cache_known:
         why_bound.append("the source does not say the write-cache state")
-    caveats = [n for n in notes if n.startswith("caveat:")] + [n for n in v.get("notes") or [] if n.startswith("caveat:")]
+    caveats = [n for n in notes if n.startswith("caveat:")] + [
+        n for n in v.get("notes") or [] if n.startswith("caveat:")
+    ]
     out = {
-        "ceph_waldb": _ceph(v.get("ceph_waldb") or {}, v.get("osds_per_device") or {}, basis, bound, why_bound,
-                            method_class, crit),
+        "ceph_waldb": _ceph(
+            v.get("ceph_waldb") or {}, v.get("osds_per_device") or {}, basis, bound, why_bound, method_class, crit
+        ),
         "zfs_slog": _sized("zfs_slog", v.get("zfs_slog") or {}, basis, bound, why_bound, crit),
         "etcd": _sized("etcd", v.get("etcd") or {}, basis, bound, why_bound, crit),
         "postgres_wal": _sized("postgres_wal", v.get("postgres_wal") or {}, basis, bound, why_bound, crit),
@@ -141,8 +159,7 @@ def _no_figure(use: str, reasons: list[str]) -> dict:
     return verdict(UNKNOWN, "unknown", [*(reasons or ["no figure"]), "no verdict: " + MEASURE[use]])
 
 
-def _ceph(ceph: dict, osds: dict, basis: str, bound: bool, why_bound: list[str], method_class: str,
-          crit: dict) -> dict:
+def _ceph(ceph: dict, osds: dict, basis: str, bound: bool, why_bound: list[str], method_class: str, crit: dict) -> dict:
     iops = ceph.get("iops")
     if ceph.get("tier") is None or iops is None:
         out = _no_figure("ceph_waldb", list(ceph.get("reasons") or []))
@@ -152,9 +169,14 @@ def _ceph(ceph: dict, osds: dict, basis: str, bound: bool, why_bound: list[str],
     if bound:
         out = _bounded("ceph_waldb", iops, basis, "; ".join([what, *why_bound]), crit)
     else:
-        out = verdict(ceph["tier"], basis, [f"{what} at cache {ceph.get('cache_state')}: {ceph['tier']}"]
-                      + [r for r in ceph.get("reasons") or [] if r.startswith(("cache ", "rests on", "measured through"))],
-                      figure=iops, cache_state=ceph.get("cache_state"))
+        out = verdict(
+            ceph["tier"],
+            basis,
+            [f"{what} at cache {ceph.get('cache_state')}: {ceph['tier']}"]
+            + [r for r in ceph.get("reasons") or [] if r.startswith(("cache ", "rests on", "measured through"))],
+            figure=iops,
+            cache_state=ceph.get("cache_state"),
+        )
     out["osds_per_device"] = carry(osds, out["tier"], out.get("ceiling"), crit)
     return out
 
@@ -170,15 +192,21 @@ def carry(osds: dict, tier: str, ceiling: str | None, crit: dict | None = None) 
     if tier == UNKNOWN:
         cap = osd_cap(ceiling, crit)
         most = n if cap is None else min(n, cap)
-        return {"n": None, "at_most": most, "reasons": [f"no OSD count: the figures are a best case, at most {most}",
-                                                        *reasons]}
+        return {
+            "n": None,
+            "at_most": most,
+            "reasons": [f"no OSD count: the figures are a best case, at most {most}", *reasons],
+        }
     cap = osd_cap(tier, crit)
     if cap is not None and n > cap:
-        reasons = [f"{cap or 'none'}: the tier {tier} allows at most {cap} (the curve alone would allow {n})"
-                   ] + reasons
+        reasons = [f"{cap or 'none'}: the tier {tier} allows at most {cap} (the curve alone would allow {n})"] + reasons
         return {"n": cap, "at_least": False, "per_osd_iops": None, "capped_by_tier": tier, "reasons": reasons}
-    return {"n": n, "at_least": bool(osds.get("limited_by_sweep")), "per_osd_iops": osds.get("per_osd_iops"),
-            "reasons": reasons}
+    return {
+        "n": n,
+        "at_least": bool(osds.get("limited_by_sweep")),
+        "per_osd_iops": osds.get("per_osd_iops"),
+        "reasons": reasons,
+    }
 
 
 def _sized(use: str, v: dict, basis: str, bound: bool, why_bound: list[str], crit: dict) -> dict:
@@ -203,19 +231,31 @@ def _sized(use: str, v: dict, basis: str, bound: bool, why_bound: list[str], cri
     estimated = v.get("basis") not in (None, "measured") and use != "etcd"
     if value is None or estimated or bound:
         figure = best if value is None else value
-        what = {"zfs_slog": f"synchronous 128 KiB writes at most {figure:,.0f} MB/s",
-                "etcd": f"p99 latency of a write and its flush at least {figure:,.2f} ms",
-                "postgres_wal": f"one session commits at most {figure:,.0f} times per second"}[use]
-        size = "by the 4 KiB figure (a larger write and its flush never complete sooner)" if (
-            estimated or value is None) else f"at {v.get('block_size') or 4096} bytes"
+        what = {
+            "zfs_slog": f"synchronous 128 KiB writes at most {figure:,.0f} MB/s",
+            "etcd": f"p99 latency of a write and its flush at least {figure:,.2f} ms",
+            "postgres_wal": f"one session commits at most {figure:,.0f} times per second",
+        }[use]
+        size = (
+            "by the 4 KiB figure (a larger write and its flush never complete sooner)"
+            if (estimated or value is None)
+            else f"at {v.get('block_size') or 4096} bytes"
+        )
         out = _bounded(use, figure, basis, "; ".join([f"{what} {size}", *why_bound]), crit)
         out["reasons"] += [r for r in reasons if not r.startswith(("estimated from 4 KiB", "synchronous 128"))]
         return out
-    return verdict(tier_of(use, value, crit), basis, reasons, figure=value, cache_state=v.get("cache_state"),
-                   block_size=v.get("block_size"))
+    return verdict(
+        tier_of(use, value, crit),
+        basis,
+        reasons,
+        figure=value,
+        cache_state=v.get("cache_state"),
+        block_size=v.get("block_size"),
+    )
 
 
 # ---------------------------------------------------------------- public figures of a model
+
 
 def _on_the_drive(class_id: str) -> bool:
     """A class whose figures measure the drive alone, 4 KiB one write at a time: a raw device with
@@ -228,8 +268,9 @@ def _on_the_drive(class_id: str) -> bool:
     """
     parts = class_id.split("/")
     four_k = {"4k", "bs4k", "4kib", "4096", "bs4096"}  # a block size named in the class: 4 KiB only
-    return len(parts) >= 4 and parts[2] == "raw" and parts[3] == "direct" and all(
-        p.lower() in four_k for p in parts[4:])
+    return (
+        len(parts) >= 4 and parts[2] == "raw" and parts[3] == "direct" and all(p.lower() in four_k for p in parts[4:])
+    )
 
 
 def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dict | None = None) -> dict[str, dict]:
@@ -243,15 +284,29 @@ def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dic
     decisive = [c for c in rows if c["method_class"].startswith("flush/") and c["write_cache"] in ("on", "off")]
     bounds = [c for c in rows if c not in decisive]
     aside = sorted({c["method_class"] for c in classes if not _on_the_drive(c["method_class"])})
-    label = lambda c: (f"1-job IOPS {c['iops_1job']:,.0f} ({class_words(c['method_class'])}, "  # noqa: E731
-                       f"cache {c['write_cache']}; {', '.join(c.get('sources') or [])})")
+
+    def label(c: dict) -> str:
+        return (
+            f"1-job IOPS {c['iops_1job']:,.0f} ({class_words(c['method_class'])}, "
+            f"cache {c['write_cache']}; {', '.join(c.get('sources') or [])})"
+        )
+
     ceiling_row = min(bounds, key=lambda c: c["iops_1job"], default=None)
     if not decisive:
         if ceiling_row is None:
-            none = ["no 1-job figure of the drive itself (raw device, O_DIRECT, one write at a time) in the public "
-                    "sources"] if classes else ["no public figure"]
-            none += [f"not used: {class_words(a)} (not 4 KiB writes one at a time on the raw device: it measures "
-                     "a filesystem, the page cache, a queue or larger writes too)" for a in aside]
+            none = (
+                [
+                    "no 1-job figure of the drive itself (raw device, O_DIRECT, one write at a time) in the public "
+                    "sources"
+                ]
+                if classes
+                else ["no public figure"]
+            )
+            none += [
+                f"not used: {class_words(a)} (not 4 KiB writes one at a time on the raw device: it measures "
+                "a filesystem, the page cache, a queue or larger writes too)"
+                for a in aside
+            ]
             return {use: _no_figure(use, list(none)) for use in USES}
         why = "may skip the flush" if not ceiling_row["method_class"].startswith("flush/") else "cache state not known"
         ceph = _bounded("ceph_waldb", ceiling_row["iops_1job"], "public-figure", f"{label(ceiling_row)}: {why}", crit)
@@ -269,21 +324,43 @@ def from_public(classes: Sequence[dict], figures: Sequence[dict] = (), crit: dic
         curve: dict[int, list[float]] = {}
         for f in figures:
             if (f.get("method_class"), f.get("write_cache"), f.get("iodepth", 1)) == (
-                    best["method_class"], best["write_cache"], 1):
+                best["method_class"],
+                best["write_cache"],
+                1,
+            ):
                 curve.setdefault(int(f["numjobs"]), []).append(float(f["iops"]))
-        share = osds_rule.osds_per_device(((n, statistics.median(v)) for n, v in curve.items()),
-                                          osds_rule.demand_iops(crit["osds_per_device"]))
-        ceph = verdict(tier, "public-figure", reasons, figure=best["iops_1job"], cache_state=best["write_cache"],
-                       method_class=best["method_class"])
-        ceph["osds_per_device"] = carry({"n": share.n if curve else None, "limited_by_sweep": share.limited_by_sweep,
-                                         "per_osd_iops": share.per_osd_iops, "reasons": share.reasons}, tier, None, crit)
+        share = osds_rule.osds_per_device(
+            ((n, statistics.median(v)) for n, v in curve.items()), osds_rule.demand_iops(crit["osds_per_device"])
+        )
+        ceph = verdict(
+            tier,
+            "public-figure",
+            reasons,
+            figure=best["iops_1job"],
+            cache_state=best["write_cache"],
+            method_class=best["method_class"],
+        )
+        ceph["osds_per_device"] = carry(
+            {
+                "n": share.n if curve else None,
+                "limited_by_sweep": share.limited_by_sweep,
+                "per_osd_iops": share.per_osd_iops,
+                "reasons": share.reasons,
+            },
+            tier,
+            None,
+            crit,
+        )
         src = best
     figure = src["iops_1job"] if "iops_1job" in src else src["figure"]
     out = {"ceph_waldb": ceph}
     for use in ("zfs_slog", "postgres_wal"):
         value = figure * crit["zfs_slog"]["block_size"] / 1e6 if use == "zfs_slog" else figure
-        what = (f"synchronous 128 KiB writes could give at most {value:,.0f} MB/s by the 4 KiB figure"
-                if use == "zfs_slog" else f"one session commits at most {value:,.0f} times per second by the 4 KiB figure")
+        what = (
+            f"synchronous 128 KiB writes could give at most {value:,.0f} MB/s by the 4 KiB figure"
+            if use == "zfs_slog"
+            else f"one session commits at most {value:,.0f} times per second by the 4 KiB figure"
+        )
         out[use] = _bounded(use, value, "public-figure", what, crit)
     out["etcd"] = _no_figure("etcd", ["the public figures give no fdatasync latency"])
     for use in ("zfs_slog", "postgres_wal", "etcd"):

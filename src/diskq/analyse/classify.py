@@ -65,8 +65,9 @@ def parse_points(args: list[str]) -> list[tuple[int, float]]:
     return out
 
 
-def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = None,
-             review: plausibility.Review | None = None) -> Scaling:
+def classify(
+    points: Sequence[tuple[int, float]], source: SourceSweep | None = None, review: plausibility.Review | None = None
+) -> Scaling:
     """Classify a curve of ``(numjobs, iops)`` points (any order; at least two job counts).
 
     ``review`` is what the plausibility rule made of the curve (:func:`plausibility.review`):
@@ -91,13 +92,16 @@ def classify(points: Sequence[tuple[int, float]], source: SourceSweep | None = N
     gone = {q.numjobs for q in review.held}
     data = [(n, x) for n, x in data if n not in gone]
     if len(data) < 2:
-        raise InvalidInput("fewer than two points to classify without a conflict: "
-                           + "; ".join(q.reason for q in review.held))
+        raise InvalidInput(
+            "fewer than two points to classify without a conflict: " + "; ".join(q.reason for q in review.held)
+        )
     scaling = _classify_figures(data)
     scaling.questionable = list(review.held)
     if any(q.numjobs > data[-1][0] for q in review.held):  # larger job counts were given, held out
-        scaling.notes = [n.replace("at the largest tested job count", "at the largest job count not in a conflict")
-                         for n in scaling.notes]
+        scaling.notes = [
+            n.replace("at the largest tested job count", "at the largest job count not in a conflict")
+            for n in scaling.notes
+        ]
     scaling.notes.extend(review.notes)
     if source is not None:
         _apply_source(scaling, data, source)
@@ -122,8 +126,10 @@ def _apply_source(scaling: Scaling, data: list[tuple[int, float]], source: Sourc
         return
     if len(data) > 2:
         if reading.scaling != scaling.scaling:
-            scaling.notes.append(f"the contributor's words ({reading.words!r}) say {reading.scaling}: "
-                                 "classified by the figures, which are enough to decide")
+            scaling.notes.append(
+                f"the contributor's words ({reading.words!r}) say {reading.scaling}: "
+                "classified by the figures, which are enough to decide"
+            )
         return
     figures = scaling.scaling
     if scaling.peak_final and figures == "asymptotic" and scaling.description.endswith("(the source's peak)"):
@@ -141,7 +147,8 @@ def _apply_source(scaling: Scaling, data: list[tuple[int, float]], source: Sourc
         scaling.notes.append(
             f"the contributor's words ({reading.words!r}) contradict the two points: classified by the figures "
             f"(linear needs each job to keep {crit['linear_efficiency']:.0%}, regressing a drop of "
-            f"{crit['regress_drop']:.0%} from the peak)")
+            f"{crit['regress_drop']:.0%} from the peak)"
+        )
         return
     scaling.scaling, scaling.knee, scaling.description = reading.scaling, knee, reading.words
     scaling.method = "contributor"
@@ -192,7 +199,9 @@ def _classify_figures(data: list[tuple[int, float]]) -> Scaling:
     if regressing:
         kind = "regressing"
         description = (
-            "more jobs slow down" if peak_i == 0 else f"peaks at {plural(peak.numjobs, 'job')}, then more jobs slow down"
+            "more jobs slow down"
+            if peak_i == 0
+            else f"peaks at {plural(peak.numjobs, 'job')}, then more jobs slow down"
         )
         notes.append(f"at {plural(ns[-1], 'job')} throughput is {measured_drop:.0%} below the peak")
     elif all(near_linear):
@@ -204,9 +213,7 @@ def _classify_figures(data: list[tuple[int, float]]) -> Scaling:
     knee = None if kind == "linear" else ns[knee_i]
     if peak_i == len(ns) - 1 and kind != "regressing":
         notes.append(f"the peak is at the largest tested job count ({ns[-1]}): more jobs may go higher")
-    return Scaling(
-        scaling=kind, peak=peak, knee=knee, description=description, usl=fit, method=method, notes=notes
-    )
+    return Scaling(scaling=kind, peak=peak, knee=knee, description=description, usl=fit, method=method, notes=notes)
 
 
 def _asymptotic_words(ns: list[int], xs: list[float], peak_i: int, knee_i: int, capped_growth: float) -> str:
@@ -261,9 +268,7 @@ def _validate(points: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
     if data[0][1] <= 0:
         raise InvalidInput(f"no throughput at the smallest job count ({data[0][0]}): nothing to scale from")
     if max(x for _, x in data) / data[0][1] > _MAX_RANGE:
-        raise InvalidInput(
-            f"throughput at the smallest job count ({data[0][0]}) is implausibly small next to the peak"
-        )
+        raise InvalidInput(f"throughput at the smallest job count ({data[0][0]}) is implausibly small next to the peak")
     return data
 
 

@@ -57,7 +57,7 @@ def _split(samples: list[float], first: int, last: int) -> int:
     if n <= EXACT_MAX:
         return _best_split(samples, first, last)
     block = math.ceil(n / EXACT_MAX)
-    means = [sum(samples[i:i + block]) / len(samples[i:i + block]) for i in range(0, n, block)]
+    means = [sum(samples[i : i + block]) / len(samples[i : i + block]) for i in range(0, n, block)]
     coarse = _best_split(means, max(1, first // block), max(1, min(len(means) - 1, last // block))) * block
     lo, hi = max(first, coarse - block), min(last, coarse + block)
     m_before = median(samples[:coarse])
@@ -95,26 +95,38 @@ def find_cliff(samples: list[float], interval_ms: int, *, rules: dict | None = N
     n = len(samples)
     min_before = max(1, math.ceil(float(rules["min_before_s"]) / dt))
     min_after = max(1, math.ceil(float(rules["min_after_s"]) / dt))
-    looked_for = (f"a fall of {threshold:g} % or more that lasts to the end of the write, "
-                  f"after at least {rules['min_before_s']:g} s and for at least {rules['min_after_s']:g} s")
+    looked_for = (
+        f"a fall of {threshold:g} % or more that lasts to the end of the write, "
+        f"after at least {rules['min_before_s']:g} s and for at least {rules['min_after_s']:g} s"
+    )
     if n < min_before + min_after:
-        return Cliff(found=False, reasons=[
-            f"{n} samples of {dt:g} s are too few to tell: looking for {looked_for}"])
+        return Cliff(found=False, reasons=[f"{n} samples of {dt:g} s are too few to tell: looking for {looked_for}"])
     k = _split(list(samples), 1, n - 1)
     before, after = median(samples[:k]), median(samples[k:])
     if k < min_before or n - k < min_after:
-        where = (f"in the first {k * dt:g} s (the drive's cache may have been full already)" if k < min_before
-                 else f"only for the last {(n - k) * dt:g} s (too short to tell from a pause)")
-        return Cliff(found=False, reasons=[
-            f"no cliff: the sharpest change, from {_mb(before)} to {_mb(after)}, comes {where}; "
-            f"looking for {looked_for}"])
+        where = (
+            f"in the first {k * dt:g} s (the drive's cache may have been full already)"
+            if k < min_before
+            else f"only for the last {(n - k) * dt:g} s (too short to tell from a pause)"
+        )
+        return Cliff(
+            found=False,
+            reasons=[
+                f"no cliff: the sharpest change, from {_mb(before)} to {_mb(after)}, comes {where}; "
+                f"looking for {looked_for}"
+            ],
+        )
     if round(before, 1) <= 0:  # below 0.05 B/s: nothing the document's one decimal can show falling
         return Cliff(found=False, reasons=[f"no throughput before any fall (median 0 B/s): looking for {looked_for}"])
     drop = max(0.0, min(100.0, 100.0 * (1.0 - after / before)))
     if drop < threshold:
-        return Cliff(found=False, reasons=[
-            f"no cliff: the sharpest lasting change, {k * dt:g} s into the write, goes from {_mb(before)} "
-            f"to {_mb(after)} ({drop:.0f} % lower), less than the {threshold:g} % looked for"])
+        return Cliff(
+            found=False,
+            reasons=[
+                f"no cliff: the sharpest lasting change, {k * dt:g} s into the write, goes from {_mb(before)} "
+                f"to {_mb(after)} ({drop:.0f} % lower), less than the {threshold:g} % looked for"
+            ],
+        )
     written = sum(samples[:k]) * dt
     at_bytes = int(round(written)) if math.isfinite(written) and written < 2**63 else None
     return Cliff(
@@ -124,7 +136,8 @@ def find_cliff(samples: list[float], interval_ms: int, *, rules: dict | None = N
         before_bw_bytes=round(before, 1),
         after_bw_bytes=round(after, 1),
         drop_pct=round(drop, 1),
-        reasons=[f"throughput fell {drop:.0f} % (from {_mb(before)} to {_mb(after)}) after {_gb(written)} "
-                 f"written, {k * dt:g} s into the write, and stayed there for the remaining {(n - k) * dt:g} s"],
+        reasons=[
+            f"throughput fell {drop:.0f} % (from {_mb(before)} to {_mb(after)}) after {_gb(written)} "
+            f"written, {k * dt:g} s into the write, and stayed there for the remaining {(n - k) * dt:g} s"
+        ],
     )
-

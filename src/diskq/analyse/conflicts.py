@@ -92,8 +92,10 @@ class Conflict:
 
     def describe(self) -> str:
         n = self.high.numjobs
-        return (f"{self.low.value:,.0f} IOPS at 1 job and {self.high.value:,.0f} at {n} jobs "
-                f"({self.high.per_job:,.0f} per job, {self.ratio:.1f}x the 1-job figure) cannot both be right")
+        return (
+            f"{self.low.value:,.0f} IOPS at 1 job and {self.high.value:,.0f} at {n} jobs "
+            f"({self.high.per_job:,.0f} per job, {self.ratio:.1f}x the 1-job figure) cannot both be right"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,13 @@ def decide(conflict: Conflict, others: Sequence[Evidence], ratio: float, spread:
     against_low = [e for e in others if _against(conflict.low, e, ratio, spread)]
     against_high = [e for e in others if _against(conflict.high, e, ratio, spread)]
     if against_low and not against_high:
-        return Decision(conflict, conflict.high, conflict.low, against_low,
-                        _decided(conflict.high, conflict.low, against_low))
+        return Decision(
+            conflict, conflict.high, conflict.low, against_low, _decided(conflict.high, conflict.low, against_low)
+        )
     if against_high and not against_low:
-        return Decision(conflict, conflict.low, conflict.high, against_high,
-                        _decided(conflict.low, conflict.high, against_high))
+        return Decision(
+            conflict, conflict.low, conflict.high, against_high, _decided(conflict.low, conflict.high, against_high)
+        )
     if not others:
         why = "no other evidence for the model"
     elif against_low:
@@ -172,9 +176,11 @@ def decide(conflict: Conflict, others: Sequence[Evidence], ratio: float, spread:
 
 
 def _decided(kept: Evidence, aside: Evidence, by: list[Evidence]) -> str:
-    return (f"decided by {'; '.join(e.describe() for e in by)}: kept {kept.value:,.0f} at "
-            f"{kept.numjobs} job{'s' if kept.numjobs != 1 else ''}, set aside {aside.value:,.0f} at "
-            f"{aside.numjobs} job{'s' if aside.numjobs != 1 else ''}")
+    return (
+        f"decided by {'; '.join(e.describe() for e in by)}: kept {kept.value:,.0f} at "
+        f"{kept.numjobs} job{'s' if kept.numjobs != 1 else ''}, set aside {aside.value:,.0f} at "
+        f"{aside.numjobs} job{'s' if aside.numjobs != 1 else ''}"
+    )
 
 
 def bound(conflict: Conflict) -> tuple[Evidence, Evidence]:

@@ -80,15 +80,18 @@ class Entry(BaseModel):
     model: str = Field(description="regular expression matched against the whole model name, case ignored")
     firmware: str | None = Field(default=None, description="regular expression on the firmware, when it matters")
     examples: list[str] = Field(min_length=1, max_length=50, description="model names the entry is meant to match")
-    plp: PlpClaim = Field(description="yes: acknowledged writes are protected; no: they are not; "
-                                      "at-rest: only data already written is protected, not writes in flight")
+    plp: PlpClaim = Field(
+        description="yes: acknowledged writes are protected; no: they are not; "
+        "at-rest: only data already written is protected, not writes in flight"
+    )
     title: str = Field(max_length=300, description="the document's title")
     source: str = Field(max_length=500, description="https URL where the statement was read")
     read: date = Field(description="the date the source was read")
     quote: str = Field(max_length=500, description="what the source says, word for word")
     evidence: Literal["primary", "secondary"] = Field(
-        default="primary", description="primary: the vendor's own document (or a copy); secondary: an analyst or "
-                                       "reviewer reporting it")
+        default="primary",
+        description="primary: the vendor's own document (or a copy); secondary: an analyst or reviewer reporting it",
+    )
     note: str | None = Field(default=None, max_length=500)
 
     @field_validator("model")
@@ -217,14 +220,18 @@ def load() -> tuple[Entry, ...]:
     return tuple(DatasheetList.model_validate(data).entries)
 
 
-def lookup(model: str | None, firmware: str | None = None,
-           entries: tuple[Entry, ...] | None = None) -> tuple[Entry | None, str | None]:
+def lookup(
+    model: str | None, firmware: str | None = None, entries: tuple[Entry, ...] | None = None
+) -> tuple[Entry | None, str | None]:
     """(the entry documenting ``model``, or None; a note when entries contradict each other)."""
     if not model:
         return None, None
     found = [e for e in (load() if entries is None else entries) if e.matches(model, firmware)]
     claims = {e.plp for e in found}
     if len(claims) > 1:
-        return None, (f"the datasheet list contradicts itself for {model!r} ("
-                      + "; ".join(f"{e.plp}: {e.source}" for e in found) + "): no documented answer")
+        return None, (
+            f"the datasheet list contradicts itself for {model!r} ("
+            + "; ".join(f"{e.plp}: {e.source}" for e in found)
+            + "): no documented answer"
+        )
     return (found[0] if found else None), None

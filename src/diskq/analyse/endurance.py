@@ -27,8 +27,9 @@ def _gb(n: float) -> str:
     return f"{n / 1e12:.2f} TB" if n >= 1e12 else f"{n / 1e9:.1f} GB"
 
 
-def rating(facts: LineFacts | None, capacity_bytes: int | None,
-           service_years: float) -> tuple[float | None, float | None, int | None, list[str]]:
+def rating(
+    facts: LineFacts | None, capacity_bytes: int | None, service_years: float
+) -> tuple[float | None, float | None, int | None, list[str]]:
     """(bytes per day the rating allows, rated DWPD, rated TBW in bytes, reasons).
 
     >>> from diskq.identity.facts import LineFacts
@@ -44,29 +45,49 @@ def rating(facts: LineFacts | None, capacity_bytes: int | None,
     name = f"{facts.vendor} {facts.line}"
     if dwpd is not None and capacity_bytes:
         note = f" ({facts.dwpd_note})" if facts.dwpd_note else ""
-        return (dwpd * capacity_bytes, dwpd, tbw,
-                [f"rated {dwpd:g} drive writes per day{note} x {_gb(capacity_bytes)} = {_gb(dwpd * capacity_bytes)} "
-                 f"per day ({name} datasheet facts)"])
+        return (
+            dwpd * capacity_bytes,
+            dwpd,
+            tbw,
+            [
+                f"rated {dwpd:g} drive writes per day{note} x {_gb(capacity_bytes)} = {_gb(dwpd * capacity_bytes)} "
+                f"per day ({name} datasheet facts)"
+            ],
+        )
     if tbw is not None:
         per_day = tbw / (service_years * YEAR_DAYS)
-        return (per_day, None, tbw,
-                [f"rated {_gb(tbw)} written for {_gb(capacity_bytes or 0)}, spread over {service_years:g} years: "
-                 f"{_gb(per_day)} per day ({name} datasheet facts; the years are an assumption, criteria [endurance])"])
+        return (
+            per_day,
+            None,
+            tbw,
+            [
+                f"rated {_gb(tbw)} written for {_gb(capacity_bytes or 0)}, spread over {service_years:g} years: "
+                f"{_gb(per_day)} per day ({name} datasheet facts; the years are an assumption, criteria [endurance])"
+            ],
+        )
     if dwpd is not None:
         return None, dwpd, None, [f"rated {dwpd:g} drive writes per day, but the capacity is not known"]
     return None, None, None, [f"the {name} datasheet facts give no endurance rating"]
 
 
-def against_rating(bytes_per_day: float, load: str, facts: LineFacts | None, capacity_bytes: int | None,
-                   service_years: float) -> Endurance:
+def against_rating(
+    bytes_per_day: float, load: str, facts: LineFacts | None, capacity_bytes: int | None, service_years: float
+) -> Endurance:
     """``bytes_per_day`` (described by ``load``) against the rating of ``facts`` at ``capacity_bytes``."""
     per_day, dwpd, tbw, why = rating(facts, capacity_bytes, service_years)
     load_dwpd = bytes_per_day / capacity_bytes if capacity_bytes else None
-    reasons = [load + (f" = {load_dwpd:.2f} drive writes per day of {_gb(capacity_bytes)}" if load_dwpd is not None
-                       else "")] + why
+    reasons = [
+        load + (f" = {load_dwpd:.2f} drive writes per day of {_gb(capacity_bytes)}" if load_dwpd is not None else "")
+    ] + why
     if per_day is None or per_day <= 0:
-        return Endurance(bytes_per_day=bytes_per_day, load_dwpd=load_dwpd, rated_dwpd=dwpd, rated_tbw_bytes=tbw,
-                         basis="unknown", reasons=reasons)
+        return Endurance(
+            bytes_per_day=bytes_per_day,
+            load_dwpd=load_dwpd,
+            rated_dwpd=dwpd,
+            rated_tbw_bytes=tbw,
+            basis="unknown",
+            reasons=reasons,
+        )
     share = bytes_per_day / per_day
     rated_years = _years(facts.dwpd_note if facts is not None else None)
     if tbw is not None:
@@ -79,9 +100,17 @@ def against_rating(bytes_per_day: float, load: str, facts: LineFacts | None, cap
     years = life_bytes / (bytes_per_day * YEAR_DAYS) if bytes_per_day > 0 else None
     verdict = ("within" if share <= 1 else "beyond") + f" the rating ({share:.0%} of what it allows per day"
     verdict += f"; {life} last {years:.1f} years at this load)" if years is not None else ")"
-    return Endurance(bytes_per_day=bytes_per_day, load_dwpd=load_dwpd, rated_bytes_per_day=per_day, rated_dwpd=dwpd,
-                     rated_tbw_bytes=tbw, share_of_rating=share, years_to_rating=years, basis="datasheet",
-                     reasons=reasons + [verdict])
+    return Endurance(
+        bytes_per_day=bytes_per_day,
+        load_dwpd=load_dwpd,
+        rated_bytes_per_day=per_day,
+        rated_dwpd=dwpd,
+        rated_tbw_bytes=tbw,
+        share_of_rating=share,
+        years_to_rating=years,
+        basis="datasheet",
+        reasons=reasons + [verdict],
+    )
 
 
 def _years(note: str | None) -> float | None:
@@ -100,21 +129,25 @@ def osd_bytes_per_day(n_osds: int, demand_iops: float, bytes_per_commit: float) 
     return max(n_osds, 0) * demand_iops * bytes_per_commit * DAY_S
 
 
-def waldb(n_osds: int | None, demand_iops: float, capacity_bytes: int | None, facts: LineFacts | None,
-          crit: dict) -> Endurance | None:
+def waldb(
+    n_osds: int | None, demand_iops: float, capacity_bytes: int | None, facts: LineFacts | None, crit: dict
+) -> Endurance | None:
     """The writes per day of ``n_osds`` OSDs on one WAL/DB device against its rating; None when no
     OSD count is known (``crit`` is ``criteria.toml`` ``[endurance]``)."""
     if not n_osds:
         return None
     per_commit = float(crit["osd_bytes_per_commit"])
     load = osd_bytes_per_day(n_osds, demand_iops, per_commit)
-    what = (f"{n_osds} OSD{'s' if n_osds != 1 else ''} each committing {demand_iops:g} times per second all day "
-            f"(the demand the OSD count is planned for), {per_commit / 1024:g} KiB per commit: {_gb(load)} per day")
+    what = (
+        f"{n_osds} OSD{'s' if n_osds != 1 else ''} each committing {demand_iops:g} times per second all day "
+        f"(the demand the OSD count is planned for), {per_commit / 1024:g} KiB per commit: {_gb(load)} per day"
+    )
     return against_rating(load, what, facts, capacity_bytes, float(crit["service_years"]))
 
 
-def slog_floor_tier(tiers: list[tuple[str, float]], facts: LineFacts | None, capacity_bytes: int | None,
-                    crit: dict) -> tuple[str | None, Endurance | None]:
+def slog_floor_tier(
+    tiers: list[tuple[str, float]], facts: LineFacts | None, capacity_bytes: int | None, crit: dict
+) -> tuple[str | None, Endurance | None]:
     """The highest SLOG tier whose floor rate (``tiers``: ``(name, MB/s)``, highest first) the rating
     sustains at the assumed duty (``crit`` is ``[endurance]``): ``(tier or "unsuitable", the
     endurance at the highest floor)``; ``(None, endurance)`` when the rating is not known."""
@@ -133,5 +166,7 @@ def slog_floor_tier(tiers: list[tuple[str, float]], facts: LineFacts | None, cap
 
 
 def _slog_load(tier: str, need: float, duty: float) -> str:
-    return (f"the {tier} tier's floor rate for {duty:.0%} of every day (the assumed duty, criteria [endurance]): "
-            f"{_gb(need)} per day")
+    return (
+        f"the {tier} tier's floor rate for {duty:.0%} of every day (the assumed duty, criteria [endurance]): "
+        f"{_gb(need)} per day"
+    )

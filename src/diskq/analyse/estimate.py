@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from diskq.identity.facts import LineFacts
 
 
-
 @dataclass(frozen=True)
 class Peer:
     """A drive whose figures decide, with the facts that make it a peer: its line's segment,
@@ -46,12 +45,26 @@ class Peer:
     @classmethod
     def from_answer(cls, name: str, facts: LineFacts, answer: dict) -> Peer:
         """A peer from a stored answer: only figures that decided a tier count."""
+
         def fig(use):
             a = answer.get(use) or {}
-            return a.get("figure") if a.get("tier") in TIERS and a.get("basis") in ("measured", "public-figure") else None
+            return (
+                a.get("figure") if a.get("tier") in TIERS and a.get("basis") in ("measured", "public-figure") else None
+            )
+
         basis = (answer.get("ceph_waldb") or {}).get("basis") or "measured"
-        return cls(name, facts.segment, facts.interface, facts.plp, fig("ceph_waldb"), fig("zfs_slog"), fig("etcd"),
-                   fig("postgres_wal"), basis, media_of(facts))
+        return cls(
+            name,
+            facts.segment,
+            facts.interface,
+            facts.plp,
+            fig("ceph_waldb"),
+            fig("zfs_slog"),
+            fig("etcd"),
+            fig("postgres_wal"),
+            basis,
+            media_of(facts),
+        )
 
 
 def media_of(facts: LineFacts) -> str:
@@ -76,8 +89,10 @@ def _ceilings(facts: LineFacts, crit: dict) -> dict[str, tuple[str, str]]:
     out = {}
     if facts.plp in ("no", "at-rest-only"):
         claim = "no power-loss protection" if facts.plp == "no" else "protection of data at rest only"
-        why = (f"the datasheet states {claim}: every flush waits for flash, so no honest 1-job figure reaches "
-               f"{crit['power_loss_protection']['fast_sync_iops']:,} per second")
+        why = (
+            f"the datasheet states {claim}: every flush waits for flash, so no honest 1-job figure reaches "
+            f"{crit['power_loss_protection']['fast_sync_iops']:,} per second"
+        )
         out["ceph_waldb"] = out["postgres_wal"] = (a["no_plp_ceiling"], why)
     if facts.interface == "SATA":
         out["zfs_slog"] = (a["sata_slog_ceiling"], "a SATA link carries about 600 MB/s")
@@ -90,12 +105,26 @@ def from_datasheet(facts: LineFacts, peers: Sequence[Peer] = (), crit: dict | No
     crit = crit or criteria.load()
     bounds = _ceilings(facts, crit)
     media = media_of(facts)
-    group = [p for p in peers if (p.segment, p.interface, _protected(p.plp), p.media) ==
-             (facts.segment, facts.interface, _protected(facts.plp), media) and facts.segment and facts.interface]
+    group = [
+        p
+        for p in peers
+        if (p.segment, p.interface, _protected(p.plp), p.media)
+        == (facts.segment, facts.interface, _protected(facts.plp), media)
+        and facts.segment
+        and facts.interface
+    ]
     name = group_name(facts.segment, facts.interface, facts.plp) + (f", {media}" if media != "NAND flash" else "")
-    stated = [f"{facts.vendor} {facts.line}: " + ", ".join(
-        x for x in (facts.segment, facts.interface, _protected(facts.plp)) if x) + " (datasheet)"]
-    attr = {"ceph_waldb": "ceph_iops", "zfs_slog": "slog_mb_s", "etcd": "etcd_p99_ms", "postgres_wal": "postgres_commits"}
+    stated = [
+        f"{facts.vendor} {facts.line}: "
+        + ", ".join(x for x in (facts.segment, facts.interface, _protected(facts.plp)) if x)
+        + " (datasheet)"
+    ]
+    attr = {
+        "ceph_waldb": "ceph_iops",
+        "zfs_slog": "slog_mb_s",
+        "etcd": "etcd_p99_ms",
+        "postgres_wal": "postgres_commits",
+    }
     out = {}
     for use in USES:
         ceiling, why = bounds.get(use, (None, None))
@@ -107,11 +136,19 @@ def from_datasheet(facts: LineFacts, peers: Sequence[Peer] = (), crit: dict | No
             tier = tier_of(use, median, crit)
             kept = lower(tier, ceiling)
             named = ", ".join(n for _, n in values[:5]) + (", ..." if len(values) > 5 else "")
-            first = (f"estimate: {name}: {len(values)} drives measured ({named}), {values[0][0]:,.0f} to "
-                     f"{values[-1][0]:,.0f}, median {median:,.0f}: {tier}"
-                     + (f", held at the datasheet's {kept}" if kept != tier else ""))
-            out[use] = verdict(kept, "estimate", [first, *stated, *bound, MEASURE[use] + " to replace the estimate"],
-                               figure=median, peers=len(values), ceiling=ceiling)
+            first = (
+                f"estimate: {name}: {len(values)} drives measured ({named}), {values[0][0]:,.0f} to "
+                f"{values[-1][0]:,.0f}, median {median:,.0f}: {tier}"
+                + (f", held at the datasheet's {kept}" if kept != tier else "")
+            )
+            out[use] = verdict(
+                kept,
+                "estimate",
+                [first, *stated, *bound, MEASURE[use] + " to replace the estimate"],
+                figure=median,
+                peers=len(values),
+                ceiling=ceiling,
+            )
         elif ceiling is not None:
             out[use] = verdict(UNKNOWN, "datasheet", [*bound, *stated, few, MEASURE[use]], ceiling=ceiling)
         else:

@@ -17,9 +17,7 @@ from diskq.analyse.model import FlushCheck
 from diskq.errors import InvalidInput
 
 
-def check(
-    sync_iops: float, nosync_iops: float, *, cache_state: str, volatile_write_cache: bool | None
-) -> FlushCheck:
+def check(sync_iops: float, nosync_iops: float, *, cache_state: str, volatile_write_cache: bool | None) -> FlushCheck:
     """Judge a 1-job sync rate against the 1-job rate of the same writes without fdatasync.
 
     ``cache_state`` is the write cache state of the run ("on", "off", "unknown");
@@ -51,9 +49,7 @@ def check(
     if ratio is None or sync_iops <= 0:
         return FlushCheck(**result, notes=["a step measured no writes: the check cannot tell"])
     if volatile_write_cache is False:
-        return FlushCheck(
-            **result, notes=["the drive reports no volatile write cache: flushes have nothing to do"]
-        )
+        return FlushCheck(**result, notes=["the drive reports no volatile write cache: flushes have nothing to do"])
     if cache_state == "off":
         return FlushCheck(**result, notes=["the write cache is off: flushes have nothing to do"])
     if cache_state == "unknown":

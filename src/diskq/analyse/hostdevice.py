@@ -46,17 +46,24 @@ _KERNEL_NAMES = [
     (re.compile(r"^x?vd[a-z]+\d*$"), "a virtual machine's block device (virtio or Xen)"),
     (re.compile(r"^pmem\d+"), "a persistent-memory namespace"),
 ]
-_PATH_PREFIXES = [("/dev/mapper/", "a device-mapper device (LVM, dm-crypt, multipath)"),
-                  ("/dev/md/", "a Linux md RAID device")]
+_PATH_PREFIXES = [
+    ("/dev/mapper/", "a device-mapper device (LVM, dm-crypt, multipath)"),
+    ("/dev/md/", "a Linux md RAID device"),
+]
 _MODELS = [
-    (re.compile(r"^linux (loop|zram|md raid|ram disk|network block) device$|^linux ram disk$", re.I),
-     "a Linux virtual block device"),
-    (re.compile(r"^(virtio|xen virtual) block device$|^device-mapper device$|^ceph rbd image$", re.I),
-     "a virtual or stacked block device"),
-    (re.compile(r"\b(qemu|vbox|virtualbox|vmware|virtual ?disk|virtual hd|msft virtual)\b", re.I),
-     "a hypervisor's virtual disk"),
-    (re.compile(r"\bperc\b|\blogical volume\b|^mr\d{4}|\bmegaraid\b|\braid\b", re.I),
-     "a RAID controller's volume"),
+    (
+        re.compile(r"^linux (loop|zram|md raid|ram disk|network block) device$|^linux ram disk$", re.I),
+        "a Linux virtual block device",
+    ),
+    (
+        re.compile(r"^(virtio|xen virtual) block device$|^device-mapper device$|^ceph rbd image$", re.I),
+        "a virtual or stacked block device",
+    ),
+    (
+        re.compile(r"\b(qemu|vbox|virtualbox|vmware|virtual ?disk|virtual hd|msft virtual)\b", re.I),
+        "a hypervisor's virtual disk",
+    ),
+    (re.compile(r"\bperc\b|\blogical volume\b|^mr\d{4}|\bmegaraid\b|\braid\b", re.I), "a RAID controller's volume"),
 ]
 
 

@@ -28,8 +28,10 @@ DRIVE, KERNEL, UNKNOWN = "drive", "kernel", "unknown"
 DECLARED = {DRIVE: "drive", KERNEL: "sysfs", UNKNOWN: "unknown"}
 
 KERNEL_OFF = "was set with the kernel's write_cache knob, which stops flushes reaching the device"
-UNKNOWN_OFF = ("was declared without how it was set (drive or kernel knob not known); the kernel's knob "
-               "stops flushes reaching the device")
+UNKNOWN_OFF = (
+    "was declared without how it was set (drive or kernel knob not known); the kernel's knob "
+    "stops flushes reaching the device"
+)
 
 
 def knob(mechanism: str | None, state: str | None = None) -> str:

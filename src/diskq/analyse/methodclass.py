@@ -64,9 +64,12 @@ def rules() -> dict:
 def _matches(rule: dict, traits: Traits, protocol: str) -> bool:
     """Does a rule apply? ``sync`` and ``protocols`` always; ``platforms`` and ``direct`` where
     the rule names them."""
-    return (traits.sync in rule["sync"] and ("*" in rule["protocols"] or protocol in rule["protocols"])
-            and ("platforms" not in rule or traits.platform in rule["platforms"])
-            and ("direct" not in rule or traits.direct == rule["direct"]))
+    return (
+        traits.sync in rule["sync"]
+        and ("*" in rule["protocols"] or protocol in rule["protocols"])
+        and ("platforms" not in rule or traits.platform in rule["platforms"])
+        and ("direct" not in rule or traits.direct == rule["direct"])
+    )
 
 
 def _kind(traits: Traits, protocol: str) -> tuple[str, str]:
@@ -116,15 +119,20 @@ def label(class_id: str) -> str:
     data = rules()
     parts = class_id.split("/")
     try:
-        words = [data["kinds"][parts[0]]["label"], data["pattern"][parts[1]], data["target"][parts[2]],
-                 data["io"][parts[3]]]
+        words = [
+            data["kinds"][parts[0]]["label"],
+            data["pattern"][parts[1]],
+            data["target"][parts[2]],
+            data["io"][parts[3]],
+        ]
     except (KeyError, IndexError):
         return class_id
     words += [f"queue depth {p[2:]}" for p in parts[4:] if p.startswith("qd")]
     sizes = [p for p in parts[4:] if not p.startswith("qd")]
     if sizes:  # 4 KiB, the size of every class without one, goes unsaid
-        words.append(f"{sizes[0].upper().replace('K', ' KiB')} writes" if sizes[0].endswith("k")
-                     else f"{sizes[0]}-byte writes")
+        words.append(
+            f"{sizes[0].upper().replace('K', ' KiB')} writes" if sizes[0].endswith("k") else f"{sizes[0]}-byte writes"
+        )
     return " · ".join(words)
 
 
@@ -138,15 +146,24 @@ def short(class_id: str) -> str:
     """
     parts = class_id.split("/")
     sizes = [p for p in parts[4:] if not p.startswith("qd")]
-    size = sizes[0].upper().replace("K", " KiB") if sizes and sizes[0].endswith("k") else (
-        f"{sizes[0]}-byte" if sizes else "4 KiB")
+    size = (
+        sizes[0].upper().replace("K", " KiB")
+        if sizes and sizes[0].endswith("k")
+        else (f"{sizes[0]}-byte" if sizes else "4 KiB")
+    )
     kind = rules()["kinds"].get(parts[0], {}).get("short")
     return f"{size} {kind}" if kind else class_id
 
 
 #: What a method asks for with or after each write, as headers and titles write it.
-SYNC_WORDS = {"fdatasync": "fdatasync", "fsync": "fsync", "o_sync": "O_SYNC", "o_dsync": "O_DSYNC",
-              "o_sync+fsync": "O_SYNC + fsync", "flush": "an explicit flush"}
+SYNC_WORDS = {
+    "fdatasync": "fdatasync",
+    "fsync": "fsync",
+    "o_sync": "O_SYNC",
+    "o_dsync": "O_DSYNC",
+    "o_sync+fsync": "O_SYNC + fsync",
+    "flush": "an explicit flush",
+}
 
 
 def named(class_id: str, sync: str | None) -> str:

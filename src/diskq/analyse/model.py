@@ -104,14 +104,18 @@ class Scaling(_Strict):
     usl: UslFit | None = None
     method: Literal["usl", "shape", "contributor"] = Field(
         description="usl or shape: read off the figures; contributor: the figures could not decide and the "
-        "contributor's own words (``words``) did")
+        "contributor's own words (``words``) did"
+    )
     peak_final: bool = Field(
-        default=False, description="the source measured beyond the highest point and IOPS did not rise there")
+        default=False, description="the source measured beyond the highest point and IOPS did not rise there"
+    )
     words: str | None = Field(default=None, description="the contributor's own description of the curve, quoted")
     questionable: list[QuestionablePoint] = Field(
-        default_factory=list, description="figures without raw fio output held out of the class, the peak and every "
+        default_factory=list,
+        description="figures without raw fio output held out of the class, the peak and every "
         "verdict by a conflict with the 1-job figure, with the conflict (criteria [plausibility]); a measured point is "
-        "never listed here")
+        "never listed here",
+    )
     notes: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("knee", mode="before")(json_integer)
@@ -163,7 +167,8 @@ class CephWalDb(_Strict):
     safe: bool | None = Field(default=None, description="the run used passed (or did not need) the flush check")
     reasons: list[str] = Field(default_factory=list)
     endurance: Endurance | None = Field(
-        default=None, description="what the OSDs of osds_per_device would write per day against the rating")
+        default=None, description="what the OSDs of osds_per_device would write per day against the rating"
+    )
 
 
 class OsdsPerDevice(_Strict):
@@ -198,8 +203,10 @@ class Etcd(_Strict):
     cache_state: CacheState | None = None
     block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step judged")
     basis: Basis | None = Field(
-        default=None, description="measured: the size profile's step nearest etcd's write size; estimated from "
-                                  "4 KiB: no such step, the sweep's 1-job step stands in (null: no figures at all)")
+        default=None,
+        description="measured: the size profile's step nearest etcd's write size; estimated from "
+        "4 KiB: no such step, the sweep's 1-job step stands in (null: no figures at all)",
+    )
     reasons: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("block_size", mode="before")(json_integer)
@@ -216,8 +223,10 @@ class PostgresWal(_Strict):
     cache_state: CacheState | None = None
     block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step used")
     basis: Basis | None = Field(
-        default=None, description="measured: the size profile's 8 KiB step (a WAL page); estimated from 4 KiB: "
-                                  "no such step, the sweep's 1-job step stands in (null: no figures at all)")
+        default=None,
+        description="measured: the size profile's 8 KiB step (a WAL page); estimated from 4 KiB: "
+        "no such step, the sweep's 1-job step stands in (null: no figures at all)",
+    )
     reasons: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("block_size", mode="before")(json_integer)
@@ -237,19 +246,23 @@ class ZfsSlog(_Strict):
     block_size: int | None = Field(default=None, ge=512, description="bytes per write of the step judged")
     bw_bytes: float | None = Field(default=None, ge=0, description="bytes per second measured at block_size")
     bw_bytes_at_most: float | None = Field(
-        default=None, ge=0, description="estimated from 4 KiB: the most block_size writes could give")
+        default=None, ge=0, description="estimated from 4 KiB: the most block_size writes could give"
+    )
     iops_4k: float | None = Field(default=None, ge=0, description="1-job write+flush pairs per second at 4 KiB")
     p99_4k_ms: float | None = Field(default=None, ge=0, description="p99 fdatasync latency at 4 KiB")
     curve: dict[str, float] = Field(
-        default_factory=dict, description="block size in bytes (as a string) -> bytes per second, measured sizes only")
+        default_factory=dict, description="block size in bytes (as a string) -> bytes per second, measured sizes only"
+    )
     cache_state: CacheState | None = None
     safe: bool | None = None
     basis: Basis | Literal["public figure"] | None = None
     capacity_bytes: int | None = Field(default=None, ge=0, description="the device's capacity, when known")
-    bandwidth_tier: Tier | None = Field(default=None, description="the tier of the bandwidth alone, before capacity "
-                                                                   "and endurance are weighed")
+    bandwidth_tier: Tier | None = Field(
+        default=None, description="the tier of the bandwidth alone, before capacity and endurance are weighed"
+    )
     endurance: Endurance | None = Field(
-        default=None, description="the tier's floor rate at the assumed duty against the rating")
+        default=None, description="the tier's floor rate at the assumed duty against the rating"
+    )
     reasons: list[str] = Field(default_factory=list)
 
     _json_ints = field_validator("block_size", "capacity_bytes", mode="before")(json_integer)
@@ -338,7 +351,9 @@ class PowerLossProtection(_Strict):
     verdict: PlpVerdict
     rule: str = Field(description="the rule of criteria.toml [power_loss_protection] that decided")
     evidence: list[PlpEvidence] = Field(default_factory=list)
-    conflicts: list[str] = Field(default_factory=list, description="evidence that disagrees: flagged, never resolved silently")
+    conflicts: list[str] = Field(
+        default_factory=list, description="evidence that disagrees: flagged, never resolved silently"
+    )
     reasons: list[str] = Field(default_factory=list)
 
 

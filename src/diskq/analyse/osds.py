@@ -81,9 +81,15 @@ def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> Os
     if not passing:
         n1, per1 = per_job[0]
         return OsdShare(
-            0, demand, None, False, largest,
-            [f"even {_plural(n1, 'OSD', 'OSDs')} alone would get {per1:.0f} commits/s, "
-             f"below the {demand:.0f} one OSD needs"],
+            0,
+            demand,
+            None,
+            False,
+            largest,
+            [
+                f"even {_plural(n1, 'OSD', 'OSDs')} alone would get {per1:.0f} commits/s, "
+                f"below the {demand:.0f} one OSD needs"
+            ],
         )
     n, per = max(passing)
     who = f"{n} OSDs sharing the device each get" if n != 1 else "1 OSD alone on the device gets"
@@ -93,15 +99,20 @@ def _share(rows: list[tuple[int, float]], demand: float, peak_final: bool) -> Os
         m, p = beyond
         reasons.append(f"{_plural(m, 'OSD', 'OSDs')} would each get {p:.0f} commits/s, below {demand:.0f}")
     elif peak_final:
-        reasons.append(f"{_plural(largest, 'job was', 'jobs were')} the peak of the source's sweep "
-                       "(more jobs did not raise IOPS): no more is claimed")
+        reasons.append(
+            f"{_plural(largest, 'job was', 'jobs were')} the peak of the source's sweep "
+            "(more jobs did not raise IOPS): no more is claimed"
+        )
     else:
-        reasons.append(f"{_plural(largest, 'job is', 'jobs are')} the most measured: "
-                       "the device may carry more, not extrapolated")
+        reasons.append(
+            f"{_plural(largest, 'job is', 'jobs are')} the most measured: the device may carry more, not extrapolated"
+        )
     short = [m for m, p in per_job if m < n and round(p - demand, 9) < 0]
     if short:
-        reasons.append(f"the curve is uneven: at {', '.join(map(str, short))} {'job' if short == [1] else 'jobs'} "
-                       f"each got less than {demand:.0f}")
+        reasons.append(
+            f"the curve is uneven: at {', '.join(map(str, short))} {'job' if short == [1] else 'jobs'} "
+            f"each got less than {demand:.0f}"
+        )
     return OsdShare(n, demand, per, n == largest and not peak_final, largest, reasons)
 
 
@@ -137,8 +148,9 @@ def carry_order(share: OsdShare | None, solo_iops: float | None = None) -> float
     return order_value(share.n, share.per_osd_iops, share.demand_iops, solo_iops)
 
 
-def order_value(n: int | None, per_osd_iops: float | None, demand_iops: float | None,
-                solo_iops: float | None = None) -> float | None:
+def order_value(
+    n: int | None, per_osd_iops: float | None, demand_iops: float | None, solo_iops: float | None = None
+) -> float | None:
     """:func:`carry_order` from the stored figures of a verdict (None when there is no count)."""
     if n is None:
         return None

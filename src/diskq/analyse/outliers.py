@@ -39,8 +39,15 @@ def _outside(ratio: float, limit: float) -> bool:
     return ratio > limit * (1 + 1e-9) or ratio < 1 / limit * (1 - 1e-9)
 
 
-def judge(values: dict[str, float], references: list[float], *, max_ratio: float, min_figures: int = 3,
-          what: str = "figure", where: str = "") -> Judgement:
+def judge(
+    values: dict[str, float],
+    references: list[float],
+    *,
+    max_ratio: float,
+    min_figures: int = 3,
+    what: str = "figure",
+    where: str = "",
+) -> Judgement:
     """Judge each submission's figure (``values``: id -> figure) against all the evidence:
     ``values`` and the public ``references`` (see the module's rule; ``min_figures`` is the
     least evidence the median rule needs, 3). Figures that are not positive take no part."""
@@ -68,6 +75,10 @@ def judge(values: dict[str, float], references: list[float], *, max_ratio: float
             far[key] = f"{what} {value:,.0f}{at} is {ratio:.2g}x {against} (more than {max_ratio:g}x apart)"
     if len(evidence) >= 3 and 2 * len(far) >= len(evidence):
         at = f" {where}" if where else ""
-        return Judgement(note=(f"the figures of this model disagree widely ({len(far)} of {len(evidence)} {what} "
-                               f"figures{at} lie far from their median): none is singled out"))
+        return Judgement(
+            note=(
+                f"the figures of this model disagree widely ({len(far)} of {len(evidence)} {what} "
+                f"figures{at} lie far from their median): none is singled out"
+            )
+        )
     return Judgement(far=far)

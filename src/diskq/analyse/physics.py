@@ -59,6 +59,8 @@ def curve_problems(protocol: str | None, points, block: int = BLOCK) -> list[str
             continue
         lat = p[2]
         if lat is not None and math.isfinite(lat) and 0 < lat * SLACK < floor:
-            out.append(f"a mean write latency of {lat:.1f} µs at 1 job: 4 KiB take at least {floor:.1f} µs to cross "
-                       "a SATA link (600 MB/s) before the drive can acknowledge them, so it was not measured behind one")
+            out.append(
+                f"a mean write latency of {lat:.1f} µs at 1 job: 4 KiB take at least {floor:.1f} µs to cross "
+                "a SATA link (600 MB/s) before the drive can acknowledge them, so it was not measured behind one"
+            )
     return out

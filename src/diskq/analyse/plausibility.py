@@ -64,8 +64,15 @@ class Review:
         return [*self.observations, *(q.reason for q in self.held)]
 
 
-def review(curve: Iterable[tuple[int, float]], *, measured_jobs: Iterable[int] = (), filesystem: str | None = None,
-           noisy: bool = False, source: str = "this curve", crit: dict | None = None) -> Review:
+def review(
+    curve: Iterable[tuple[int, float]],
+    *,
+    measured_jobs: Iterable[int] = (),
+    filesystem: str | None = None,
+    noisy: bool = False,
+    source: str = "this curve",
+    crit: dict | None = None,
+) -> Review:
     """Review ``curve`` (``(numjobs, iops)`` pairs). ``measured_jobs``: the job counts whose
     points are measurements (:func:`measured`); ``filesystem``: the filesystem a file-mode run
     wrote through; ``noisy``: the run is already marked noisy (:mod:`diskq.analyse.noise`).
@@ -93,15 +100,23 @@ def review(curve: Iterable[tuple[int, float]], *, measured_jobs: Iterable[int] =
         ratio = (x / n) / solo
         if round(ratio - limit, 9) <= 0:
             continue
-        head = (f"{x:,.0f} IOPS at {n} jobs is {x / n:,.0f} per job, {ratio:.1f}x the 1-job rate of {solo:,.0f}")
+        head = f"{x:,.0f} IOPS at {n} jobs is {x / n:,.0f} per job, {ratio:.1f}x the 1-job rate of {solo:,.0f}"
         if n in found and n not in raw:
             c = found[n]
             out.conflicts.append(c)
             held.add(n)
-            out.held.append(QuestionablePoint(numjobs=n, iops=x, ratio=round(ratio, 2), reason=(
-                f"{CONFLICT}{c.describe()} (more than {limit:g}x is not what a drive alone gives, and neither "
-                f"figure has raw fio output to check): without other evidence the verdicts use only what both "
-                f"allow, {solo:,.0f} at 1 job as a lower bound, and hold {x:,.0f} at {n} jobs out")))
+            out.held.append(
+                QuestionablePoint(
+                    numjobs=n,
+                    iops=x,
+                    ratio=round(ratio, 2),
+                    reason=(
+                        f"{CONFLICT}{c.describe()} (more than {limit:g}x is not what a drive alone gives, and neither "
+                        f"figure has raw fio output to check): without other evidence the verdicts use only what both "
+                        f"allow, {solo:,.0f} at 1 job as a lower bound, and hold {x:,.0f} at {n} jobs out"
+                    ),
+                )
+            )
         else:
             out.observations.append(f"{OBSERVATION}{head}: kept, it was measured; {_cause(filesystem, noisy)}")
     out.kept = [(n, x) for n, x in rows if n not in held]
@@ -121,17 +136,28 @@ def run_review(run, *, filesystem: str | None = None, settled: bool = False) -> 
         return Review(kept=sorted((int(n), float(x)) for n, x in curve))
     solo = next((p for p in points if p.numjobs == 1), None)
     noisy = solo is not None and noisy_caveat(run.write_cache, iops_spread(solo.fio)) is not None
-    return review(curve, measured_jobs=[p.numjobs for p in points if measured(p.fio)], filesystem=filesystem,
-                  noisy=noisy, source=f"cache {run.write_cache}")
+    return review(
+        curve,
+        measured_jobs=[p.numjobs for p in points if measured(p.fio)],
+        filesystem=filesystem,
+        noisy=noisy,
+        source=f"cache {run.write_cache}",
+    )
 
 
 def _cause(filesystem: str | None, noisy: bool) -> str:
     if filesystem:
-        return (f"likely cause: the {filesystem} filesystem commits the flushes of concurrent writers together "
-                "(one journal commit serves many fdatasync calls), so this curve and its verdicts describe the "
-                "filesystem on the device, not the device alone")
+        return (
+            f"likely cause: the {filesystem} filesystem commits the flushes of concurrent writers together "
+            "(one journal commit serves many fdatasync calls), so this curve and its verdicts describe the "
+            "filesystem on the device, not the device alone"
+        )
     if noisy:
-        return ("likely cause: the run is noisy and the host slowed the 1-job step (CPU idle states, scheduling, "
-                "a neighbour's I/O), which raises every later per-job ratio; measure again on a quiet host")
-    return ("likely cause: the device or its driver commits the flushes of concurrent writers together, or the "
-            "1-job step was slowed (CPU idle states, the drive's power states)")
+        return (
+            "likely cause: the run is noisy and the host slowed the 1-job step (CPU idle states, scheduling, "
+            "a neighbour's I/O), which raises every later per-job ratio; measure again on a quiet host"
+        )
+    return (
+        "likely cause: the device or its driver commits the flushes of concurrent writers together, or the "
+        "1-job step was slowed (CPU idle states, the drive's power states)"
+    )

@@ -56,8 +56,13 @@ def not_applicable(why: str) -> PowerLossProtection:
     return PowerLossProtection(verdict=NOT_APPLICABLE, rule="not_applicable", reasons=[f"not applicable: {why}"])
 
 
-def evaluate(doc: ResultDocument, *, per_model: bool = False, entries: tuple[Entry, ...] | None = None,
-             facts: LineFacts | None = None) -> PowerLossProtection:
+def evaluate(
+    doc: ResultDocument,
+    *,
+    per_model: bool = False,
+    entries: tuple[Entry, ...] | None = None,
+    facts: LineFacts | None = None,
+) -> PowerLossProtection:
     """The verdict for a result document (its device's facts, its runs, the datasheet list, and the
     line's facts when the caller knows the line)."""
     from diskq.analyse.hostdevice import not_a_drive
@@ -68,9 +73,15 @@ def evaluate(doc: ResultDocument, *, per_model: bool = False, entries: tuple[Ent
     return evaluate_device(doc.device, doc.runs, per_model=per_model, entries=entries, facts=facts, checked=True)
 
 
-def evaluate_device(device: Device, runs: Sequence[Run] = (), *, per_model: bool = False,
-                    entries: tuple[Entry, ...] | None = None, facts: LineFacts | None = None,
-                    checked: bool = False) -> PowerLossProtection:
+def evaluate_device(
+    device: Device,
+    runs: Sequence[Run] = (),
+    *,
+    per_model: bool = False,
+    entries: tuple[Entry, ...] | None = None,
+    facts: LineFacts | None = None,
+    checked: bool = False,
+) -> PowerLossProtection:
     """The verdict from a device's reported facts, the datasheet list and ``runs`` (may be empty:
     ``diskq identify`` has no measurement). ``checked``: the caller already knows it is a drive.
 
@@ -82,18 +93,37 @@ def evaluate_device(device: Device, runs: Sequence[Run] = (), *, per_model: bool
         from diskq.analyse.hostdevice import not_a_drive
         from diskq.result import Method, ResultDocument
 
-        host = not_a_drive(ResultDocument(created="1970-01-01T00:00:00Z", method=Method(), device=device,
-                                          runs=list(runs)))
+        host = not_a_drive(
+            ResultDocument(created="1970-01-01T00:00:00Z", method=Method(), device=device, runs=list(runs))
+        )
         if host is not None:
             return not_applicable(host)
-    return judge(facts, runs, device.volatile_write_cache, None, reported=device.plp_facts, model=device.model,
-                 firmware=device.firmware, per_model=per_model, entries=entries)
+    return judge(
+        facts,
+        runs,
+        device.volatile_write_cache,
+        None,
+        reported=device.plp_facts,
+        model=device.model,
+        firmware=device.firmware,
+        per_model=per_model,
+        entries=entries,
+    )
 
 
-def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None, segment: str | None, *,
-          reported: Sequence[PlpFact] = (), model: str | None = None, firmware: str | None = None,
-          per_model: bool = False, entries: tuple[Entry, ...] | None = None,
-          statements: tuple[Statement, ...] | None = None) -> PowerLossProtection:
+def judge(
+    facts: LineFacts | None,
+    runs: Sequence[Run] | None,
+    vwc: bool | None,
+    segment: str | None,
+    *,
+    reported: Sequence[PlpFact] = (),
+    model: str | None = None,
+    firmware: str | None = None,
+    per_model: bool = False,
+    entries: tuple[Entry, ...] | None = None,
+    statements: tuple[Statement, ...] | None = None,
+) -> PowerLossProtection:
     """The verdict from the evidence alone (pure apart from reading diskq's packaged lists).
 
     ``facts``: the line's datasheet facts, or None; ``runs``: the measured runs, or None;
@@ -121,13 +151,25 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     for fact in reported:
         points = "failing" if fact.warning else ("plp" if fact.supports == "plp" else "neutral")
         failing = failing or fact.warning
-        evidence.append(PlpEvidence(kind="reported", points_to=points, source=fact.source,
-                                    text=f"{fact.field} = {fact.raw}: {fact.meaning}",
-                                    strength=None if points == "neutral" else "primary"))
+        evidence.append(
+            PlpEvidence(
+                kind="reported",
+                points_to=points,
+                source=fact.source,
+                text=f"{fact.field} = {fact.raw}: {fact.meaning}",
+                strength=None if points == "neutral" else "primary",
+            )
+        )
     if vwc is False and not any(f.field == VWC_FIELD for f in reported):
-        evidence.append(PlpEvidence(kind="reported", points_to="plp", source="volatile_write_cache", strength="primary",
-                                    text="the drive reports no volatile write cache: a completed write is already "
-                                         "in non-volatile media"))
+        evidence.append(
+            PlpEvidence(
+                kind="reported",
+                points_to="plp",
+                source="volatile_write_cache",
+                strength="primary",
+                text="the drive reports no volatile write cache: a completed write is already in non-volatile media",
+            )
+        )
 
     entry, contradiction = datasheets.lookup(model, firmware, entries)
     if contradiction:
@@ -139,24 +181,39 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     plp_evidence.segment_prior(segment, facts, evidence, statements)
 
     if failing and not per_model:
-        return _verdict("degraded", "backup_failing", evidence, conflicts,
-                        ["the drive reports its power-loss backup failing: writes in its cache may be lost on "
-                         "power failure whatever else the evidence says"])
+        return _verdict(
+            "degraded",
+            "backup_failing",
+            evidence,
+            conflicts,
+            [
+                "the drive reports its power-loss backup failing: writes in its cache may be lost on "
+                "power failure whatever else the evidence says"
+            ],
+        )
     if failing:
         reasons.append("a submitted drive of this model reported its power-loss backup failing (that drive's state)")
 
     def pieces(points: str, strengths: tuple[str, ...], kinds: tuple[str, ...] | None = None) -> list[PlpEvidence]:
         ok = ("plp", "failing") if points == "plp" else ("no_plp",)
-        return [e for e in evidence if e.points_to in ok and e.strength in strengths
-                and (kinds is None or e.kind in kinds)]
+        return [
+            e for e in evidence if e.points_to in ok and e.strength in strengths and (kinds is None or e.kind in kinds)
+        ]
 
     decisive_for, decisive_against = pieces("plp", DECISIVE), pieces("no_plp", DECISIVE)
     if decisive_for and decisive_against:
-        conflicts.append(f"evidence for protection ({_listed(decisive_for)}) disagrees with evidence against it "
-                         f"({_listed(decisive_against)})")
+        conflicts.append(
+            f"evidence for protection ({_listed(decisive_for)}) disagrees with evidence against it "
+            f"({_listed(decisive_against)})"
+        )
     if conflicts:
-        return _verdict("unknown", "conflicting_evidence", evidence, conflicts,
-                        reasons + ["the evidence disagrees (see conflicts): no answer is preferred"])
+        return _verdict(
+            "unknown",
+            "conflicting_evidence",
+            evidence,
+            conflicts,
+            reasons + ["the evidence disagrees (see conflicts): no answer is preferred"],
+        )
 
     measured_for = pieces("plp", ("primary", "weak"), ("measured",))
     strong_measured = pieces("plp", ("primary",), ("measured",))
@@ -168,45 +225,88 @@ def judge(facts: LineFacts | None, runs: Sequence[Run] | None, vwc: bool | None,
     primary_other = [e for e in other_for if e.strength == "primary"]
     if (strong_measured and other_for) or (measured_for and primary_other):
         which = "reported" if reported_for else ("documented" if documented_for else "secondhand")
-        return _verdict("confirmed", f"measured_and_{which}", evidence, conflicts,
-                        reasons + [f"measured and {_kinds(other_for)} evidence agree"] + _outweighed(evidence, "plp"))
+        return _verdict(
+            "confirmed",
+            f"measured_and_{which}",
+            evidence,
+            conflicts,
+            reasons + [f"measured and {_kinds(other_for)} evidence agree"] + _outweighed(evidence, "plp"),
+        )
     if other_for:
         rule = "reported" if reported_for else ("documented" if documented_for else "secondhand")
-        what = {"reported": "reported by the drive", "documented": "documented by the line's datasheet",
-                "secondhand": "stated at second hand (" + _kinds(other_for) + ")"}[rule]
+        what = {
+            "reported": "reported by the drive",
+            "documented": "documented by the line's datasheet",
+            "secondhand": "stated at second hand (" + _kinds(other_for) + ")",
+        }[rule]
         weight = "primary" if any(e.strength == "primary" for e in other_for) else "secondary"
-        return _verdict("likely", rule, evidence, conflicts,
-                        reasons + [f"{what} ({weight} evidence), not (yet) confirmed by a measurement"]
-                        + _outweighed(evidence, "plp"))
+        return _verdict(
+            "likely",
+            rule,
+            evidence,
+            conflicts,
+            reasons
+            + [f"{what} ({weight} evidence), not (yet) confirmed by a measurement"]
+            + _outweighed(evidence, "plp"),
+        )
     if strong_measured:
-        return _verdict("likely", "measured", evidence, conflicts,
-                        reasons + ["measured only: durable writes far faster than flash with the volatile cache "
-                                   "off; no report or datasheet confirms it"] + _outweighed(evidence, "plp"))
+        return _verdict(
+            "likely",
+            "measured",
+            evidence,
+            conflicts,
+            reasons
+            + [
+                "measured only: durable writes far faster than flash with the volatile cache "
+                "off; no report or datasheet confirms it"
+            ]
+            + _outweighed(evidence, "plp"),
+        )
     weak_flush = pieces("plp", ("weak",), ("measured",))
     if decisive_against:
         kinds = {e.kind for e in decisive_against}
         if "documented" in kinds:
-            rule, why = "documented_absent", ("the line's documents state no protection of writes in flight (or of "
-                                              "data at rest only, which is not power-loss protection)")
+            rule, why = (
+                "documented_absent",
+                (
+                    "the line's documents state no protection of writes in flight (or of "
+                    "data at rest only, which is not power-loss protection)"
+                ),
+            )
         elif "measured" in kinds:
-            rule, why = "measured_against", ("the measurement shows the drive waiting for flash on flushes, or fast "
-                                             "only with its volatile cache on; nothing reports or documents protection")
+            rule, why = (
+                "measured_against",
+                (
+                    "the measurement shows the drive waiting for flash on flushes, or fast "
+                    "only with its volatile cache on; nothing reports or documents protection"
+                ),
+            )
         else:
             rule, why = "secondhand_absent", f"stated at second hand ({_kinds(decisive_against)})"
         extra = ["so the almost free flushes mean flushes are not honoured"] if weak_flush else []
-        return _verdict("unlikely", rule, evidence, conflicts,
-                        reasons + [why] + extra + _outweighed(evidence, "no_plp"))
+        return _verdict(
+            "unlikely", rule, evidence, conflicts, reasons + [why] + extra + _outweighed(evidence, "no_plp")
+        )
     weak_for = pieces("plp", ("weak",))
     prior = [e for e in evidence if e.kind == "segment" and e.points_to == "no_plp"]
     if prior and not weak_for:
-        return _verdict("unlikely", "segment_prior", evidence, conflicts,
-                        reasons + [f"weak prior from the segment alone ({segment}): no primary or secondary evidence "
-                                   "about this line either way; measure it (diskq bench --cache both)"])
+        return _verdict(
+            "unlikely",
+            "segment_prior",
+            evidence,
+            conflicts,
+            reasons
+            + [
+                f"weak prior from the segment alone ({segment}): no primary or secondary evidence "
+                "about this line either way; measure it (diskq bench --cache both)"
+            ],
+        )
     if weak_flush and len(weak_for) == len(weak_flush) and not prior:
         why = "flushes cost almost nothing, which means power-loss protection or ignored flushes; nothing tells which"
     elif weak_for or prior:
-        why = ("only weak evidence, which never decides: "
-               + "; ".join(f"{e.kind} {'for' if e.points_to == 'plp' else 'against'}" for e in weak_for + prior))
+        why = "only weak evidence, which never decides: " + "; ".join(
+            f"{e.kind} {'for' if e.points_to == 'plp' else 'against'}" for e in weak_for + prior
+        )
     else:
         why = "no evidence either way"
     return _verdict("unknown", "too_little_evidence", evidence, conflicts, reasons + [why])
@@ -229,4 +329,3 @@ def _outweighed(evidence: list[PlpEvidence], side: str) -> list[str]:
 
 def _verdict(verdict, rule, evidence, conflicts, reasons) -> PowerLossProtection:
     return PowerLossProtection(verdict=verdict, rule=rule, evidence=evidence, conflicts=conflicts, reasons=reasons)
-

@@ -101,9 +101,11 @@ def memory_evidence(doc, crit: dict | None = None) -> str | None:
             continue
         ctx, ios = counted
         if ios >= least and ctx < limit * ios:
-            return (f"fio's own counters: {ctx:.0f} context switches for {ios:.0f} writes at {numjobs} "
-                    f"{'job' if numjobs == 1 else 'jobs'} ({ctx / ios:.4f} per write, below {limit:g}): the writes "
-                    "completed without the jobs ever waiting for a device")
+            return (
+                f"fio's own counters: {ctx:.0f} context switches for {ios:.0f} writes at {numjobs} "
+                f"{'job' if numjobs == 1 else 'jobs'} ({ctx / ios:.4f} per write, below {limit:g}): the writes "
+                "completed without the jobs ever waiting for a device"
+            )
     return None
 
 

@@ -43,8 +43,13 @@ FILE = "plp_secondhand.json"
 Kind = Literal["drive-database", "hardware-list", "review"]
 Claim = Literal["yes", "no", "at-rest-only", "capacitor-self-test", "no-dram-cache"]
 #: Which way each claim points (the values of :class:`~diskq.analyse.model.PlpEvidence.points_to`).
-POINTS_TO = {"yes": "plp", "capacitor-self-test": "plp", "no-dram-cache": "plp", "no": "no_plp",
-             "at-rest-only": "no_plp"}
+POINTS_TO = {
+    "yes": "plp",
+    "capacitor-self-test": "plp",
+    "no-dram-cache": "plp",
+    "no": "no_plp",
+    "at-rest-only": "no_plp",
+}
 
 
 class Statement(BaseModel):
@@ -140,8 +145,9 @@ def load() -> tuple[Statement, ...]:
     return tuple(Statements.model_validate(data).entries)
 
 
-def about(facts: LineFacts | None, model: str | None = None,
-          statements: tuple[Statement, ...] | None = None) -> list[Statement]:
+def about(
+    facts: LineFacts | None, model: str | None = None, statements: tuple[Statement, ...] | None = None
+) -> list[Statement]:
     """The statements that speak of the line of ``facts`` or of the drive model ``model``."""
     return [s for s in (load() if statements is None else statements) if s.about(facts, model)]
 
@@ -150,5 +156,8 @@ def about_segment(segment: str | None, statements: tuple[Statement, ...] | None 
     """The statements that speak of a whole segment (no line named)."""
     if segment is None:
         return []
-    return [s for s in (load() if statements is None else statements)
-            if not s.lines and s.model is None and s.segment == segment]
+    return [
+        s
+        for s in (load() if statements is None else statements)
+        if not s.lines and s.model is None and s.segment == segment
+    ]

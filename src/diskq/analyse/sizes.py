@@ -78,8 +78,10 @@ def _p99_ms(lat) -> float | None:
 
 
 def _no_step(target: int) -> str:
-    return (f"estimated from 4 KiB: no size-profile step near {block_label(target)} in the run used "
-            "(diskq bench --profile sizes measures it)")
+    return (
+        f"estimated from 4 KiB: no size-profile step near {block_label(target)} in the run used "
+        "(diskq bench --profile sizes measures it)"
+    )
 
 
 def etcd(crit: dict, crit_sizes: dict, safe: Sequence[Run]) -> Etcd:
@@ -97,10 +99,16 @@ def etcd(crit: dict, crit_sizes: dict, safe: Sequence[Run]) -> Etcd:
         passes = p99 < limit
         verb = "is below" if passes else "is not below"
         return Etcd(
-            passes=passes, p99_fdatasync_ms=p99, limit_ms=limit, cache_state=run.cache,
-            block_size=step.block_size, basis=MEASURED,
-            reasons=[f"p99 fdatasync latency of {block_label(step.block_size)} writes at 1 job {latency_ms(p99)} "
-                     f"{verb} {limit:g} ms (cache {run.cache}, measured by the size profile)"],
+            passes=passes,
+            p99_fdatasync_ms=p99,
+            limit_ms=limit,
+            cache_state=run.cache,
+            block_size=step.block_size,
+            basis=MEASURED,
+            reasons=[
+                f"p99 fdatasync latency of {block_label(step.block_size)} writes at 1 job {latency_ms(p99)} "
+                f"{verb} {limit:g} ms (cache {run.cache}, measured by the size profile)"
+            ],
         )
     solo = [(_p99_ms(r.solo.sync_lat_us), r) for r in safe if _p99_ms(r.solo.sync_lat_us) is not None]
     if not solo:
@@ -109,10 +117,16 @@ def etcd(crit: dict, crit_sizes: dict, safe: Sequence[Run]) -> Etcd:
     passes = p99 < limit
     verb = "is below" if passes else "is not below"
     return Etcd(
-        passes=passes, p99_fdatasync_ms=p99, limit_ms=limit, cache_state=run.cache,
-        block_size=SWEEP_BLOCK, basis=ESTIMATED,
-        reasons=[f"p99 fdatasync latency at 1 job {latency_ms(p99)} {verb} {limit:g} ms (cache {run.cache})",
-                 _no_step(target)],
+        passes=passes,
+        p99_fdatasync_ms=p99,
+        limit_ms=limit,
+        cache_state=run.cache,
+        block_size=SWEEP_BLOCK,
+        basis=ESTIMATED,
+        reasons=[
+            f"p99 fdatasync latency at 1 job {latency_ms(p99)} {verb} {limit:g} ms (cache {run.cache})",
+            _no_step(target),
+        ],
     )
 
 
@@ -123,8 +137,10 @@ def postgres(crit: dict, crit_sizes: dict, best: Run) -> PostgresWal:
     step = nearest(best.sizes, target, _ratio(crit_sizes))
     if step is not None:
         point, size, basis = step, step.block_size, MEASURED
-        first = (f"one session commits about {step.iops:.0f} times per second ({block_label(size)} writes at 1 job, "
-                 f"cache {best.cache}, measured by the size profile)")
+        first = (
+            f"one session commits about {step.iops:.0f} times per second ({block_label(size)} writes at 1 job, "
+            f"cache {best.cache}, measured by the size profile)"
+        )
         extra = []
     else:
         point, size, basis = best.solo, SWEEP_BLOCK, ESTIMATED
@@ -177,28 +193,55 @@ def zfs_slog(crit: dict, crit_sizes: dict, best: Run) -> ZfsSlog:
         curve = {str(p.block_size): p.bw_bytes for p in best.sizes if p.block_size <= max(target, step.block_size)}
         tier, why = _tier(crit, step.bw_bytes)
         return ZfsSlog(
-            tier=tier, block_size=step.block_size, bw_bytes=step.bw_bytes, iops_4k=iops_4k, p99_4k_ms=p99_4k,
-            curve=curve, cache_state=best.cache, safe=True, basis=MEASURED,
-            reasons=[f"synchronous {block_label(step.block_size)} writes at 1 job give {step.bw_bytes / 1e6:.0f} MB/s "
-                     f"with the write cache {best.cache}, {why} ({tier}; measured by the size profile)", context],
+            tier=tier,
+            block_size=step.block_size,
+            bw_bytes=step.bw_bytes,
+            iops_4k=iops_4k,
+            p99_4k_ms=p99_4k,
+            curve=curve,
+            cache_state=best.cache,
+            safe=True,
+            basis=MEASURED,
+            reasons=[
+                f"synchronous {block_label(step.block_size)} writes at 1 job give {step.bw_bytes / 1e6:.0f} MB/s "
+                f"with the write cache {best.cache}, {why} ({tier}; measured by the size profile)",
+                context,
+            ],
         )
     # a write of `target` bytes and its flush never complete sooner than a 4 KiB one
     at_most = iops_4k * target
     low = float(crit["marginal_mb_s"])
     if at_most / 1e6 < low:
         return ZfsSlog(
-            tier="unsuitable", block_size=target, bw_bytes_at_most=at_most, iops_4k=iops_4k, p99_4k_ms=p99_4k,
-            cache_state=best.cache, safe=True, basis=ESTIMATED,
-            reasons=[f"synchronous {block_label(target)} writes could give at most {at_most / 1e6:.0f} MB/s "
-                     f"({iops_4k:.0f} 4 KiB writes+flushes per second, cache {best.cache}), below {low:g} MB/s "
-                     "(unsuitable; estimated from 4 KiB)", context],
+            tier="unsuitable",
+            block_size=target,
+            bw_bytes_at_most=at_most,
+            iops_4k=iops_4k,
+            p99_4k_ms=p99_4k,
+            cache_state=best.cache,
+            safe=True,
+            basis=ESTIMATED,
+            reasons=[
+                f"synchronous {block_label(target)} writes could give at most {at_most / 1e6:.0f} MB/s "
+                f"({iops_4k:.0f} 4 KiB writes+flushes per second, cache {best.cache}), below {low:g} MB/s "
+                "(unsuitable; estimated from 4 KiB)",
+                context,
+            ],
         )
     return ZfsSlog(
-        block_size=target, bw_bytes_at_most=at_most, iops_4k=iops_4k, p99_4k_ms=p99_4k, cache_state=best.cache,
-        safe=True, basis=ESTIMATED,
-        reasons=[f"synchronous {block_label(target)} writes could give up to {at_most / 1e6:.0f} MB/s "
-                 f"by the 4 KiB step (cache {best.cache}), which does not decide a tier; "
-                 "measure the size profile (diskq bench --profile sizes)", context],
+        block_size=target,
+        bw_bytes_at_most=at_most,
+        iops_4k=iops_4k,
+        p99_4k_ms=p99_4k,
+        cache_state=best.cache,
+        safe=True,
+        basis=ESTIMATED,
+        reasons=[
+            f"synchronous {block_label(target)} writes could give up to {at_most / 1e6:.0f} MB/s "
+            f"by the 4 KiB step (cache {best.cache}), which does not decide a tier; "
+            "measure the size profile (diskq bench --profile sizes)",
+            context,
+        ],
     )
 
 
@@ -211,8 +254,9 @@ def _lowest(*tiers: str | None) -> str | None:
     return min(known, key=_ORDER.index) if known else None
 
 
-def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: int | None,
-               facts: LineFacts | None) -> ZfsSlog:
+def weigh_slog(
+    crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: int | None, facts: LineFacts | None
+) -> ZfsSlog:
     """``slog`` (tiered by its bandwidth alone) with capacity and endurance weighed: the tier becomes
     the lowest of the bandwidth's, the capacity's (``capacity / capacity_window_s`` as a rate) and
     the endurance's (:func:`diskq.analyse.endurance.slog_floor_tier`). A figure that is not known
@@ -225,9 +269,11 @@ def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: 
         cap_tier, why = _tier(crit, rate)
         bw = slog.bw_bytes if slog.bw_bytes is not None else slog.bw_bytes_at_most
         limits = bw is not None and rate < bw
-        reasons.append(f"capacity {capacity_bytes / 1e9:.0f} GB holds {window:g} s of sync writes (two transaction "
-                       f"groups) at up to {rate / 1e6:.0f} MB/s, {why}"
-                       + (": it limits the device below its bandwidth" if limits else ""))
+        reasons.append(
+            f"capacity {capacity_bytes / 1e9:.0f} GB holds {window:g} s of sync writes (two transaction "
+            f"groups) at up to {rate / 1e6:.0f} MB/s, {why}"
+            + (": it limits the device below its bandwidth" if limits else "")
+        )
     else:
         reasons.append("capacity not known: not weighed")
     tiers = [("excellent", crit["excellent_mb_s"]), ("good", crit["good_mb_s"]), ("marginal", crit["marginal_mb_s"])]
@@ -235,11 +281,13 @@ def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: 
     if end_tier is None:
         reasons.append("endurance not weighed: " + "; ".join(wear.reasons[1:]))
     else:
-        reasons.append(f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day sustains the "
-                       f"{end_tier} tier at the assumed duty ({float(crit_endurance['slog_duty']):.0%} of the day)"
-                       if end_tier != "unsuitable" else
-                       f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day does not sustain even the "
-                       f"marginal floor for {float(crit_endurance['slog_duty']):.0%} of the day (unsuitable)")
+        reasons.append(
+            f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day sustains the "
+            f"{end_tier} tier at the assumed duty ({float(crit_endurance['slog_duty']):.0%} of the day)"
+            if end_tier != "unsuitable"
+            else f"endurance: rated {wear.rated_bytes_per_day / 1e9:.0f} GB per day does not sustain even the "
+            f"marginal floor for {float(crit_endurance['slog_duty']):.0%} of the day (unsuitable)"
+        )
     if slog.safe is False or slog.tier == "unsuitable":
         tier = slog.tier
     elif slog.tier is not None:
@@ -250,13 +298,29 @@ def weigh_slog(crit: dict, crit_endurance: dict, slog: ZfsSlog, capacity_bytes: 
         reasons.append(f"{tier}, not {slog.tier}: capacity and endurance weigh as much as bandwidth")
     elif slog.tier is None and tier is not None:
         reasons.append("unsuitable by its capacity or endurance alone, whatever its bandwidth")
-    return slog.model_copy(update={"tier": tier, "bandwidth_tier": slog.tier, "capacity_bytes": capacity_bytes,
-                                   "endurance": wear, "reasons": reasons})
+    return slog.model_copy(
+        update={
+            "tier": tier,
+            "bandwidth_tier": slog.tier,
+            "capacity_bytes": capacity_bytes,
+            "endurance": wear,
+            "reasons": reasons,
+        }
+    )
 
 
-def zfs_slog_from_figure(crit: dict, crit_endurance: dict, bw_bytes: float, *, source: str, at_most: bool = False,
-                         block_size: int | None = None, capacity_bytes: int | None = None,
-                         facts: LineFacts | None = None, weak: str | None = None) -> ZfsSlog:
+def zfs_slog_from_figure(
+    crit: dict,
+    crit_endurance: dict,
+    bw_bytes: float,
+    *,
+    source: str,
+    at_most: bool = False,
+    block_size: int | None = None,
+    capacity_bytes: int | None = None,
+    facts: LineFacts | None = None,
+    weak: str | None = None,
+) -> ZfsSlog:
     """The SLOG verdict of a device diskq did not measure, from a figure for its synchronous
     throughput at ``block_size`` (128 KiB by the criteria; ``source`` says where it was read).
     ``at_most``: the figure is an upper bound (a datasheet's sequential write speed), which decides
@@ -271,16 +335,35 @@ def zfs_slog_from_figure(crit: dict, crit_endurance: dict, bw_bytes: float, *, s
     if at_most:
         low = float(crit["marginal_mb_s"])
         tier = "unsuitable" if bw_bytes / 1e6 < low else None
-        why = (f"below {low:g} MB/s (unsuitable)" if tier else "which bounds it from above and decides no tier; "
-               "measure it (diskq bench --profile sizes)")
-        slog = ZfsSlog(tier=tier, block_size=size, bw_bytes_at_most=bw_bytes, basis="public figure",
-                       reasons=[f"synchronous {block_label(size)} writes give at most {bw_bytes / 1e6:.0f} MB/s "
-                                f"({source}), {why}"])
+        why = (
+            f"below {low:g} MB/s (unsuitable)"
+            if tier
+            else "which bounds it from above and decides no tier; measure it (diskq bench --profile sizes)"
+        )
+        slog = ZfsSlog(
+            tier=tier,
+            block_size=size,
+            bw_bytes_at_most=bw_bytes,
+            basis="public figure",
+            reasons=[
+                f"synchronous {block_label(size)} writes give at most {bw_bytes / 1e6:.0f} MB/s ({source}), {why}"
+            ],
+        )
     else:
         tier, why = _tier(crit, bw_bytes)
         near = size == target
-        slog = ZfsSlog(tier=tier if near else None, block_size=size, bw_bytes=bw_bytes, basis="public figure",
-                       reasons=[f"synchronous {block_label(size)} writes give {bw_bytes / 1e6:.0f} MB/s ({source})"
-                                + (f", {why} ({tier})" if near else
-                                   f": not the {block_label(target)} a SLOG writes, so it decides no tier")])
+        slog = ZfsSlog(
+            tier=tier if near else None,
+            block_size=size,
+            bw_bytes=bw_bytes,
+            basis="public figure",
+            reasons=[
+                f"synchronous {block_label(size)} writes give {bw_bytes / 1e6:.0f} MB/s ({source})"
+                + (
+                    f", {why} ({tier})"
+                    if near
+                    else f": not the {block_label(target)} a SLOG writes, so it decides no tier"
+                )
+            ],
+        )
     return weigh_slog(crit, crit_endurance, slog, capacity_bytes, facts)

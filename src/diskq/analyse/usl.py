@@ -128,7 +128,9 @@ def _linearised(ns: list[float], xs: list[float]) -> tuple[float, float, float] 
 
 def _cost(ns: list[float], xs: list[float], p: tuple[float, float, float]) -> float:
     lam, sigma, kappa = p  # model() written out: the fit calls this thousands of times
-    return sum([(x - lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))) ** 2 for n, x in zip(ns, xs, strict=False)])
+    return sum(
+        [(x - lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))) ** 2 for n, x in zip(ns, xs, strict=False)]
+    )
 
 
 def _jacobian_row(n: float, lam: float, sigma: float, kappa: float) -> tuple[float, float, float]:
@@ -181,9 +183,10 @@ def _levenberg_marquardt(
             trial_p = (max(trial[0], 1e-12), max(trial[1], 0.0), max(trial[2], 0.0))
             trial_cost = _cost(ns, xs, trial_p)
             if trial_cost < cost:
-                converged = cost - trial_cost <= 1e-15 * max(cost, 1e-300) or max(
-                    abs(a - b) / max(abs(b), 1e-12) for a, b in zip(trial_p, p, strict=False)
-                ) < 1e-12
+                converged = (
+                    cost - trial_cost <= 1e-15 * max(cost, 1e-300)
+                    or max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(trial_p, p, strict=False)) < 1e-12
+                )
                 p, cost = trial_p, trial_cost
                 mu = max(mu / 10.0, 1e-12)
                 improved = True

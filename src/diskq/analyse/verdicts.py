@@ -53,8 +53,15 @@ def load_criteria() -> dict:
 class _Candidate:
     """One run that measured 1 job: its usable points, 1-job point and flush-check status."""
 
-    def __init__(self, run: Run, points: list[Point], solo: Point, volatile_write_cache: bool | None,
-                 source: SourceSweep | None = None, filesystem: str | None = None):
+    def __init__(
+        self,
+        run: Run,
+        points: list[Point],
+        solo: Point,
+        volatile_write_cache: bool | None,
+        source: SourceSweep | None = None,
+        filesystem: str | None = None,
+    ):
         self.run = run
         # measured points all stand; a figure without raw output in a conflict with the 1-job
         # figure is held out, and the 1-job figure is then a lower bound (criteria [plausibility])
@@ -72,8 +79,9 @@ class _Candidate:
         if run.flush_check is not None and run.flush_check.honest is False:
             self.unsafe_reason = "failed the flush check"
         else:
-            self.unsafe_reason = unsafe_off(knob(run.cache_mechanism, run.write_cache), run.write_cache,
-                                            volatile_write_cache)
+            self.unsafe_reason = unsafe_off(
+                knob(run.cache_mechanism, run.write_cache), run.write_cache, volatile_write_cache
+            )
 
     @property
     def safe(self) -> bool:
@@ -104,8 +112,9 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         if solo is None:
             notes.append(f"cache {run.write_cache}: no completed 1-job step, run not used")
             continue
-        candidate = _Candidate(run, points, solo, doc.device.volatile_write_cache, (sources or {}).get(index),
-                               doc.device.filesystem)
+        candidate = _Candidate(
+            run, points, solo, doc.device.volatile_write_cache, (sources or {}).get(index), doc.device.filesystem
+        )
         notes.extend(f"cache {run.write_cache}: {finding}" for finding in candidate.findings)
         candidates.append(candidate)
         caveat = noisy_caveat(run.write_cache, iops_spread(solo.fio))
@@ -132,8 +141,13 @@ def evaluate(doc: ResultDocument, sources: Mapping[int, SourceSweep] | None = No
         notes=notes,
     )
     _what_they_rest_on(out, candidates)
-    out.ceph_waldb.endurance = endurance.waldb(out.osds_per_device.n, out.osds_per_device.demand_iops or 0.0,
-                                               doc.device.capacity_bytes, None, crit["endurance"])
+    out.ceph_waldb.endurance = endurance.waldb(
+        out.osds_per_device.n,
+        out.osds_per_device.demand_iops or 0.0,
+        doc.device.capacity_bytes,
+        None,
+        crit["endurance"],
+    )
     sync = sync_name(doc.method.id)
     if sync != "fdatasync":  # the texts of the size-dependent verdicts say fdatasync: name what was called
         for verdict in (out.etcd, out.postgres_wal, out.zfs_slog, out.osds_per_device):
@@ -154,16 +168,20 @@ def _what_they_rest_on(out: Verdicts, candidates: list[_Candidate]) -> None:
             continue
         for finding in used.findings:
             if finding.startswith(plausibility.DECIDED):
-                verdict.reasons.append("rests on figures of which other evidence of the model decided a conflict: "
-                                       + finding[len(plausibility.DECIDED):])
+                verdict.reasons.append(
+                    "rests on figures of which other evidence of the model decided a conflict: "
+                    + finding[len(plausibility.DECIDED) :]
+                )
             elif finding.startswith(plausibility.CONFLICT):
                 verdict.reasons.append(
                     "rests on a conflict between two figures (the 1-job figure counts only as a lower bound, "
-                    f"so this holds at least): {finding[len(plausibility.CONFLICT):]}")
+                    f"so this holds at least): {finding[len(plausibility.CONFLICT) :]}"
+                )
         if used.filesystem:
             verdict.reasons.append(
                 f"measured through the {used.filesystem} filesystem, which commits the flushes of concurrent "
-                "writers together: this describes the filesystem on the device, not the device alone")
+                "writers together: this describes the filesystem on the device, not the device alone"
+            )
 
 
 def _not_applicable(crit: dict, note: str) -> Verdicts:
@@ -171,8 +189,9 @@ def _not_applicable(crit: dict, note: str) -> Verdicts:
     reasons = [f"not applicable: {note}"]
     return Verdicts(
         ceph_waldb=CephWalDb(reasons=list(reasons)),
-        osds_per_device=OsdsPerDevice(demand_iops=osds.demand_iops(crit["osds_per_device"]), osd_kind="hdd",
-                                      reasons=list(reasons)),
+        osds_per_device=OsdsPerDevice(
+            demand_iops=osds.demand_iops(crit["osds_per_device"]), osd_kind="hdd", reasons=list(reasons)
+        ),
         etcd=Etcd(limit_ms=float(crit["etcd"]["p99_fdatasync_ms"]), reasons=list(reasons)),
         postgres_wal=PostgresWal(reasons=list(reasons)),
         power_loss_protection=plp.not_applicable(note),
@@ -191,8 +210,10 @@ def sync_name(method_id: str | None) -> str:
 
 
 #: What a verdict with no safe run says to do next.
-MEASURE_SAFE = ("no verdict: nothing measured says what the drive does with a flush; measure with the write cache on, "
-                "or off with the drive's own knob (hdparm, sdparm, nvme: `diskq bench --cache both` on the drive)")
+MEASURE_SAFE = (
+    "no verdict: nothing measured says what the drive does with a flush; measure with the write cache on, "
+    "or off with the drive's own knob (hdparm, sdparm, nvme: `diskq bench --cache both` on the drive)"
+)
 
 
 def _no_run_reason(unsafe: list[_Candidate]) -> str:
@@ -202,8 +223,9 @@ def _no_run_reason(unsafe: list[_Candidate]) -> str:
     return "no run has a completed 1-job step"
 
 
-def _ceph(crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate],
-          sync: str = "fdatasync") -> CephWalDb:
+def _ceph(
+    crit: dict, best: _Candidate | None, others: list[_Candidate], unsafe: list[_Candidate], sync: str = "fdatasync"
+) -> CephWalDb:
     if best is None:
         if unsafe:  # missing evidence, not a failure: nothing safe was measured
             return CephWalDb(safe=False, reasons=[_no_run_reason(unsafe), MEASURE_SAFE])
@@ -233,14 +255,28 @@ def _osds(crit: dict, best: _Candidate | None, unsafe: list[_Candidate], tier: s
     if cap is not None and share.n > cap:  # one model: the count never says more than the tier
         per = next((p.iops / cap for p in best.points if p.numjobs == cap), None) if cap else None
         return OsdsPerDevice(
-            n=cap, demand_iops=demand, osd_kind="hdd", per_osd_iops=per, solo_iops=best.solo.iops,
-            limited_by_sweep=False, cache_state=best.cache,
-            reasons=[f"{'none' if cap == 0 else f'at most {cap}'}: the Ceph WAL/DB tier is {tier} "
-                     f"(criteria [osds_per_device] tier_max_osds); the curve alone would allow "
-                     f"{'at least ' if share.limited_by_sweep else ''}{share.n}", *reasons])
+            n=cap,
+            demand_iops=demand,
+            osd_kind="hdd",
+            per_osd_iops=per,
+            solo_iops=best.solo.iops,
+            limited_by_sweep=False,
+            cache_state=best.cache,
+            reasons=[
+                f"{'none' if cap == 0 else f'at most {cap}'}: the Ceph WAL/DB tier is {tier} "
+                f"(criteria [osds_per_device] tier_max_osds); the curve alone would allow "
+                f"{'at least ' if share.limited_by_sweep else ''}{share.n}",
+                *reasons,
+            ],
+        )
     return OsdsPerDevice(
-        n=share.n, demand_iops=demand, osd_kind="hdd", per_osd_iops=share.per_osd_iops,
-        solo_iops=best.solo.iops, limited_by_sweep=share.limited_by_sweep, cache_state=best.cache,
+        n=share.n,
+        demand_iops=demand,
+        osd_kind="hdd",
+        per_osd_iops=share.per_osd_iops,
+        solo_iops=best.solo.iops,
+        limited_by_sweep=share.limited_by_sweep,
+        cache_state=best.cache,
         reasons=reasons,
     )
 
@@ -252,8 +288,10 @@ def _size_notes(run: Run) -> list[str]:
         return []
     if (profile.method.id, profile.method.version) not in sizes.READABLE:
         versions = " and ".join(str(v) for _, v in sizes.READABLE)
-        return [f"cache {run.write_cache}: size profile of method {profile.method.id} version "
-                f"{profile.method.version} not read (this diskq reads versions {versions})"]
+        return [
+            f"cache {run.write_cache}: size profile of method {profile.method.id} version "
+            f"{profile.method.version} not read (this diskq reads versions {versions})"
+        ]
     cut = sum(p.interrupted for p in profile.points)
     return [f"cache {run.write_cache}: {plural(cut, 'interrupted size-profile step')} left out"] if cut else []
 

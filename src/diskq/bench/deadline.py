@@ -42,7 +42,9 @@ def writing_seconds(options: dict[str, str]) -> float:
     return float(options.get("ramp_time", "0")) + float(options["runtime"])
 
 
-_LEFT = re.compile(re.escape(watchdog.LEFT_BEHIND).replace(r"\{how\}", r"ended (by signal (\d+)|with exit status (-?\d+))"))
+_LEFT = re.compile(
+    re.escape(watchdog.LEFT_BEHIND).replace(r"\{how\}", r"ended (by signal (\d+)|with exit status (-?\d+))")
+)
 
 
 def left_behind(stderr: str) -> str | None:

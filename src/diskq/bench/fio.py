@@ -79,8 +79,13 @@ def base_options(
 def window_options(window: Window, *, region_bytes: int, fdatasync: bool = True) -> dict[str, str]:
     """The fio options of a step of method version 4: a fixed window, or a settling one ended by
     fio's ``iops_slope`` detector."""
-    return base_options(runtime_s=window.runtime_s, region_bytes=region_bytes, steady=window.detector(),
-                        fdatasync=fdatasync, ramp_s=window.ramp_s)
+    return base_options(
+        runtime_s=window.runtime_s,
+        region_bytes=region_bytes,
+        steady=window.detector(),
+        fdatasync=fdatasync,
+        ramp_s=window.ramp_s,
+    )
 
 
 def command(filename: str, numjobs: int, options: dict[str, str]) -> list[str]:
@@ -143,8 +148,14 @@ def killed_by(returncode: int) -> str | None:
     return f"fio was killed by signal {-returncode}{name}"
 
 
-def run_step(filename: str, numjobs: int, options: dict[str, str], *, clock: deadline.Clock | None = None,
-             label: str | None = None) -> Point:
+def run_step(
+    filename: str,
+    numjobs: int,
+    options: dict[str, str],
+    *,
+    clock: deadline.Clock | None = None,
+    label: str | None = None,
+) -> Point:
     """Run one fio step and parse it.
 
     If the step is interrupted (Ctrl-C, SIGTERM, SIGHUP), fio is told to stop, the partial

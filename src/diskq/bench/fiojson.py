@@ -87,10 +87,10 @@ def check_version(version: str) -> list[str]:
 def extract_json(text: str) -> dict:
     """The JSON object in fio's output. fio may print notes before it, e.g.::
 
-        note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1
-        {
-          "fio version" : "fio-3.33",
-          ...
+    note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1
+    {
+      "fio version" : "fio-3.33",
+      ...
     """
     start = text.find("{")
     if start < 0:

@@ -63,10 +63,15 @@ def stop_words(curve: Mapping[int, float], max_jobs: int | None = None, *, reach
     changes = [(curve[n] / base - 1) * 100 if base else 0.0 for n in above]
     verb = "fell" if all(c < 0 for c in changes) else "flattened"
     where = str(above[0]) if len(above) == 1 else ", ".join(str(n) for n in above[:-1]) + f" and {above[-1]}"
-    limit = f", then --max-jobs {max_jobs} was reached" if reached_limit and max_jobs is not None \
-        and max(curve) == max_jobs else ""
-    return (f"IOPS {verb} at {where} {'job' if above == [1] else 'jobs'} "
-            f"({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}")
+    limit = (
+        f", then --max-jobs {max_jobs} was reached"
+        if reached_limit and max_jobs is not None and max(curve) == max_jobs
+        else ""
+    )
+    return (
+        f"IOPS {verb} at {where} {'job' if above == [1] else 'jobs'} "
+        f"({', '.join(f'{c:+.1f} %' for c in changes)} vs {best}){limit}"
+    )
 
 
 def narrate(notes: list[str], curve: Mapping[int, float], max_jobs: int | None = None) -> list[str]:
@@ -87,8 +92,10 @@ def narrate(notes: list[str], curve: Mapping[int, float], max_jobs: int | None =
             continue
         m = _CONFIRMED.match(note)
         if m and best is not None and int(m.group(1)) != best:
-            out.append(f"{_jobs(int(m.group(1)))}, then the best point, measured again with the longer window: "
-                       f"{m.group(2)}; the peak is at {_jobs(best)} ({curve[best]:,.0f} IOPS)")
+            out.append(
+                f"{_jobs(int(m.group(1)))}, then the best point, measured again with the longer window: "
+                f"{m.group(2)}; the peak is at {_jobs(best)} ({curve[best]:,.0f} IOPS)"
+            )
         elif note.startswith(_STOPPED) and curve:
             limit = _LIMIT.search(note)
             reached = limit is not None or note.startswith(f"{_STOPPED}reached --max-jobs")

@@ -58,7 +58,9 @@ def check_output_path(path: Path | None, *, target: str | None = None) -> None:
                 hint=f"create it first (`mkdir -p {parent}`) or give another path",
             )
         if not os.access(parent, os.W_OK | os.X_OK):
-            raise InvalidInput(f"-o {shown}: directory {parent} is not writable", hint="give a path in a writable directory")
+            raise InvalidInput(
+                f"-o {shown}: directory {parent} is not writable", hint="give a path in a writable directory"
+            )
     elif not os.access(path, os.W_OK):
         raise InvalidInput(f"-o {shown} is not writable", hint="give another path, or make the file writable")
 

@@ -66,11 +66,15 @@ class BenchOptions:
         """Refuse a ``--profile`` diskq does not know, and a ``--sustain`` without its profile."""
         for profile in self.profiles:
             if profile not in PROFILES:
-                raise InvalidInput(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}",
-                                   hint="e.g. diskq bench /dev/sdX --profile sizes")
+                raise InvalidInput(
+                    f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}",
+                    hint="e.g. diskq bench /dev/sdX --profile sizes",
+                )
         if self.sustain is not None and "sustained" not in self.profiles:
-            raise InvalidInput("--sustain sets the budget of the sustained write: it needs --profile sustained",
-                               hint="add --profile sustained, or drop --sustain")
+            raise InvalidInput(
+                "--sustain sets the budget of the sustained write: it needs --profile sustained",
+                hint="add --profile sustained, or drop --sustain",
+            )
 
     @property
     def highest_jobs(self) -> int:
@@ -127,7 +131,8 @@ def plan(path: str, options: BenchOptions, *, sysfs_root: str = "/sys") -> Plan:
     if target.is_block and options.size_given:  # never silently ignored
         raise InvalidInput(
             f"--size only applies to a file target: {path} is a block device, measured as it is",
-            hint=f"drop --size to bench {path}, or give a file path to bench a test file of that size")
+            hint=f"drop --size to bench {path}, or give a file path to bench a test file of that size",
+        )
     claim = None
     if target.is_block:
         notes += safety.check_block_device(path, force=options.force, sysfs_root=sysfs_root)

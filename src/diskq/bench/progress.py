@@ -71,9 +71,11 @@ class StepPlan:
 
     def eta_s(self, overhead_s: float = 0.0) -> float:
         """Every step still to run (this one included) at its cap, each with ``overhead_s``."""
-        return (self.sync_steps_left * (self.runtime_s + overhead_s)
-                + self.size_steps_left * (self.size_cap_s + overhead_s)
-                + self.check_steps_left * (self.check_s + overhead_s))
+        return (
+            self.sync_steps_left * (self.runtime_s + overhead_s)
+            + self.size_steps_left * (self.size_cap_s + overhead_s)
+            + self.check_steps_left * (self.check_s + overhead_s)
+        )
 
 
 @dataclass
@@ -95,11 +97,19 @@ class StepsLeft:
     def plan(self, *, fdatasync: bool, size_step: bool = False) -> StepPlan:
         later = self.runs_left * self.per_run_max
         checks = (1 if self.check_pending else 0) + (self.runs_left if self.flush_check else 0)
-        return StepPlan(sync_steps_left=self.this_run_left + later, check_steps_left=checks,
-                        runtime_s=self.runtime_s, check_s=self.check_s, exact=self.exact, fdatasync=fdatasync,
-                        size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
-                        size_step=size_step, size_s=self.size_s, runs_after=self.runs_left,
-                        per_run_max=self.per_run_max)
+        return StepPlan(
+            sync_steps_left=self.this_run_left + later,
+            check_steps_left=checks,
+            runtime_s=self.runtime_s,
+            check_s=self.check_s,
+            exact=self.exact,
+            fdatasync=fdatasync,
+            size_steps_left=self.this_run_sizes_left + self.runs_left * self.sizes_per_run,
+            size_step=size_step,
+            size_s=self.size_s,
+            runs_after=self.runs_left,
+            per_run_max=self.per_run_max,
+        )
 
 
 @dataclass(frozen=True)
@@ -207,8 +217,9 @@ class BenchClock:
         ahead = left if forecast is None else forecast
         total = elapsed + ahead
         fraction = elapsed / total if total > 0 else 0.0
-        return Snapshot(elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left + size_left,
-                        forecast)
+        return Snapshot(
+            elapsed, left, plan.exact, fraction, self.steps_done, sync_left + check_left + size_left, forecast
+        )
 
 
 def duration(seconds: float | None) -> str:

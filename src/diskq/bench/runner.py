@@ -135,11 +135,16 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
             if target.kind == "file" and not target.existed:
                 create_file(target)
             per_run = len(opts.jobs) if opts.jobs else sweep.max_steps(opts.highest_jobs, opts.refine_budget)
-            steps = StepsLeft(runs_left=len(states), per_run_max=per_run, flush_check=opts.flush_check,
-                           runtime_s=(answer or steer).device_s, check_s=check.device_s,
-                           exact=bool(opts.jobs),
-                           sizes_per_run=len(profile[0]) if profile else 0,
-                           size_s=sizes.window(runtime_s=opts.runtime_s, short_steps=opts.steady_state).device_s)
+            steps = StepsLeft(
+                runs_left=len(states),
+                per_run_max=per_run,
+                flush_check=opts.flush_check,
+                runtime_s=(answer or steer).device_s,
+                check_s=check.device_s,
+                exact=bool(opts.jobs),
+                sizes_per_run=len(profile[0]) if profile else 0,
+                size_s=sizes.window(runtime_s=opts.runtime_s, short_steps=opts.steady_state).device_s,
+            )
             doc.notes.append(_window_note(steer, answer, bool(opts.jobs)))
             for index, state in enumerate(states):
                 run = Run(write_cache=state, cache_mechanism=control.mechanism)
@@ -148,8 +153,21 @@ def execute(plan: Plan, listener: Listener | None = None) -> ResultDocument:
                 steps.this_run_left, steps.check_pending = per_run, opts.flush_check
                 steps.this_run_sizes_left = steps.sizes_per_run
                 listener.run_started(index, len(states), state, control.mechanism)
-                _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard,
-                         journal, profile, clock)
+                _one_run(
+                    run,
+                    control,
+                    state,
+                    plan,
+                    sync_opts,
+                    confirm_opts,
+                    check_opts,
+                    steps,
+                    listener,
+                    cacheguard,
+                    journal,
+                    profile,
+                    clock,
+                )
             budget = opts.sustain_budget
             if budget is not None:  # every cache state is restored by now: the device as it was found
                 sustaining = True
@@ -191,8 +209,10 @@ def _window_note(steer: windows.Window, answer: windows.Window | None, explicit:
         return f"step windows: every step measures {steer.describe()}{ramp}"
     if explicit:
         return f"step windows: every step measures {answer.describe()}{ramp}"
-    return (f"step windows: the steps that steer the search measure {steer.describe()} (method.fio_params); "
-            f"the 1-job point, the peak and the points the OSD count turns on measure {answer.describe()}{ramp}")
+    return (
+        f"step windows: the steps that steer the search measure {steer.describe()} (method.fio_params); "
+        f"the 1-job point, the peak and the points the OSD count turns on measure {answer.describe()}{ramp}"
+    )
 
 
 def _size_plan(plan: Plan, device: Device) -> tuple[list[int], dict[str, str], list[str]]:
@@ -236,8 +256,21 @@ def _size_profile(run: Run, plan: Plan, profile, steps: StepsLeft, listener: Lis
         raise
 
 
-def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, steps, listener, cacheguard, journal,
-             profile=None, clock: deadline.Clock | None = None) -> None:
+def _one_run(
+    run,
+    control,
+    state,
+    plan,
+    sync_opts,
+    confirm_opts,
+    check_opts,
+    steps,
+    listener,
+    cacheguard,
+    journal,
+    profile=None,
+    clock: deadline.Clock | None = None,
+) -> None:
     """One sweep at one cache state, the cache switched for it and restored afterwards; then the
     block-size profile (``profile``, from :func:`_size_plan`) in the same state."""
     opts = plan.options
@@ -247,7 +280,9 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
         if control.can_toggle and state != original:
             guard.set(state)
             run.cache_changed = True
-            run.notes.append(f"write cache switched {original} -> {state} with {control.mechanism}; restored afterwards")
+            run.notes.append(
+                f"write cache switched {original} -> {state} with {control.mechanism}; restored afterwards"
+            )
 
         search = None
 
@@ -284,9 +319,14 @@ def _one_run(run, control, state, plan, sync_opts, confirm_opts, check_opts, ste
             if opts.jobs:
                 sweep.explicit(confirm if confirm_opts is not None else measure, opts.jobs)
             else:
-                search = sweep.Search(measure, opts.highest_jobs, refine_budget=opts.refine_budget,
-                                      confirm=confirm if confirm_opts is not None else None,
-                                      decisive=_osd_boundary(), provisional=sweep.short_step)
+                search = sweep.Search(
+                    measure,
+                    opts.highest_jobs,
+                    refine_budget=opts.refine_budget,
+                    confirm=confirm if confirm_opts is not None else None,
+                    decisive=_osd_boundary(),
+                    provisional=sweep.short_step,
+                )
                 try:
                     search.run()
                 finally:  # an interrupted search still names the early steps its confirmations replaced
@@ -311,8 +351,9 @@ def _osd_boundary():
     return lambda curve: osds.deciding(curve, demand)
 
 
-def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listener: Listener,
-               clock: deadline.Clock) -> None:
+def _sustained(
+    doc: ResultDocument, plan: Plan, control, budget: Budget, listener: Listener, clock: deadline.Clock
+) -> None:
     """The sustained write, after every sweep, with the write cache as the device was found:
     the fdatasync variant, then the sequential one if the first found no cliff. An interrupted
     or cut-short write keeps what fio measured, marked interrupted."""
@@ -323,8 +364,9 @@ def _sustained(doc: ResultDocument, plan: Plan, control, budget: Budget, listene
     for variant in sustained.VARIANTS:
         listener.sustained_started(variant.name, budget)
         try:
-            measured = sustained.run(plan.path, variant, budget, span, write_cache=control.state,
-                                     mechanism=control.mechanism, clock=clock)
+            measured = sustained.run(
+                plan.path, variant, budget, span, write_cache=control.state, mechanism=control.mechanism, clock=clock
+            )
         except (Interrupted, StepCutShort) as exc:
             partial = getattr(exc, "partial", None)
             if partial is not None:

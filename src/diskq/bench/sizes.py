@@ -124,8 +124,9 @@ def options(*, runtime_s: float, region_bytes: int, short_steps: bool = True) ->
 
 
 def method(common: dict[str, str]) -> ProfileMethod:
-    return ProfileMethod(id=METHOD_ID, version=METHOD_VERSION, fio_params=dict(common),
-                         runtime_s=float(common["runtime"]))
+    return ProfileMethod(
+        id=METHOD_ID, version=METHOD_VERSION, fio_params=dict(common), runtime_s=float(common["runtime"])
+    )
 
 
 def step_options(common: dict[str, str], size: int) -> dict[str, str]:
@@ -142,9 +143,16 @@ def step_options(common: dict[str, str], size: int) -> dict[str, str]:
 def size_point(point: Point, size: int) -> SizePoint:
     """The :class:`SizePoint` of a parsed 1-job step."""
     return SizePoint(
-        block_size=size, iops=point.iops, bw_bytes=point.bw_bytes, total_ios=point.total_ios,
-        runtime_ms=point.runtime_ms, lat_us=point.lat_us, sync_lat_us=point.sync_lat_us,
-        steady_state=point.steady_state, interrupted=point.interrupted, fio=point.fio,
+        block_size=size,
+        iops=point.iops,
+        bw_bytes=point.bw_bytes,
+        total_ios=point.total_ios,
+        runtime_ms=point.runtime_ms,
+        lat_us=point.lat_us,
+        sync_lat_us=point.sync_lat_us,
+        steady_state=point.steady_state,
+        interrupted=point.interrupted,
+        fio=point.fio,
     )
 
 
@@ -169,8 +177,9 @@ def run_step(filename: str, size: int, common: dict[str, str], *, clock: deadlin
     :class:`~diskq.errors.StepCutShort` with its point, one past its deadline
     :class:`~diskq.errors.StepOverdue`."""
     try:
-        point = fio.run_step(filename, 1, step_options(common, size), clock=clock,
-                             label=f"the size-profile step at {bs_text(size)}")
+        point = fio.run_step(
+            filename, 1, step_options(common, size), clock=clock, label=f"the size-profile step at {bs_text(size)}"
+        )
     except BaseException as exc:
         partial = getattr(exc, "partial", None)
         if isinstance(partial, Point):

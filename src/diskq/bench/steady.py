@@ -97,7 +97,7 @@ def stop_second(samples: Sequence[float], detector: Detector) -> int | None:
     """
     w = detector.window_s
     for end in range(detector.ramp_s + w, len(samples) + 1):
-        if criterion_pct(samples[end - w:end], detector.kind) < detector.limit_pct:
+        if criterion_pct(samples[end - w : end], detector.kind) < detector.limit_pct:
             return end
     return None
 
@@ -120,11 +120,12 @@ def window_iops(samples: Sequence[float], ramp_s: int, measure_s: int) -> float:
     >>> window_iops([50, 100, 90, 110, 400], 1, 3)
     100.0
     """
-    return step_iops(samples[ramp_s: ramp_s + measure_s], None)
+    return step_iops(samples[ramp_s : ramp_s + measure_s], None)
 
 
-def settling_iops(samples: Sequence[float], ramp_s: int, window_s: int, limit_pct: float,
-                  cap_s: int) -> tuple[float, int]:
+def settling_iops(
+    samples: Sequence[float], ramp_s: int, window_s: int, limit_pct: float, cap_s: int
+) -> tuple[float, int]:
     """The IOPS fio reports for an answer step of method version 4 (``--ramp_time=RAMP
     --runtime=CAP --ss=iops_slope:LIMIT% --ss_dur=WINDOW --ss_ramp=0``), and the seconds it measured:
     the step ends at the first second from ``window_s`` on whose last ``window_s`` samples have a

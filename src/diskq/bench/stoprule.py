@@ -23,9 +23,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: two-sided 95 % quantiles of Student's t by degrees of freedom (standard tables)
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-         10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-         18: 2.101, 19: 2.093, 20: 2.086}
+_T975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    11: 2.201,
+    12: 2.179,
+    13: 2.160,
+    14: 2.145,
+    15: 2.131,
+    16: 2.120,
+    17: 2.110,
+    18: 2.101,
+    19: 2.093,
+    20: 2.086,
+}
 
 
 @dataclass(frozen=True)
@@ -41,7 +60,9 @@ class StopRule:
 
     def __post_init__(self) -> None:
         if not self.width_pct > 0 or self.floor_s < 2 or self.cap_s < self.floor_s or self.ramp_s < 0:
-            raise ValueError("a stop rule needs a positive width, a floor of at least 2 s and a cap at the floor or above")
+            raise ValueError(
+                "a stop rule needs a positive width, a floor of at least 2 s and a cap at the floor or above"
+            )
 
     def label(self) -> str:
         """``95 % CI within 5 % (3-7 s after a 1 s ramp)``."""
@@ -77,7 +98,7 @@ def stop_second(samples: Sequence[float], rule: StopRule) -> int:
     >>> stop_second([50, 100, 130, 80, 120, 90, 110, 100, 100], StopRule(2))
     7
     """
-    measured = list(samples[rule.ramp_s:])
+    measured = list(samples[rule.ramp_s :])
     last = min(rule.cap_s, len(measured))
     for t in range(rule.floor_s, last + 1):
         if halfwidth_pct(measured[:t]) <= rule.width_pct:
@@ -92,7 +113,7 @@ def rule_iops(samples: Sequence[float], rule: StopRule) -> float:
     100.0
     """
     t = stop_second(samples, rule)
-    measured = samples[rule.ramp_s:rule.ramp_s + t]
+    measured = samples[rule.ramp_s : rule.ramp_s + t]
     return sum(measured) / len(measured) if measured else 0.0
 
 

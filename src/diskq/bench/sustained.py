@@ -127,16 +127,20 @@ def warning(budget: Budget, path: str, *, capacity_bytes: int) -> str:
     else:
         amount = f"for {budget.describe()} (as much as it takes in that time)"
         twice = f"and for {budget.describe()} more"
-    return (f"--profile sustained writes to {path} {amount} with fdatasync after every write, {twice} at full "
-            "speed if no cliff was found; this wears flash like any write of that size")
+    return (
+        f"--profile sustained writes to {path} {amount} with fdatasync after every write, {twice} at full "
+        "speed if no cliff was found; this wears flash like any write of that size"
+    )
 
 
 def region(capacity_bytes: int) -> int:
     """The span of the target the write covers: all of it, aligned down to :data:`ALIGN`."""
     span = capacity_bytes - capacity_bytes % ALIGN
     if span < ALIGN:
-        raise InvalidInput(f"the target is too small for a sustained write ({capacity_bytes} bytes)",
-                           hint="it needs at least 1 MiB: use a larger --size, or drop --profile sustained")
+        raise InvalidInput(
+            f"the target is too small for a sustained write ({capacity_bytes} bytes)",
+            hint="it needs at least 1 MiB: use a larger --size, or drop --profile sustained",
+        )
     return span
 
 
@@ -167,8 +171,9 @@ def command(filename: str, opts: dict[str, str]) -> list[str]:
 
 def method(opts: dict[str, str]) -> ProfileMethod:
     """The method record: the options without the log's place, which differs on every run."""
-    return ProfileMethod(id=METHOD_ID, version=METHOD_VERSION,
-                         fio_params={k: v for k, v in opts.items() if k != "write_bw_log"})
+    return ProfileMethod(
+        id=METHOD_ID, version=METHOD_VERSION, fio_params={k: v for k, v in opts.items() if k != "write_bw_log"}
+    )
 
 
 def parse_bw_log(text: str) -> list[tuple[int, float]]:
@@ -191,7 +196,9 @@ def parse_bw_log(text: str) -> list[tuple[int, float]]:
             continue
         fields = [f.strip() for f in line.split(",")]
         if len(fields) < 5 or not all(re.fullmatch(r"\d+", f) for f in fields[:3]):
-            raise FioError(f"fio's bandwidth log line {number} is not 'time, value, direction, bs, offset': {line[:80]!r}")
+            raise FioError(
+                f"fio's bandwidth log line {number} is not 'time, value, direction, bs, offset': {line[:80]!r}"
+            )
         time_ms, kib, direction = int(fields[0]), int(fields[1]), int(fields[2])
         if direction != 1:
             continue
@@ -208,8 +215,10 @@ def interval_note(entries: list[tuple[int, float]], interval_ms: int) -> str | N
     odd = [g for g in gaps if abs(g - interval_ms) > interval_ms * 0.25]
     if not odd:
         return None
-    return (f"{len(odd)} of fio's {len(gaps)} log intervals are not {interval_ms} ms long "
-            f"(longest {max(odd)} ms): the samples follow fio's log as written")
+    return (
+        f"{len(odd)} of fio's {len(gaps)} log intervals are not {interval_ms} ms long "
+        f"(longest {max(odd)} ms): the samples follow fio's log as written"
+    )
 
 
 def _written(data: dict) -> int:
@@ -227,8 +236,17 @@ def _written(data: dict) -> int:
     return total
 
 
-def from_output(data: dict, log_text: str, variant: Variant, budget: Budget, opts: dict[str, str], *,
-                write_cache: str, mechanism: str | None, interrupted: bool = False) -> Sustained:
+def from_output(
+    data: dict,
+    log_text: str,
+    variant: Variant,
+    budget: Budget,
+    opts: dict[str, str],
+    *,
+    write_cache: str,
+    mechanism: str | None,
+    interrupted: bool = False,
+) -> Sustained:
     """One :class:`Sustained` from fio's JSON and its bandwidth log (the cliff is left to the
     analysis)."""
     point = fiojson.point_from_json(data, 1, interrupted=interrupted)
@@ -269,8 +287,16 @@ def cut_short(s: Sustained, budget: Budget, *, returncode: int, output: str) -> 
     return why
 
 
-def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
-        write_cache: str, mechanism: str | None, clock: deadline.Clock | None = None) -> Sustained:
+def run(
+    filename: str,
+    variant: Variant,
+    budget: Budget,
+    region_bytes: int,
+    *,
+    write_cache: str,
+    mechanism: str | None,
+    clock: deadline.Clock | None = None,
+) -> Sustained:
     """Run one sustained write and read its figures and samples.
 
     Interrupted (Ctrl-C, SIGTERM, SIGHUP), fio is told to stop; what it printed and logged is
@@ -296,8 +322,16 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
                 return ""
 
         def build(stdout: str, *, interrupted: bool) -> Sustained:
-            return from_output(fiojson.extract_json(stdout), log_text(), variant, budget, opts,
-                               write_cache=write_cache, mechanism=mechanism, interrupted=interrupted)
+            return from_output(
+                fiojson.extract_json(stdout),
+                log_text(),
+                variant,
+                budget,
+                opts,
+                write_cache=write_cache,
+                mechanism=mechanism,
+                interrupted=interrupted,
+            )
 
         label = f"the sustained write ({variant.name})"
         try:
@@ -319,8 +353,7 @@ def run(filename: str, variant: Variant, budget: Budget, region_bytes: int, *,
         measured = build(done.stdout, interrupted=False)
         why = cut_short(measured, budget, returncode=done.returncode, output=done.stdout + done.stderr)
         if why:
-            raise fio.cut_short_error(label, why,
-                                      measured.model_copy(update={"interrupted": True}))
+            raise fio.cut_short_error(label, why, measured.model_copy(update={"interrupted": True}))
         return measured
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -85,8 +85,9 @@ def doubling_sequence(max_jobs: int) -> list[int]:
     return seq
 
 
-def max_steps(max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET,
-              confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET) -> int:
+def max_steps(
+    max_jobs: int, refine_budget: int = DEFAULT_REFINE_BUDGET, confirm_budget: int | None = DEFAULT_CONFIRM_BUDGET
+) -> int:
     """Upper bound on the number of steps the adaptive search can take (for the ETA): every
     doubling step plus the refinement budget, whatever the patience, plus the confirmations
     (at most one for each step after the first, which is measured confirmed)."""
@@ -229,8 +230,9 @@ class Search:
         self._phase = "done"
         # said from the points the table shows, not from the steps the search turned on: a
         # confirmation may have moved the peak since (diskq.bench.narration)
-        self.stop_reason = narration.stop_words({n: p.iops for n, p in self.points.items()}, self.max_jobs,
-                                                reached_limit=not stopped_early)
+        self.stop_reason = narration.stop_words(
+            {n: p.iops for n, p in self.points.items()}, self.max_jobs, reached_limit=not stopped_early
+        )
         return self.ordered()
 
     def _unconfirmed(self) -> tuple[int, str] | None:
@@ -272,8 +274,10 @@ class Search:
         todo = self._unconfirmed()
         if todo is not None:
             n, what = todo
-            self.notes.append(f"the {'best point' if what == 'peak' else 'point deciding ' + what}, {n} jobs, was "
-                              f"measured with the short window only: {self.confirm_budget} confirmations spent")
+            self.notes.append(
+                f"the {'best point' if what == 'peak' else 'point deciding ' + what}, {n} jobs, was "
+                f"measured with the short window only: {self.confirm_budget} confirmations spent"
+            )
 
     def _turn(self, best: int, misses: list[int], stopped_early: bool) -> str:
         """Why the doubling stopped, e.g. ``IOPS fell at 16 and 32 jobs (-12.0 %, -30.1 % vs 8)``,

@@ -134,9 +134,13 @@ def file_mode_note(target: Target, written_bytes: int) -> str:
     elif _size_or_zero(target.path) > 0:
         size = f"an existing file of {human_bytes(target.capacity_bytes)} ({target.capacity_bytes} bytes)"
     else:
-        size = f"an existing empty file that fio extends to at most {human_bytes(written_bytes)} ({written_bytes} bytes)"
+        size = (
+            f"an existing empty file that fio extends to at most {human_bytes(written_bytes)} ({written_bytes} bytes)"
+        )
     fs, source = filesystem_of(os.path.dirname(os.path.abspath(target.path)))
-    under = f"{source}, the device under its {fs or 'unknown'} filesystem" if source else "the device under its filesystem"
+    under = (
+        f"{source}, the device under its {fs or 'unknown'} filesystem" if source else "the device under its filesystem"
+    )
     return (
         f"file mode: test file {target.path}, {size}; the device's model, capacity and other identity "
         f"fields describe {under}, not the file"
@@ -271,8 +275,10 @@ def scratch_dir(candidates: Iterable[str] | None = None) -> tuple[str, str | Non
     dirs = [*(SCRATCH_DIRS if candidates is None else candidates), tempfile.gettempdir()]
     usable = [d for d in dict.fromkeys(dirs) if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)]
     if not usable:
-        raise TargetError("no writable directory for a scratch image",
-                          hint=f"make one of {', '.join(dict.fromkeys(dirs))} writable, or bench a target of your own")
+        raise TargetError(
+            "no writable directory for a scratch image",
+            hint=f"make one of {', '.join(dict.fromkeys(dirs))} writable, or bench a target of your own",
+        )
     for d in usable:
         if _file_in_memory(d) is None:
             return d, None

@@ -93,16 +93,21 @@ class Window:
         """fio's ``iops_slope`` detector that ends a settling window, counted from the ramp's end."""
         if not self.settles:
             return None
-        return SteadyState(tolerance_pct=self.settle_pct, window_s=self.measure_s, ramp_s=0,  # type: ignore[arg-type]
-                           criterion="iops_slope")
+        return SteadyState(
+            tolerance_pct=self.settle_pct,
+            window_s=self.measure_s,
+            ramp_s=0,  # type: ignore[arg-type]
+            criterion="iops_slope",
+        )
 
     def describe(self) -> str:
         """``4 s after a 1 s ramp``, or for a settling window ``7 s after a 1 s ramp, longer while
         the IOPS still trend by more than 1 % a second, up to 19 s``."""
         text = f"{self.measure_s} s after a {self.ramp_s} s ramp"
         if self.settles:
-            text += (f", longer while the IOPS still trend by more than {self.settle_pct:g} % a second, "
-                     f"up to {self.cap_s} s")
+            text += (
+                f", longer while the IOPS still trend by more than {self.settle_pct:g} % a second, up to {self.cap_s} s"
+            )
         return text
 
 

@@ -7,24 +7,42 @@ from __future__ import annotations
 
 def _identity_text(ident: dict) -> str:
     """``identified by part number as Samsung PM883, 7.68 TB (pattern (source))``."""
-    cap = f", {ident['capacity_bytes'] / 1e12:g} TB" if (ident.get("capacity_bytes") or 0) >= 10**12 else (
-        f", {ident['capacity_bytes'] / 1e9:g} GB" if ident.get("capacity_bytes") else "")
-    sure = {"sure": "", "shared": " (one part number of several lines)", "uncertain": " (its source hedges)",
-            "candidate": " (one of several candidates)", "typo": " (after a typo)"}.get(ident["sure"], "")
+    cap = (
+        f", {ident['capacity_bytes'] / 1e12:g} TB"
+        if (ident.get("capacity_bytes") or 0) >= 10**12
+        else (f", {ident['capacity_bytes'] / 1e9:g} GB" if ident.get("capacity_bytes") else "")
+    )
+    sure = {
+        "sure": "",
+        "shared": " (one part number of several lines)",
+        "uncertain": " (its source hedges)",
+        "candidate": " (one of several candidates)",
+        "typo": " (after a typo)",
+    }.get(ident["sure"], "")
     return f"identified by {ident['how']} as {ident['line']}{cap}{sure}: {ident['evidence']}"
 
 
 def _facts_lines(line: dict) -> list[str]:
     """The datasheet facts of a line, each as its source states it."""
-    what = ", ".join(x for x in (line.get("segment") and f"{line['segment']} line"
-                                 + (f" ({line['segment_basis']})" if line.get("segment_basis") == "naming only" else ""),
-                                 line.get("interface_detail") or line.get("interface")) if x)
+    what = ", ".join(
+        x
+        for x in (
+            line.get("segment")
+            and f"{line['segment']} line"
+            + (f" ({line['segment_basis']})" if line.get("segment_basis") == "naming only" else ""),
+            line.get("interface_detail") or line.get("interface"),
+        )
+        if x
+    )
     out = [f"  datasheet: {what or 'segment and interface not stated by its sources'}"]
     if line.get("capacities_note"):
         out.append(f"  capacities: {line['capacities_note']}")
     if line.get("plp"):
-        quote = f": \"{line['plp_quote']}\" ({line.get('plp_evidence') or 'source'}, {line.get('plp_source')})" \
-            if line.get("plp_quote") else ""
+        quote = (
+            f': "{line["plp_quote"]}" ({line.get("plp_evidence") or "source"}, {line.get("plp_source")})'
+            if line.get("plp_quote")
+            else ""
+        )
         out.append(f"  power-loss protection per its sources: {line['plp']}{quote}")
     if line.get("dwpd") is not None:
         note = f" ({line['dwpd_note']})" if line.get("dwpd_note") else ""
@@ -46,8 +64,10 @@ def _unmeasured_lines(la) -> list[str]:
     out = [f"{line['title']}  (not measured with diskq yet)", f"  {_identity_text(la.identity)}"]
     out += [f"  {text}" for text in answer_lines(la.verdicts)]
     out += _facts_lines(line)
-    out.append("  to measure one: diskq bench /dev/DEVICE -o result.json (as root; see `diskq bench --help`), "
-               "then add the result to the database (CONTRIBUTING.md)")
+    out.append(
+        "  to measure one: diskq bench /dev/DEVICE -o result.json (as root; see `diskq bench --help`), "
+        "then add the result to the database (CONTRIBUTING.md)"
+    )
     out += _public_lines(_models(la.public), heading="public figures of this line (not measured with diskq)")
     return out
 
@@ -57,11 +77,16 @@ def _candidate_lines(ans) -> list[str]:
     if not ans.lines:  # no product line fits: the devices whose model strings hold the words
         for m in ans.matches:
             if m.kind == "candidate":
-                out.append(f"  {m.device['model']} {m.device['firmware']}".rstrip()
-                           + f": measured device{(', line ' + m.line['title']) if m.line else ''}")
+                out.append(
+                    f"  {m.device['model']} {m.device['firmware']}".rstrip()
+                    + f": measured device{(', line ' + m.line['title']) if m.line else ''}"
+                )
     for la in ans.lines:
-        measured = f"{len(la.devices)} measured device(s)" if la.devices else (
-            f"public figures of {len(la.public)} model(s)" if la.public else "datasheet facts only")
+        measured = (
+            f"{len(la.devices)} measured device(s)"
+            if la.devices
+            else (f"public figures of {len(la.public)} model(s)" if la.public else "datasheet facts only")
+        )
         out.append(f"  {la.line['title']}: {measured}; {_identity_text(la.identity)}")
     return out
 
@@ -77,17 +102,27 @@ def _json_entries(ans, found) -> list[dict]:
         if la.line["key"] in shown:
             continue
         kind = "candidate" if ans.ambiguous else ("public" if la.public else "datasheet")
-        out.append({"match": kind, "line": la.line, "identity": la.identity, "measured": False,
-                    "public_models": la.public, "public_model": la.public[0] if la.public else None,
-                    "verdicts": la.verdicts, "database": db})
+        out.append(
+            {
+                "match": kind,
+                "line": la.line,
+                "identity": la.identity,
+                "measured": False,
+                "public_models": la.public,
+                "public_model": la.public[0] if la.public else None,
+                "verdicts": la.verdicts,
+                "database": db,
+            }
+        )
     return out
 
 
 def _models(dicts: list[dict]) -> list:
     from diskq.database.evidence import PublicModel
 
-    return [PublicModel(d["id"], d["name"], d["family_key"], d["capacity_bytes"], d["classes"], d["figures"])
-            for d in dicts]
+    return [
+        PublicModel(d["id"], d["name"], d["family_key"], d["capacity_bytes"], d["classes"], d["figures"]) for d in dicts
+    ]
 
 
 def _public_lines(models: list, *, heading: str, verdicts: dict | None = None) -> list[str]:
@@ -107,7 +142,9 @@ def _public_lines(models: list, *, heading: str, verdicts: dict | None = None) -
             cache = f"cache {f['write_cache']}"
             how = f", {f['derived']}" if f["derived"] else ""
             how += f", weak: {f['weak']}" if f.get("weak") else ""
-            lines.append(f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
-                         f"{cache}{how}: \"{f['quote']}\" ({f['url']}; {f['attribution'] or f['source_author']}, "
-                         f"{f['licence']})")
+            lines.append(
+                f"      {f['source_id']}: {f['iops']:,.0f} IOPS at {f['numjobs']} job(s), {f['method_id']}, "
+                f'{cache}{how}: "{f["quote"]}" ({f["url"]}; {f["attribution"] or f["source_author"]}, '
+                f"{f['licence']})"
+            )
     return lines

@@ -110,14 +110,17 @@ class BenchProgress(Listener):
 
     def size_step_started(self, block_size: int, *, eta_s: float | None) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, description=f"{self.run_label}: block-size profile, {size_label(block_size)}")
+            self.progress.update(
+                self.task, description=f"{self.run_label}: block-size profile, {size_label(block_size)}"
+            )
 
     def size_step_done(self, point: SizePoint) -> None:
         self.clock.step_done()
         snap = self.clock.snapshot()
         self._line(
             f"  {self.run_label}  size={size_label(point.block_size):<7} {point.iops:>10,.0f} IOPS"
-            f" {point.bw_bytes / 1e6:>8,.1f} MB/s" + (" (steady state)" if point.steady_state else "")
+            f" {point.bw_bytes / 1e6:>8,.1f} MB/s"
+            + (" (steady state)" if point.steady_state else "")
             + f"  [{duration(snap.elapsed_s)} elapsed, {left_text(snap)}]"
         )
 
@@ -127,15 +130,23 @@ class BenchProgress(Listener):
         what = "" if self._fdatasync else "  (no fdatasync: flush check)"
         self._line(
             f"  {self.run_label}  numjobs={point.numjobs:<4} {point.iops:>10,.0f} IOPS"
-            + (" (steady state)" if point.steady_state else "") + what
+            + (" (steady state)" if point.steady_state else "")
+            + what
             + f"  [{duration(snap.elapsed_s)} elapsed, {left_text(snap)}]"
         )
 
     def sustained_started(self, variant: str, budget) -> None:
         what = f"writing up to {budget.describe()}" if budget.bytes is not None else f"writing for {budget.describe()}"
         if budget.seconds is not None:  # a known length: the bar follows it (the sequential variant may follow)
-            self.clock.step_started(StepPlan(sync_steps_left=2 if variant == "fdatasync" else 1, check_steps_left=0,
-                                             runtime_s=budget.seconds, check_s=0, exact=False))
+            self.clock.step_started(
+                StepPlan(
+                    sync_steps_left=2 if variant == "fdatasync" else 1,
+                    check_steps_left=0,
+                    runtime_s=budget.seconds,
+                    check_s=0,
+                    exact=False,
+                )
+            )
         if self.progress is not None:
             self.progress.update(self.task, description=f"sustained write ({variant}): {what}")
         else:
@@ -145,12 +156,17 @@ class BenchProgress(Listener):
         if measured.budget_s is not None:
             self.clock.step_done()
         cliff = measured.cliff
-        found = (f"cliff after {cliff.at_bytes / 1e9:,.1f} GB ({cliff.drop_pct:.0f} % lower)"
-                 if cliff is not None and cliff.found and cliff.at_bytes is not None else "no cliff")
+        found = (
+            f"cliff after {cliff.at_bytes / 1e9:,.1f} GB ({cliff.drop_pct:.0f} % lower)"
+            if cliff is not None and cliff.found and cliff.at_bytes is not None
+            else "no cliff"
+        )
         from diskq.units import human_bytes
 
-        self._line(f"  sustained write ({measured.variant}): {human_bytes(measured.written_bytes)} in "
-                   f"{measured.runtime_ms / 1000:,.0f} s, {measured.bw_bytes / 1e6:,.1f} MB/s mean, {found}")
+        self._line(
+            f"  sustained write ({measured.variant}): {human_bytes(measured.written_bytes)} in "
+            f"{measured.runtime_ms / 1000:,.0f} s, {measured.bw_bytes / 1e6:,.1f} MB/s mean, {found}"
+        )
 
 
 BAR = 20
@@ -190,14 +206,19 @@ def result_table(doc: ResultDocument, console: Console, said: Iterable[str] = ()
                 _us(sync.mean if sync else None),
                 _us(sync.p99 if sync else None),
                 _us(sync.p999 if sync else None),
-                bar + (" (interrupted)" if p.interrupted else "")
+                bar
+                + (" (interrupted)" if p.interrupted else "")
                 + (" ≠ conflict" if p.numjobs in held and not p.interrupted else ""),
                 style="bold" if p.numjobs == peak else None,
             )
         console.print(table)
         for q in held.values():
-            console.print(f"[bold yellow]≠ conflict[/], {q.numjobs} jobs held out of the class and every verdict: "
-                          f"{escape(q.reason)}", markup=True, highlight=False)
+            console.print(
+                f"[bold yellow]≠ conflict[/], {q.numjobs} jobs held out of the class and every verdict: "
+                f"{escape(q.reason)}",
+                markup=True,
+                highlight=False,
+            )
         for note in review.observations:
             console.print(f"[cyan]{escape(note)}[/]", markup=True, highlight=False)
         scaling = run.scaling
@@ -236,14 +257,19 @@ def verdict_lines(verdicts) -> list[str]:
     target was in RAM (the document's note says why, once)."""
     v = verdicts if isinstance(verdicts, dict) else verdicts.model_dump(mode="json")
     if _all_memory_backed(v):
-        return ["verdicts: [bold]not applicable[/]: the target is memory-backed, so the figures measure RAM, "
-                "not a drive (see the note)"]
+        return [
+            "verdicts: [bold]not applicable[/]: the target is memory-backed, so the figures measure RAM, "
+            "not a drive (see the note)"
+        ]
     lines = []
     ceph = v.get("ceph_waldb") or {}
     if ceph:
         tier = ceph.get("tier")
-        lines.append(f"Ceph WAL/DB: [bold]{escape(str(tier))}[/] ({escape(_first(ceph))})" if tier
-                     else f"Ceph WAL/DB: {escape(_unjudged(ceph))}")
+        lines.append(
+            f"Ceph WAL/DB: [bold]{escape(str(tier))}[/] ({escape(_first(ceph))})"
+            if tier
+            else f"Ceph WAL/DB: {escape(_unjudged(ceph))}"
+        )
     osds = v.get("osds_per_device") or {}
     if osds:
         n = osds.get("n")
@@ -265,9 +291,12 @@ def verdict_lines(verdicts) -> list[str]:
     slog = v.get("zfs_slog") or {}
     if slog:
         tier = slog.get("tier")
-        lines.append(f"ZFS SLOG: [bold]{escape(str(tier))}[/] ({escape(_first(slog))}){_estimated(slog)}" if tier
-                     else f"ZFS SLOG: {escape(_unjudged(slog))}{_estimated(slog)}")
-    caveats = [n[len(CAVEAT):] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
+        lines.append(
+            f"ZFS SLOG: [bold]{escape(str(tier))}[/] ({escape(_first(slog))}){_estimated(slog)}"
+            if tier
+            else f"ZFS SLOG: {escape(_unjudged(slog))}{_estimated(slog)}"
+        )
+    caveats = [n[len(CAVEAT) :] for n in v.get("notes") or [] if n.startswith(CAVEAT)]
     if caveats and lines:  # every verdict says it rests on noisy figures, and why follows
         lines = [f"{line} [yellow](noisy run: see caveat)[/]" for line in lines]
         lines += [f"[bold yellow]caveat[/]: {escape(c)}" for c in caveats]
@@ -278,8 +307,14 @@ def verdict_lines(verdicts) -> list[str]:
 
 
 #: How each power-loss-protection verdict is coloured in the terminal.
-_PLP_STYLE = {"confirmed": "green", "likely": "green", "unlikely": "yellow", "unknown": "dim", "degraded": "red",
-              "not-applicable": "dim"}
+_PLP_STYLE = {
+    "confirmed": "green",
+    "likely": "green",
+    "unlikely": "yellow",
+    "unknown": "dim",
+    "degraded": "red",
+    "not-applicable": "dim",
+}
 _ARROW = {"plp": "+", "no_plp": "-", "neutral": "·", "failing": "!"}
 
 
@@ -293,7 +328,9 @@ def plp_lines(plp) -> list[str]:
     style = _PLP_STYLE.get(verdict, "bold")
     if p.get("rule") == "not_applicable":  # a loop device, a RAM disk, a file: no drive's protection
         verdict = "not applicable"
-    lines = [f"power-loss protection: [bold {style}]{escape(str(verdict))}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"]
+    lines = [
+        f"power-loss protection: [bold {style}]{escape(str(verdict))}[/] ({escape(_first(p))}; rule {escape(str(p.get('rule')))})"
+    ]
     for reason in (p.get("reasons") or [])[1:]:
         lines.append(f"  {escape(reason)}")
     for conflict in p.get("conflicts") or []:
@@ -310,7 +347,9 @@ def plp_lines(plp) -> list[str]:
 
 def _estimated(verdict: dict) -> str:
     """A mark on a verdict read off the 4 KiB sweep for a workload that writes another size."""
-    return " [yellow](estimated from 4 KiB: no size profile)[/]" if verdict.get("basis") == "estimated from 4 KiB" else ""
+    return (
+        " [yellow](estimated from 4 KiB: no size profile)[/]" if verdict.get("basis") == "estimated from 4 KiB" else ""
+    )
 
 
 def _all_memory_backed(v: dict) -> bool:

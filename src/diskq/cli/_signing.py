@@ -27,8 +27,9 @@ def _load_for_signing(path: Path):
     from diskq.errors import SubmissionError
     from diskq.submission.documents import read_document
 
-    return read_document(path, invalid=SubmissionError, verb="sign",
-                         hint="give the result document diskq bench or import-fio wrote")
+    return read_document(
+        path, invalid=SubmissionError, verb="sign", hint="give the result document diskq bench or import-fio wrote"
+    )
 
 
 def _refuse_incomplete(path: Path, result) -> None:
@@ -62,21 +63,29 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
 
     why = not_contributable(loaded.result if isinstance(loaded, Submission) else loaded)
     if why:  # signed all the same (kept locally, compared with a drive's), never contributed
-        err.print(f"warning: {file}: {why}: the pull-request check refuses it, so do not submit it",
-                  style="yellow", markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            f"warning: {file}: {why}: the pull-request check refuses it, so do not submit it",
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     try:
         contributor = Contributor(name=name, github=github) if (name or github) else None
     except ValueError:
-        raise InvalidInput("--github must be a GitHub login and --name plain text (no < > & \" \\)") from None
+        raise InvalidInput('--github must be a GitHub login and --name plain text (no < > & " \\)') from None
     if github and principal and github.lower() != principal.lower():
-        raise InvalidInput(f"--github {github!r} and --principal {principal[:100]!r} name different signers",
-                           hint="the principal is your GitHub login: give --github alone")
+        raise InvalidInput(
+            f"--github {github!r} and --principal {principal[:100]!r} name different signers",
+            hint="the principal is your GitHub login: give --github alone",
+        )
     if isinstance(loaded, Submission):
         if loaded.legacy:
             raise InvalidInput(f"{file} is a legacy submission; those stay unsigned")
         # signed again, maybe after an edit: the id is derived from the result as it is now
-        sub = make_submission(loaded.result, contributor=contributor or loaded.contributor,
-                              provenance=loaded.provenance)
+        sub = make_submission(
+            loaded.result, contributor=contributor or loaded.contributor, provenance=loaded.provenance
+        )
     else:
         provenance = None
         if (loaded.method.id, loaded.method.version) == methods.COMMUNITY:
@@ -92,8 +101,12 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
     shown = contributor_text(signed.contributor.name, signed.contributor.github) if signed.contributor else None
     from rich.markup import escape
 
-    err.print(f"signed as [bold]{escape(who)}[/] with key {escape(signed.signature.public_key.split()[0])}"
-              + (f"; contributor shown as [bold]{escape(shown)}[/]" if shown else ""), markup=True, highlight=False)
+    err.print(
+        f"signed as [bold]{escape(who)}[/] with key {escape(signed.signature.public_key.split()[0])}"
+        + (f"; contributor shown as [bold]{escape(shown)}[/]" if shown else ""),
+        markup=True,
+        highlight=False,
+    )
     root = paths.find_root(out)
     listing = repository_file(root) if root is not None else None
     if listing is not None and listing.is_file():  # a clone of the repository: list the key that signed
@@ -103,8 +116,10 @@ def _sign_one(file: Path, key, github, name, principal, output) -> Path:
         err.print("[yellow]note[/]: without --github, pull-request checks cannot match your GitHub keys", markup=True)
     more = f" {listing}" if listing is not None and listing.is_file() else ""
     if not why:
-        err.print(f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
-                  "and open a pull request")
+        err.print(
+            f"next: git add {out}{more} && git commit -m 'Add {signed.result.device.model or 'device'}' "
+            "and open a pull request"
+        )
     say(out, err=False)
     return out
 

@@ -21,12 +21,13 @@ def chart(samples: list[float], width: int) -> tuple[str, float]:
     if not samples or width < 1:
         return "", 0.0
     per = max(1, -(-len(samples) // width))  # ceil
-    cols = [sum(samples[i:i + per]) / len(samples[i:i + per]) for i in range(0, len(samples), per)]
+    cols = [sum(samples[i : i + per]) / len(samples[i : i + per]) for i in range(0, len(samples), per)]
     top = max(cols)
     if top <= 0:
         return _LEVELS[0] * len(cols), 0.0
-    return "".join(_LEVELS[min(len(_LEVELS) - 1, int(c / top * len(_LEVELS) - 1e-9))] if c > 0 else " "
-                   for c in cols), top
+    return "".join(
+        _LEVELS[min(len(_LEVELS) - 1, int(c / top * len(_LEVELS) - 1e-9))] if c > 0 else " " for c in cols
+    ), top
 
 
 def _mbs(bw: float) -> str:
@@ -39,11 +40,15 @@ def lines(s: Sustained, width: int) -> list[str]:
     size = f"{kib // 1024} MiB" if kib >= 1024 else f"{kib} KiB"
     how = "fdatasync after every write" if s.variant == "fdatasync" else "no fdatasync"
     budget = human_bytes(s.budget_bytes) if s.budget_bytes is not None else f"{s.budget_s} s"
-    head = (f"[bold]sustained write[/], {escape(str(s.variant))}: {size} at iodepth {s.iodepth}, {how}, write cache "
-            f"{escape(str(s.write_cache))}; budget {budget}")
+    head = (
+        f"[bold]sustained write[/], {escape(str(s.variant))}: {size} at iodepth {s.iodepth}, {how}, write cache "
+        f"{escape(str(s.write_cache))}; budget {budget}"
+    )
     out = [head + (" [yellow](interrupted)[/]" if s.interrupted else "")]
-    out.append(f"  wrote {human_bytes(s.written_bytes)} in {s.runtime_ms / 1000:,.1f} s: {_mbs(s.bw_bytes)} "
-               f"mean, {s.iops:,.0f} IOPS")
+    out.append(
+        f"  wrote {human_bytes(s.written_bytes)} in {s.runtime_ms / 1000:,.1f} s: {_mbs(s.bw_bytes)} "
+        f"mean, {s.iops:,.0f} IOPS"
+    )
     room = max(10, width - 14)
     line, top = chart(s.bw_samples, room)
     if line:

@@ -83,8 +83,13 @@ def _print_version(value: bool) -> None:
 @app.callback(invoke_without_command=False)
 def _warn_pending_restores(
     ctx: typer.Context,
-    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
-                                 help="print diskq's version (from the installed package) and exit"),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_print_version,
+        help="print diskq's version (from the installed package) and exit",
+    ),
 ) -> None:
     # Runs before every command: a killed run may have left a write cache switched.
     # Light import (stdlib only) and never fails: a broken journal must not stop diskq.

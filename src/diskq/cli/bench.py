@@ -35,19 +35,58 @@ def bench_cmd(
     target: str | None = typer.Argument(None, help="block device, partition or file path"),
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm that the target's data may be destroyed"),
     force: bool = typer.Option(False, "--force", help="also allow a device that carries a signature"),
-    runtime: float = typer.Option(20, "--runtime", metavar="<seconds>", help="whole seconds a step measures at most, 1 to 86400 (short steps measure 4 s, 7 s for the reported figures)"),
+    runtime: float = typer.Option(
+        20,
+        "--runtime",
+        metavar="<seconds>",
+        help="whole seconds a step measures at most, 1 to 86400 (short steps measure 4 s, 7 s for the reported figures)",
+    ),
     max_jobs: int | None = typer.Option(None, "--max-jobs", help="highest numjobs the search may try (default 32)"),
-    jobs: str | None = typer.Option(None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"),
-    size: str | None = typer.Option(None, "--size", help="file mode: size of the test file (default 1G); refused with a block device"),
-    cache: str = typer.Option("auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"),
+    jobs: str | None = typer.Option(
+        None, "--jobs", help="explicit numjobs list instead of the search, e.g. 1,2,4 (not with --max-jobs)"
+    ),
+    size: str | None = typer.Option(
+        None, "--size", help="file mode: size of the test file (default 1G); refused with a block device"
+    ),
+    cache: str = typer.Option(
+        "auto", "--cache", help="write cache: keep, off, on, both, or auto (both where it can be switched)"
+    ),
     flush_check: bool = typer.Option(True, "--flush-check/--no-flush-check", help="extra 1-job step without fdatasync"),
-    steady_state: bool = typer.Option(True, "--short-steps/--full-steps", "--steady-state/--no-steady-state", help="short steps (default): 4 s to steer the search, 7 s for the reported figures, each after a 1 s ramp; --full-steps: every step measures --runtime, as the community protocol"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="result document path, checked before the bench starts (default: named after model and date)"),
+    steady_state: bool = typer.Option(
+        True,
+        "--short-steps/--full-steps",
+        "--steady-state/--no-steady-state",
+        help="short steps (default): 4 s to steer the search, 7 s for the reported figures, each after a 1 s ramp; --full-steps: every step measures --runtime, as the community protocol",
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        help="result document path, checked before the bench starts (default: named after model and date)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the result document on stdout (progress goes to stderr)"),
-    scratch: bool = typer.Option(False, "--scratch", help="bench a throwaway loop device (root) or temp file in /var/tmp (disk-backed) instead of TARGET"),
-    profile: list[str] | None = typer.Option(None, "--profile", metavar="<name>", help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable"),
-    sustain: str | None = typer.Option(None, "--sustain", metavar="<size|time>", help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m"),
-    contribute: bool = typer.Option(False, "--contribute", help="then run diskq contribute on the result (in your clone of diskq; see diskq contribute --help)"),
+    scratch: bool = typer.Option(
+        False,
+        "--scratch",
+        help="bench a throwaway loop device (root) or temp file in /var/tmp (disk-backed) instead of TARGET",
+    ),
+    profile: list[str] | None = typer.Option(
+        None,
+        "--profile",
+        metavar="<name>",
+        help="add a workload profile to the 4 KiB sweep: sizes (write+fdatasync at 512 B to 1 MiB) or sustained; repeatable",
+    ),
+    sustain: str | None = typer.Option(
+        None,
+        "--sustain",
+        metavar="<size|time>",
+        help="budget of --profile sustained: a size (60G, 500M) or a time (90s, 10m, 2h; m is minutes), default 10m",
+    ),
+    contribute: bool = typer.Option(
+        False,
+        "--contribute",
+        help="then run diskq contribute on the result (in your clone of diskq; see diskq contribute --help)",
+    ),
 ) -> None:
     from diskq import signals
     from diskq.bench import output as output_mod
@@ -79,7 +118,9 @@ def bench_cmd(
     )
     options.check_profiles()  # a wrong --profile is refused before anything else is checked
     if scratch == (target is not None):
-        raise InvalidInput("name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch")
+        raise InvalidInput(
+            "name a TARGET or use --scratch (not both)", hint="e.g. diskq bench /dev/sdX, or diskq bench --scratch"
+        )
     output_mod.check_output_path(output, target=target)  # before anything is written anywhere
     # From here on SIGINT, SIGTERM and SIGHUP stop diskq in order: the scratch device is detached,
     # fio is stopped, settings are restored and what was measured is written. Once such a stop
@@ -150,8 +191,10 @@ def _bench(path: str, options, output: Path | None, as_json: bool, err) -> Path 
         result_table(doc, err if as_json else _stdout(), said=plan.notes)  # the notes above: said once
         err.print(f"result written to [bold]{escape(str(written))}[/]", markup=True)
         if doc.interrupted:
-            err.print("it is partial (the bench was interrupted): the database takes complete sweeps only, "
-                      "so run the bench again to its end to contribute a result")
+            err.print(
+                "it is partial (the bench was interrupted): the database takes complete sweeps only, "
+                "so run the bench again to its end to contribute a result"
+            )
         elif (why := not_contributable(doc)) is not None:  # a scratch run, a loop device, a file...
             err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
         else:
@@ -185,8 +228,10 @@ def _save_partial(doc, output: Path | None, err) -> None:
         print_json(text)
         err.print("partial result printed on stdout (no file could be written)")
         return
-    err.print(f"partial result written to [bold]{escape(str(written))}[/] (the database takes complete sweeps only)",
-              markup=True)
+    err.print(
+        f"partial result written to [bold]{escape(str(written))}[/] (the database takes complete sweeps only)",
+        markup=True,
+    )
 
 
 def _stdout():
@@ -206,16 +251,20 @@ def _confirm(plan, err) -> None:
     budget = plan.options.sustain_budget
     also = ""
     if budget is not None:
-        also = (f" and up to 2 x {budget.describe()} written to it" if budget.bytes is not None
-                else f" and written to for up to 2 x {budget.describe()}")
+        also = (
+            f" and up to 2 x {budget.describe()} written to it"
+            if budget.bytes is not None
+            else f" and written to for up to 2 x {budget.describe()}"
+        )
     if not sys.stdin.isatty():
         raise NotConfirmed(
             f"refusing to write to {what} without confirmation",
             hint=f"pass --yes to confirm that all data on it may be destroyed{also}",
         )
     err.print(f"[bold red]All data on {escape(what)} will be destroyed.[/]", markup=True)
-    answer = typer.prompt(f"Type {t.path} to confirm that its data may be destroyed{also}", default="",
-                          show_default=False, err=True)
+    answer = typer.prompt(
+        f"Type {t.path} to confirm that its data may be destroyed{also}", default="", show_default=False, err=True
+    )
     if answer.strip() not in (t.path, Path(t.path).name):
         raise NotConfirmed(
             f"confirmation did not match {t.path}; nothing was written",

@@ -45,15 +45,20 @@ def _render(scaling) -> None:
         fit = scaling.usl
         table = Table("sigma", "kappa", "lambda", "N max", "R²", "RMSE", title="USL fit", title_justify="left")
         table.add_row(
-            f"{fit.sigma:.4g}", f"{fit.kappa:.3g}", f"{fit.lambda_:.0f}",
-            "-" if fit.n_max is None else f"{fit.n_max:.1f}", f"{fit.r2:.3f}", f"{fit.rmse:.0f}",
+            f"{fit.sigma:.4g}",
+            f"{fit.kappa:.3g}",
+            f"{fit.lambda_:.0f}",
+            "-" if fit.n_max is None else f"{fit.n_max:.1f}",
+            f"{fit.r2:.3f}",
+            f"{fit.rmse:.0f}",
         )
         console.print(table)
     by = "the contributor's words" if scaling.method == "contributor" else scaling.method
     console.print(f"classified by {by}")
     for q in scaling.questionable:
-        console.print(f"≠ conflict {q.numjobs}:{q.iops:.0f}, held out of the class: {q.reason}",
-                      markup=False, highlight=False)
+        console.print(
+            f"≠ conflict {q.numjobs}:{q.iops:.0f}, held out of the class: {q.reason}", markup=False, highlight=False
+        )
     held = {q.reason for q in scaling.questionable}
     for note in scaling.notes:
         if note not in held:

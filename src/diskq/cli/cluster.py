@@ -30,8 +30,9 @@ def _aliases(values: list[str] | None) -> dict[str, str]:
     for v in values or []:
         part, sep, name = v.partition("=")
         if not sep or not part.strip() or not name.strip():
-            raise InvalidInput(f"--as needs REPORTED=MODEL, got {v!r}",
-                               hint="e.g. --as 'SSDSC2KB038T8=Intel SSD S4510'")
+            raise InvalidInput(
+                f"--as needs REPORTED=MODEL, got {v!r}", hint="e.g. --as 'SSDSC2KB038T8=Intel SSD S4510'"
+            )
         out[part.strip()] = name.strip()
     return out
 
@@ -39,9 +40,19 @@ def _aliases(values: list[str] | None) -> dict[str, str]:
 @cluster_app.callback()
 def cluster_cmd(
     ctx: typer.Context,
-    source: Path | None = typer.Option(None, "--from", help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked"),
-    db: Path | None = typer.Option(None, "--db", help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]"),
-    alias: list[str] | None = typer.Option(None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"),
+    source: Path | None = typer.Option(
+        None,
+        "--from",
+        help="a directory of saved ceph outputs (see `diskq cluster collect`); without it, the `ceph` command of this host is asked",
+    ),
+    db: Path | None = typer.Option(
+        None,
+        "--db",
+        help="the device database the models are looked up in [default: the checkout's, else your copy from `diskq db update`, else the snapshot shipped with diskq]",
+    ),
+    alias: list[str] | None = typer.Option(
+        None, "--as", help="REPORTED=MODEL: a model as Ceph reports it is this database model (repeatable)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON on stdout"),
     html: Path | None = typer.Option(None, "--html", help="also write the answer as one static HTML page"),
 ) -> None:
@@ -96,8 +107,11 @@ def collect_cmd(directory: Path = typer.Argument(..., help="where to save the ou
     err = stderr_console()
     for e in errors:
         err.print(f"  {e}", markup=False, highlight=False)
-    err.print(f"saved to {directory}" + (f" ({len(errors)} could not be collected)" if errors else ""),
-              markup=False, highlight=False)
+    err.print(
+        f"saved to {directory}" + (f" ({len(errors)} could not be collected)" if errors else ""),
+        markup=False,
+        highlight=False,
+    )
 
 
 def _num(value, digits: int = 0) -> str:
@@ -110,53 +124,95 @@ def _render(doc: dict) -> None:
 
     out = stdout_console()
     s = doc["summary"]
-    out.print(f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
-              f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
-              markup=True)
+    out.print(
+        f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
+        f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
+        markup=True,
+    )
     if doc["db_devices"]:
         t = Table(title="DB drives", title_justify="left")
         for col in ("host", "drive", "model", "OSDs", "database", "OSDs/device"):
             t.add_column(col)
         for d in doc["db_devices"]:
             f = d["database"] or {}
-            t.add_row(escape(d["host"] or "-"), escape(",".join(d["names"])), escape(d["model"] or "unknown"),
-                      str(len(d["osds"])), escape(f.get("model") or "not found") + (f" ({f['tier']})" if f.get("tier") else ""),
-                      _num(f.get("osds_per_device")))
+            t.add_row(
+                escape(d["host"] or "-"),
+                escape(",".join(d["names"])),
+                escape(d["model"] or "unknown"),
+                str(len(d["osds"])),
+                escape(f.get("model") or "not found") + (f" ({f['tier']})" if f.get("tier") else ""),
+                _num(f.get("osds_per_device")),
+            )
         out.print(t, markup=True)
     judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"]]
     if judged:
         t = Table(title="OSDs with counters or mClock capacities", title_justify="left")
-        for col in ("osd", "DB used/total GB", "slow used GB", "kv_commit ms", "predicted ms", "mClock", "per-OSD rate"):
+        for col in (
+            "osd",
+            "DB used/total GB",
+            "slow used GB",
+            "kv_commit ms",
+            "predicted ms",
+            "mClock",
+            "per-OSD rate",
+        ):
             t.add_column(col, justify="right")
         for o in judged[:200]:
             b, kv, mc = o["bluefs"] or {}, o["kv_ms"] or {}, o["mclock"] or {}
-            used = (f"{_num((b.get('db_used_bytes') or 0) / 1e9, 1)}/{_num((b.get('db_total_bytes') or 0) / 1e9, 1)}"
-                    if b else "-")
+            used = (
+                f"{_num((b.get('db_used_bytes') or 0) / 1e9, 1)}/{_num((b.get('db_total_bytes') or 0) / 1e9, 1)}"
+                if b
+                else "-"
+            )
             slow = _num(b["slow_used_bytes"] / 1e9, 2) if b.get("slow_used_bytes") is not None else "-"
             pred = (o["predicted_commit_ms"] or {}).get("value")
-            t.add_row(f"osd.{o['osd']}", used, slow, _num(kv.get("kv_commit_lat"), 3), _num(pred, 3),
-                      _num(mc.get("value")), _num(o["per_osd_rate"]))
+            t.add_row(
+                f"osd.{o['osd']}",
+                used,
+                slow,
+                _num(kv.get("kv_commit_lat"), 3),
+                _num(pred, 3),
+                _num(mc.get("value")),
+                _num(o["per_osd_rate"]),
+            )
         out.print(t)
         if len(judged) > 200:
             out.print(f"  ({len(judged) - 200} more in --json)")
     for u in doc["unnamed_perf_dumps"]:
         b, kv = u["bluefs"], u["kv_ms"]
         if u.get("store") == "filestore":
-            out.print(f"perf dump {escape(u['file'])} (OSD not named): FileStore, commits go to its journal: "
-                      + ", ".join(f"{k} {_num(v, 3)} ms" for k, v in kv.items()), highlight=False)
+            out.print(
+                f"perf dump {escape(u['file'])} (OSD not named): FileStore, commits go to its journal: "
+                + ", ".join(f"{k} {_num(v, 3)} ms" for k, v in kv.items()),
+                highlight=False,
+            )
             continue
-        out.print(f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
-                  f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
-                  f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
-                  f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms", markup=True, highlight=False)
+        out.print(
+            f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
+            f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
+            f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
+            f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms",
+            markup=True,
+            highlight=False,
+        )
     if (op := doc.get("osd_perf")) is not None:
-        out.print(f"ceph osd perf: {op['osds']} OSDs, {op['committing']} committed in the mgr's last interval"
-                  + (f"; commit latency median {op['median_ms']:,.0f} ms, highest {op['max_ms']:,.0f} ms (osd.{op['max_osd']})"
-                     if op["committing"] else ""), highlight=False)
+        out.print(
+            f"ceph osd perf: {op['osds']} OSDs, {op['committing']} committed in the mgr's last interval"
+            + (
+                f"; commit latency median {op['median_ms']:,.0f} ms, highest {op['max_ms']:,.0f} ms (osd.{op['max_osd']})"
+                if op["committing"]
+                else ""
+            ),
+            highlight=False,
+        )
     for p in doc.get("plans") or []:
         per = ", ".join(f"{n} on {d}" for d, n in p["db_devices"].items()) or "no DB devices"
-        out.print(f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {p['osds']} OSDs; "
-                  f"block.db: {escape(per)}", markup=True, highlight=False)
+        out.print(
+            f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {p['osds']} OSDs; "
+            f"block.db: {escape(per)}",
+            markup=True,
+            highlight=False,
+        )
     health = doc.get("health")
     if doc["findings"]:
         out.print("[bold]Findings[/]", markup=True)
@@ -165,11 +221,20 @@ def _render(doc: dict) -> None:
             shown[f["rule"]] = shown.get(f["rule"], 0) + 1
             if shown[f["rule"]] > 10:
                 continue
-            who = ", ".join(f"osd.{i}" for i in f["osds"][:6]) + (f" +{len(f['osds']) - 6}" if len(f["osds"]) > 6 else "")
-            out.print(f"  [red]{escape(str(f['rule']))}[/] {escape(who)}: {escape(f['message'])}", markup=True, highlight=False)
-            if f.get("drives") and not any(d.split(" (")[0] in f["message"] or d.split(":")[0] in f["message"]
-                                           for d in f["drives"]):
-                drives = "; ".join(f["drives"][:4]) + (f" and {len(f['drives']) - 4} more" if len(f["drives"]) > 4 else "")
+            who = ", ".join(f"osd.{i}" for i in f["osds"][:6]) + (
+                f" +{len(f['osds']) - 6}" if len(f["osds"]) > 6 else ""
+            )
+            out.print(
+                f"  [red]{escape(str(f['rule']))}[/] {escape(who)}: {escape(f['message'])}",
+                markup=True,
+                highlight=False,
+            )
+            if f.get("drives") and not any(
+                d.split(" (")[0] in f["message"] or d.split(":")[0] in f["message"] for d in f["drives"]
+            ):
+                drives = "; ".join(f["drives"][:4]) + (
+                    f" and {len(f['drives']) - 4} more" if len(f["drives"]) > 4 else ""
+                )
                 out.print(f"    on {drives}", markup=False, highlight=False, soft_wrap=True)
             for fix in f.get("fixes") or []:
                 out.print(f"    fix: {fix}", markup=False, highlight=False, soft_wrap=True)
@@ -177,19 +242,27 @@ def _render(doc: dict) -> None:
             if n > 10:
                 out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
     elif health and health["checks"]:
-        out.print(f"No findings on the commit path; Ceph's health holds {len(health['checks'])} other check(s), "
-                  "listed below.", highlight=False)
+        out.print(
+            f"No findings on the commit path; Ceph's health holds {len(health['checks'])} other check(s), "
+            "listed below.",
+            highlight=False,
+        )
     else:
         out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
     for c in doc.get("caveats") or []:
         on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more" if len(c["on"]) > 4 else "")
-        out.print(f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}", highlight=False,
-                  soft_wrap=True)
+        out.print(
+            f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}", highlight=False, soft_wrap=True
+        )
     if health and health["other"]:
         out.print("[bold]Other health checks[/] (not on the commit path; named, not judged)")
         for c in health["other"]:
-            out.print(f"  {c['name']}: {c['summary']}" + (f" ({c['note']})" if c.get("note") else ""),
-                      markup=False, highlight=False, soft_wrap=True)
+            out.print(
+                f"  {c['name']}: {c['summary']}" + (f" ({c['note']})" if c.get("note") else ""),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
     if doc["config_lines"]:
         out.print("[bold]ceph config lines you could apply[/] (printed, not run):", markup=True)
         for line in doc["config_lines"]:
@@ -202,6 +275,13 @@ def _render(doc: dict) -> None:
         out.print(f"  [dim]{escape(p)}[/]", markup=True, highlight=False, soft_wrap=True)
     if doc["inputs"]["read"]:
         shown = doc["inputs"]["read"][:12]
-        out.print("read: " + "; ".join(shown) + (f"; and {len(doc['inputs']['read']) - 12} more" if len(doc["inputs"]["read"]) > 12 else ""),
-                  style="dim", markup=False, highlight=False, soft_wrap=True)
+        out.print(
+            "read: "
+            + "; ".join(shown)
+            + (f"; and {len(doc['inputs']['read']) - 12} more" if len(doc["inputs"]["read"]) > 12 else ""),
+            style="dim",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     out.print("rules: criteria.toml [cluster], docs/cluster.md", style="dim", markup=False)

@@ -98,34 +98,67 @@ def run_contribution(opts, *, yes: bool) -> None:
 
 @app.command("contribute", help=CONTRIBUTE_HELP)
 def contribute_cmd(
-    result: Path = typer.Argument(..., help="result document from diskq bench or import-fio (or a submission to sign again)"),
+    result: Path = typer.Argument(
+        ..., help="result document from diskq bench or import-fio (or a submission to sign again)"
+    ),
     github: str | None = typer.Option(None, "--github", help="your GitHub login [default: the one gh is logged in as]"),
     name: str | None = typer.Option(None, "--name", help="your name, shown with the result"),
-    key: Path | None = typer.Option(None, "--key", "-f", help="SSH key to sign with (a private key, or a public key held by ssh-agent or a security key) [default: the first of yours GitHub publishes]"),
+    key: Path | None = typer.Option(
+        None,
+        "--key",
+        "-f",
+        help="SSH key to sign with (a private key, or a public key held by ssh-agent or a security key) [default: the first of yours GitHub publishes]",
+    ),
     repo: Path = typer.Option(Path("."), "--repo", help="your clone of diskq"),
-    upstream: str | None = typer.Option(None, "--upstream", help="OWNER/NAME of the project on GitHub [default: the package's repository]"),
-    base: str | None = typer.Option(None, "--base", help="commit to branch from [default: the project's main as your clone has it]"),
-    push_remote: str | None = typer.Option(None, "--push-remote", help="remote to push to [default: the one that is your fork; else gh forks]"),
+    upstream: str | None = typer.Option(
+        None, "--upstream", help="OWNER/NAME of the project on GitHub [default: the package's repository]"
+    ),
+    base: str | None = typer.Option(
+        None, "--base", help="commit to branch from [default: the project's main as your clone has it]"
+    ),
+    push_remote: str | None = typer.Option(
+        None, "--push-remote", help="remote to push to [default: the one that is your fork; else gh forks]"
+    ),
     branch: str | None = typer.Option(None, "--branch", help="branch name [default: add-<model>-<id>]"),
-    github_keys: Path | None = typer.Option(None, "--github-keys", help="offline: a saved copy of https://github.com/LOGIN.keys"),
+    github_keys: Path | None = typer.Option(
+        None, "--github-keys", help="offline: a saved copy of https://github.com/LOGIN.keys"
+    ),
     patch: Path | None = typer.Option(None, "--patch", help="also write the commit as a patch file"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="show every step and the pull request's body; change nothing"),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="show every step and the pull request's body; change nothing"
+    ),
     no_gh: bool = typer.Option(False, "--no-gh", help="do not use gh: make the branch and print the commands"),
     no_name: bool = typer.Option(False, "--no-name", help="publish your login only, not --name"),
     hide_serial: bool = typer.Option(False, "--hide-serial", help="leave out the drive's hashed serial number"),
     hide_kernel: bool = typer.Option(False, "--hide-kernel", help="leave out the kernel release"),
     hide_hostname: bool = typer.Option(False, "--hide-hostname", help="replace this host's name in notes by HOST"),
-    sign_as_root: bool = typer.Option(False, "--sign-as-root", help="running as root, sign with root's key all the same"),
+    sign_as_root: bool = typer.Option(
+        False, "--sign-as-root", help="running as root, sign with root's key all the same"
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="publish what is shown without asking"),
 ) -> None:
     from diskq.contribute.privacy import Reduction
     from diskq.contribute.steps import Options
 
-    opts = Options(result=result, repo=repo, login=github, name=name, key=key, upstream=upstream, base=base,
-                   push_remote=push_remote, branch=branch, keys_file=github_keys, patch=patch, dry_run=dry_run,
-                   use_gh=not no_gh, sign_as_root=sign_as_root,
-                   reduction=Reduction(no_name=no_name, hide_serial=hide_serial, hide_kernel=hide_kernel,
-                                       hide_hostname=hide_hostname))
+    opts = Options(
+        result=result,
+        repo=repo,
+        login=github,
+        name=name,
+        key=key,
+        upstream=upstream,
+        base=base,
+        push_remote=push_remote,
+        branch=branch,
+        keys_file=github_keys,
+        patch=patch,
+        dry_run=dry_run,
+        use_gh=not no_gh,
+        sign_as_root=sign_as_root,
+        reduction=Reduction(
+            no_name=no_name, hide_serial=hide_serial, hide_kernel=hide_kernel, hide_hostname=hide_hostname
+        ),
+    )
     run_contribution(opts, yes=yes)
 
 
@@ -134,15 +167,19 @@ def pr_comment_cmd(
     files: list[Path] = typer.Argument(None, help="submission files the pull request adds (paths in --head)"),
     base: Path = typer.Option(..., "--base", help="checkout of the base branch"),
     head: Path = typer.Option(..., "--head", help="checkout of the pull request"),
-    allowed_signers: Path | None = typer.Option(None, "--allowed-signers", help="signers to check against [default: each checkout's allowed_signers]"),
+    allowed_signers: Path | None = typer.Option(
+        None, "--allowed-signers", help="signers to check against [default: each checkout's allowed_signers]"
+    ),
 ) -> None:
     from diskq.contribute.row import build_preview, render_markdown
     from diskq.errors import InvalidInput
 
     for tree, option in ((base, "--base"), (head, "--head")):
         if not tree.is_dir():
-            raise InvalidInput(f"{option} {tree} is not a directory", hint="give the checkouts of the base branch "
-                                                                            "and of the pull request")
+            raise InvalidInput(
+                f"{option} {tree} is not a directory",
+                hint="give the checkouts of the base branch and of the pull request",
+            )
     rels = []
     for f in files or []:
         parts = Path(f).parts

@@ -10,8 +10,7 @@ from diskq.cli._terminal import say
 from diskq.cli.app import app, stderr_console
 
 datasheets_app = typer.Typer(
-    help="The vendor datasheet list behind the power-loss-protection verdict.\n\n"
-         "Example: diskq datasheets validate",
+    help="The vendor datasheet list behind the power-loss-protection verdict.\n\nExample: diskq datasheets validate",
     no_args_is_help=True,
 )
 app.add_typer(datasheets_app, name="datasheets")

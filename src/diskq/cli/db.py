@@ -12,7 +12,7 @@ from diskq.cli.app import app, database, stderr_console
 
 db_app = typer.Typer(
     help="Build devices.db from the submissions, or fetch the published one.\n\n"
-         "Example: diskq db build --submissions submissions --db devices.db",
+    "Example: diskq db build --submissions submissions --db devices.db",
     no_args_is_help=True,
 )
 site_app = typer.Typer(
@@ -33,20 +33,26 @@ def db_build(
     check: bool = typer.Option(False, "--check", help="do not write: fail if DB is not what a build would write now"),
     strict: bool = typer.Option(False, "--strict", help="exit non-zero when any submission file was skipped"),
     allowed_signers: Path | None = typer.Option(
-        None, "--allowed-signers",
+        None,
+        "--allowed-signers",
         help="ssh allowed_signers file: only keys listed there count as verified (others: signature intact, "
-             "signer not checked; unlisted keys are kept, not verified) [default: the repository's "
-             "allowed_signers beside the submissions directory, when there is one]"),
+        "signer not checked; unlisted keys are kept, not verified) [default: the repository's "
+        "allowed_signers beside the submissions directory, when there is one]",
+    ),
     no_allowed_signers: bool = typer.Option(
-        False, "--no-allowed-signers", help="check no signer, not even against the repository's allowed_signers"),
+        False, "--no-allowed-signers", help="check no signer, not even against the repository's allowed_signers"
+    ),
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="worker processes (default: one per CPU)"),
     memo: Path | None = typer.Option(
-        None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"),
+        None, "--memo", help="validation memo file [default: ~/.cache/diskq/validated.sqlite]"
+    ),
     no_memo: bool = typer.Option(False, "--no-memo", help="validate every file again, remember nothing"),
     sources: Path | None = typer.Option(
-        None, "--sources",
+        None,
+        "--sources",
         help="public-figures catalogue (sources.toml, methods.toml, figures/*.csv) [default: sources/ beside the "
-             "submissions directory; absent: no public figures]"),
+        "submissions directory; absent: no public figures]",
+    ),
 ) -> None:
     """Re-validate every submission and build devices.db (atomically replaced).
 
@@ -104,10 +110,18 @@ def db_build(
     for note in report.notes:
         err(note)
     verb = "is up to date" if check else "written"
-    public = (f"{report.public.get('public_figures', 0)} public figures of {report.public.get('public_models', 0)} "
-              f"models from {report.public.get('public_sources', 0)} sources, ") if report.public.get("public_figures") else ""
-    err(f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
-              f"{public}{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}")
+    public = (
+        (
+            f"{report.public.get('public_figures', 0)} public figures of {report.public.get('public_models', 0)} "
+            f"models from {report.public.get('public_sources', 0)} sources, "
+        )
+        if report.public.get("public_figures")
+        else ""
+    )
+    err(
+        f"{db} {verb}: {report.submissions} submissions, {report.devices} devices, "
+        f"{public}{len(skipped)} skipped, search index: {report.fts}, digest {report.digest[:12]}"
+    )
     if strict and skipped:
         raise DatabaseError(f"{len(skipped)} submission file(s) skipped (--strict)")
 
@@ -115,11 +129,21 @@ def db_build(
 @db_app.command("update")
 def db_update(
     url: str | None = typer.Option(
-        None, "--url", help="address of the published devices.db; its digest is read from URL.sha256 "
-                            "[default: $DISKQ_DB_URL, else devices.db on the project's site]"),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.001, max=3600, help="seconds a connection or a read may stall"),
-    deadline: float = typer.Option(600.0, "--deadline", min=0.001, max=86400,
-                                   help="seconds the whole update may take, however slowly the server sends"),
+        None,
+        "--url",
+        help="address of the published devices.db; its digest is read from URL.sha256 "
+        "[default: $DISKQ_DB_URL, else devices.db on the project's site]",
+    ),
+    timeout: float = typer.Option(
+        30.0, "--timeout", min=0.001, max=3600, help="seconds a connection or a read may stall"
+    ),
+    deadline: float = typer.Option(
+        600.0,
+        "--deadline",
+        min=0.001,
+        max=86400,
+        help="seconds the whole update may take, however slowly the server sends",
+    ),
 ) -> None:
     """Fetch the current devices.db from the published site into your data directory
     ($XDG_DATA_HOME/diskq, or ~/.local/share/diskq), checked against the SHA-256 digest the site
@@ -139,13 +163,21 @@ def db_update(
 
     with err.status(Text(f"fetching {address} ...")):
         report = update(address, user_data_dir() / NAME, timeout=timeout, deadline=deadline)
-    say = (f"{report.path} updated" if report.changed else f"{report.path} is up to date")
-    err.print(f"{say}: {report.devices} devices, {report.bytes:,} bytes, sha256 {report.digest[:12]}, "
-              f"from {report.url}", markup=False, highlight=False, soft_wrap=True)
+    say = f"{report.path} updated" if report.changed else f"{report.path} is up to date"
+    err.print(
+        f"{say}: {report.devices} devices, {report.bytes:,} bytes, sha256 {report.digest[:12]}, from {report.url}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     shadow = checkout_database()
     if shadow is not None:
-        err.print(f"note: here commands read {shadow} first (the checkout's); give --db to choose",
-                  markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            f"note: here commands read {shadow} first (the checkout's); give --db to choose",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _problem(s) -> str:
@@ -155,14 +187,21 @@ def _problem(s) -> str:
 @site_app.command("build")
 def site_build(
     db: Path | None = typer.Option(
-        None, "--db", help="devices.db to publish [default: the checkout's, else your copy from "
-                           "`diskq db update`, else the snapshot shipped with diskq]"),
+        None,
+        "--db",
+        help="devices.db to publish [default: the checkout's, else your copy from "
+        "`diskq db update`, else the snapshot shipped with diskq]",
+    ),
     out: Path = typer.Option(Path("_site"), "--out", help="output directory (replaced)"),
     submissions: Path | None = typer.Option(
-        Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"),
+        Path("submissions"), "--submissions", help="copy these raw submission files into the site (if present)"
+    ),
     repository: str | None = typer.Option(
-        None, "--repository", metavar="URL",
-        help="source repository linked from every page (default: [project.urls] Repository in pyproject.toml)"),
+        None,
+        "--repository",
+        metavar="URL",
+        help="source repository linked from every page (default: [project.urls] Repository in pyproject.toml)",
+    ),
 ) -> None:
     """Generate the static site: suitability table, device pages, methodology, exports.
 
@@ -178,7 +217,12 @@ def site_build(
     err = stderr_console()
     db = database(db).path
     with err.status(Text(f"writing the site to {out}/ ...")):
-        report = build_site(db, out, submissions=submissions if submissions and submissions.is_dir() else None,
-                            repository=repository)
-    err.print(f"{out}/ written: {report.devices} device pages, {report.files} files, "
-              f"{report.bytes / 1e6:.1f} MB", markup=False, highlight=False, soft_wrap=True)
+        report = build_site(
+            db, out, submissions=submissions if submissions and submissions.is_dir() else None, repository=repository
+        )
+    err.print(
+        f"{out}/ written: {report.devices} device pages, {report.files} files, {report.bytes / 1e6:.1f} MB",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

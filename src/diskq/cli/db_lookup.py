@@ -47,13 +47,17 @@ def _sustained_lines(figures: list[dict], left_out: list[dict]) -> list[str]:
 
     lines = []
     for f in figures:
-        what = (f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
-                f"cache {setting_label(f['write_cache'], f['knob'])}")
+        what = (
+            f"{f['variant']}, {block_text(f['block_size'])} writes at queue depth {f['iodepth']}, "
+            f"cache {setting_label(f['write_cache'], f['knob'])}"
+        )
         lines.append(f"  sustained write ({what}): {f['summary']}")
         top = max((v for m in f["writes"] for v in m["bw_samples"]), default=0.0)  # one scale for all
         for m in f["writes"]:
-            lines.append(f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'], top=top)}| "
-                         f"0-{gigabytes(m['written_bytes'])} written, up to {megabytes_per_s(max(m['bw_samples'], default=0.0))}")
+            lines.append(
+                f"    {m['submission_id'][:12]} |{sparkline(m['bw_samples'], top=top)}| "
+                f"0-{gigabytes(m['written_bytes'])} written, up to {megabytes_per_s(max(m['bw_samples'], default=0.0))}"
+            )
     for m in left_out:
         lines.append(f"  sustained write not aggregated: {m['submission_id']} ({m['variant']}): {m['reason']}")
     return lines
@@ -85,23 +89,41 @@ def _size_lines(sizes: dict[str, list[dict]], labels: dict[str, str], width: int
             bar = "#" * max(1, round(z["bw_bytes"] / top * width))
             p99 = latency_ms(z["sync_p99_us"] / 1000) if z["sync_p99_us"] is not None else "-"
             n = f", n={z['n']}" if z["n"] > 1 else ""
-            lines.append(f"  {block_label(z['block_size']):>8} |{bar:<{width}}| {z['iops']:>9,.0f} IOPS "
-                         f"{z['bw_bytes'] / 1e6:>8,.1f} MB/s  p99 fdatasync {p99}{n}")
+            lines.append(
+                f"  {block_label(z['block_size']):>8} |{bar:<{width}}| {z['iops']:>9,.0f} IOPS "
+                f"{z['bw_bytes'] / 1e6:>8,.1f} MB/s  p99 fdatasync {p99}{n}"
+            )
     return lines
 
 
 def _conflict_verdict_lines(verdicts: dict) -> list[str]:
     """One line naming the verdicts that rest on figures in a conflict (decided or not)."""
-    names = {"ceph_waldb": "Ceph WAL/DB", "osds_per_device": "OSDs per device", "etcd": "etcd",
-             "postgres_wal": "PostgreSQL WAL", "zfs_slog": "ZFS SLOG"}
-    bound = [names[k] for k in names if any(r.startswith("rests on a conflict")
-                                            for r in (verdicts.get(k) or {}).get("reasons") or [])]
-    decided = [names[k] for k in names if any(r.startswith("rests on figures of which other evidence")
-                                              for r in (verdicts.get(k) or {}).get("reasons") or [])]
+    names = {
+        "ceph_waldb": "Ceph WAL/DB",
+        "osds_per_device": "OSDs per device",
+        "etcd": "etcd",
+        "postgres_wal": "PostgreSQL WAL",
+        "zfs_slog": "ZFS SLOG",
+    }
+    bound = [
+        names[k]
+        for k in names
+        if any(r.startswith("rests on a conflict") for r in (verdicts.get(k) or {}).get("reasons") or [])
+    ]
+    decided = [
+        names[k]
+        for k in names
+        if any(
+            r.startswith("rests on figures of which other evidence")
+            for r in (verdicts.get(k) or {}).get("reasons") or []
+        )
+    ]
     out = []
     if bound:
-        out.append(f"  {', '.join(bound)}: rest on two figures in a conflict (below), so each holds only as "
-                   "\"at least\": the 1-job figure counts as a lower bound")
+        out.append(
+            f"  {', '.join(bound)}: rest on two figures in a conflict (below), so each holds only as "
+            '"at least": the 1-job figure counts as a lower bound'
+        )
     if decided:
         out.append(f"  {', '.join(decided)}: rest on figures the model's other evidence kept in a conflict (below)")
     return out
@@ -129,8 +151,11 @@ def _size_verdict_lines(verdicts: dict) -> list[str]:
 def lookup_cmd(
     query: str = typer.Argument(..., help="part of the model name; small typos are fine"),
     db: Path | None = typer.Option(
-        None, "--db", help="devices.db to search [default: the checkout's, else your copy from "
-                           "`diskq db update`, else the snapshot shipped with diskq]"),
+        None,
+        "--db",
+        help="devices.db to search [default: the checkout's, else your copy from "
+        "`diskq db update`, else the snapshot shipped with diskq]",
+    ),
     limit: int = typer.Option(5, "--limit", min=1, max=100, help="most matches to show"),
     as_json: bool = typer.Option(False, "--json", help="print the matches as JSON on stdout"),
 ) -> None:
@@ -170,8 +195,10 @@ def lookup_cmd(
             for line in _candidate_lines(ans):
                 say(line, err=False)
         count = len(ans.lines) or len({m.device["model"] for m in matches if m.kind == "candidate"})
-        raise AmbiguousModel(f"{query!r} names {count} models; none is chosen",
-                             hint="give the whole model name or the part number smartctl prints")
+        raise AmbiguousModel(
+            f"{query!r} names {count} models; none is chosen",
+            hint="give the whole model name or the part number smartctl prints",
+        )
     if ans.lines and not matches:  # the drive is known: public figures or datasheet facts only
         if as_json:
             print_json(json.dumps(_json_entries(ans, found), indent=2))
@@ -187,8 +214,10 @@ def lookup_cmd(
         print_json(json.dumps(_json_entries(ans, found), indent=2))
     if not matches[0].is_match:  # similar models only: never shown as the answer
         closest = "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in matches)
-        raise DatabaseError(f"no exact match for {query!r}; closest: {closest}",
-                            hint="a different model number is a different model; query by the words of its name")
+        raise DatabaseError(
+            f"no exact match for {query!r}; closest: {closest}",
+            hint="a different model number is a different model; query by the words of its name",
+        )
     if as_json:
         return
 
@@ -203,8 +232,10 @@ def lookup_cmd(
     elif d.get("rank") is None:  # every submission held back: far from the model's other evidence
         out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (held back: not ranked)")
     else:
-        out(f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['class_rank']} of its method class, "
-            f"#{d['rank']} of the suitability table)")
+        out(
+            f"{d['model']}  firmware {d['firmware'] or 'unknown'}  (#{d['class_rank']} of its method class, "
+            f"#{d['rank']} of the suitability table)"
+        )
     if d.get("method_class_label"):
         out(f"  method: {d['method_id']} v{d['method_version']}, class: {d['method_class_label']}")
     if best.identity:
@@ -213,13 +244,17 @@ def lookup_cmd(
         out(f"  line: {best.line['title']} (the line of its family)")
     if best.capacity_note:
         out(f"  {best.capacity_note}")
-    out(f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
-              f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
-              + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
-              + f"{d['legacy']} legacy")
+    out(
+        f"  {capacity(d['capacity_bytes'])}, {d['protocol']}, {d['media']}; "
+        f"{plural(d['submissions'], 'submission')}, {d['verified']} verified, "
+        + (f"{d['unchecked']} signature intact (signer not checked), " if d["unchecked"] else "")
+        + f"{d['legacy']} legacy"
+    )
     cache = setting_label(d["cache"], d["cache_knob"]) if d["cache"] else "-"
-    out(f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
-              f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 {_sync_word(d)} {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}")
+    out(
+        f"  1-job IOPS {_fmt(d['iops_1job'])} at cache {cache}, max IOPS {_fmt(d['max_iops'])} "
+        f"at {plural(d['peak_jobs'], 'job') if d['peak_jobs'] is not None else '- jobs'}, scaling {d['scaling'] or '-'}, p99 {_sync_word(d)} {latency_ms(d['p99_sync_us'] / 1000) if d['p99_sync_us'] is not None else '-'}"
+    )
     from diskq.database.answers import lines as answer_lines
 
     osds = d["osds_per_device_text"]
@@ -230,8 +265,10 @@ def lookup_cmd(
     for line in answer_lines(best.verdicts, osds):  # the answer per use, as stored by the build
         out(f"  {line}")
     if not best.verdicts:  # a database built before the answers: its verdict columns
-        out(f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds or '-'}, "
-            f"etcd: {d['etcd'] or '-'}, ZFS SLOG: {d.get('zfs_slog') or '-'}")
+        out(
+            f"  Ceph WAL/DB: {d['ceph_waldb'] or '-'}, OSDs per device: {osds or '-'}, "
+            f"etcd: {d['etcd'] or '-'}, ZFS SLOG: {d.get('zfs_slog') or '-'}"
+        )
     for line in _size_verdict_lines(d.get("verdicts") or {}):
         out(line)
     for line in _conflict_verdict_lines(d.get("verdicts") or {}):
@@ -257,7 +294,7 @@ def lookup_cmd(
         elif unsafe:
             out(f"  cache {label}:{unsafe}")
         if c.get("source_words") and scaling.get("method") != "contributor":
-            out(f"  cache {label}, in the contributor's words: \"{c['source_words']}\"")
+            out(f'  cache {label}, in the contributor\'s words: "{c["source_words"]}"')
     said = set()
     for q in best.conflicts:
         jobs = plural(q["numjobs"], "job")
@@ -269,17 +306,20 @@ def lookup_cmd(
         out(f"  not aggregated: {x['path']}: {x['reason']}")
     for note in d["notes"]:
         out(f"  note: {note}")
-    labels = {setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"])
-              for c in best.caches}
+    labels = {
+        setting_slug(c["write_cache"], c["knob"]): setting_label(c["write_cache"], c["knob"]) for c in best.caches
+    }
     for line in _chart(best.curves, labels):
         out(line)
     for line in _size_lines(best.sizes, labels):
         out(line)
     for line in _sustained_lines(best.sustained, best.sustained_left_out):
         out(line)
-    for line in _public_lines(_models(best.public), heading="public figures of this family (other methods: "
-                              "labelled, not merged)"):
+    for line in _public_lines(
+        _models(best.public), heading="public figures of this family (other methods: labelled, not merged)"
+    ):
         out(line)
+
     def names(ms) -> str:
         return "; ".join(f"{m.device['model']} {m.device['firmware']}".strip() for m in ms)
 

@@ -29,7 +29,9 @@ app.add_typer(fleet_app, name="fleet")
     ),
 )
 def candidates_cmd(
-    path: list[str] | None = typer.Option(None, "--path", help="a device to consider (repeatable), e.g. /dev/disk/by-id/..."),
+    path: list[str] | None = typer.Option(
+        None, "--path", help="a device to consider (repeatable), e.g. /dev/disk/by-id/..."
+    ),
     model: str | None = typer.Option(None, "--model", help="shell pattern on the model, case ignored"),
     min_size: str | None = typer.Option(None, "--min-size", help="smallest capacity, e.g. 400G"),
     max_size: str | None = typer.Option(None, "--max-size", help="largest capacity, e.g. 4T"),
@@ -41,7 +43,8 @@ def candidates_cmd(
     from diskq.units import parse_size
 
     selector = select.Selector(
-        paths=tuple(path or ()), model=model,
+        paths=tuple(path or ()),
+        model=model,
         min_bytes=None if min_size is None else parse_size(min_size),
         max_bytes=None if max_size is None else parse_size(max_size),
         rotational=rotational,
@@ -77,7 +80,10 @@ def report_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON on stdout"),
     html: Path | None = typer.Option(None, "--html", help="also write the report as one static HTML page"),
     db: Path | None = typer.Option(
-        None, "--db", help="devices.db to say what is known about each model [default: ./devices.db, else the checkout's]"),
+        None,
+        "--db",
+        help="devices.db to say what is known about each model [default: ./devices.db, else the checkout's]",
+    ),
 ) -> None:
     from functools import partial
 
@@ -108,20 +114,46 @@ def _render(rep) -> None:
     from rich.text import Text
 
     out = stdout_console()
-    out.print(f"{len(rep.hosts)} hosts, {rep.drives} drives, {len(rep.outliers)} outliers, "
-              f"{len(rep.problems)} problems", style="bold")
+    out.print(
+        f"{len(rep.hosts)} hosts, {rep.drives} drives, {len(rep.outliers)} outliers, {len(rep.problems)} problems",
+        style="bold",
+    )
     for g in rep.groups:
         table = Table(title=f"{g.model} (firmware {g.firmware})", title_justify="left")
         for col in ("host", "device", "1-job IOPS", "max IOPS", "peak jobs", "p99 sync ms", "Ceph", "flag"):
             table.add_column(col, justify="right" if "IOPS" in col or "ms" in col or "jobs" in col else "left")
         for d in g.drives:
-            flag = ("interrupted" if d.interrupted else "RAM-backed: not compared" if d.memory_backed
-                    else Text("outlier", style="red") if d.outlier else "")
-            table.add_row(d.host, d.name, _fmt(d.one_job_iops), _fmt(d.max_iops), _fmt(d.peak_jobs),
-                          _fmt(d.p99_sync_ms, 2), d.ceph_tier or "-", flag)
+            flag = (
+                "interrupted"
+                if d.interrupted
+                else "RAM-backed: not compared"
+                if d.memory_backed
+                else Text("outlier", style="red")
+                if d.outlier
+                else ""
+            )
+            table.add_row(
+                d.host,
+                d.name,
+                _fmt(d.one_job_iops),
+                _fmt(d.max_iops),
+                _fmt(d.peak_jobs),
+                _fmt(d.p99_sync_ms, 2),
+                d.ceph_tier or "-",
+                flag,
+            )
         m = g.medians
-        table.add_row("median", "", _fmt(m.get("one_job_iops")), _fmt(m.get("max_iops")), "",
-                      _fmt(m.get("p99_sync_ms"), 2), "", "", style="dim")
+        table.add_row(
+            "median",
+            "",
+            _fmt(m.get("one_job_iops")),
+            _fmt(m.get("max_iops")),
+            "",
+            _fmt(m.get("p99_sync_ms"), 2),
+            "",
+            "",
+            style="dim",
+        )
         out.print(table)
         for note in g.notes:
             out.print(f"  {note}", style="dim")

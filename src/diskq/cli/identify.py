@@ -83,7 +83,9 @@ def _read_smartctl_json(path: Path):
     except RecursionError:
         raise InvalidInput(f"{name} is not a smartctl output: its JSON is nested too deeply") from None
     except ValueError as exc:
-        raise InvalidInput(f"{name} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`") from None
+        raise InvalidInput(
+            f"{name} is not JSON ({exc})", hint="save it with `smartctl --json -x /dev/X > FILE`"
+        ) from None
 
 
 def _render(device, verdict) -> None:
@@ -101,17 +103,33 @@ def _render(device, verdict) -> None:
         ("model", device.model),
         ("vendor", device.vendor),
         ("firmware", device.firmware),
-        ("capacity", f"{capacity(device.capacity_bytes)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None),
+        (
+            "capacity",
+            f"{capacity(device.capacity_bytes)} ({device.capacity_bytes} bytes)" if device.capacity_bytes else None,
+        ),
         ("protocol", device.protocol),
         ("media", device.media + (f", {rpm} rpm" if rpm else "")),
-        ("block size", f"{device.logical_block_size} logical" + (f" / {device.physical_block_size} physical" if device.physical_block_size else "") if device.logical_block_size else None),
+        (
+            "block size",
+            f"{device.logical_block_size} logical"
+            + (f" / {device.physical_block_size} physical" if device.physical_block_size else "")
+            if device.logical_block_size
+            else None,
+        ),
         ("interface", device.interface_speed),
         ("wear", f"{device.percentage_used}% used" if device.percentage_used is not None else None),
-        ("data written", human_bytes(device.data_written_bytes, si=True) if device.data_written_bytes is not None else None),
+        (
+            "data written",
+            human_bytes(device.data_written_bytes, si=True) if device.data_written_bytes is not None else None,
+        ),
         ("power-on", f"{device.power_on_hours} h" if device.power_on_hours is not None else None),
         ("temperature", f"{device.temperature_c} °C" if device.temperature_c is not None else None),
         ("volatile cache", {True: "present", False: "none"}.get(device.volatile_write_cache)),
-        ("write cache", device.write_cache + (f" (switchable with {device.cache_toggle})" if device.cache_toggle else " (cannot be switched)")),
+        (
+            "write cache",
+            device.write_cache
+            + (f" (switchable with {device.cache_toggle})" if device.cache_toggle else " (cannot be switched)"),
+        ),
         ("serial hash", device.serial_hash),
         ("sources", ", ".join(device.sources)),
     ]
@@ -126,7 +144,9 @@ def _render(device, verdict) -> None:
 
     for fact in device.plp_facts:
         if fact.warning:
-            out.print(f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}", markup=True)
+            out.print(
+                f"[bold red]warning[/]: {escape(fact.field)} = {escape(fact.raw)}: {escape(fact.meaning)}", markup=True
+            )
     for line in plp_lines(verdict):
         out.print(line, markup=True)
     from diskq.database.evidence import known_lines
@@ -151,10 +171,16 @@ def restore(
     list_only: bool = typer.Option(False, "--list", help="only show what is pending; change nothing"),
     as_json: bool = typer.Option(False, "--json", help="print the outcome as JSON on stdout"),
     wait: float = typer.Option(
-        WRITERS_WAIT_S, "--wait", min=0, max=3600, help="seconds to wait for processes still writing to a device before refusing it"
+        WRITERS_WAIT_S,
+        "--wait",
+        min=0,
+        max=3600,
+        help="seconds to wait for processes still writing to a device before refusing it",
     ),
     discard: str | None = typer.Option(
-        None, "--discard", metavar="ENTRY",
+        None,
+        "--discard",
+        metavar="ENTRY",
         help="remove the journal entry ENTRY (a file name shown by --list), after setting its cache back by hand",
     ),
 ) -> None:
@@ -170,8 +196,9 @@ def restore(
         raw = gone.shown() if hasattr(gone, "shown") else json.dumps(asdict(gone))
         if as_json:
             print_json(json.dumps({"discarded": gone.file}, indent=2))
-        stderr_console().print(f"discarded {gone.file} (its content was: {raw})", markup=False, highlight=False,
-                               soft_wrap=True)
+        stderr_console().print(
+            f"discarded {gone.file} (its content was: {raw})", markup=False, highlight=False, soft_wrap=True
+        )
         return
     entries, damaged = journal.read()
     if list_only:
@@ -184,19 +211,34 @@ def restore(
                 out.print("nothing to restore")
             for e in listed:
                 state = "run in progress" if e["running"] else "left by a run that is gone"
-                out.print(f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}", markup=False,
-                          soft_wrap=True)
+                out.print(
+                    f"{e['device']}: write cache was {e['original']} ({e['mechanism']}), {state}",
+                    markup=False,
+                    soft_wrap=True,
+                )
             for d in damaged:
-                out.print(f"{d.describe()}; the original state of {d.device or 'its device'} may be lost: set it by "
-                          f"hand, then `diskq restore --discard {d.name}`", markup=False, highlight=False,
-                          soft_wrap=True)
+                out.print(
+                    f"{d.describe()}; the original state of {d.device or 'its device'} may be lost: set it by "
+                    f"hand, then `diskq restore --discard {d.name}`",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
         return
 
     messages = journal.restore_all(wait_s=wait)
     left, damaged = journal.stale(), journal.damaged()
     if as_json:
-        print_json(json.dumps({"messages": messages, "not_restored": [asdict(e) for e in left],
-                               "damaged": [d.as_dict() for d in damaged]}, indent=2))
+        print_json(
+            json.dumps(
+                {
+                    "messages": messages,
+                    "not_restored": [asdict(e) for e in left],
+                    "damaged": [d.as_dict() for d in damaged],
+                },
+                indent=2,
+            )
+        )
     else:
         err = stderr_console()
         if not messages:

@@ -36,16 +36,29 @@ def plan_cmd(
     workload: str = typer.Option("rbd", "--workload", help="rbd, rgw or cephfs"),
     data_media: str = typer.Option("hdd", "--data-media", help="hdd or ssd: the data devices' media"),
     compression: str | None = typer.Option(
-        None, "--compression", help="RocksDB compression on or off [default: on from Squid, off before]"),
-    release: str | None = typer.Option(None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"),
-    db_size: str | None = typer.Option(None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"),
+        None, "--compression", help="RocksDB compression on or off [default: on from Squid, off before]"
+    ),
+    release: str | None = typer.Option(
+        None, "--release", help="Ceph release: quincy, reef, squid, tentacle [default: squid]"
+    ),
+    db_size: str | None = typer.Option(
+        None, "--db-size", help="the WAL/DB device's size (e.g. 960G), if not recorded or to override"
+    ),
     db: Path | None = typer.Option(
-        None, "--db", help="devices.db to look the model up in [default: the checkout's, else your copy "
-                           "from `diskq db update`, else the snapshot shipped with diskq]"),
-    cephadm_spec: Path | None = typer.Option(None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"),
+        None,
+        "--db",
+        help="devices.db to look the model up in [default: the checkout's, else your copy "
+        "from `diskq db update`, else the snapshot shipped with diskq]",
+    ),
+    cephadm_spec: Path | None = typer.Option(
+        None, "--cephadm-spec", help="write the cephadm OSD specification (YAML) here"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the plan as JSON on stdout"),
-    strict: bool = typer.Option(False, "--strict", help="refuse when the Ceph WAL/DB verdict planned from is "
-                                                         "unknown, unsuitable or noisy (otherwise a warning)"),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="refuse when the Ceph WAL/DB verdict planned from is unknown, unsuitable or noisy (otherwise a warning)",
+    ),
 ) -> None:
     from diskq.analyse import criteria
     from diskq.errors import InvalidInput
@@ -72,8 +85,17 @@ def plan_cmd(
         raise InvalidInput(f"--cephadm-spec {cephadm_spec} is a directory", hint="name a file, e.g. osd-spec.yaml")
     found = None if source.looks_like_file(device) else database(db)
     dev = source.from_document_file(Path(device)) if found is None else source.from_database(found.path, device)
-    plan = layout.make_plan(dev, data_devices, workload, compression=comp, release=rel, rules=rules,
-                            criteria=criteria.load(), db_size=size, strict=strict)
+    plan = layout.make_plan(
+        dev,
+        data_devices,
+        workload,
+        compression=comp,
+        release=rel,
+        rules=rules,
+        criteria=criteria.load(),
+        db_size=size,
+        strict=strict,
+    )
     doc = report.document(plan, rules)
     if found is not None:
         doc["database"] = found.to_dict()
@@ -118,15 +140,19 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out = stdout_console(markup=True)  # every value below is escaped
     d = doc["data"]
     comp = "on" if doc["compression"] else "off"
-    out.print(f"[bold]{escape(doc['device'])}[/] as WAL/DB for {d['count']} x {_gb(d['size_bytes'])} "
-              f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})")
+    out.print(
+        f"[bold]{escape(doc['device'])}[/] as WAL/DB for {d['count']} x {_gb(d['size_bytes'])} "
+        f"{d['media'].upper()} ({doc['workload']}, Ceph {doc['release']}, RocksDB compression {comp})"
+    )
     out.print(f"  figures: {escape(doc['basis'])}; WAL/DB device {_gb(doc['capacity_bytes'])}")
     v = doc.get("verdict") or {}
     if v:
         tier = v.get("tier")
         tier = f"no verdict (at most {v['ceiling']})" if tier == "unknown" and v.get("ceiling") else tier
-        out.print(f"  Ceph WAL/DB: {escape(str(tier))}, basis {escape(str(v.get('basis')))}: "
-                  f"{escape((v.get('reasons') or ['-'])[0])}")
+        out.print(
+            f"  Ceph WAL/DB: {escape(str(tier))}, basis {escape(str(v.get('basis')))}: "
+            f"{escape((v.get('reasons') or ['-'])[0])}"
+        )
     for w in doc.get("warnings") or []:
         out.print(f"[bold yellow]warning:[/] {escape(w)} (--strict refuses)", soft_wrap=True)
     binds = ", ".join(doc["binding"])
@@ -138,15 +164,21 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     out.print(table)
     s = doc["speed"]
     if s["per_osd_iops"] is not None:
-        out.print(f"  per-OSD commit rate at {plural(s['n'], 'OSD')}: {s['per_osd_iops']:,.0f}/s, "
-                  f"{s['headroom']:.1f}x the {s['demand_iops']:,.0f} one {s['osd_kind'].upper()} OSD needs"
-                  + (" (the sweep's largest count: at least that many)" if s["limited_by_sweep"] else ""))
+        out.print(
+            f"  per-OSD commit rate at {plural(s['n'], 'OSD')}: {s['per_osd_iops']:,.0f}/s, "
+            f"{s['headroom']:.1f}x the {s['demand_iops']:,.0f} one {s['osd_kind'].upper()} OSD needs"
+            + (" (the sweep's largest count: at least that many)" if s["limited_by_sweep"] else "")
+        )
     f = doc["db_fraction"]
-    out.print(f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)")
+    out.print(
+        f"\n[bold]block.db[/]: at least {_gb(doc['db_required_bytes'])} per OSD ({f['value']:.2%} of the data device)"
+    )
     for r in f["reasons"]:
         out.print(f"  - {escape(r)}")
-    out.print(f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {plural(doc['db_slots'], 'block.db volume')} of "
-              f"{_gb(doc['db_size_bytes'])} on each")
+    out.print(
+        f"\n[bold]WAL/DB devices needed: {doc['db_devices']}[/], {plural(doc['db_slots'], 'block.db volume')} of "
+        f"{_gb(doc['db_size_bytes'])} on each"
+    )
     for r in doc["layout_reasons"]:
         out.print(f"  - {escape(r)}")
     out.print("[bold]separate block.wal[/]: " + ("yes" if doc["wal"]["value"] else "not worth it"))
@@ -163,8 +195,10 @@ def _render(doc: dict, spec_path: Path | None) -> None:
     for r in mc["reasons"]:
         out.print(f"  - {escape(r)}")
     out.print(f"\n[bold]Deploying[/]: {escape(doc['alternatives'])}.", soft_wrap=True)
-    out.print("\n[bold]Either: cephadm OSD specification[/]"
-              + (f" (written to {escape(str(spec_path))})" if spec_path else ""))
+    out.print(
+        "\n[bold]Either: cephadm OSD specification[/]"
+        + (f" (written to {escape(str(spec_path))})" if spec_path else "")
+    )
     out.print(escape(doc["cephadm_spec_yaml"].rstrip()), soft_wrap=True)
     out.print("\n[bold]Or: ceph-volume[/] (" + escape(doc["ceph_volume"]["note"]) + ")")
     out.print(escape(doc["ceph_volume"]["line"]), soft_wrap=True)

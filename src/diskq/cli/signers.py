@@ -11,7 +11,7 @@ from diskq.cli.app import app
 
 signers_app = typer.Typer(
     help="The repository's allowed_signers file: whose keys vouch for submissions.\n\n"
-         "Example: diskq signers line submissions/samsung/samsung-pm883/0123456789abcdef0123.json",
+    "Example: diskq signers line submissions/samsung/samsung-pm883/0123456789abcdef0123.json",
     no_args_is_help=True,
 )
 app.add_typer(signers_app, name="signers")
@@ -66,8 +66,9 @@ def check_pr_cmd(
     base: Path = typer.Option(..., "--base", help="allowed_signers as the base branch has it (an empty file if none)"),
     head: Path = typer.Option(..., "--head", help="allowed_signers as the pull request has it"),
     author: str = typer.Option(..., "--author", help="the pull request author's GitHub login"),
-    keys: Path = typer.Option(..., "--keys", help="the keys GitHub publishes for the author (public key or "
-                                                  "allowed-signers lines)"),
+    keys: Path = typer.Option(
+        ..., "--keys", help="the keys GitHub publishes for the author (public key or allowed-signers lines)"
+    ),
 ) -> None:
     """Check a pull request's allowed_signers: it only adds lines, each for the author and one of
     the author's GitHub keys, and it lists the key of every signed submission it adds.
@@ -78,8 +79,9 @@ def check_pr_cmd(
     from diskq.submission.signers import pull_request_problems
 
     subs = [(str(p), _load(p)) for p in (submission or [])]
-    problems = pull_request_problems(_read_text(base, "base file"), _read_text(head, "head file"), author,
-                                     _read_text(keys, "keys file"), subs)
+    problems = pull_request_problems(
+        _read_text(base, "base file"), _read_text(head, "head file"), author, _read_text(keys, "keys file"), subs
+    )
     for p in problems:
         say(p, err=False)
     if problems:

@@ -71,12 +71,20 @@ Example: diskq schema --dir /tmp/schemas
 
 @app.command("sign", help=SIGN_HELP)
 def sign_cmd(
-    file: Path = typer.Argument(..., help="result document (from diskq bench or import-fio) or submission, or a directory of result documents (e.g. a fleet run's results: each is signed)"),
+    file: Path = typer.Argument(
+        ...,
+        help="result document (from diskq bench or import-fio) or submission, or a directory of result documents (e.g. a fleet run's results: each is signed)",
+    ),
     key: Path | None = typer.Option(None, "--key", "-f", help="SSH private key, or public key held by ssh-agent"),
     github: str | None = typer.Option(None, "--github", help="your GitHub login (the signature's principal)"),
     name: str | None = typer.Option(None, "--name", help="your name as it should appear with the result"),
     principal: str | None = typer.Option(None, "--principal", help="principal if not --github (default: local user)"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)"),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        help="a directory to write <id>.json into (a submissions/ directory gets <vendor>/<model>/<id>.json), or that file's path (default: submissions/<vendor>/<model>/<id>.json)",
+    ),
 ) -> None:
     from diskq.errors import DiskqError, InvalidInput
 
@@ -84,9 +92,11 @@ def sign_cmd(
         _sign_one(file, key, github, name, principal, output)
         return
     if output is not None and not output.is_dir():
-        raise InvalidInput(f"-o {output}: with a directory of results, -o names an existing directory",
-                           hint="each result is written to DIR/<id>.json (DIR/<vendor>/<model>/<id>.json in a "
-                                "submissions/ directory); without -o to submissions/<vendor>/<model>/<id>.json")
+        raise InvalidInput(
+            f"-o {output}: with a directory of results, -o names an existing directory",
+            hint="each result is written to DIR/<id>.json (DIR/<vendor>/<model>/<id>.json in a "
+            "submissions/ directory); without -o to submissions/<vendor>/<model>/<id>.json",
+        )
     files = sorted(p for p in file.rglob("*.json") if p.is_file() and not p.is_symlink() and p.name != "status.json")
     if output is not None:  # never sign what this run writes (an -o inside the directory)
         out_dir = output.resolve()
@@ -117,8 +127,10 @@ def _expand(paths_in: list[Path]):
 
     missing = [p for p in paths_in if not p.exists() and not p.is_symlink()]
     if missing:  # a mistyped path is bad input (exit 2), not a file with problems
-        raise InvalidInput(f"{missing[0]} does not exist" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
-                           hint="give submission files or directories, e.g. diskq validate submissions/")
+        raise InvalidInput(
+            f"{missing[0]} does not exist" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+            hint="give submission files or directories, e.g. diskq validate submissions/",
+        )
     for p in paths_in:
         if p.is_dir() and not p.is_symlink():
             found, links = find_files(p)
@@ -134,24 +146,38 @@ def _expand(paths_in: list[Path]):
 @app.command("validate", help=VALIDATE_HELP)
 def validate_cmd(
     paths_in: list[Path] = typer.Argument(..., metavar="PATH...", help="submission files or directories"),
-    allowed_signers: Path | None = typer.Option(None, "--allowed-signers", help="ssh allowed-signers file: who may sign"),
+    allowed_signers: Path | None = typer.Option(
+        None, "--allowed-signers", help="ssh allowed-signers file: who may sign"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the problems as JSON on stdout"),
-    no_legacy: bool = typer.Option(False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"),
-    contribution: bool = typer.Option(False, "--contribution", help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model"),
+    no_legacy: bool = typer.Option(
+        False, "--no-legacy", help="refuse legacy (unsigned) submissions, as for contributors"
+    ),
+    contribution: bool = typer.Option(
+        False,
+        "--contribution",
+        help="the pull-request check: also refuse legacy files and results that measure a host (loop, zram, a file...) or name no model",
+    ),
 ) -> None:
     from diskq.submission.validate_tree import validate_files
 
     err = stderr_console()
     files, path_problems = _expand(paths_in)
-    results, notes = validate_files(files, allowed_signers=allowed_signers, no_legacy=no_legacy,
-                                    contribution=contribution)
+    results, notes = validate_files(
+        files, allowed_signers=allowed_signers, no_legacy=no_legacy, contribution=contribution
+    )
     problems_all = path_problems + [p for _, _, ps in results for p in ps]
     if as_json:
-        print_json(json.dumps({
-            "files": len(results),
-            "ok": sum(1 for _, _, ps in results if not ps),
-            "problems": [p.to_dict() for p in problems_all],
-        }, indent=2))
+        print_json(
+            json.dumps(
+                {
+                    "files": len(results),
+                    "ok": sum(1 for _, _, ps in results if not ps),
+                    "problems": [p.to_dict() for p in problems_all],
+                },
+                indent=2,
+            )
+        )
     else:
         for p in problems_all:
             say(str(p), err=False)
@@ -169,12 +195,16 @@ def import_fio_cmd(
     smartctl_json: Path | None = typer.Option(None, "--smartctl-json", help="saved `smartctl --json -x /dev/X` output"),
     write_cache: str = typer.Option("unknown", "--write-cache", help="write cache during the runs: on, off or unknown"),
     cache_mechanism: str = typer.Option(
-        "unknown", "--cache-mechanism",
+        "unknown",
+        "--cache-mechanism",
         help="how that state was set: drive (hdparm -W, sdparm WCE, nvme feature 6), kernel "
-             "(/sys/block/X/queue/write_cache, the only knob of loop and virtio devices) or unknown; "
-             "'off' by the kernel or an unknown knob counts as unsafe, as diskq bench judges it"),
+        "(/sys/block/X/queue/write_cache, the only knob of loop and virtio devices) or unknown; "
+        "'off' by the kernel or an unknown knob counts as unsafe, as diskq bench judges it",
+    ),
     model: str | None = typer.Option(None, "--model", help="device model, when there is no smartctl output"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="result document to write (default: <model>-import.json)"),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="result document to write (default: <model>-import.json)"
+    ),
 ) -> None:
     from diskq.errors import InvalidInput
     from diskq.result import Device
@@ -200,7 +230,9 @@ def import_fio_cmd(
 
     result_table(doc, err)  # the table and verdicts diskq bench shows; stdout keeps the path alone
     peak = doc.runs[0].peak
-    err.print(f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}")
+    err.print(
+        f"{plural(len(doc.runs[0].points), 'point')}, peak {peak.iops:,.0f} IOPS at {plural(peak.numjobs, 'job')}"
+    )
     from rich.markup import escape
 
     err.print(f"result written to [bold]{escape(str(out))}[/]", markup=True)
@@ -210,19 +242,27 @@ def import_fio_cmd(
     if why:
         err.print(f"not for the device database: {why}", markup=False, highlight=False, soft_wrap=True)
     else:
-        err.print(f"next: diskq sign {out} -f ~/.ssh/id_ed25519 --github YOUR_LOGIN (the SSH key GitHub knows for you)",
-                  markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            f"next: diskq sign {out} -f ~/.ssh/id_ed25519 --github YOUR_LOGIN (the SSH key GitHub knows for you)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     say(out, err=False)
 
 
 @app.command("schema", help=SCHEMA_HELP)
 def schema_cmd(
     directory: list[Path] | None = typer.Option(
-        None, "--dir", help="where the schema files live [default, in a checkout's root only: schema/ and "
-                            "the package's copy src/diskq/submission/schemas/]"),
+        None,
+        "--dir",
+        help="where the schema files live [default, in a checkout's root only: schema/ and "
+        "the package's copy src/diskq/submission/schemas/]",
+    ),
     check: bool = typer.Option(False, "--check", help="only compare; exit 1 if a file is missing or differs"),
     show: str | None = typer.Option(
-        None, "--show", metavar="NAME", help="print the schema shipped with diskq: submission, result or plp-datasheets"),
+        None, "--show", metavar="NAME", help="print the schema shipped with diskq: submission, result or plp-datasheets"
+    ),
 ) -> None:
     from diskq.submission import schema
 

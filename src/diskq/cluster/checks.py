@@ -26,8 +26,11 @@ from dataclasses import dataclass, field
 #: name -> (rule, what it says about the commit path). A name ending in ``*`` is a prefix.
 COMMIT_PATH = {
     "BLUEFS_SPILLOVER": ("spillover", "RocksDB data lives on the slow device"),
-    "BLUESTORE_SLOW_OP_ALERT": ("bluestore_slow_ops", "BlueStore logged operations slower than "
-                                "bluestore_log_op_age, most often the commit (_txc_committed_kv) of a slow device"),
+    "BLUESTORE_SLOW_OP_ALERT": (
+        "bluestore_slow_ops",
+        "BlueStore logged operations slower than "
+        "bluestore_log_op_age, most often the commit (_txc_committed_kv) of a slow device",
+    ),
     "SLOW_OPS": ("slow_ops", "client operations blocked longer than osd_op_complaint_time"),
     "BLUEFS_AVAILABLE_SPACE": ("bluefs_space", "BlueFS has little space left to grow"),
     "BLUEFS_LOW_SPACE": ("bluefs_space", "BlueFS is low on free space"),
@@ -99,8 +102,11 @@ def subjects(line: str) -> Subjects:
     osds = sorted({int(m) for m in _OSD.findall(line)})
     pairs = [f"{h}:{d}" for h, d in _HOST_DEV.findall(line)]
     hosts = sorted({p.split(":")[0] for p in pairs})
-    ids = [i for i in _DEVID.findall(line) if ":" not in i
-           and re.search(r"\d", i) and not i.startswith(("osd_", "bluestore_", "bluefs_", "mon_", "bdev_"))]
+    ids = [
+        i
+        for i in _DEVID.findall(line)
+        if ":" not in i and re.search(r"\d", i) and not i.startswith(("osd_", "bluestore_", "bluefs_", "mon_", "bdev_"))
+    ]
     return Subjects(osds, hosts, pairs, ids)
 
 
@@ -126,26 +132,37 @@ def checks(data) -> list[Check] | None:
             text = str(summary.get("message", "")) if isinstance(summary, dict) else str(summary or "")
             detail = c.get("detail") if isinstance(c.get("detail"), list) else []
             lines = [str(d.get("message", "")) if isinstance(d, dict) else str(d) for d in detail]
-            out.append(Check(str(name), str(c.get("severity") or "") or None, text, [ln for ln in lines if ln],
-                             bool(c.get("muted"))))
+            out.append(
+                Check(
+                    str(name),
+                    str(c.get("severity") or "") or None,
+                    text,
+                    [ln for ln in lines if ln],
+                    bool(c.get("muted")),
+                )
+            )
         return out
     return _text(str(data))
 
 
 #: Detail lines that name their check when an excerpt holds them without its header.
-_BARE = (("BLUEFS_SPILLOVER", re.compile(r"osd[.:]\d+ spilled over ")),
-         ("BLUESTORE_SLOW_OP_ALERT", re.compile(r"osd\.\d+\s+observed slow operation indications in BlueStore")))
+_BARE = (
+    ("BLUEFS_SPILLOVER", re.compile(r"osd[.:]\d+ spilled over ")),
+    ("BLUESTORE_SLOW_OP_ALERT", re.compile(r"osd\.\d+\s+observed slow operation indications in BlueStore")),
+)
 
 
 def _text(text: str) -> list[Check] | None:
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if re.match(r"^\s*HEALTH_(OK|WARN|ERR)\b", ln)), None)
     if start is None:  # an excerpt: detail lines alone, each naming its check by its wording
-        bare = [Check(name, None, "detail lines without their header", [ln.strip() for ln in lines if rx.search(ln)])
-                for name, rx in _BARE]
+        bare = [
+            Check(name, None, "detail lines without their header", [ln.strip() for ln in lines if rx.search(ln)])
+            for name, rx in _BARE
+        ]
         return [c for c in bare if c.details] or None
     out: list[Check] = []
-    for ln in lines[start + 1:]:
+    for ln in lines[start + 1 :]:
         if not ln.strip():
             continue
         m = _HEAD.match(ln) if len(ln) - len(ln.lstrip()) <= 1 else None
@@ -172,7 +189,9 @@ class Spill:
 _SIZE = r"([\d.]+ ?(?:[KMGTPE]i?B|[KMGTPE]i?|[kK]B|B))"
 _SPILLS = (
     # 14.2 and later: osd.76 spilled over 128 KiB metadata from 'db' device (56 GiB used of 60 GiB) to slow device
-    re.compile(rf"osd[.:](\d+) spilled over {_SIZE} metadata from '(\w+)' device \({_SIZE} used of {_SIZE}\) to slow device"),
+    re.compile(
+        rf"osd[.:](\d+) spilled over {_SIZE} metadata from '(\w+)' device \({_SIZE} used of {_SIZE}\) to slow device"
+    ),
     # 14.0 and 14.1: osd:50 spilled over to slow device: 1.3 GiB
     re.compile(rf"osd[.:](\d+) spilled over to slow device:? {_SIZE}"),
 )
@@ -204,8 +223,16 @@ def spills(check: Check) -> tuple[list[Spill], list[str]]:
     for ln in check.details:
         m = _SPILLS[0].search(ln)
         if m:
-            out.append(Spill(int(m.group(1)), size_bytes(m.group(2)), size_bytes(m.group(4)), size_bytes(m.group(5)),
-                             m.group(), m.group(3)))
+            out.append(
+                Spill(
+                    int(m.group(1)),
+                    size_bytes(m.group(2)),
+                    size_bytes(m.group(4)),
+                    size_bytes(m.group(5)),
+                    m.group(),
+                    m.group(3),
+                )
+            )
             continue
         m = _SPILLS[1].search(ln)
         if m:

@@ -59,8 +59,13 @@ def collect(directory: Path, *, host: str | None = None) -> list[str]:
             errors.append(f"`{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
             continue
         _write(directory / name, saved[name])
-    ids = sorted({int(m["id"]) for m in saved.get("osd-metadata.json") or [] if isinstance(m, dict)
-                  and isinstance(m.get("id"), int)})
+    ids = sorted(
+        {
+            int(m["id"])
+            for m in saved.get("osd-metadata.json") or []
+            if isinstance(m, dict) and isinstance(m.get("id"), int)
+        }
+    )
     for osd in ids:
         argv = ["ceph", "tell", f"osd.{osd}", "perf", "dump"]
         try:
@@ -69,8 +74,10 @@ def collect(directory: Path, *, host: str | None = None) -> list[str]:
             errors.append(f"osd.{osd} did not answer `{' '.join(argv)}`: {getattr(exc, 'message', None) or exc}")
     if proc.which("ceph-volume") is not None:
         name = host or socket.gethostname()
-        for argv, stem in ((["ceph-volume", "inventory", "--format", "json"], "ceph-volume-inventory"),
-                           (["ceph-volume", "lvm", "list", "--format", "json"], "ceph-volume-lvm-list")):
+        for argv, stem in (
+            (["ceph-volume", "inventory", "--format", "json"], "ceph-volume-inventory"),
+            (["ceph-volume", "lvm", "list", "--format", "json"], "ceph-volume-lvm-list"),
+        ):
             try:
                 _write(directory / f"{stem}.{name}.json", _ceph_json(argv))
             except (DiskqError, ValueError) as exc:

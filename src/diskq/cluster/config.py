@@ -37,7 +37,9 @@ def config_dump(data) -> list[ConfigEntry]:
     out = []
     for e in data:
         if isinstance(e, dict) and e.get("section") is not None and e.get("name"):
-            out.append(ConfigEntry(str(e["section"]), str(e["name"]), str(e.get("value", "")), str(e.get("mask") or "")))
+            out.append(
+                ConfigEntry(str(e["section"]), str(e["name"]), str(e.get("value", "")), str(e.get("mask") or ""))
+            )
     return out
 
 
@@ -54,7 +56,7 @@ def _config_text(text: str) -> list[ConfigEntry]:
     m, lvl = starts.get("MASK"), starts.get("LEVEL")
     end = starts.get("RO", None)
     out = []
-    for ln in lines[head_i + 1:]:
+    for ln in lines[head_i + 1 :]:
         if not ln.strip():
             continue
         who = ln.split()[0]
@@ -80,8 +82,8 @@ def config_show(data) -> dict[str, str]:
 def osd_bench(data) -> float | None:
     """IOPS of ``ceph tell osd.N bench`` (the measurement mClock's capacity comes from)::
 
-        {"bytes_written": 12288000, "blocksize": 4096, "elapsed_sec": 2.868101647,
-         "bytes_per_sec": 4284366.9828972416, "iops": 1045.9880329338969}
+    {"bytes_written": 12288000, "blocksize": 4096, "elapsed_sec": 2.868101647,
+     "bytes_per_sec": 4284366.9828972416, "iops": 1045.9880329338969}
     """
     if isinstance(data, dict) and isinstance(data.get("iops"), (int, float)) and "blocksize" in data:
         return float(data["iops"])

@@ -30,7 +30,7 @@ FULL_SHARE = 0.9
 
 def levels(base: int, multiplier: float, n: int = 6) -> list[int]:
     """Target sizes of L1..Ln."""
-    return [int(base * multiplier ** i) for i in range(n)]
+    return [int(base * multiplier**i) for i in range(n)]
 
 
 def fits(db_bytes: int, base: int, multiplier: float) -> tuple[int, int]:
@@ -56,8 +56,11 @@ def rocksdb_levels(options: str | None) -> tuple[int, float, str] | None:
     mult = re.search(r"max_bytes_for_level_multiplier=([\d.]+)", options)
     if not base and not mult:
         return None
-    return (int(base.group(1)) if base else ROCKSDB_DEFAULT[0], float(mult.group(1)) if mult else ROCKSDB_DEFAULT[1],
-            "bluestore_rocksdb_options")
+    return (
+        int(base.group(1)) if base else ROCKSDB_DEFAULT[0],
+        float(mult.group(1)) if mult else ROCKSDB_DEFAULT[1],
+        "bluestore_rocksdb_options",
+    )
 
 
 def _gib(n: float) -> str:
@@ -68,8 +71,15 @@ def _size(n: float) -> str:
     return f"{n / 2**20:,.0f} MiB" if n < 2**30 else f"{n / 2**30:,.4g} GiB"
 
 
-def spillover(osd: int, spilled: int | None, used: int | None, total: int | None, major: int | None,
-              rocks: tuple[int, float, str] | None, policy: str | None) -> tuple[str, list[str], list[str]]:
+def spillover(
+    osd: int,
+    spilled: int | None,
+    used: int | None,
+    total: int | None,
+    major: int | None,
+    rocks: tuple[int, float, str] | None,
+    policy: str | None,
+) -> tuple[str, list[str], list[str]]:
     """Why ``osd`` spilled and what to do, for its release: (cause, fixes, config lines).
 
     ``rocks`` is the OSD's level base and multiplier where its options are known; without them
@@ -78,41 +88,59 @@ def spillover(osd: int, spilled: int | None, used: int | None, total: int | None
     fixes: list[str] = []
     config: list[str] = []
     if total and used is not None and used >= FULL_SHARE * total:
-        cause = (f"the DB is full ({_gib(used)} used of {_gib(total)}): RocksDB has outgrown it, so new data goes "
-                 "to the slow device")
+        cause = (
+            f"the DB is full ({_gib(used)} used of {_gib(total)}): RocksDB has outgrown it, so new data goes "
+            "to the slow device"
+        )
     elif total:
-        readings = [rocks] if rocks else [(*ROCKSDB_DEFAULT, "RocksDB's defaults"),
-                                          (2**30, 8.0, "Ceph's recent bluestore_rocksdb_options")]
+        readings = (
+            [rocks]
+            if rocks
+            else [(*ROCKSDB_DEFAULT, "RocksDB's defaults"), (2**30, 8.0, "Ceph's recent bluestore_rocksdb_options")]
+        )
         parts = []
         for base, mult, where in readings:
             k, held = fits(total, base, mult)
             nxt = levels(base, mult, k + 1)[-1]
-            parts.append(f"with levels from {_size(base)} x{mult:g} ({where}) it holds L1..L{k} ({_gib(held)}) and "
-                         f"L{k + 1} ({_gib(nxt)}) goes to the slow device whole")
+            parts.append(
+                f"with levels from {_size(base)} x{mult:g} ({where}) it holds L1..L{k} ({_gib(held)}) and "
+                f"L{k + 1} ({_gib(nxt)}) goes to the slow device whole"
+            )
         used_txt = f"{_gib(used)} of {_gib(total)} used" if used is not None else f"a DB of {_gib(total)}"
-        cause = (f"RocksDB's level sizing, not a full DB ({used_txt}): " + "; ".join(parts)
-                 + ("" if rocks else f"; `ceph config show osd.{osd:d} bluestore_rocksdb_options` says which applies"))
+        cause = (
+            f"RocksDB's level sizing, not a full DB ({used_txt}): "
+            + "; ".join(parts)
+            + ("" if rocks else f"; `ceph config show osd.{osd:d} bluestore_rocksdb_options` says which applies")
+        )
     else:
         cause = "the DB size is not known here, so full DB and level sizing cannot be told apart"
     if policy in (None, "rocksdb_original") and (major is None or major >= 15):
-        fixes.append("let BlueFS use the DB's spare space for a level that does not fit: "
-                     "bluestore_volume_selection_policy=use_some_extra (Octopus and later, and late Nautilus point "
-                     "releases: `ceph config help bluestore_volume_selection_policy` says whether yours has it; "
-                     "fit_to_fast, where listed, fills the DB first whatever the level), then restart the OSD")
+        fixes.append(
+            "let BlueFS use the DB's spare space for a level that does not fit: "
+            "bluestore_volume_selection_policy=use_some_extra (Octopus and later, and late Nautilus point "
+            "releases: `ceph config help bluestore_volume_selection_policy` says whether yours has it; "
+            "fit_to_fast, where listed, fills the DB first whatever the level), then restart the OSD"
+        )
         config.append(f"ceph config set osd.{osd} bluestore_volume_selection_policy use_some_extra")
     elif policy:
         fixes.append(f"bluestore_volume_selection_policy is already {policy}: the DB itself is too small")
     if major is None or major >= 14:
-        fixes.append(f"compact RocksDB (`ceph tell osd.{osd} compact`; `ceph daemon osd.{osd} compact` on the OSD's "
-                     "host before Octopus): compaction moves data back to the DB device where it fits")
-        fixes.append("grow the DB volume to hold the next level (with room for L0 and the WAL), then, with the OSD "
-                     f"stopped, `ceph-bluestore-tool bluefs-bdev-expand --path /var/lib/ceph/osd/ceph-{osd}` and "
-                     f"`ceph-bluestore-tool bluefs-bdev-migrate --path /var/lib/ceph/osd/ceph-{osd} --devs-source "
-                     f"/var/lib/ceph/osd/ceph-{osd}/block --dev-target /var/lib/ceph/osd/ceph-{osd}/block.db` to move "
-                     "what spilled back")
+        fixes.append(
+            f"compact RocksDB (`ceph tell osd.{osd} compact`; `ceph daemon osd.{osd} compact` on the OSD's "
+            "host before Octopus): compaction moves data back to the DB device where it fits"
+        )
+        fixes.append(
+            "grow the DB volume to hold the next level (with room for L0 and the WAL), then, with the OSD "
+            f"stopped, `ceph-bluestore-tool bluefs-bdev-expand --path /var/lib/ceph/osd/ceph-{osd}` and "
+            f"`ceph-bluestore-tool bluefs-bdev-migrate --path /var/lib/ceph/osd/ceph-{osd} --devs-source "
+            f"/var/lib/ceph/osd/ceph-{osd}/block --dev-target /var/lib/ceph/osd/ceph-{osd}/block.db` to move "
+            "what spilled back"
+        )
     else:
-        fixes.append("before Nautilus BlueFS cannot move data between devices: redeploy the OSD with a DB that holds "
-                     "the next level")
+        fixes.append(
+            "before Nautilus BlueFS cannot move data between devices: redeploy the OSD with a DB that holds "
+            "the next level"
+        )
     return cause, fixes, config
 
 
@@ -120,8 +148,9 @@ _RAID = re.compile(r"PERC|MegaRAID|LOGICAL[ _]VOLUME|ServeRAID|Smart[ _]Array|\b
 _VIRTUAL = re.compile(r"QEMU|VBOX|VMware|Virtual[ _]Disk|Msft|Amazon[ _]Elastic|PersistentDisk|Xen|virtio", re.I)
 
 
-def caveats(role: str, names: list[str], model: str | None, rotational: bool | None,
-            encrypted: bool | None = None) -> list[dict]:
+def caveats(
+    role: str, names: list[str], model: str | None, rotational: bool | None, encrypted: bool | None = None
+) -> list[dict]:
     """Why the commit latency of a device need not be its drive's own: one ``{"kind", "device",
     "text"}`` each (``text`` is the same for every device of a kind, so the report can group).
 
@@ -135,19 +164,33 @@ def caveats(role: str, names: list[str], model: str | None, rotational: bool | N
         out.append({"kind": kind, "device": where, "text": text})
 
     if any(n.startswith("bcache") for n in names):
-        add("bcache", "a bcache device: commits land on the cache SSD in writeback mode, on the backing disk in "
+        add(
+            "bcache",
+            "a bcache device: commits land on the cache SSD in writeback mode, on the backing disk in "
             "writethrough or when the cache bypasses the write; Ceph names neither drive, so none is looked up "
-            "(/sys/block/bcacheN/bcache/cache_mode says which mode)")
+            "(/sys/block/bcacheN/bcache/cache_mode says which mode)",
+        )
     if encrypted:
-        add("dm-crypt", "encrypted (dm-crypt): each commit also passes the crypt layer, so the drive's measured "
-            "figures are a lower bound for the OSD's")
+        add(
+            "dm-crypt",
+            "encrypted (dm-crypt): each commit also passes the crypt layer, so the drive's measured "
+            "figures are a lower bound for the OSD's",
+        )
     if model and _RAID.search(model):
-        add("raid", "a RAID controller's virtual drive: the controller's cache and its battery or flash backing "
-            "decide commit latency, and the drives behind it are not named")
+        add(
+            "raid",
+            "a RAID controller's virtual drive: the controller's cache and its battery or flash backing "
+            "decide commit latency, and the drives behind it are not named",
+        )
     elif model and _VIRTUAL.search(model) or any(re.fullmatch(r"x?vd[a-z]+", n) for n in names):
-        add("virtual", "a virtual disk: the hypervisor's storage decides commit latency; no drive in the database "
-            "describes it")
+        add(
+            "virtual",
+            "a virtual disk: the hypervisor's storage decides commit latency; no drive in the database describes it",
+        )
         if rotational:
-            add("virtual_rotational", "a virtual disk flagged rotational, as hypervisors flag them by default: the "
-                "device class and mClock's HDD capacity follow the flag, not the media")
+            add(
+                "virtual_rotational",
+                "a virtual disk flagged rotational, as hypervisors flag them by default: the "
+                "device class and mClock's HDD capacity follow the flag, not the media",
+            )
     return out

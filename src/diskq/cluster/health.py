@@ -30,6 +30,11 @@ def device_ls(data) -> list[DeviceHealth]:
     for d in data:
         if isinstance(d, dict) and d.get("devid"):
             wear = d.get("wear_level")
-            out.append(DeviceHealth(str(d["devid"]), [str(x) for x in d.get("daemons") or []],
-                                    float(wear) if isinstance(wear, (int, float)) else None))
+            out.append(
+                DeviceHealth(
+                    str(d["devid"]),
+                    [str(x) for x in d.get("daemons") or []],
+                    float(wear) if isinstance(wear, (int, float)) else None,
+                )
+            )
     return out

@@ -34,15 +34,23 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
     for c in found:
         rule_meaning = c.commit_path
         if rule_meaning is None:
-            other.append({"name": c.name, "severity": c.severity, "summary": c.summary, "details": len(c.details),
-                          "note": None})
+            other.append(
+                {"name": c.name, "severity": c.severity, "summary": c.summary, "details": len(c.details), "note": None}
+            )
             continue
         rule, meaning = rule_meaning
         muted = " (muted)" if c.muted else ""
         daemons = {d for ln in [c.summary, *c.details] for d in re.findall(r"\b(mon|mds|mgr|osd)\.[\w.-]+", ln)}
         if daemons and "osd" not in daemons:  # slow ops of monitors, say: not an OSD's commit path
-            other.append({"name": c.name, "severity": c.severity, "summary": c.summary, "details": len(c.details),
-                          "note": f"names {', '.join(sorted(daemons))} daemons only, no OSD: not the OSD commit path"})
+            other.append(
+                {
+                    "name": c.name,
+                    "severity": c.severity,
+                    "summary": c.summary,
+                    "details": len(c.details),
+                    "note": f"names {', '.join(sorted(daemons))} daemons only, no OSD: not the OSD commit path",
+                }
+            )
             continue
         if c.name == "BLUEFS_SPILLOVER":
             spills, rest = hc.spills(c)
@@ -52,59 +60,97 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
         else:
             rest = []
             osds = sorted({o for ln in [c.summary, *c.details] for o in hc.subjects(ln).osds})
-            named = sorted({x for ln in [c.summary, *c.details] for x in hc.subjects(ln).devices + hc.subjects(ln).device_ids})
+            named = sorted(
+                {x for ln in [c.summary, *c.details] for x in hc.subjects(ln).devices + hc.subjects(ln).device_ids}
+            )
             if osds or named:
-                rest = [ln for ln in c.details if not (hc.subjects(ln).osds or hc.subjects(ln).devices
-                                                      or hc.subjects(ln).device_ids)]
+                rest = [
+                    ln
+                    for ln in c.details
+                    if not (hc.subjects(ln).osds or hc.subjects(ln).devices or hc.subjects(ln).device_ids)
+                ]
                 on = _who(osds, place) if osds else ", ".join(named)
-                findings.append(judge.Finding(
-                    rule, osds, f"{c.name}{muted}: {c.summary}: {meaning}. On {on}",
-                    {"check": c.name, "severity": c.severity, "details": c.details[:20], "devices": named},
-                    fixes=_fixes(c.name, osds)))
+                findings.append(
+                    judge.Finding(
+                        rule,
+                        osds,
+                        f"{c.name}{muted}: {c.summary}: {meaning}. On {on}",
+                        {"check": c.name, "severity": c.severity, "details": c.details[:20], "devices": named},
+                        fixes=_fixes(c.name, osds),
+                    )
+                )
             else:
                 rest = c.details or [c.summary]
         if rest:
-            findings.append(judge.Finding(
-                "health_unparsed", [], f"{c.name}{muted} is on the commit path ({meaning}), but diskq could not read "
-                f"which OSD or drive {len(rest)} of its lines name: " + " | ".join(rest[:3]),
-                {"check": c.name, "lines": rest[:20]}))
+            findings.append(
+                judge.Finding(
+                    "health_unparsed",
+                    [],
+                    f"{c.name}{muted} is on the commit path ({meaning}), but diskq could not read "
+                    f"which OSD or drive {len(rest)} of its lines name: " + " | ".join(rest[:3]),
+                    {"check": c.name, "lines": rest[:20]},
+                )
+            )
     return findings, other
 
 
 def _spill(s: hc.Spill, place: Place, ctx: dict) -> judge.Finding:
     total = s.total_bytes if s.total_bytes is not None else ctx.get("db_size")
-    cause, fixes, config = explain.spillover(s.osd, s.spilled_bytes, s.used_bytes, total, ctx.get("major"),
-                                             ctx.get("rocksdb"), ctx.get("policy"))
+    cause, fixes, config = explain.spillover(
+        s.osd, s.spilled_bytes, s.used_bytes, total, ctx.get("major"), ctx.get("rocksdb"), ctx.get("policy")
+    )
     p = place(s.osd)
     on = f" ({p['text']})" if p else ""
-    return judge.Finding("spillover", [s.osd], f"ceph health detail: {s.line}{on}. Cause: {cause}",
-                         {"check": "BLUEFS_SPILLOVER", "spilled_bytes": s.spilled_bytes, "db_used_bytes": s.used_bytes, "db_total_bytes": total,
-                          "wording": "14.0/14.1" if s.used_bytes is None else "14.2 and later"},
-                         config, fixes=fixes)
+    return judge.Finding(
+        "spillover",
+        [s.osd],
+        f"ceph health detail: {s.line}{on}. Cause: {cause}",
+        {
+            "check": "BLUEFS_SPILLOVER",
+            "spilled_bytes": s.spilled_bytes,
+            "db_used_bytes": s.used_bytes,
+            "db_total_bytes": total,
+            "wording": "14.0/14.1" if s.used_bytes is None else "14.2 and later",
+        },
+        config,
+        fixes=fixes,
+    )
 
 
 def _fixes(name: str, osds: list[int]) -> list[str]:
     one = f"osd.{osds[0]}" if osds else "osd.N"
     if name == "BLUESTORE_SLOW_OP_ALERT":
-        return [f"the OSD's log names each slow operation (`log_latency_fn slow operation observed for "
-                f"_txc_committed_kv`: the commit); `ceph daemon {one} dump_historic_ops` shows the slowest",
-                "a drive without power-loss protection flushes every commit to flash: it is the usual cause on "
-                "consumer SSDs; the warning stays for bluestore_slow_ops_warn_lifetime after the last slow op"]
+        return [
+            f"the OSD's log names each slow operation (`log_latency_fn slow operation observed for "
+            f"_txc_committed_kv`: the commit); `ceph daemon {one} dump_historic_ops` shows the slowest",
+            "a drive without power-loss protection flushes every commit to flash: it is the usual cause on "
+            "consumer SSDs; the warning stays for bluestore_slow_ops_warn_lifetime after the last slow op",
+        ]
     if name == "SLOW_OPS":
-        return [f"`ceph daemon {one} dump_ops_in_flight` on the OSD's host shows where each op waits "
-                "(`waiting for sub ops`: a peer; `commit_sent` late: this OSD's commit)"]
+        return [
+            f"`ceph daemon {one} dump_ops_in_flight` on the OSD's host shows where each op waits "
+            "(`waiting for sub ops`: a peer; `commit_sent` late: this OSD's commit)"
+        ]
     if name in ("BLUEFS_AVAILABLE_SPACE", "BLUEFS_LOW_SPACE", "BLUESTORE_BLUEFS_OVERSIZED"):
-        return [f"`ceph tell {one} bluefs stats` (or `ceph daemon {one} bluefs stats`) shows each device's use; "
-                "compact (`ceph tell osd.N compact`) or grow the DB (ceph-bluestore-tool bluefs-bdev-expand)"]
+        return [
+            f"`ceph tell {one} bluefs stats` (or `ceph daemon {one} bluefs stats`) shows each device's use; "
+            "compact (`ceph tell osd.N compact`) or grow the DB (ceph-bluestore-tool bluefs-bdev-expand)"
+        ]
     if name == "BLUESTORE_FRAGMENTATION":
-        return [f"`ceph daemon {one} bluestore allocator score block` rates it (0 to 1); only redeploying the "
-                "OSD defragments it"]
+        return [
+            f"`ceph daemon {one} bluestore allocator score block` rates it (0 to 1); only redeploying the "
+            "OSD defragments it"
+        ]
     if name.startswith(("BLUESTORE_NO_PER", "BLUESTORE_LEGACY")):
-        return ["`ceph-bluestore-tool repair --path /var/lib/ceph/osd/ceph-N` (OSD stopped) converts it; it reads "
-                "the whole DB, so run it one OSD at a time, or mute the warning until you can"]
+        return [
+            "`ceph-bluestore-tool repair --path /var/lib/ceph/osd/ceph-N` (OSD stopped) converts it; it reads "
+            "the whole DB, so run it one OSD at a time, or mute the warning until you can"
+        ]
     if name.startswith("DEVICE_HEALTH") or "STALLED_READ" in name or name.startswith("BLUESTORE_SPURIOUS"):
-        return ["`ceph device ls` and `ceph device info DEVID` show the drive's health metrics; replace a failing "
-                "DB drive before its OSDs go with it"]
+        return [
+            "`ceph device ls` and `ceph device info DEVID` show the drive's health metrics; replace a failing "
+            "DB drive before its OSDs go with it"
+        ]
     return []
 
 
@@ -114,18 +160,25 @@ def from_osd_perf(rows: dict, classes: dict[int, str | None], place: Place, crit
     out = []
     for osd, row in sorted(rows.items()):
         cls = classes.get(osd)
-        f = judge.commit_latency_peers(osd, row.commit_ms, [r.commit_ms for o, r in rows.items()
-                                                            if classes.get(o) == cls], crit)
+        f = judge.commit_latency_peers(
+            osd, row.commit_ms, [r.commit_ms for o, r in rows.items() if classes.get(o) == cls], crit
+        )
         if f:
             p = place(osd)
             f.message += f" ({cls or 'device class unknown'}" + (f"; {p['text']})" if p else ")")
-            f.fixes.append("ceph osd perf is the mgr's last few seconds: repeat it, and compare kv_commit_lat in "
-                           f"`ceph tell osd.{osd} perf dump` with the device's own figures")
+            f.fixes.append(
+                "ceph osd perf is the mgr's last few seconds: repeat it, and compare kv_commit_lat in "
+                f"`ceph tell osd.{osd} perf dump` with the device's own figures"
+            )
             out.append(f)
     busy = sorted((r.commit_ms, o) for o, r in rows.items() if r.commit_ms > 0)
-    summary = {"osds": len(rows), "committing": len(busy),
-               "median_ms": busy[(len(busy) - 1) // 2][0] if busy else None,
-               "max_ms": busy[-1][0] if busy else None, "max_osd": busy[-1][1] if busy else None}
+    summary = {
+        "osds": len(rows),
+        "committing": len(busy),
+        "median_ms": busy[(len(busy) - 1) // 2][0] if busy else None,
+        "max_ms": busy[-1][0] if busy else None,
+        "max_osd": busy[-1][1] if busy else None,
+    }
     return summary, out
 
 
@@ -144,15 +197,23 @@ def from_batch(name: str, plan: list, crit: dict, guide: dict) -> tuple[dict, li
         nvme = "nvme" in dev
         limit = int(guide["guideline_max_nvme" if nvme else "guideline_max_sata_sas"])
         if len(members) > limit:
-            findings.append(judge.Finding("batch_plan", [], f"{name}: the plan puts {len(members)} OSDs' DBs on {dev}; "
-                                          f"Ceph's guideline is at most {limit} per {'NVMe' if nvme else 'SAS/SATA SSD'}",
-                                          {"osds_sharing": len(members), "guideline": limit}))
+            findings.append(
+                judge.Finding(
+                    "batch_plan",
+                    [],
+                    f"{name}: the plan puts {len(members)} OSDs' DBs on {dev}; "
+                    f"Ceph's guideline is at most {limit} per {'NVMe' if nvme else 'SAS/SATA SSD'}",
+                    {"osds_sharing": len(members), "guideline": limit},
+                )
+            )
     small: dict[tuple, list[str]] = {}
     for p in plan:
         try:
             # ceph-volume prints sizes in powers of 1024 labelled GB/TB, as size_bytes reads them
-            db, data = (size_bytes(str(p.db_size)) if p.db_size else None,
-                        size_bytes(str(p.data_size)) if p.data_size else None)
+            db, data = (
+                size_bytes(str(p.db_size)) if p.db_size else None,
+                size_bytes(str(p.data_size)) if p.data_size else None,
+            )
         except ValueError:
             continue
         if db is None:
@@ -163,7 +224,13 @@ def from_batch(name: str, plan: list, crit: dict, guide: dict) -> tuple[dict, li
             small.setdefault((str(p.db_size), str(p.data_size), db, data), []).append(p.data)
     for (db_txt, data_txt, db, data), devs in small.items():
         shown = ", ".join(devs[:6]) + (f" and {len(devs) - 6} more" if len(devs) > 6 else "")
-        findings.append(judge.Finding("batch_plan", [], f"{name}: {shown} would get a {db_txt} block.db, "
-                                      f"{db / data:.2%} of {data_txt}, below {float(crit['db_min_share']):.0%}",
-                                      {"db_bytes": db, "data_bytes": data, "data_devices": devs}))
+        findings.append(
+            judge.Finding(
+                "batch_plan",
+                [],
+                f"{name}: {shown} would get a {db_txt} block.db, "
+                f"{db / data:.2%} of {data_txt}, below {float(crit['db_min_share']):.0%}",
+                {"db_bytes": db, "data_bytes": data, "data_devices": devs},
+            )
+        )
     return summary, findings

@@ -76,8 +76,18 @@ class Inputs:
 
     @property
     def empty(self) -> bool:
-        return not (self.osds or self.perf or self.perf_unnamed or self.df or self.config or self.checks is not None
-                    or self.bench or self.osd_perf or self.volumes or self.batch)
+        return not (
+            self.osds
+            or self.perf
+            or self.perf_unnamed
+            or self.df
+            or self.config
+            or self.checks is not None
+            or self.bench
+            or self.osd_perf
+            or self.volumes
+            or self.batch
+        )
 
 
 def osd_of(name: str) -> int | None:
@@ -114,17 +124,21 @@ def _kind(name: str, data) -> str | None:
             return "metadata"
         if isinstance(data.get("nodes"), list) and "summary" in data:
             return "df"
-        if isinstance(data.get("checks"), dict) or (isinstance(data.get("health"), dict)
-                                                    and isinstance(data["health"].get("checks"), dict)):
+        if isinstance(data.get("checks"), dict) or (
+            isinstance(data.get("health"), dict) and isinstance(data["health"].get("checks"), dict)
+        ):
             return "health"
         if "iops" in data and "blocksize" in data:
             return "bench"
         if "osd_op_queue" in data:
             return "config_show"
-        if any(isinstance(data.get(k), dict) for k in ("bluefs", "bluestore", "filestore")) and isinstance(data.get("osd"), dict):
+        if any(isinstance(data.get(k), dict) for k in ("bluefs", "bluestore", "filestore")) and isinstance(
+            data.get("osd"), dict
+        ):
             return "perf"
-        if isinstance(data.get("osd_perf_infos"), list) or (isinstance(data.get("osdstats"), dict)
-                                                            and isinstance(data["osdstats"].get("osd_perf_infos"), list)):
+        if isinstance(data.get("osd_perf_infos"), list) or (
+            isinstance(data.get("osdstats"), dict) and isinstance(data["osdstats"].get("osd_perf_infos"), list)
+        ):
             return "osd_perf"
         if data and all(str(k).isdigit() and isinstance(v, list) for k, v in data.items()):
             return "lvm_list"
@@ -152,10 +166,15 @@ def _kind(name: str, data) -> str | None:
 
 #: Outputs diskq cluster recognises and does not read, and why (first match wins).
 _KNOWN_TEXT = (
-    (r"^\s*cluster:\s*$.*^\s*health:", "the text of `ceph status`: its health lines carry no check names; save "
-     "`ceph health detail` (or -f json) instead"),
-    (r"Health check (failed|update|cleared)", "a cluster log (ceph.log): it says what happened, not what holds now; "
-     "save `ceph health detail`"),
+    (
+        r"^\s*cluster:\s*$.*^\s*health:",
+        "the text of `ceph status`: its health lines carry no check names; save "
+        "`ceph health detail` (or -f json) instead",
+    ),
+    (
+        r"Health check (failed|update|cleared)",
+        "a cluster log (ceph.log): it says what happened, not what holds now; save `ceph health detail`",
+    ),
     (r"^\s*ID\s+WEIGHT\s+TYPE NAME", "`ceph osd tree` of a release before Luminous (no device class)"),
     (r"^\s*(RAW STORAGE|GLOBAL):", "`ceph df`: pool usage, nothing about the commit path"),
     (r"^\s*(osdmap e\d+: )?\d+ osds: \d+ up", "`ceph osd stat`: counts only"),
@@ -216,12 +235,16 @@ def _host_of(name: str) -> str:
 def read_dir(directory: Path) -> Inputs:
     """Read every ``*.json`` and ``*.txt`` file of ``directory`` (not below it)."""
     if not directory.is_dir():
-        raise InvalidInput(f"{directory} is not a directory",
-                           hint="give the directory `diskq cluster collect` wrote, or saved `ceph` outputs")
+        raise InvalidInput(
+            f"{directory} is not a directory",
+            hint="give the directory `diskq cluster collect` wrote, or saved `ceph` outputs",
+        )
     inp = Inputs(source=str(directory))
     # JSON before the plain tables of the same command, then by name
-    files = sorted((p for p in directory.iterdir() if p.suffix.lower() in (".json", ".txt") and p.is_file()),
-                   key=lambda p: (p.suffix.lower() != ".json", p.name))
+    files = sorted(
+        (p for p in directory.iterdir() if p.suffix.lower() in (".json", ".txt") and p.is_file()),
+        key=lambda p: (p.suffix.lower() != ".json", p.name),
+    )
     for path in files:
         try:
             data = _decode(path)
@@ -236,12 +259,22 @@ def read_dir(directory: Path) -> Inputs:
             add(inp, kind, path.name, data)
         except DiskqError as exc:
             inp.problems.append(f"{path.name}: {exc.message}")
-        except (TypeError, AttributeError, KeyError, ValueError, OverflowError) as exc:  # a shape no Ceph release prints
+        except (
+            TypeError,
+            AttributeError,
+            KeyError,
+            ValueError,
+            OverflowError,
+        ) as exc:  # a shape no Ceph release prints
             inp.problems.append(f"{path.name}: looks like {kind} output but is not shaped like it ({exc}); not used")
     if not files or (inp.empty and not inp.read):
-        what = "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
-        error = InvalidInput(f"{directory} holds {what}",
-                             hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`")
+        what = (
+            "no .json or .txt file" if not files else f"no output diskq cluster reads ({len(files)} files left aside)"
+        )
+        error = InvalidInput(
+            f"{directory} holds {what}",
+            hint="save `ceph osd metadata -f json` there, or run `diskq cluster collect DIR`",
+        )
         error.reasons = inp.problems[:10]  # why each file was left aside, under the message
         raise error
     return inp
@@ -249,6 +282,7 @@ def read_dir(directory: Path) -> Inputs:
 
 def add(inp: Inputs, kind: str, name: str, data) -> None:
     """Add one decoded output of ``kind`` to ``inp`` (a second one of a kind is named, not mixed)."""
+
     def once(attr: str, value) -> None:
         if getattr(inp, attr) is not None:
             inp.problems.append(f"{name}: another {kind} output was read first; this one is not used")
@@ -258,7 +292,9 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
 
     listed = data.get("osd_metadata") if kind == "report" else data if kind == "metadata" else None
     if isinstance(listed, list) and len(listed) > MAX_OSDS:
-        raise InvalidInput(f"{len(listed):,} OSDs listed: more than {MAX_OSDS:,}, beyond any cluster read here; not used")
+        raise InvalidInput(
+            f"{len(listed):,} OSDs listed: more than {MAX_OSDS:,}, beyond any cluster read here; not used"
+        )
     if kind == "report" or (kind == "metadata" and inp.osds is not None and isinstance(data, list)):
         osds = parse.osd_metadata(data)
         if inp.osds is not None and {o.osd for o in osds} == {o.osd for o in inp.osds}:
@@ -286,8 +322,10 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
             inp.read.append(f"{name}: perf dump of an OSD its name does not give (name it e.g. perf-dump.osd.12.json)")
             return
         if osd is None:
-            inp.problems.append(f"{name}: a {kind.replace('_', ' ')} output, but its name does not say which OSD "
-                                "(name it e.g. perf-dump.osd.12.json); not used")
+            inp.problems.append(
+                f"{name}: a {kind.replace('_', ' ')} output, but its name does not say which OSD "
+                "(name it e.g. perf-dump.osd.12.json); not used"
+            )
             return
         if osd in target:
             inp.problems.append(f"{name}: a second {kind} output of osd.{osd}; not used")

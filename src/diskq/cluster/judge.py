@@ -15,10 +15,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-RULES = ("db_unsuitable", "db_rotational", "db_shared", "db_guideline", "spillover", "db_small",
-         "commit_latency", "commit_latency_peers", "mclock_vs_device", "mclock_spread", "mclock_threshold",
-         "bluestore_slow_ops", "slow_ops", "bluefs_space", "fragmentation", "omap_legacy", "device_health",
-         "health_unparsed", "batch_plan")
+RULES = (
+    "db_unsuitable",
+    "db_rotational",
+    "db_shared",
+    "db_guideline",
+    "spillover",
+    "db_small",
+    "commit_latency",
+    "commit_latency_peers",
+    "mclock_vs_device",
+    "mclock_spread",
+    "mclock_threshold",
+    "bluestore_slow_ops",
+    "slow_ops",
+    "bluefs_space",
+    "fragmentation",
+    "omap_legacy",
+    "device_health",
+    "health_unparsed",
+    "batch_plan",
+)
 
 
 @dataclass
@@ -45,15 +62,20 @@ def db_unsuitable(osds: list[int], model: str, tier: str | None) -> Finding | No
     """The DB device's database tier is unsuitable."""
     if tier != "unsuitable":
         return None
-    return Finding("db_unsuitable", osds, f"{model}: the database rates it unsuitable as a WAL/DB device",
-                   {"tier": tier})
+    return Finding(
+        "db_unsuitable", osds, f"{model}: the database rates it unsuitable as a WAL/DB device", {"tier": tier}
+    )
 
 
 def db_rotational(osd: int, rotational: bool | None) -> Finding | None:
     if rotational is not True:
         return None
-    return Finding("db_rotational", [osd], "Ceph reports the dedicated DB device as rotational (bluefs_db_rotational=1)",
-                   {"bluefs_db_rotational": 1})
+    return Finding(
+        "db_rotational",
+        [osd],
+        "Ceph reports the dedicated DB device as rotational (bluefs_db_rotational=1)",
+        {"bluefs_db_rotational": 1},
+    )
 
 
 def db_shared(osds: list[int], model: str, figure: int | None, limited_by_sweep: bool | None) -> Finding | None:
@@ -62,8 +84,12 @@ def db_shared(osds: list[int], model: str, figure: int | None, limited_by_sweep:
         return None
     if limited_by_sweep:
         return None  # "at least figure": more is not known to be too many (the report names it)
-    return Finding("db_shared", osds, f"{len(osds)} OSDs share one {model}; the database's figure is {figure}",
-                   {"osds_sharing": len(osds), "osds_per_device": figure})
+    return Finding(
+        "db_shared",
+        osds,
+        f"{len(osds)} OSDs share one {model}; the database's figure is {figure}",
+        {"osds_sharing": len(osds), "osds_per_device": figure},
+    )
 
 
 def db_guideline(osds: list[int], nvme: bool, crit_plan: dict) -> Finding | None:
@@ -72,8 +98,12 @@ def db_guideline(osds: list[int], nvme: bool, crit_plan: dict) -> Finding | None
     if len(osds) <= limit:
         return None
     kind = "NVMe" if nvme else "SAS/SATA SSD"
-    return Finding("db_guideline", osds, f"{len(osds)} OSDs share one DB drive; Ceph's guideline is at most "
-                   f"{limit} per {kind}", {"osds_sharing": len(osds), "guideline": limit})
+    return Finding(
+        "db_guideline",
+        osds,
+        f"{len(osds)} OSDs share one DB drive; Ceph's guideline is at most {limit} per {kind}",
+        {"osds_sharing": len(osds), "guideline": limit},
+    )
 
 
 def spillover(osd: int, slow_used: int | None, db_used: int | None, db_total: int | None) -> Finding | None:
@@ -91,11 +121,17 @@ def db_small(osd: int, db_size: int | None, data_size: int | None, crit: dict) -
     share = db_size / data_size
     if share >= float(crit["db_min_share"]):
         return None
-    return Finding("db_small", [osd], f"block.db is {share:.2%} of the data device, below {float(crit['db_min_share']):.0%}",
-                   {"db_size_bytes": db_size, "data_size_bytes": data_size, "share": round(share, 5)})
+    return Finding(
+        "db_small",
+        [osd],
+        f"block.db is {share:.2%} of the data device, below {float(crit['db_min_share']):.0%}",
+        {"db_size_bytes": db_size, "data_size_bytes": data_size, "share": round(share, 5)},
+    )
 
 
-def predicted_commit_s(curve: list[tuple[int, float]], sharing: int, p99_1job_us: float | None) -> tuple[float, str] | None:
+def predicted_commit_s(
+    curve: list[tuple[int, float]], sharing: int, p99_1job_us: float | None
+) -> tuple[float, str] | None:
     """What the DB device's own measurement predicts for one commit, and how it was read.
 
     N OSDs committing at once each wait about N / IOPS(N); at N jobs beyond the curve, its
@@ -118,8 +154,9 @@ def predicted_commit_s(curve: list[tuple[int, float]], sharing: int, p99_1job_us
     return max(options) if options else None
 
 
-def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, crit: dict,
-                   device: str = "DB device") -> Finding | None:
+def commit_latency(
+    osd: int, avg_s: float | None, predicted_s: float | None, crit: dict, device: str = "DB device"
+) -> Finding | None:
     """Average ``kv_commit_lat`` against what the device the OSD commits to (its WAL, DB or
     data device: ``device``) predicts."""
     if avg_s is None or not predicted_s:
@@ -127,10 +164,13 @@ def commit_latency(osd: int, avg_s: float | None, predicted_s: float | None, cri
     factor = float(crit["commit_latency_factor"])
     if avg_s <= factor * predicted_s:
         return None
-    return Finding("commit_latency", [osd],
-                   f"kv_commit_lat averages {_ms(avg_s)}, {avg_s / predicted_s:.1f}x the {_ms(predicted_s)} "
-                   f"its {device}'s measurement predicts (limit {factor:g}x)",
-                   {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s})
+    return Finding(
+        "commit_latency",
+        [osd],
+        f"kv_commit_lat averages {_ms(avg_s)}, {avg_s / predicted_s:.1f}x the {_ms(predicted_s)} "
+        f"its {device}'s measurement predicts (limit {factor:g}x)",
+        {"kv_commit_lat_s": avg_s, "predicted_s": predicted_s},
+    )
 
 
 def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit: dict) -> Finding | None:
@@ -153,10 +193,13 @@ def commit_latency_peers(osd: int, commit_ms: float, class_ms: list[float], crit
     factor, floor = float(crit["peer_latency_factor"]), float(crit["peer_latency_min_ms"])
     if commit_ms < floor or commit_ms <= factor * ref:
         return None
-    return Finding("commit_latency_peers", [osd],
-                   f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / ref:.0f}x the {ref:,.0f} ms lower "
-                   f"quartile of the {len(values)} OSDs of its class that committed (limit {factor:g}x, at least {floor:g} ms)",
-                   {"commit_latency_ms": commit_ms, "class_lower_quartile_ms": ref, "class_osds": len(values)})
+    return Finding(
+        "commit_latency_peers",
+        [osd],
+        f"commit latency {commit_ms:,.0f} ms (ceph osd perf), {commit_ms / ref:.0f}x the {ref:,.0f} ms lower "
+        f"quartile of the {len(values)} OSDs of its class that committed (limit {factor:g}x, at least {floor:g} ms)",
+        {"commit_latency_ms": commit_ms, "class_lower_quartile_ms": ref, "class_osds": len(values)},
+    )
 
 
 def mclock_vs_device(osd: int, kind: str, capacity: float, per_osd_rate: float | None, crit: dict) -> Finding | None:
@@ -172,11 +215,14 @@ def mclock_vs_device(osd: int, kind: str, capacity: float, per_osd_rate: float |
         what = f"{1 / ratio:.1f}x below"
     else:
         return None
-    return Finding("mclock_vs_device", [osd],
-                   f"{option} {capacity:,.0f} is {what} the {per_osd_rate:,.0f} commits/s its WAL/DB device gives "
-                   f"each OSD (limit {factor:g}x)",
-                   {option: capacity, "per_osd_commit_rate": round(per_osd_rate, 1)},
-                   [f"ceph config set osd.{osd} {option} {per_osd_rate:.0f}"])
+    return Finding(
+        "mclock_vs_device",
+        [osd],
+        f"{option} {capacity:,.0f} is {what} the {per_osd_rate:,.0f} commits/s its WAL/DB device gives "
+        f"each OSD (limit {factor:g}x)",
+        {option: capacity, "per_osd_commit_rate": round(per_osd_rate, 1)},
+        [f"ceph config set osd.{osd} {option} {per_osd_rate:.0f}"],
+    )
 
 
 def mclock_threshold(osd: int, kind: str, capacity: float, crit: dict) -> Finding | None:
@@ -185,9 +231,13 @@ def mclock_threshold(osd: int, kind: str, capacity: float, crit: dict) -> Findin
     if capacity <= limit:
         return None
     option = f"osd_mclock_max_capacity_iops_{kind}"
-    return Finding("mclock_threshold", [osd], f"{option} {capacity:,.0f} is above {limit:,.0f}, where Ceph refuses "
-                   "its own bench result", {option: capacity, "threshold": limit},
-                   [f"ceph config rm osd.{osd} {option}"])
+    return Finding(
+        "mclock_threshold",
+        [osd],
+        f"{option} {capacity:,.0f} is above {limit:,.0f}, where Ceph refuses its own bench result",
+        {option: capacity, "threshold": limit},
+        [f"ceph config rm osd.{osd} {option}"],
+    )
 
 
 def mclock_spread(kind: str, capacities: dict[int, float], crit: dict) -> Finding | None:
@@ -203,10 +253,13 @@ def mclock_spread(kind: str, capacities: dict[int, float], crit: dict) -> Findin
     low = sorted(o for o, c in capacities.items() if c < middle)
     high = sorted(o for o, c in capacities.items() if c >= middle)
     option = f"osd_mclock_max_capacity_iops_{kind}"
-    return Finding("mclock_spread", sorted(capacities),
-                   f"{option} of the {kind.upper()} OSDs ranges from {lo:,.0f} to {hi:,.0f} ({hi / lo:.1f}x, limit "
-                   f"{factor:g}x): {_ids(low)} low, {_ids(high)} high",
-                   {"min": lo, "max": hi, "low": low, "high": high})
+    return Finding(
+        "mclock_spread",
+        sorted(capacities),
+        f"{option} of the {kind.upper()} OSDs ranges from {lo:,.0f} to {hi:,.0f} ({hi / lo:.1f}x, limit "
+        f"{factor:g}x): {_ids(low)} low, {_ids(high)} high",
+        {"min": lo, "max": hi, "low": low, "high": high},
+    )
 
 
 def _ids(osds: list[int]) -> str:

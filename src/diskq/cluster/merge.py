@@ -42,15 +42,21 @@ def merge_volumes(osds: list[OsdMeta], inp: Inputs) -> None:
             names = _names(v.devices, v.path)
             if getattr(o, role) is None:
                 if role == "db" and o.dedicated_db is False:
-                    o.notes.append(f"the metadata says no dedicated DB (bluefs_dedicated_db=0), but the listing of {host} "
-                                   f"names a [db] on {', '.join(names)}: both shown, the metadata used")
+                    o.notes.append(
+                        f"the metadata says no dedicated DB (bluefs_dedicated_db=0), but the listing of {host} "
+                        f"names a [db] on {', '.join(names)}: both shown, the metadata used"
+                    )
                     continue
                 setattr(o, role, Device(names=names))
-                o.notes.append(f"{role.upper()} device {', '.join(names)} from the listing of {host} (no model: Ceph's "
-                               "metadata would name it)")
+                o.notes.append(
+                    f"{role.upper()} device {', '.join(names)} from the listing of {host} (no model: Ceph's "
+                    "metadata would name it)"
+                )
             elif not set(names) & set(getattr(o, role).names) and names:
-                o.notes.append(f"the listing of {host} names the {role.upper()} on {', '.join(names)}, the metadata on "
-                               f"{', '.join(getattr(o, role).names)}")
+                o.notes.append(
+                    f"the listing of {host} names the {role.upper()} on {', '.join(names)}, the metadata on "
+                    f"{', '.join(getattr(o, role).names)}"
+                )
         if "journal" in vols.volumes and o.journal is None:
             v = vols.volumes["journal"]
             o.journal = Device(names=_names(v.devices, v.path))
@@ -91,9 +97,14 @@ def places(osds: list[OsdMeta], match, sharing: dict[int, int], inp: Inputs) -> 
         else:
             known = f"{dev.model}: the database's {facts['model']}, tier {facts['tier'] or 'unknown'} for WAL/DB"
         shared = sharing.get(osd, 1)
-        device = f"{_ROLE_NAMES[role]} {names}, {known}" if dev.names else f"{_ROLE_NAMES[role]}, which the inputs do not name"
-        text = (f"host {o.host or 'unknown'}; commits to its {device}"
-                + (f"; {shared} OSDs commit there" if shared > 1 else ""))
+        device = (
+            f"{_ROLE_NAMES[role]} {names}, {known}"
+            if dev.names
+            else f"{_ROLE_NAMES[role]}, which the inputs do not name"
+        )
+        text = f"host {o.host or 'unknown'}; commits to its {device}" + (
+            f"; {shared} OSDs commit there" if shared > 1 else ""
+        )
         drive = f"{o.host or '?'}:{names}" + (f" ({dev.model})" if dev.model else "") if dev.names else None
         cache[osd] = {"host": o.host, "commit": role, "drive": drive, "text": text}
         return cache[osd]

@@ -23,8 +23,10 @@ def match_model(db: Path, query: str):
     matches = ans.matches
     if matches and matches[0].kind == EXACT:
         return matches[0], None, [], None
-    several = sorted({m.device["model"] for m in matches if m.kind == CANDIDATE} |
-                     ({la.line["title"] for la in ans.lines} if ans.ambiguous else set()))
+    several = sorted(
+        {m.device["model"] for m in matches if m.kind == CANDIDATE}
+        | ({la.line["title"] for la in ans.lines} if ans.ambiguous else set())
+    )
     line = ans.lines[0].line["title"] if ans.lines and not ans.ambiguous and not matches else None
     return None, (matches[0] if matches and matches[0].is_match else None), several, line
 
@@ -58,22 +60,40 @@ class Matcher:
         exact, near, several, line = match_model(self.db, query)
         if exact is None:
             if several:  # several models fit: none is assumed
-                self.notes.append(f"{model}: names several models in the database ({', '.join(several)}); not used "
-                                  "(map it with --as if you know which)")
+                self.notes.append(
+                    f"{model}: names several models in the database ({', '.join(several)}); not used "
+                    "(map it with --as if you know which)"
+                )
             elif line is not None:
-                self.notes.append(f"{model}: a {line}, not measured with diskq yet (`diskq lookup '{model}'` shows "
-                                  "what is known of it)")
+                self.notes.append(
+                    f"{model}: a {line}, not measured with diskq yet (`diskq lookup '{model}'` shows "
+                    "what is known of it)"
+                )
             elif near is not None:
-                self.notes.append(f"{model}: only a near match in the database ({near.device['model']}); "
-                                  "not used (map it with --as if it is the same drive)")
+                self.notes.append(
+                    f"{model}: only a near match in the database ({near.device['model']}); "
+                    "not used (map it with --as if it is the same drive)"
+                )
             return None
         matches = [exact]
         d = matches[0].device
-        curve = [(p["numjobs"], p["iops"]) for p in matches[0].curves.get(setting_slug(d["cache"], d["cache_knob"]), [])
-                 if d["cache"]]
-        return {"model": d["model"], "query": query, "tier": d["ceph_waldb"], "iops_1job": d["iops_1job"],
-                "max_iops": d["max_iops"], "p99_sync_us": d["p99_sync_us"], "osds_per_device": d["osds_per_device"],
-                "osds_limited_by_sweep": d["osds_limited_by_sweep"], "curve": curve, "cache": d["cache"]}
+        curve = [
+            (p["numjobs"], p["iops"])
+            for p in matches[0].curves.get(setting_slug(d["cache"], d["cache_knob"]), [])
+            if d["cache"]
+        ]
+        return {
+            "model": d["model"],
+            "query": query,
+            "tier": d["ceph_waldb"],
+            "iops_1job": d["iops_1job"],
+            "max_iops": d["max_iops"],
+            "p99_sync_us": d["p99_sync_us"],
+            "osds_per_device": d["osds_per_device"],
+            "osds_limited_by_sweep": d["osds_limited_by_sweep"],
+            "curve": curve,
+            "cache": d["cache"],
+        }
 
 
 def per_osd_rate(curve: list[tuple[int, float]], n: int) -> float | None:
@@ -89,5 +109,3 @@ def per_osd_rate(curve: list[tuple[int, float]], n: int) -> float | None:
         return None
     m, x = below[-1]
     return min(x / m, max(x for _, x in pts) / n)
-
-

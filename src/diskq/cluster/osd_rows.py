@@ -34,8 +34,11 @@ def _mclock(o: OsdMeta, kind: str, inp: Inputs, crit: dict) -> dict:
             # a mask other than the OSD's own device class (a host, a CRUSH location) is not followed
             if e.who == who and e.option == option and e.mask in ("", f"class:{kind}"):
                 try:
-                    return {"option": option, "value": float(e.value),
-                            "source": f"config dump ({who}{'/' + e.mask if e.mask else ''})"}
+                    return {
+                        "option": option,
+                        "value": float(e.value),
+                        "source": f"config dump ({who}{'/' + e.mask if e.mask else ''})",
+                    }
                 except ValueError:
                     continue
     return {"option": option, "value": float(crit[f"mclock_default_{kind}"]), "source": "Ceph's default"}
@@ -61,27 +64,58 @@ def spill_context(o: OsdMeta | None, inp: Inputs) -> dict:
     if o is None:
         return {}
     rocks = explain.rocksdb_levels(_option(o, inp, "bluestore_rocksdb_options"))
-    return {"db_size": o.db.size_bytes if o.db else None, "major": _major(o.version), "rocksdb": rocks,
-            "policy": _option(o, inp, "bluestore_volume_selection_policy")}
+    return {
+        "db_size": o.db.size_bytes if o.db else None,
+        "major": _major(o.version),
+        "rocksdb": rocks,
+        "policy": _option(o, inp, "bluestore_volume_selection_policy"),
+    }
 
 
-def osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, spill, findings: list,
-             capacities: dict, missing: list[str]) -> dict:
+def osd_row(
+    o: OsdMeta,
+    inp: Inputs,
+    match: Matcher,
+    crit: dict,
+    sharing: int,
+    spill,
+    findings: list,
+    capacities: dict,
+    missing: list[str],
+) -> dict:
     df = (inp.df or {}).get(o.osd)
     commit_dev = o.wal or o.db or o.data
     facts = match.facts(commit_dev.model)
     perf = inp.perf.get(o.osd)
-    row = {"osd": o.osd, "host": o.host, "objectstore": o.objectstore, "version": o.version,
-           "status": df.status if df else None, "device_class": df.device_class if df else None,
-           "data": asdict(o.data), "db": asdict(o.db) if o.db else None, "wal": asdict(o.wal) if o.wal else None,
-           "commit_device_shared_by": sharing, "commit_device": "wal" if o.wal else "db" if o.db else "data",
-           "database": facts, "bluefs": None, "kv_ms": None, "predicted_commit_ms": None,
-           "mclock": None, "per_osd_rate": None, "bench_iops": inp.bench.get(o.osd), "notes": list(o.notes)}
+    row = {
+        "osd": o.osd,
+        "host": o.host,
+        "objectstore": o.objectstore,
+        "version": o.version,
+        "status": df.status if df else None,
+        "device_class": df.device_class if df else None,
+        "data": asdict(o.data),
+        "db": asdict(o.db) if o.db else None,
+        "wal": asdict(o.wal) if o.wal else None,
+        "commit_device_shared_by": sharing,
+        "commit_device": "wal" if o.wal else "db" if o.db else "data",
+        "database": facts,
+        "bluefs": None,
+        "kv_ms": None,
+        "predicted_commit_ms": None,
+        "mclock": None,
+        "per_osd_rate": None,
+        "bench_iops": inp.bench.get(o.osd),
+        "notes": list(o.notes),
+    }
     if df and df.status and df.status != "up":
         row["notes"].append(f"{df.status} (osd df / osd tree)")
-    row["caveats"] = [c for role, dev in (("data", o.data), ("DB", o.db), ("WAL", o.wal)) if dev is not None
-                      for c in explain.caveats(role, dev.names, dev.model, dev.rotational,
-                                               inp_encrypted(inp, o.osd, role))]
+    row["caveats"] = [
+        c
+        for role, dev in (("data", o.data), ("DB", o.db), ("WAL", o.wal))
+        if dev is not None
+        for c in explain.caveats(role, dev.names, dev.model, dev.rotational, inp_encrypted(inp, o.osd, role))
+    ]
     if o.objectstore == "filestore" or (perf is not None and perf.store == "filestore"):
         row["commit_device"] = "journal"
         if o.journal is not None:
@@ -90,7 +124,10 @@ def osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, s
             row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
         return row
     if o.db is not None:
-        for f in (judge.db_rotational(o.osd, o.db.rotational), judge.db_small(o.osd, o.db.size_bytes, o.data.size_bytes, crit)):
+        for f in (
+            judge.db_rotational(o.osd, o.db.rotational),
+            judge.db_small(o.osd, o.db.size_bytes, o.data.size_bytes, crit),
+        ):
             if f:
                 findings.append(f)
     if perf is not None:
@@ -99,12 +136,21 @@ def osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, s
         row["kv_ms"] = {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()}
         if perf.missing:
             row["notes"].append("perf dump lacks " + ", ".join(perf.missing))
-        if o.db is not None and not spill and (f := judge.spillover(o.osd, b.get("slow_used_bytes"),
-                                                                     b.get("db_used_bytes"), b.get("db_total_bytes"))):
+        if (
+            o.db is not None
+            and not spill
+            and (f := judge.spillover(o.osd, b.get("slow_used_bytes"), b.get("db_used_bytes"), b.get("db_total_bytes")))
+        ):
             ctx = spill_context(o, inp)
-            cause, f.fixes, f.config = explain.spillover(o.osd, b.get("slow_used_bytes"), b.get("db_used_bytes"),
-                                                         b.get("db_total_bytes"), ctx["major"], ctx["rocksdb"],
-                                                         ctx["policy"])
+            cause, f.fixes, f.config = explain.spillover(
+                o.osd,
+                b.get("slow_used_bytes"),
+                b.get("db_used_bytes"),
+                b.get("db_total_bytes"),
+                ctx["major"],
+                ctx["rocksdb"],
+                ctx["policy"],
+            )
             f.message += f". Cause: {cause}"
             findings.append(f)
         if facts and "kv_commit_lat" in perf.latencies:
@@ -121,8 +167,9 @@ def osd_row(o: OsdMeta, inp: Inputs, match: Matcher, crit: dict, sharing: int, s
     return row
 
 
-def _judge_mclock(o: OsdMeta, row: dict, inp: Inputs, facts: dict | None, sharing: int, crit: dict,
-                  findings: list, capacities: dict) -> None:
+def _judge_mclock(
+    o: OsdMeta, row: dict, inp: Inputs, facts: dict | None, sharing: int, crit: dict, findings: list, capacities: dict
+) -> None:
     if inp.config is None and o.osd not in inp.config_show:
         return
     rot = o.data.rotational
@@ -138,7 +185,9 @@ def _judge_mclock(o: OsdMeta, row: dict, inp: Inputs, facts: dict | None, sharin
         row["notes"].append(f"osd_op_queue is {queue}: mClock capacities are not in force")
         return
     if queue is None and major is not None and major < _MCLOCK_RELEASE:
-        row["notes"].append(f"Ceph {o.version}: mclock_scheduler is not the default before Quincy; capacities not judged")
+        row["notes"].append(
+            f"Ceph {o.version}: mclock_scheduler is not the default before Quincy; capacities not judged"
+        )
         return
     mc = _mclock(o, kind, inp, crit)
     row["mclock"] = mc

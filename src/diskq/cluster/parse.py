@@ -97,7 +97,7 @@ def model_of_id(device_id: str | None) -> str | None:
     model = device_id.rsplit("_", 1)[0]
     for prefix in _TRANSPORTS:
         if model.startswith(prefix) and len(model) > len(prefix):
-            model = model[len(prefix):]
+            model = model[len(prefix) :]
     model = " ".join(model.replace("_", " ").split())
     return model or None
 
@@ -107,8 +107,13 @@ def _device(meta: dict, prefix: str, ids: dict[str, str]) -> Device:
     idents = [ids[n] for n in names if n in ids]
     models = sorted({m for m in (model_of_id(i) for i in idents) if m})
     model = " / ".join(models) or (str(meta.get(f"{prefix}_model") or "").strip() or None)
-    return Device(names=names, model=model, device_id=idents[0] if len(idents) == 1 else None,
-                  size_bytes=int_or_none(meta.get(f"{prefix}_size")), rotational=_bool01(meta.get(f"{prefix}_rotational")))
+    return Device(
+        names=names,
+        model=model,
+        device_id=idents[0] if len(idents) == 1 else None,
+        size_bytes=int_or_none(meta.get(f"{prefix}_size")),
+        rotational=_bool01(meta.get(f"{prefix}_rotational")),
+    )
 
 
 def osd_metadata(data) -> list[OsdMeta]:
@@ -150,7 +155,12 @@ def _one_osd(meta: dict) -> OsdMeta:
     if dedicated is None and shared is not None:
         dedicated = not shared
     db_names = str(meta.get("bluefs_db_devices") or "").strip()
-    if dedicated is None and store != "filestore" and db_names and db_names != str(meta.get("bluestore_bdev_devices") or "").strip():
+    if (
+        dedicated is None
+        and store != "filestore"
+        and db_names
+        and db_names != str(meta.get("bluestore_bdev_devices") or "").strip()
+    ):
         # neither flag, but bluefs_db_* names a device other than the main one: that is a DB device
         dedicated = True
         notes.append(f"no bluefs_dedicated_db flag in the metadata; DB device read from bluefs_db_devices ({db_names})")
@@ -160,18 +170,32 @@ def _one_osd(meta: dict) -> OsdMeta:
         data = Device(names=[node] if node and node != "unknown" else [], rotational=_bool01(meta.get("rotational")))
         jpath = str(meta.get("osd_journal") or "").strip()
         journal = Device(names=[jpath] if jpath else [], rotational=_bool01(meta.get("journal_rotational")))
-        notes.append("FileStore OSD: commits go to its journal" + (f" ({jpath})" if jpath else "")
-                     + ", not to BlueFS; no DB device to judge")
+        notes.append(
+            "FileStore OSD: commits go to its journal"
+            + (f" ({jpath})" if jpath else "")
+            + ", not to BlueFS; no DB device to judge"
+        )
     elif dedicated:
         db = _device(meta, "bluefs_db", ids)
     if _bool01(meta.get("bluefs_dedicated_wal")):
         wal = _device(meta, "bluefs_wal", ids)
     if not ids and store != "filestore":
-        notes.append("no device_ids in the metadata (none before Nautilus, nor for a device Ceph cannot "
-                     "identify, such as bcache): models unknown")
-    return OsdMeta(osd=int(meta["id"]), host=_str(meta.get("hostname")), objectstore=_str(store),
-                   version=_str(meta.get("ceph_version_short")) or _version(meta.get("ceph_version")),
-                   data=data, db=db, wal=wal, dedicated_db=dedicated, notes=notes, journal=journal)
+        notes.append(
+            "no device_ids in the metadata (none before Nautilus, nor for a device Ceph cannot "
+            "identify, such as bcache): models unknown"
+        )
+    return OsdMeta(
+        osd=int(meta["id"]),
+        host=_str(meta.get("hostname")),
+        objectstore=_str(store),
+        version=_str(meta.get("ceph_version_short")) or _version(meta.get("ceph_version")),
+        data=data,
+        db=db,
+        wal=wal,
+        dedicated_db=dedicated,
+        notes=notes,
+        journal=journal,
+    )
 
 
 def _version(text) -> str | None:
@@ -203,14 +227,24 @@ def osd_df(data) -> dict[int, DfRow]:
         return _osd_df_text(data)
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise InvalidInput("osd df: expected the JSON of `ceph osd df -f json` (with nodes)")
-    hosts = {c: str(n.get("name")) for n in data["nodes"] if isinstance(n, dict) and n.get("type") == "host"
-             for c in (n.get("children") if isinstance(n.get("children"), list) else [])}
+    hosts = {
+        c: str(n.get("name"))
+        for n in data["nodes"]
+        if isinstance(n, dict) and n.get("type") == "host"
+        for c in (n.get("children") if isinstance(n.get("children"), list) else [])
+    }
     out = {}
     for n in data["nodes"]:
         osd = int_or_none(n.get("id")) if isinstance(n, dict) and n.get("type", "osd") == "osd" else None
         if osd is not None and osd >= 0:
-            out[osd] = DfRow(osd, _str(n.get("device_class")), _str(n.get("status")),
-                             int_or_none(n.get("kb")), int_or_none(n.get("kb_used_meta")), hosts.get(osd))
+            out[osd] = DfRow(
+                osd,
+                _str(n.get("device_class")),
+                _str(n.get("status")),
+                int_or_none(n.get("kb")),
+                int_or_none(n.get("kb_used_meta")),
+                hosts.get(osd),
+            )
     return out
 
 
@@ -255,9 +289,17 @@ def inventory(data) -> list[InventoryDevice]:
             continue
         sys_api = d.get("sys_api") if isinstance(d.get("sys_api"), dict) else {}
         vendor, model = str(sys_api.get("vendor") or "").strip(), str(sys_api.get("model") or "").strip()
-        name = " ".join(x for x in (vendor if vendor and vendor.upper() != "ATA" and vendor not in model else "", model) if x)
+        name = " ".join(
+            x for x in (vendor if vendor and vendor.upper() != "ATA" and vendor not in model else "", model) if x
+        )
         size = sys_api.get("size")
-        out.append(InventoryDevice(str(d["path"]), d.get("device_id") or None, name or None,
-                                   int(size) if isinstance(size, (int, float)) else None,
-                                   _bool01(sys_api.get("rotational"))))
+        out.append(
+            InventoryDevice(
+                str(d["path"]),
+                d.get("device_id") or None,
+                name or None,
+                int(size) if isinstance(size, (int, float)) else None,
+                _bool01(sys_api.get("rotational")),
+            )
+        )
     return out

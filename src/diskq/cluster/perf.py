@@ -10,8 +10,16 @@ from diskq.cluster.parse import int_or_none
 from diskq.errors import InvalidInput
 
 #: The BlueFS counters of ``perf dump`` read here (bytes).
-BLUEFS_COUNTERS = ("db_total_bytes", "db_used_bytes", "wal_total_bytes", "wal_used_bytes", "slow_total_bytes",
-                   "slow_used_bytes", "bytes_written_slow", "max_bytes_slow")
+BLUEFS_COUNTERS = (
+    "db_total_bytes",
+    "db_used_bytes",
+    "wal_total_bytes",
+    "wal_used_bytes",
+    "slow_total_bytes",
+    "slow_used_bytes",
+    "bytes_written_slow",
+    "max_bytes_slow",
+)
 #: The BlueStore commit latencies of ``perf dump`` read here.
 KV_LATENCIES = ("kv_sync_lat", "kv_flush_lat", "kv_commit_lat")
 #: A FileStore OSD's latencies (its commits go to the journal, not to BlueFS).
@@ -34,6 +42,7 @@ class PerfDump:
     latencies: dict[str, Latency]
     missing: list[str]  #: counters this output does not hold (an older release, FileStore)
     store: str = "bluestore"  #: "filestore" when the dump has a filestore section and no bluefs
+
 
 def perf_dump(data) -> PerfDump:
     """``ceph tell osd.N perf dump`` / ``ceph daemon osd.N perf dump``. A sample, cut from a
@@ -81,8 +90,12 @@ def perf_dump(data) -> PerfDump:
 
 
 def _latency(c) -> Latency | None:
-    if isinstance(c, dict) and isinstance(c.get("avgcount"), int) and c["avgcount"] > 0 \
-            and isinstance(c.get("sum"), (int, float)):
+    if (
+        isinstance(c, dict)
+        and isinstance(c.get("avgcount"), int)
+        and c["avgcount"] > 0
+        and isinstance(c.get("sum"), (int, float))
+    ):
         return Latency(float(c["sum"]) / c["avgcount"], int(c["avgcount"]))
     return None
 
@@ -118,11 +131,16 @@ def osd_perf(data) -> dict[int, OsdPerfRow]:
         out = {}
         for i in infos:
             p = i.get("perf_stats") if isinstance(i, dict) and isinstance(i.get("perf_stats"), dict) else None
-            if p is None or int_or_none(i.get("id")) is None or not isinstance(p.get("commit_latency_ms"), (int, float)):
+            if (
+                p is None
+                or int_or_none(i.get("id")) is None
+                or not isinstance(p.get("commit_latency_ms"), (int, float))
+            ):
                 continue
             apply = p.get("apply_latency_ms")
-            out[int(i["id"])] = OsdPerfRow(int(i["id"]), float(p["commit_latency_ms"]),
-                                           float(apply) if isinstance(apply, (int, float)) else None)
+            out[int(i["id"])] = OsdPerfRow(
+                int(i["id"]), float(p["commit_latency_ms"]), float(apply) if isinstance(apply, (int, float)) else None
+            )
         return out
     lines = str(data).splitlines()
     head = next((ln.split() for ln in lines if ln.split()[:1] == ["osd"] and "commit_latency(ms)" in ln), None)

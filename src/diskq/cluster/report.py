@@ -41,13 +41,16 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     findings: list[judge.Finding] = []
     osds = inp.osds or _osds_without_metadata(inp)
     if inp.osds is None:
-        missing.append("no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
-                       + (f"; {len(osds)} OSDs known from the other outputs only" if osds else ""))
+        missing.append(
+            "no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
+            + (f"; {len(osds)} OSDs known from the other outputs only" if osds else "")
+        )
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
     if not inp.perf and osds:
-        missing.append("no perf dump: BlueFS usage, spillover counters and commit latencies unknown "
-                       "(ceph tell osd.N perf dump)")
+        missing.append(
+            "no perf dump: BlueFS usage, spillover counters and commit latencies unknown (ceph tell osd.N perf dump)"
+        )
     if inp.config is None and not inp.config_show:
         missing.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
     known = {o.osd for o in osds}
@@ -68,22 +71,43 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         facts = match.facts(dev.model)
         ids = [o.osd for o in members]
         whole = inventory.get(key)
-        row = {"key": key, "host": members[0].host, "names": dev.names, "model": dev.model, "nvme": dev.nvme,
-               "rotational": dev.rotational, "osds": ids, "database": facts,
-               "drive_size_bytes": whole.size_bytes if whole else None, "wear_level": wear.get(key),
-               "data_osds": [], "notes": []}
+        row = {
+            "key": key,
+            "host": members[0].host,
+            "names": dev.names,
+            "model": dev.model,
+            "nvme": dev.nvme,
+            "rotational": dev.rotational,
+            "osds": ids,
+            "database": facts,
+            "drive_size_bytes": whole.size_bytes if whole else None,
+            "wear_level": wear.get(key),
+            "data_osds": [],
+            "notes": [],
+        }
         if dev.model is None:
             row["notes"].append("model unknown (no device id in the metadata)")
         elif facts is None and db is not None:
             row["notes"].append(f"{dev.model} is not in the database")
-        findings += [f for f in (
-            judge.db_guideline(ids, dev.nvme, guide),
-            facts and judge.db_unsuitable(ids, dev.model, facts["tier"]),
-            facts and judge.db_shared(ids, dev.model, facts["osds_per_device"], facts["osds_limited_by_sweep"]),
-        ) if f]
-        if facts and facts["osds_limited_by_sweep"] and facts["osds_per_device"] and len(ids) > facts["osds_per_device"]:
-            row["notes"].append(f"{len(ids)} OSDs share it; the database measured up to {facts['osds_per_device']} "
-                                "(at least that many): more is not known")
+        findings += [
+            f
+            for f in (
+                judge.db_guideline(ids, dev.nvme, guide),
+                facts and judge.db_unsuitable(ids, dev.model, facts["tier"]),
+                facts and judge.db_shared(ids, dev.model, facts["osds_per_device"], facts["osds_limited_by_sweep"]),
+            )
+            if f
+        ]
+        if (
+            facts
+            and facts["osds_limited_by_sweep"]
+            and facts["osds_per_device"]
+            and len(ids) > facts["osds_per_device"]
+        ):
+            row["notes"].append(
+                f"{len(ids)} OSDs share it; the database measured up to {facts['osds_per_device']} "
+                "(at least that many): more is not known"
+            )
         db_rows.append(row)
 
     # an OSD whose data device is a DB drive (another namespace or partition of it) commits there too
@@ -103,7 +127,9 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     wal_groups: dict[str, list[int]] = {}
     for o in osds:
         if o.wal is not None:
-            wal_groups.setdefault(o.wal.device_id or f"{o.host or '?'}:{','.join(o.wal.names) or '?'}", []).append(o.osd)
+            wal_groups.setdefault(o.wal.device_id or f"{o.host or '?'}:{','.join(o.wal.names) or '?'}", []).append(
+                o.osd
+            )
     sharing.update({i: len(ids) for ids in wal_groups.values() for i in ids})
     by_id = {o.osd: o for o in osds}
     place = places(osds, match, sharing, inp)
@@ -115,8 +141,9 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         health_doc = {"source": inp.checks_from, "checks": [c.name for c in inp.checks], "other": other}
     rows, capacities = [], {"hdd": {}, "ssd": {}}
     for o in osds:
-        rows.append(osd_row(o, inp, match, crit, sharing.get(o.osd, 1), o.osd in spilled, findings, capacities,
-                             missing))
+        rows.append(
+            osd_row(o, inp, match, crit, sharing.get(o.osd, 1), o.osd in spilled, findings, capacities, missing)
+        )
     for kind, caps in capacities.items():
         if f := judge.mclock_spread(kind, caps, crit):
             findings.append(f)
@@ -136,28 +163,49 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     unnamed = []
     for name, perf in sorted(inp.perf_unnamed.items()):
         b = perf.bluefs
-        unnamed.append({"file": name, "store": perf.store,
-                        "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN} if perf.store != "filestore" else None,
-                        "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
-                        "dedicated_db": (b.get("slow_total_bytes") or 0) > 0, "missing": perf.missing})
+        unnamed.append(
+            {
+                "file": name,
+                "store": perf.store,
+                "bluefs": {k: b.get(k) for k in BLUEFS_SHOWN} if perf.store != "filestore" else None,
+                "kv_ms": {k: round(v.avg_s * 1000, 4) for k, v in perf.latencies.items()},
+                "dedicated_db": (b.get("slow_total_bytes") or 0) > 0,
+                "missing": perf.missing,
+            }
+        )
         if (b.get("slow_total_bytes") or 0) > 0 and b.get("slow_used_bytes"):
-            missing.append(f"{name}: BlueFS spilled {b['slow_used_bytes'] / 1e9:,.1f} GB onto the slow device, "
-                           "but the file does not say which OSD it is")
+            missing.append(
+                f"{name}: BlueFS spilled {b['slow_used_bytes'] / 1e9:,.1f} GB onto the slow device, "
+                "but the file does not say which OSD it is"
+            )
     missing += match.notes
     absent = sorted(m for m, f in match.cache.items() if f is None)
     if absent:
         missing.append(f"not in the database ({len(absent)}): " + "; ".join(absent))
     rules = {f.rule for f in findings}
     return {
-        "format": FORMAT, "format_version": 1, "source": inp.source,
+        "format": FORMAT,
+        "format_version": 1,
+        "source": inp.source,
         "version": inp.version or _common_version(osds),
-        "summary": {"osds": len(osds), "db_devices": len(db_rows), "findings": len(findings),
-                    "osds_flagged": len({i for f in findings for i in f.osds}),
-                    "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules}},
-        "osds": rows, "db_devices": db_rows, "unnamed_perf_dumps": unnamed, "findings": [asdict(f) for f in findings],
-        "health": health_doc, "plans": plans, "osd_perf": osd_perf, "caveats": _caveats(rows),
+        "summary": {
+            "osds": len(osds),
+            "db_devices": len(db_rows),
+            "findings": len(findings),
+            "osds_flagged": len({i for f in findings for i in f.osds}),
+            "by_rule": {r: sum(f.rule == r for f in findings) for r in judge.RULES if r in rules},
+        },
+        "osds": rows,
+        "db_devices": db_rows,
+        "unnamed_perf_dumps": unnamed,
+        "findings": [asdict(f) for f in findings],
+        "health": health_doc,
+        "plans": plans,
+        "osd_perf": osd_perf,
+        "caveats": _caveats(rows),
         "config_lines": [line for f in findings for line in f.config],
-        "missing": missing, "inputs": {"read": inp.read, "problems": inp.problems},
+        "missing": missing,
+        "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
     }
 
@@ -180,8 +228,20 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
     hosts = {osd: row.host for osd, row in (inp.df or {}).items() if row.host}
     hosts.update({v.osd: h for h, vs in inp.volumes.items() for v in vs if h != "unknown host"})
     stores = {osd: "filestore" if p.store == "filestore" else "bluestore" for osd, p in inp.perf.items()}
-    return [OsdMeta(osd, hosts.get(osd), stores.get(osd), None, Device([], rotational=rot), None, None, None,
-                    ["no metadata: devices unknown"]) for osd, rot in sorted(media.items())]
+    return [
+        OsdMeta(
+            osd,
+            hosts.get(osd),
+            stores.get(osd),
+            None,
+            Device([], rotational=rot),
+            None,
+            None,
+            None,
+            ["no metadata: devices unknown"],
+        )
+        for osd, rot in sorted(media.items())
+    ]
 
 
 def _caveats(rows: list[dict]) -> list[dict]:

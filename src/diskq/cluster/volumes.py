@@ -18,8 +18,17 @@ from dataclasses import dataclass, field
 from diskq.errors import InvalidInput
 
 #: The roles a volume plays for its OSD, as the tools name them -> one name.
-_ROLE = {"block": "data", "data": "data", "db": "db", "block.db": "db", "block_db": "db", "wal": "wal",
-         "block.wal": "wal", "block_wal": "wal", "journal": "journal"}
+_ROLE = {
+    "block": "data",
+    "data": "data",
+    "db": "db",
+    "block.db": "db",
+    "block_db": "db",
+    "wal": "wal",
+    "block.wal": "wal",
+    "block_wal": "wal",
+    "journal": "journal",
+}
 
 
 @dataclass
@@ -102,9 +111,15 @@ def _lvm_json(data: dict) -> list[OsdVolumes]:
                 continue
             tags = lv.get("tags") if isinstance(lv.get("tags"), dict) else {}
             enc = tags.get("ceph.encrypted")
-            osd.volumes.setdefault(role, Volume(role, lv.get("lv_path") or lv.get("path"),
-                                                [str(d) for d in lv.get("devices") or []],
-                                                None if enc is None else str(enc) == "1"))
+            osd.volumes.setdefault(
+                role,
+                Volume(
+                    role,
+                    lv.get("lv_path") or lv.get("path"),
+                    [str(d) for d in lv.get("devices") or []],
+                    None if enc is None else str(enc) == "1",
+                ),
+            )
             osd.objectstore = osd.objectstore or {"block": "bluestore", "data": "filestore"}.get(str(lv.get("type")))
         out.append(osd)
     return sorted(out, key=lambda o: o.osd)
@@ -113,10 +128,10 @@ def _lvm_json(data: dict) -> list[OsdVolumes]:
 def ceph_disk_list(data) -> list[OsdVolumes]:
     """``ceph-disk list`` (Jewel, Luminous) or its ``--format json``. A sample of the text::
 
-        /dev/sdb :
-         /dev/sdb1 ceph data, active, cluster ceph, osd.1, journal /dev/sdc2
-        /dev/sdc :
-         /dev/sdc2 ceph journal, for /dev/sdb1
+    /dev/sdb :
+     /dev/sdb1 ceph data, active, cluster ceph, osd.1, journal /dev/sdc2
+    /dev/sdc :
+     /dev/sdc2 ceph journal, for /dev/sdb1
     """
     if isinstance(data, list):
         return _ceph_disk_json(data)
@@ -142,7 +157,9 @@ def _ceph_disk_json(data: list) -> list[OsdVolumes]:
         for part in (disk.get("partitions") or []) if isinstance(disk, dict) else []:
             if not isinstance(part, dict) or part.get("type") != "data" or not str(part.get("whoami", "")).isdigit():
                 continue
-            osd = OsdVolumes(int(part["whoami"]), {"data": Volume("data", part.get("path"), [_disk(str(part.get("path")))])})
+            osd = OsdVolumes(
+                int(part["whoami"]), {"data": Volume("data", part.get("path"), [_disk(str(part.get("path")))])}
+            )
             for key, role in (("journal_dev", "journal"), ("block.db_dev", "db"), ("block.wal_dev", "wal")):
                 if part.get(key):
                     osd.volumes[role] = Volume(role, part[key], [_disk(str(part[key]))])
@@ -219,11 +236,24 @@ def _batch_json(data) -> list[PlannedOsd]:
             continue
         if isinstance(r.get("data"), dict):  # Nautilus: {"data": {"path", "human_readable_size"}, "block.db": {...}}
             db = r.get("block.db") if isinstance(r.get("block.db"), dict) else {}
-            out.append(PlannedOsd(str(r["data"].get("path")), r["data"].get("human_readable_size"),
-                                  db.get("path"), db.get("human_readable_size")))
+            out.append(
+                PlannedOsd(
+                    str(r["data"].get("path")),
+                    r["data"].get("human_readable_size"),
+                    db.get("path"),
+                    db.get("human_readable_size"),
+                )
+            )
         elif r.get("data"):
-            out.append(PlannedOsd(str(r["data"]), _hr(r.get("data_size")), r.get("block_db") or None,
-                                  _hr(r.get("block_db_size")), r.get("block_wal") or None))
+            out.append(
+                PlannedOsd(
+                    str(r["data"]),
+                    _hr(r.get("data_size")),
+                    r.get("block_db") or None,
+                    _hr(r.get("block_db_size")),
+                    r.get("block_wal") or None,
+                )
+            )
     return out
 
 

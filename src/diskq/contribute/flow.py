@@ -37,8 +37,11 @@ def upstream_of(option: str | None) -> str:
 
     found = option or git.github_repo(project_url("Repository") or "")
     if not found or git.github_repo(f"https://github.com/{found}") != found:
-        raise ContributionFailed("repository", f"cannot tell the project's GitHub repository ({option or 'none'})",
-                                 hint="give it with --upstream OWNER/NAME")
+        raise ContributionFailed(
+            "repository",
+            f"cannot tell the project's GitHub repository ({option or 'none'})",
+            hint="give it with --upstream OWNER/NAME",
+        )
     return found
 
 
@@ -78,9 +81,12 @@ def contribute(opts: Options, *, say: Callable[[str, str], None], confirm: Calla
         raise
     except (DiskqError, git.GitFailed, gh.GhFailed) as exc:  # a missing program, a bad value: the step it stopped
         later = [s for s in STEPS if s not in said]
-        raise ContributionFailed(later[0] if later else STEPS[-1], getattr(exc, "message", str(exc)),
-                                 hint=getattr(exc, "hint", None) or "fix the cause and run the same command again",
-                                 exit_code=getattr(exc, "exit_code", None)) from None
+        raise ContributionFailed(
+            later[0] if later else STEPS[-1],
+            getattr(exc, "message", str(exc)),
+            hint=getattr(exc, "hint", None) or "fix the cause and run the same command again",
+            exit_code=getattr(exc, "exit_code", None),
+        ) from None
 
 
 def _contribute(opts: Options, say, confirm) -> Outcome:
@@ -95,9 +101,12 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
 
     top = git.toplevel(opts.repo)
     if top is None:
-        raise ContributionFailed("repository", f"{opts.repo} is not in a git clone of diskq", exit_code=2,
-                                 hint="git clone https://github.com/diskq-ceph/diskq && cd diskq, then run it there "
-                                      "(or give --repo)")
+        raise ContributionFailed(
+            "repository",
+            f"{opts.repo} is not in a git clone of diskq",
+            exit_code=2,
+            hint="git clone https://github.com/diskq-ceph/diskq && cd diskq, then run it there (or give --repo)",
+        )
     upstream = upstream_of(opts.upstream)
     remotes = git.remotes(top)
     base_ref = _base_ref(top, opts.base, remotes, upstream)
@@ -109,12 +118,18 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
     gh_login = gh.login() if opts.use_gh else None
     login = opts.login or gh_login
     if not login:
-        raise ContributionFailed("login", "no GitHub login: gh is " + ("not logged in" if gh.installed() else "not installed"),
-                                 hint="give --github YOUR_LOGIN (or log in: gh auth login)")
+        raise ContributionFailed(
+            "login",
+            "no GitHub login: gh is " + ("not logged in" if gh.installed() else "not installed"),
+            hint="give --github YOUR_LOGIN (or log in: gh auth login)",
+        )
     ghkeys.check_login(login)
     if gh_login and gh_login.lower() != login.lower():
-        raise ContributionFailed("login", f"gh is logged in as {gh_login}, not {login}: the pull request's author "
-                                          "must be the signer", hint=f"give --github {gh_login}, or gh auth login as {login}")
+        raise ContributionFailed(
+            "login",
+            f"gh is logged in as {gh_login}, not {login}: the pull request's author must be the signer",
+            hint=f"give --github {gh_login}, or gh auth login as {login}",
+        )
     done("login", f"{login}" + (" (from gh)" if gh_login and not opts.login else ""))
 
     if opts.keys_file is not None:
@@ -128,32 +143,42 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
             keys_text = ghkeys.published_keys(login)
         except ghkeys.KeysUnavailable as exc:
             raise ContributionFailed(
-                "github-keys", f"cannot fetch the keys GitHub publishes for {login}: {exc}",
-                hint=f"offline: save {ghkeys.KEYS_URL.format(login=login)} elsewhere and give it with --github-keys FILE"
+                "github-keys",
+                f"cannot fetch the keys GitHub publishes for {login}: {exc}",
+                hint=f"offline: save {ghkeys.KEYS_URL.format(login=login)} elsewhere and give it with --github-keys FILE",
             ) from None
         where = ghkeys.KEYS_URL.format(login=login)
     count = len(ghkeys.key_blobs(keys_text))
     if not count:
-        raise ContributionFailed("github-keys", f"GitHub publishes no SSH key for {login} ({where})",
-                                 hint="add yours at https://github.com/settings/keys, then run the same command again")
+        raise ContributionFailed(
+            "github-keys",
+            f"GitHub publishes no SSH key for {login} ({where})",
+            hint="add yours at https://github.com/settings/keys, then run the same command again",
+        )
     done("github-keys", f"{count} key(s) of {login} from {where}")
 
     with tempfile.TemporaryDirectory(prefix="diskq-contribute-") as tmp:
         scratch = Path(tmp)
         (scratch / "agent").mkdir()
-        key = stage.choose_key(keys_text, login, opts.key, home=Path.home(), scratch=scratch / "agent",
-                               sign_as_root=opts.sign_as_root)
+        key = stage.choose_key(
+            keys_text, login, opts.key, home=Path.home(), scratch=scratch / "agent", sign_as_root=opts.sign_as_root
+        )
         done("key", f"{key.fingerprint} ({key.where} {key.path}), published by GitHub for {login}")
 
         hostname = socket.gethostname().split(".")[0]
-        reduced, shown = stage.privacy(result, opts.reduction, login=login, name=opts.name, hostname=hostname,
-                                       key_fingerprint=key.fingerprint)
+        reduced, shown = stage.privacy(
+            result, opts.reduction, login=login, name=opts.name, hostname=hostname, key_fingerprint=key.fingerprint
+        )
         out.published = shown
         done("privacy", f"{len(shown)} facts published, {sum(1 for p in shown if p.option)} of them can be left out")
         if not confirm(shown, not opts.dry_run) and not opts.dry_run:
-            raise ContributionFailed("privacy", "not confirmed: nothing was signed or sent", exit_code=4,
-                                     hint="leave facts out with --no-name, --hide-serial, --hide-kernel, "
-                                          "--hide-hostname, or answer yes (--yes)")
+            raise ContributionFailed(
+                "privacy",
+                "not confirmed: nothing was signed or sent",
+                exit_code=4,
+                hint="leave facts out with --no-name, --hide-serial, --hide-kernel, "
+                "--hide-hostname, or answer yes (--yes)",
+            )
         signed = stage.sign(reduced, login=login, name=None if opts.reduction.no_name else opts.name, key=key)
         done("sign", f"submission {signed.id} signed as {login}")
         base, head, rel, added = stage.stage(top, base_commit, signed, scratch)
@@ -172,8 +197,10 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
         out.body = render_markdown(previews) + _footer(signed)
         dev = signed.result.device
         out.title = f"Add {dev.model}" + (f" ({dev.firmware})" if dev.firmware else "")
-        done("preview", f"{previews[0].after['model'] if previews[0].after else dev.model}: the pull request's body "
-                        "shows its row")
+        done(
+            "preview",
+            f"{previews[0].after['model'] if previews[0].after else dev.model}: the pull request's body shows its row",
+        )
         out.branch = opts.branch or f"add-{paths.slugify(dev.model)[:40].rstrip('-')}-{signed.id[:8]}"
         files = {path: head / path}
         if added:
@@ -183,12 +210,24 @@ def _contribute(opts: Options, say, confirm) -> Outcome:
 
 
 def _footer(signed) -> str:
-    return (f"\nSubmission `{signed.id}`, signed by @{signed.signature.principal} "
-            f"({signed.signature.public_key.split()[0]}). Made with `diskq contribute`.\n")
+    return (
+        f"\nSubmission `{signed.id}`, signed by @{signed.signature.principal} "
+        f"({signed.signature.public_key.split()[0]}). Made with `diskq contribute`.\n"
+    )
 
 
-def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: dict[str, Path], upstream: str,
-             login: str, remotes: dict[str, str], gh_login: str | None, done) -> None:
+def _publish(
+    opts: Options,
+    out: Outcome,
+    top: Path,
+    base_commit: str,
+    files: dict[str, Path],
+    upstream: str,
+    login: str,
+    remotes: dict[str, str],
+    gh_login: str | None,
+    done,
+) -> None:
     """Steps commit, fork, push, pull-request; each undone in reverse when a later one fails."""
     name = upstream.split("/", 1)[1]
     fork_url = f"https://github.com/{login}/{name}.git"
@@ -197,8 +236,9 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
     head_ref = f"{login}:{branch}"
     compare = f"https://github.com/{upstream}/compare/{BASE_BRANCH}...{head_ref}?expand=1"
     if opts.push_remote and opts.push_remote not in remotes:
-        raise ContributionFailed("push", f"no remote {opts.push_remote!r} in {top}",
-                                 hint=f"remotes: {', '.join(remotes) or 'none'}")
+        raise ContributionFailed(
+            "push", f"no remote {opts.push_remote!r} in {top}", hint=f"remotes: {', '.join(remotes) or 'none'}"
+        )
     if opts.dry_run:
         done("commit", f"would commit {', '.join(files)} on a new branch {branch} from {base_commit[:12]}")
         if gh_login is None:
@@ -208,12 +248,18 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
         if push_remote is None:
             done("fork", f"would fork {upstream} (gh repo fork) and add the remote {FORK_REMOTE} {fork_url}")
         done("push", f"would run: git push {push_remote or FORK_REMOTE} {branch}")
-        done("pull-request", f"would run: gh pr create --repo {upstream} --base {BASE_BRANCH} --head {head_ref} "
-                             f"--title '{out.title}' (body below)")
+        done(
+            "pull-request",
+            f"would run: gh pr create --repo {upstream} --base {BASE_BRANCH} --head {head_ref} "
+            f"--title '{out.title}' (body below)",
+        )
         return
     if git.resolve(top, f"refs/heads/{branch}"):
-        raise ContributionFailed("commit", f"a branch {branch} exists already in {top}",
-                                 hint=f"delete it (git branch -D {branch}) or name another with --branch")
+        raise ContributionFailed(
+            "commit",
+            f"a branch {branch} exists already in {top}",
+            hint=f"delete it (git branch -D {branch}) or name another with --branch",
+        )
     undo: list[tuple[str, list[str]]] = []
     step = "commit"
     try:
@@ -236,8 +282,11 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
                 fork_url = f"git@github.com:{login}/{name}.git"
             gh.fork(upstream)
             if FORK_REMOTE in remotes:
-                raise ContributionFailed("fork", f"the remote {FORK_REMOTE} exists and is not {fork_url}",
-                                         hint=f"push to it with --push-remote {FORK_REMOTE}, or rename it")
+                raise ContributionFailed(
+                    "fork",
+                    f"the remote {FORK_REMOTE} exists and is not {fork_url}",
+                    hint=f"push to it with --push-remote {FORK_REMOTE}, or rename it",
+                )
             git.git(top, "remote", "add", FORK_REMOTE, fork_url)
             undo.append(("remote", ["remote", "remove", FORK_REMOTE]))
             push_remote = FORK_REMOTE
@@ -252,8 +301,9 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
         with tempfile.NamedTemporaryFile("w", suffix=".md", prefix="diskq-pr-", delete=False) as body:
             body.write(out.body)
         try:
-            out.url = gh.create_pull_request(upstream, base=BASE_BRANCH, head=head_ref, title=out.title,
-                                             body_file=Path(body.name))
+            out.url = gh.create_pull_request(
+                upstream, base=BASE_BRANCH, head=head_ref, title=out.title, body_file=Path(body.name)
+            )
         finally:
             Path(body.name).unlink(missing_ok=True)
         done("pull-request", out.url)
@@ -266,8 +316,9 @@ def _publish(opts: Options, out: Outcome, top: Path, base_commit: str, files: di
         raise
 
 
-def _finish_by_hand(out: Outcome, push_remote: str | None, fork_url: str, branch: str, compare: str,
-                    upstream: str) -> None:
+def _finish_by_hand(
+    out: Outcome, push_remote: str | None, fork_url: str, branch: str, compare: str, upstream: str
+) -> None:
     """Without gh: the branch is ready; the commands that push it and the address to open."""
     if push_remote is None:
         out.commands = [f"git remote add {FORK_REMOTE} {fork_url}", f"git push {FORK_REMOTE} {branch}"]

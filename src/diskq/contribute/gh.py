@@ -56,7 +56,19 @@ def fork(upstream: str) -> None:
 
 def create_pull_request(upstream: str, *, base: str, head: str, title: str, body_file: Path) -> str:
     """Open the pull request; returns its address (gh prints it on stdout)."""
-    out = _gh("pr", "create", "--repo", upstream, "--base", base, "--head", head, "--title", title,
-              "--body-file", str(body_file))
+    out = _gh(
+        "pr",
+        "create",
+        "--repo",
+        upstream,
+        "--base",
+        base,
+        "--head",
+        head,
+        "--title",
+        title,
+        "--body-file",
+        str(body_file),
+    )
     urls = [line.strip() for line in out.splitlines() if line.strip().startswith("https://")]
     return urls[-1] if urls else out.strip()

@@ -58,7 +58,7 @@ def parse_remotes(text: str) -> dict[str, str]:
     push: dict[str, str] = {}
     for line in text.splitlines():
         key, _, value = line.partition(" ")
-        name, _, kind = key[len("remote."):].rpartition(".")
+        name, _, kind = key[len("remote.") :].rpartition(".")
         if key.startswith("remote.") and name and value:
             (push if kind == "pushurl" else urls)[name] = value.strip()
     return {name: push.get(name, url) for name, url in urls.items()}

@@ -48,14 +48,19 @@ def published_keys(login: str, *, timeout: float = 20.0) -> str:
     check_login(login)
     headers = {"User-Agent": "diskq-contribute"}
     try:
-        with urllib.request.urlopen(urllib.request.Request(KEYS_URL.format(login=login), headers=headers),
-                                    timeout=timeout) as answer:
+        with urllib.request.urlopen(
+            urllib.request.Request(KEYS_URL.format(login=login), headers=headers), timeout=timeout
+        ) as answer:
             text = answer.read(1 << 20).decode("utf-8", "replace")
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise KeysUnavailable(f"{KEYS_URL.format(login=login)}: {getattr(exc, 'reason', exc)}") from None
     try:
-        with urllib.request.urlopen(urllib.request.Request(SIGNING_KEYS_URL.format(login=login), headers={
-                **headers, "Accept": "application/vnd.github+json"}), timeout=timeout) as answer:
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                SIGNING_KEYS_URL.format(login=login), headers={**headers, "Accept": "application/vnd.github+json"}
+            ),
+            timeout=timeout,
+        ) as answer:
             listed = json.loads(answer.read(1 << 20))
         text += "\n" + "\n".join(k["key"] for k in listed if isinstance(k, dict) and isinstance(k.get("key"), str))
     except (urllib.error.URLError, OSError, ValueError, TypeError):
@@ -70,8 +75,13 @@ def allowed_signers_text(login: str, keys_text: str) -> str:
     >>> print(allowed_signers_text("octocat", "ssh-ed25519 AAAAB3 me@host\\n\\nnot a key\\nssh-ed25519 AAAAB3"), end="")
     octocat namespaces="diskq-submission-v1" ssh-ed25519 AAAAB3
     """
-    pairs = sorted({tuple(line.split()[:2]) for line in keys_text.splitlines()
-                    if line.startswith(_KEY_TYPES) and len(line.split()) >= 2})
+    pairs = sorted(
+        {
+            tuple(line.split()[:2])
+            for line in keys_text.splitlines()
+            if line.startswith(_KEY_TYPES) and len(line.split()) >= 2
+        }
+    )
     return "".join(f'{login} namespaces="{NAMESPACE}" {kind} {key}\n' for kind, key in pairs)
 
 
@@ -143,6 +153,7 @@ def public_line_of(key: Path) -> str:
             return path.read_text(encoding="utf-8").strip()
     done = proc.run(["ssh-keygen", "-y", "-f", str(key)])
     if not done.ok:
-        raise InvalidInput(f"cannot read the public key of {key}: "
-                           f"{(done.stderr.strip().splitlines() or ['ssh-keygen -y failed'])[-1]}")
+        raise InvalidInput(
+            f"cannot read the public key of {key}: {(done.stderr.strip().splitlines() or ['ssh-keygen -y failed'])[-1]}"
+        )
     return done.stdout.strip()

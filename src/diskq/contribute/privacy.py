@@ -59,8 +59,9 @@ def _mentions(text: str, hostname: str) -> bool:
     return bool(hostname) and re.search(rf"(?<![\w.-]){re.escape(hostname)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def published(result: ResultDocument, *, login: str, name: str | None, key_fingerprint: str | None,
-              hostname: str) -> list[Published]:
+def published(
+    result: ResultDocument, *, login: str, name: str | None, key_fingerprint: str | None, hostname: str
+) -> list[Published]:
     """What a contribution of ``result`` by ``login`` (``name``) publishes, one fact a line.
 
     >>> from diskq.result import Device, Method
@@ -86,8 +87,14 @@ def published(result: ResultDocument, *, login: str, name: str | None, key_finge
             out.append(Published(f"host name in {where}", text, "--hide-hostname"))
     raw = json.dumps([p.fio for run in result.runs for p in run.points if getattr(p, "fio", None)])
     if _mentions(raw, hostname):
-        out.append(Published("host name in the raw fio output", hostname, None,
-                             "validation recomputes every figure from it: it is published as fio wrote it"))
+        out.append(
+            Published(
+                "host name in the raw fio output",
+                hostname,
+                None,
+                "validation recomputes every figure from it: it is published as fio wrote it",
+            )
+        )
     return out
 
 

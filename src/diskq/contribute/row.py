@@ -20,9 +20,28 @@ from pathlib import Path
 #: Marks the workflow's comment, so that a new push edits it instead of adding another.
 COMMENT_MARK = "<!-- diskq-pr-comment -->"
 
-_ROW = ("model", "firmware", "method_class", "scaling", "cache", "cache_knob", "iops_1job", "max_iops", "peak_jobs",
-        "ceph_waldb", "etcd", "postgres_wal", "zfs_slog", "power_loss_protection", "submissions", "verified",
-        "rank", "family_key", "model_key", "not_drive")
+_ROW = (
+    "model",
+    "firmware",
+    "method_class",
+    "scaling",
+    "cache",
+    "cache_knob",
+    "iops_1job",
+    "max_iops",
+    "peak_jobs",
+    "ceph_waldb",
+    "etcd",
+    "postgres_wal",
+    "zfs_slog",
+    "power_loss_protection",
+    "submissions",
+    "verified",
+    "rank",
+    "family_key",
+    "model_key",
+    "not_drive",
+)
 
 
 @dataclass
@@ -63,31 +82,51 @@ def preview(before_db: Path | None, after_db: Path, paths: list[str]) -> list[Pr
         for rel in paths:
             sub = after.execute("SELECT * FROM submissions WHERE path = ?", (rel,)).fetchone()
             if sub is None:
-                skipped = [f"{r['field']}: {r['message']}" for r in after.execute(
-                    "SELECT field, message FROM skipped WHERE path = ?", (rel,))]
+                skipped = [
+                    f"{r['field']}: {r['message']}"
+                    for r in after.execute("SELECT field, message FROM skipped WHERE path = ?", (rel,))
+                ]
                 out.append(Preview(rel, None, skipped=skipped or ["the build did not take the file"]))
                 continue
-            p = Preview(rel, sub["id"], model=sub["model"], firmware=sub["firmware"],
-                        aggregated=bool(sub["aggregated"]), excluded=sub["excluded"] or sub["not_drive"],
-                        signature=sub["signature"])
-            p.own = [dict(r) for r in after.execute(
-                "SELECT write_cache, iops_1job, max_iops, peak_jobs FROM runs WHERE submission_id = ? ORDER BY run",
-                (sub["id"],))]
+            p = Preview(
+                rel,
+                sub["id"],
+                model=sub["model"],
+                firmware=sub["firmware"],
+                aggregated=bool(sub["aggregated"]),
+                excluded=sub["excluded"] or sub["not_drive"],
+                signature=sub["signature"],
+            )
+            p.own = [
+                dict(r)
+                for r in after.execute(
+                    "SELECT write_cache, iops_1job, max_iops, peak_jobs FROM runs WHERE submission_id = ? ORDER BY run",
+                    (sub["id"],),
+                )
+            ]
             rows = _row(after, "id = ?", (sub["device_id"],))
             p.after = rows[0] if rows else None
             if before is not None and p.after is not None:
                 same = _row(before, "id = ?", (sub["device_id"],))
                 p.before = same[0] if same else None
-                p.others = [r for r in _row(before, "model_key = ?", (p.after["model_key"],))
-                            if r["id"] != sub["device_id"]]
+                p.others = [
+                    r for r in _row(before, "model_key = ?", (p.after["model_key"],)) if r["id"] != sub["device_id"]
+                ]
             if p.after is not None:
                 for model in evidence.public_models_of_family(after, p.after.get("family_key") or ""):
                     for c in model.classes:
-                        p.public.append({"name": model.name, "class": c.get("label") or c.get("method_class"),
-                                         "method_class": c.get("method_class"),
-                                         "write_cache": c.get("write_cache"), "iops_1job": c.get("iops_1job"),
-                                         "best_iops": c.get("best_iops"), "best_numjobs": c.get("best_numjobs"),
-                                         "figures": c.get("figures")})
+                        p.public.append(
+                            {
+                                "name": model.name,
+                                "class": c.get("label") or c.get("method_class"),
+                                "method_class": c.get("method_class"),
+                                "write_cache": c.get("write_cache"),
+                                "iops_1job": c.get("iops_1job"),
+                                "best_iops": c.get("best_iops"),
+                                "best_numjobs": c.get("best_numjobs"),
+                                "figures": c.get("figures"),
+                            }
+                        )
             out.append(p)
     finally:
         after.close()
@@ -112,8 +151,14 @@ def build_preview(base: Path, head: Path, paths: list[str], *, allowed_signers: 
                 subs.mkdir(parents=True)
             signers = allowed_signers or (tree / "allowed_signers" if (tree / "allowed_signers").is_file() else None)
             db = Path(tmp) / f"{name}.db"
-            build(subs, db, allowed_signers=signers, jobs=1, memo=None,
-                  sources=tree / "sources" if (tree / "sources").is_dir() else None)
+            build(
+                subs,
+                db,
+                allowed_signers=signers,
+                jobs=1,
+                memo=None,
+                sources=tree / "sources" if (tree / "sources").is_dir() else None,
+            )
             dbs.append(db)
         return preview(dbs[0], dbs[1], paths)
 
@@ -149,20 +194,24 @@ def _pg(value) -> str:
     return "-" if value is None else f"{value:,.0f} commits/s"
 
 
-HEADER = ("| | model | firmware | class | curve | cache | 1-job IOPS | peak IOPS | Ceph WAL/DB | etcd | "
-          "PostgreSQL WAL | ZFS SLOG | power-loss protection | submissions |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+HEADER = (
+    "| | model | firmware | class | curve | cache | 1-job IOPS | peak IOPS | Ceph WAL/DB | etcd | "
+    "PostgreSQL WAL | ZFS SLOG | power-loss protection | submissions |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+)
 
 
 def _device_line(label: str, row: dict) -> str:
     cache = row.get("cache") or "-"
     if row.get("cache_knob") == "kernel":
         cache += " (kernel)"
-    return (f"| {label} | {_cell(row.get('model'))} | {_cell(row.get('firmware'))} | {_cell(_class(row))} | "
-            f"{_cell(row.get('scaling'))} | {_cell(cache)} | {_iops(row.get('iops_1job'))} | {_peak(row)} | "
-            f"{_cell(row.get('ceph_waldb'))} | {_cell(row.get('etcd'))} | {_pg(row.get('postgres_wal'))} | "
-            f"{_cell(row.get('zfs_slog'))} | {_cell(row.get('power_loss_protection'))} | "
-            f"{row.get('submissions', '-')} ({row.get('verified', 0)} verified) |\n")
+    return (
+        f"| {label} | {_cell(row.get('model'))} | {_cell(row.get('firmware'))} | {_cell(_class(row))} | "
+        f"{_cell(row.get('scaling'))} | {_cell(cache)} | {_iops(row.get('iops_1job'))} | {_peak(row)} | "
+        f"{_cell(row.get('ceph_waldb'))} | {_cell(row.get('etcd'))} | {_pg(row.get('postgres_wal'))} | "
+        f"{_cell(row.get('zfs_slog'))} | {_cell(row.get('power_loss_protection'))} | "
+        f"{row.get('submissions', '-')} ({row.get('verified', 0)} verified) |\n"
+    )
 
 
 def public_disagreements(p: Preview) -> list[str]:
@@ -180,12 +229,15 @@ def public_disagreements(p: Preview) -> list[str]:
         if c.get("method_class") != klass:
             continue
         for r in p.own:
-            for what, mine, theirs in (("1-job IOPS", r.get("iops_1job"), c.get("iops_1job")),
-                                       ("peak IOPS", r.get("max_iops"), c.get("best_iops"))):
+            for what, mine, theirs in (
+                ("1-job IOPS", r.get("iops_1job"), c.get("iops_1job")),
+                ("peak IOPS", r.get("max_iops"), c.get("best_iops")),
+            ):
                 if mine is None or theirs is None:
                     continue
-                far = judge({"this": mine}, [theirs], max_ratio=limit, what=what,
-                            where=f"(cache {r['write_cache']})").far.get("this")
+                far = judge(
+                    {"this": mine}, [theirs], max_ratio=limit, what=what, where=f"(cache {r['write_cache']})"
+                ).far.get("this")
                 if far:
                     text = far.replace("the model's public figure", f"{c['name']}'s public figure")
                     out.append(f"{text}, cache {c.get('write_cache')} there")
@@ -204,23 +256,39 @@ def _agreement(p: Preview) -> str:
     far = public_disagreements(p)
     if far:
         held = "held back by the database" if not p.aggregated else "aggregated by the database all the same"
-        return (f"**Disagrees** with the public figures of its family ({held}: its outlier rule weighs "
-                "submissions and legacy rows, not other sources):\n\n" + "".join(f"- {_cell(f)}\n" for f in far)
-                + (f"\nHeld back because: {_cell(p.excluded)}\n" if p.excluded else ""))
+        return (
+            f"**Disagrees** with the public figures of its family ({held}: its outlier rule weighs "
+            "submissions and legacy rows, not other sources):\n\n"
+            + "".join(f"- {_cell(f)}\n" for f in far)
+            + (f"\nHeld back because: {_cell(p.excluded)}\n" if p.excluded else "")
+        )
     if not p.aggregated:
         return f"**Held back**: {_cell(p.excluded or 'not aggregated')}. Evidence: {'; '.join(evidence) or 'none'}.\n"
     if p.before is None and not any(c.get("method_class") == (p.after or {}).get("method_class") for c in p.public):
-        return ("**First evidence for this model**: nothing to compare with (the database holds no other "
-                "submission of this model and firmware, nor a public figure of its family by the same method "
-                "class).\n")
+        return (
+            "**First evidence for this model**: nothing to compare with (the database holds no other "
+            "submission of this model and firmware, nor a public figure of its family by the same method "
+            "class).\n"
+        )
     ratios = []
     for r in p.own:
-        if p.before is not None and r["write_cache"] == p.before.get("cache") and r["iops_1job"] and p.before.get("iops_1job"):
-            ratios.append(f"its 1-job IOPS are {r['iops_1job'] / p.before['iops_1job']:.2f}x today's row "
-                          f"(cache {_cell(r['write_cache'])})")
-    return ("**Agrees** with the other evidence: the database aggregates it; the outlier rule "
-            "(`criteria.toml` [outliers]) did not hold it back. Evidence: " + "; ".join(evidence)
-            + (". " + "; ".join(ratios).capitalize() if ratios else "") + ".\n")
+        if (
+            p.before is not None
+            and r["write_cache"] == p.before.get("cache")
+            and r["iops_1job"]
+            and p.before.get("iops_1job")
+        ):
+            ratios.append(
+                f"its 1-job IOPS are {r['iops_1job'] / p.before['iops_1job']:.2f}x today's row "
+                f"(cache {_cell(r['write_cache'])})"
+            )
+    return (
+        "**Agrees** with the other evidence: the database aggregates it; the outlier rule "
+        "(`criteria.toml` [outliers]) did not hold it back. Evidence: "
+        + "; ".join(evidence)
+        + (". " + "; ".join(ratios).capitalize() if ratios else "")
+        + ".\n"
+    )
 
 
 def render_markdown(previews: list[Preview], *, title: str = "What this contribution adds to the database") -> str:
@@ -232,8 +300,9 @@ def render_markdown(previews: list[Preview], *, title: str = "What this contribu
             out.append("**Not taken by `diskq db build`**:\n\n" + "".join(f"- {_cell(s)}\n" for s in p.skipped))
             continue
         out.append(f"Signature: {p.signature}. ")
-        own = "; ".join(f"cache {_cell(r['write_cache'])}: 1-job {_iops(r['iops_1job'])}, peak {_peak(r)}"
-                        for r in p.own)
+        own = "; ".join(
+            f"cache {_cell(r['write_cache'])}: 1-job {_iops(r['iops_1job'])}, peak {_peak(r)}" for r in p.own
+        )
         out.append(f"Its own figures: {own or 'none'}.\n\n")
         out.append(HEADER)
         if p.after is not None:
@@ -248,8 +317,10 @@ def render_markdown(previews: list[Preview], *, title: str = "What this contribu
         if p.public:
             out.append("\nPublic figures of its family (other methods are never compared as equal):\n\n")
             for c in p.public:
-                out.append(f"- {_cell(c['name'])}, {_cell(c['class'])}, cache {_cell(c['write_cache'])}: "
-                           f"1-job {_iops(c['iops_1job'])}, best {_iops(c['best_iops'])} "
-                           f"({c.get('best_numjobs')} jobs), {c.get('figures')} figure(s)\n")
+                out.append(
+                    f"- {_cell(c['name'])}, {_cell(c['class'])}, cache {_cell(c['write_cache'])}: "
+                    f"1-job {_iops(c['iops_1job'])}, best {_iops(c['best_iops'])} "
+                    f"({c.get('best_numjobs')} jobs), {c.get('figures')} figure(s)\n"
+                )
     out.append("\nVerdicts are recomputed by `diskq db build` with the current criteria, not taken from the file.\n")
     return "".join(out)

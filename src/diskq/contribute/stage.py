@@ -62,17 +62,22 @@ def read_result(path: Path):
         doc = doc.result
     problems = incomplete_problems(doc)
     if problems:
-        raise ContributionFailed("check", f"{path} is not complete: {problems[0].field}: {problems[0].message}",
-                                 hint="the database takes complete sweeps only: run diskq bench to its end")
+        raise ContributionFailed(
+            "check",
+            f"{path} is not complete: {problems[0].field}: {problems[0].message}",
+            hint="the database takes complete sweeps only: run diskq bench to its end",
+        )
     why = not_contributable(doc)
     if why:
-        raise ContributionFailed("check", f"{path}: {why}",
-                                 hint="the database ranks drives by model; keep this result for yourself")
+        raise ContributionFailed(
+            "check", f"{path}: {why}", hint="the database ranks drives by model; keep this result for yourself"
+        )
     return doc
 
 
-def choose_key(keys_text: str, login: str, key: Path | None, *, home: Path, scratch: Path,
-               sign_as_root: bool) -> ghkeys.Candidate:
+def choose_key(
+    keys_text: str, login: str, key: Path | None, *, home: Path, scratch: Path, sign_as_root: bool
+) -> ghkeys.Candidate:
     """The key to sign with: ``key`` if given, else the first of the contributor's keys (files in
     ``~/.ssh``, then ssh-agent's) that GitHub publishes for ``login``. Step ``key``.
 
@@ -83,8 +88,9 @@ def choose_key(keys_text: str, login: str, key: Path | None, *, home: Path, scra
     if key is not None:
         key = key.expanduser()
         if not key.exists():
-            raise ContributionFailed("key", f"{key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519",
-                                     exit_code=2)
+            raise ContributionFailed(
+                "key", f"{key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519", exit_code=2
+            )
         try:
             chosen = ghkeys.Candidate(key, ghkeys.public_line_of(key), "file")
             chosen.blob  # noqa: B018 - parses the line
@@ -94,26 +100,38 @@ def choose_key(keys_text: str, login: str, key: Path | None, *, home: Path, scra
     else:
         found = ghkeys.candidates(home, scratch)
         if not found:
-            raise ContributionFailed("key", f"no SSH key in {home / '.ssh'} and none in ssh-agent",
-                                     hint="create one (ssh-keygen -t ed25519), add it at https://github.com/settings/keys, "
-                                          "or name yours with -f")
+            raise ContributionFailed(
+                "key",
+                f"no SSH key in {home / '.ssh'} and none in ssh-agent",
+                hint="create one (ssh-keygen -t ed25519), add it at https://github.com/settings/keys, "
+                "or name yours with -f",
+            )
     matching = [c for c in found if c.blob in published_blobs]
     if not matching:
         listed = ", ".join(f"{c.fingerprint} ({c.where} {c.path.name})" for c in found)
         raise ContributionFailed(
-            "key", f"GitHub publishes none of these keys for {login}: {listed}; the pull-request check would refuse "
-                   "the signature",
+            "key",
+            f"GitHub publishes none of these keys for {login}: {listed}; the pull-request check would refuse "
+            "the signature",
             hint="add your public key at https://github.com/settings/keys (as an authentication or a signing key), "
-                 "then run the same command again")
+            "then run the same command again",
+        )
     chosen = matching[0]
     if os.geteuid() == 0 and not sign_as_root and _roots(chosen):
         sudo_user = os.environ.get("SUDO_USER")
         raise ContributionFailed(
-            "key", f"running as root, the key would be root's ({chosen.path}): diskq does not sign as root with "
-                   "root's key unless told to", exit_code=4,
-            hint=(f"run it as yourself: sudo -u {sudo_user} diskq contribute ..." if sudo_user else
-                  "run diskq contribute as your own user") + ", or add --sign-as-root if root's key is on your "
-                                                             "GitHub account")
+            "key",
+            f"running as root, the key would be root's ({chosen.path}): diskq does not sign as root with "
+            "root's key unless told to",
+            exit_code=4,
+            hint=(
+                f"run it as yourself: sudo -u {sudo_user} diskq contribute ..."
+                if sudo_user
+                else "run diskq contribute as your own user"
+            )
+            + ", or add --sign-as-root if root's key is on your "
+            "GitHub account",
+        )
     return chosen
 
 
@@ -126,12 +144,18 @@ def _roots(candidate: ghkeys.Candidate) -> bool:
         return True
 
 
-def privacy(result, reduction: Reduction, *, login: str, name: str | None, hostname: str,
-            key_fingerprint: str | None = None):
+def privacy(
+    result, reduction: Reduction, *, login: str, name: str | None, hostname: str, key_fingerprint: str | None = None
+):
     """(the result reduced as asked, what a contribution of it publishes). Step ``privacy``."""
     reduced = reduce(result, reduction, hostname=hostname)
-    return reduced, published(reduced, login=login, name=None if reduction.no_name else name,
-                              key_fingerprint=key_fingerprint, hostname=hostname)
+    return reduced, published(
+        reduced,
+        login=login,
+        name=None if reduction.no_name else name,
+        key_fingerprint=key_fingerprint,
+        hostname=hostname,
+    )
 
 
 def sign(result, *, login: str, name: str | None, key: ghkeys.Candidate):
@@ -143,7 +167,9 @@ def sign(result, *, login: str, name: str | None, key: ghkeys.Candidate):
     try:
         contributor = Contributor(name=name, github=login)
     except ValueError:
-        raise ContributionFailed("sign", "--github must be a GitHub login and --name plain text (no < > & \" \\)") from None
+        raise ContributionFailed(
+            "sign", '--github must be a GitHub login and --name plain text (no < > & " \\)'
+        ) from None
     provenance = None
     if (result.method.id, result.method.version) == methods.COMMUNITY:
         provenance = Provenance(source="fio runs made by hand with the community command (diskq import-fio)")
@@ -170,14 +196,19 @@ def stage(repo: Path, base_commit: str, signed: Submission, scratch: Path) -> tu
     except git.GitFailed as exc:
         raise ContributionFailed("stage", str(exc)) from None
     if not (base / paths.SUBMISSIONS_DIR).is_dir():
-        raise ContributionFailed("stage", f"{base_commit[:12]} of {repo} has no submissions/ directory: "
-                                          "is this a clone of diskq?",
-                                 hint="run it in your clone of the project, or name it with --repo")
+        raise ContributionFailed(
+            "stage",
+            f"{base_commit[:12]} of {repo} has no submissions/ directory: is this a clone of diskq?",
+            hint="run it in your clone of the project, or name it with --repo",
+        )
     rel = str(paths.relative_path(signed.result.device, signed.id))
     same = [p for p in (base / paths.SUBMISSIONS_DIR).rglob(f"{signed.id}.json")]
     if same:
-        raise ContributionFailed("stage", f"already in the database: {same[0].relative_to(base)} holds this result",
-                                 hint="nothing to contribute: the database has it")
+        raise ContributionFailed(
+            "stage",
+            f"already in the database: {same[0].relative_to(base)} holds this result",
+            hint="nothing to contribute: the database has it",
+        )
     shutil.copytree(base, head)
     target = head / paths.SUBMISSIONS_DIR / rel
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -187,8 +218,9 @@ def stage(repo: Path, base_commit: str, signed: Submission, scratch: Path) -> tu
     return base, head, rel, added
 
 
-def validate(staged_head: Path, staged_base: Path, rel: str, signed: Submission, *, login: str,
-             keys_text: str, scratch: Path) -> None:
+def validate(
+    staged_head: Path, staged_base: Path, rel: str, signed: Submission, *, login: str, keys_text: str, scratch: Path
+) -> None:
     """Validate as the pull-request check does: ``validate --contribution`` against the keys
     GitHub publishes for ``login``, then ``signers check-pr``. Step ``validate``."""
     from diskq.submission.signers import FILE_NAME, pull_request_problems
@@ -196,15 +228,23 @@ def validate(staged_head: Path, staged_base: Path, rel: str, signed: Submission,
 
     allowed = scratch / "github_allowed_signers"
     allowed.write_text(ghkeys.allowed_signers_text(login, keys_text), encoding="utf-8")
-    results, _ = validate_files([staged_head / paths.SUBMISSIONS_DIR / rel], allowed_signers=allowed,
-                                contribution=True)
+    results, _ = validate_files([staged_head / paths.SUBMISSIONS_DIR / rel], allowed_signers=allowed, contribution=True)
     problems = [f"{p.field}: {p.message}" for _, _, ps in results for p in ps]
 
     def text(p: Path) -> str:
         return p.read_text(encoding="utf-8") if p.is_file() else ""
 
-    problems += pull_request_problems(text(staged_base / FILE_NAME), text(staged_head / FILE_NAME), login,
-                                      allowed.read_text(encoding="utf-8"), [(f"{paths.SUBMISSIONS_DIR}/{rel}", signed)])
+    problems += pull_request_problems(
+        text(staged_base / FILE_NAME),
+        text(staged_head / FILE_NAME),
+        login,
+        allowed.read_text(encoding="utf-8"),
+        [(f"{paths.SUBMISSIONS_DIR}/{rel}", signed)],
+    )
     if problems:
-        raise ContributionFailed("validate", "the pull-request check would refuse it: " + "; ".join(problems[:5])
-                                 + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+        raise ContributionFailed(
+            "validate",
+            "the pull-request check would refuse it: "
+            + "; ".join(problems[:5])
+            + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""),
+        )

@@ -9,8 +9,22 @@ from pathlib import Path
 from diskq.contribute.privacy import Reduction
 
 #: The steps, in order.
-STEPS = ("check", "repository", "login", "github-keys", "key", "privacy", "sign", "stage", "validate", "preview",
-         "commit", "fork", "push", "pull-request")
+STEPS = (
+    "check",
+    "repository",
+    "login",
+    "github-keys",
+    "key",
+    "privacy",
+    "sign",
+    "stage",
+    "validate",
+    "preview",
+    "commit",
+    "fork",
+    "push",
+    "pull-request",
+)
 #: The branch pull requests go to.
 BASE_BRANCH = "main"
 FORK_REMOTE = "fork"

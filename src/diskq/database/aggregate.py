@@ -105,8 +105,9 @@ def volatile_cache(records: list[SubmissionRecord]) -> bool | None:
     return False if flags and all(f is False for f in flags) else None
 
 
-def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DRIVE,
-                    volatile_write_cache: bool | None = None) -> CacheAggregate | None:
+def aggregate_cache(
+    state: str, records: list[SubmissionRecord], knob_: str = DRIVE, volatile_write_cache: bool | None = None
+) -> CacheAggregate | None:
     """Figures for one cache setting (state and knob) over the given submissions (None if none
     measured it). ``volatile_write_cache`` is the device's (:func:`volatile_cache`)."""
     per_jobs: dict[int, list[tuple[float, ...]]] = defaultdict(list)  # CURVE_FIELDS without numjobs
@@ -135,8 +136,9 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
         for step in run.size_points():
             by_size[int(step[0])].append(step[1:])
         for size, steps in by_size.items():  # a size measured twice in one profile counts once
-            per_size[size].append(tuple(_nan_if_none(_median_or_none([x[i] for x in steps]))
-                                        for i in range(len(SIZE_FIELDS) - 1)))
+            per_size[size].append(
+                tuple(_nan_if_none(_median_or_none([x[i] for x in steps])) for i in range(len(SIZE_FIELDS) - 1))
+            )
         if run.nosync_iops is not None:
             nosyncs.append(run.nosync_iops)
         verified += rec.verified
@@ -148,7 +150,9 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
             if len(group) == 1:
                 per_jobs[jobs].append(group[0][1:])
             else:  # a step measured twice in one run counts once, with its median figures
-                per_jobs[jobs].append(tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, len(CURVE_FIELDS))))
+                per_jobs[jobs].append(
+                    tuple(_nan_if_none(_median_or_none([g[i] for g in group])) for i in range(1, len(CURVE_FIELDS)))
+                )
         one = by_jobs.get(1)
         if one:
             best = max(one, key=lambda p: p[1])
@@ -162,21 +166,37 @@ def aggregate_cache(state: str, records: list[SubmissionRecord], knob_: str = DR
     curve = []
     for jobs in sorted(per_jobs):
         vals = per_jobs[jobs]
-        curve.append(CurvePoint(
-            numjobs=jobs, iops=Spread.of([v[0] for v in vals]), n=len(vals),
-            lat_mean_us=_median_or_none([v[1] for v in vals]),
-            sync_mean_us=_median_or_none([v[2] for v in vals]),
-            sync_p99_us=_median_or_none([v[3] for v in vals]),
-            lat_p99_us=_median_or_none([v[4] for v in vals]),
-        ))
+        curve.append(
+            CurvePoint(
+                numjobs=jobs,
+                iops=Spread.of([v[0] for v in vals]),
+                n=len(vals),
+                lat_mean_us=_median_or_none([v[1] for v in vals]),
+                sync_mean_us=_median_or_none([v[2] for v in vals]),
+                sync_p99_us=_median_or_none([v[3] for v in vals]),
+                lat_p99_us=_median_or_none([v[4] for v in vals]),
+            )
+        )
     # what a source row says applies to its own curve only, not to a median of several
     peak_final, words = facts[0] if len(facts) == 1 else (False, None)
     return CacheAggregate(
-        write_cache=state, knob=knob_, submissions=counted, verified=verified, legacy=legacy,
-        safe=unsafe_reason is None, iops_1job=Spread.of(ones), max_iops=Spread.of(maxes),
+        write_cache=state,
+        knob=knob_,
+        submissions=counted,
+        verified=verified,
+        legacy=legacy,
+        safe=unsafe_reason is None,
+        iops_1job=Spread.of(ones),
+        max_iops=Spread.of(maxes),
         peak_jobs=statistics.median_low(peaks) if peaks else None,
-        p99_sync_us=Spread.of(p99s), curve=curve, nosync_iops=_median_or_none(nosyncs), unsafe_reason=unsafe_reason,
-        peak_final=peak_final, source_words=words, sizes=_size_medians(per_size), findings=findings,
+        p99_sync_us=Spread.of(p99s),
+        curve=curve,
+        nosync_iops=_median_or_none(nosyncs),
+        unsafe_reason=unsafe_reason,
+        peak_final=peak_final,
+        source_words=words,
+        sizes=_size_medians(per_size),
+        findings=findings,
     )
 
 
@@ -184,12 +204,18 @@ def _size_medians(per_size: dict[int, list[tuple[float, ...]]]) -> list[SizeAggr
     out = []
     for size in sorted(per_size):
         vals = per_size[size]
-        out.append(SizeAggregate(
-            block_size=size, iops=Spread.of([v[0] for v in vals]), bw_bytes=_median_or_none([v[1] for v in vals]),
-            n=len(vals), lat_p50_us=_median_or_none([v[2] for v in vals]),
-            lat_p99_us=_median_or_none([v[3] for v in vals]), sync_p50_us=_median_or_none([v[4] for v in vals]),
-            sync_p99_us=_median_or_none([v[5] for v in vals]),
-        ))
+        out.append(
+            SizeAggregate(
+                block_size=size,
+                iops=Spread.of([v[0] for v in vals]),
+                bw_bytes=_median_or_none([v[1] for v in vals]),
+                n=len(vals),
+                lat_p50_us=_median_or_none([v[2] for v in vals]),
+                lat_p99_us=_median_or_none([v[3] for v in vals]),
+                sync_p50_us=_median_or_none([v[4] for v in vals]),
+                sync_p99_us=_median_or_none([v[5] for v in vals]),
+            )
+        )
     return out
 
 
@@ -207,7 +233,9 @@ def best_cache(caches: dict[tuple[str, str], CacheAggregate]) -> tuple[tuple[str
     if safe:
         return max(safe, key=score).key, []
     pick = max(caches.values(), key=score)
-    why = "; ".join(f"cache {c.label} {c.unsafe_reason or 'is unsafe'}" for c in sorted(caches.values(), key=lambda c: c.key))
+    why = "; ".join(
+        f"cache {c.label} {c.unsafe_reason or 'is unsafe'}" for c in sorted(caches.values(), key=lambda c: c.key)
+    )
     return pick.key, [f"no safe cache setting ({why}); the row shows cache {pick.label}"]
 
 
@@ -217,13 +245,18 @@ def noise_caveat(records: list[SubmissionRecord]) -> str | None:
     from diskq.analyse.noise import CAVEAT, NOISY_SPREAD
     from diskq.units import plural
 
-    noisy = [max(s for run in r.runs if (s := run.solo_spread) is not None) for r in records
-             if any(run.solo_spread is not None and run.solo_spread > NOISY_SPREAD for run in r.runs)]
+    noisy = [
+        max(s for run in r.runs if (s := run.solo_spread) is not None)
+        for r in records
+        if any(run.solo_spread is not None and run.solo_spread > NOISY_SPREAD for run in r.runs)
+    ]
     if not noisy:
         return None
-    return (f"{CAVEAT}{plural(len(noisy), 'submission')} of {len(records)} measured while one job's IOPS varied by "
-            f"more than {NOISY_SPREAD:.0%} within a step (up to {max(noisy):.0%}): a noisy host or device, so the "
-            "figures and verdicts may not hold on a quiet one")
+    return (
+        f"{CAVEAT}{plural(len(noisy), 'submission')} of {len(records)} measured while one job's IOPS varied by "
+        f"more than {NOISY_SPREAD:.0%} within a step (up to {max(noisy):.0%}): a noisy host or device, so the "
+        "figures and verdicts may not hold on a quiet one"
+    )
 
 
 def physics_problems(records: list[SubmissionRecord]) -> dict[str, str]:
@@ -239,8 +272,9 @@ def physics_problems(records: list[SubmissionRecord]) -> dict[str, str]:
     return out
 
 
-def aggregate_device(dev_id: str, records: list[SubmissionRecord],
-                     public: list[tuple[str, float]] | tuple = ()) -> DeviceAggregate:
+def aggregate_device(
+    dev_id: str, records: list[SubmissionRecord], public: list[tuple[str, float]] | tuple = ()
+) -> DeviceAggregate:
     """All figures of one device (records must share ``device_id``; order does not matter).
     ``public`` is the model's published figures (:func:`diskq.database.outliers.public_figures` over every device of the
     model), the evidence a submission is judged against beside its device's others."""
@@ -273,9 +307,13 @@ def aggregate_device(dev_id: str, records: list[SubmissionRecord],
         counted = [r for r in counted if r.id not in beyond]
         notes.append(f"{len(beyond)} submission(s) beyond what their interface allows are listed but not aggregated")
     if len(excluded) > len(far) + len(beyond):
-        notes.append(f"{len(excluded) - len(far) - len(beyond)} submission(s) measuring a host are listed but not aggregated")
+        notes.append(
+            f"{len(excluded) - len(far) - len(beyond)} submission(s) measuring a host are listed but not aggregated"
+        )
     volatile = volatile_cache(counted)
-    settings = sorted({(run.write_cache, knob(run.cache_mechanism, run.write_cache)) for r in counted for run in r.runs})
+    settings = sorted(
+        {(run.write_cache, knob(run.cache_mechanism, run.write_cache)) for r in counted for run in r.runs}
+    )
     caches = {}
     for state, knob_ in settings:
         agg = aggregate_cache(state, counted, knob_, volatile)

@@ -45,8 +45,13 @@ def _median_run(cache: CacheAggregate):
             sync = Latency(mean=c.sync_mean_us, p99=c.sync_p99_us)
         points.append(_point(c.numjobs, c.iops.median, Latency(mean=c.lat_mean_us, p99=c.lat_p99_us), sync))
     nosync = _point(1, cache.nosync_iops, Latency()) if cache.nosync_iops is not None else None
-    return Run(write_cache=cache.write_cache, cache_mechanism=DECLARED.get(cache.knob) if cache.knob != DRIVE else None,
-               points=points, nosync=nosync, sizes=_median_sizes(cache))
+    return Run(
+        write_cache=cache.write_cache,
+        cache_mechanism=DECLARED.get(cache.knob) if cache.knob != DRIVE else None,
+        points=points,
+        nosync=nosync,
+        sizes=_median_sizes(cache),
+    )
 
 
 def _median_sizes(cache: CacheAggregate):
@@ -56,18 +61,29 @@ def _median_sizes(cache: CacheAggregate):
     if not cache.sizes:
         return None
     id_, version = SIZE_METHOD
-    return SizeProfile(method=ProfileMethod(id=id_, version=version), points=[
-        SizePoint(block_size=z.block_size, iops=z.iops.median, bw_bytes=z.bw_bytes, total_ios=0, runtime_ms=0,
-                  lat_us=Latency(p50=z.lat_p50_us, p99=z.lat_p99_us),
-                  sync_lat_us=Latency(p50=z.sync_p50_us, p99=z.sync_p99_us))
-        for z in cache.sizes])
+    return SizeProfile(
+        method=ProfileMethod(id=id_, version=version),
+        points=[
+            SizePoint(
+                block_size=z.block_size,
+                iops=z.iops.median,
+                bw_bytes=z.bw_bytes,
+                total_ios=0,
+                runtime_ms=0,
+                lat_us=Latency(p50=z.lat_p50_us, p99=z.lat_p99_us),
+                sync_lat_us=Latency(p50=z.sync_p50_us, p99=z.sync_p99_us),
+            )
+            for z in cache.sizes
+        ],
+    )
 
 
 def _point(numjobs: int, iops: float, lat, sync=None):
     from diskq.result import Point
 
-    return Point(numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=0, runtime_ms=0, lat_us=lat,
-                 sync_lat_us=sync)
+    return Point(
+        numjobs=numjobs, iops=iops, bw_bytes=iops * 4096, total_ios=0, runtime_ms=0, lat_us=lat, sync_lat_us=sync
+    )
 
 
 def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
@@ -76,9 +92,16 @@ def median_document(dev: DeviceAggregate, settings: list[tuple[str, str]]):
 
     return ResultDocument(
         created=EPOCH,
-        device=Device(model=dev.model, vendor=dev.vendor, firmware=dev.firmware or None,
-                      capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media,
-                      volatile_write_cache=dev.volatile_write_cache, plp_facts=dev.plp_facts),
+        device=Device(
+            model=dev.model,
+            vendor=dev.vendor,
+            firmware=dev.firmware or None,
+            capacity_bytes=dev.capacity_bytes,
+            protocol=dev.protocol,
+            media=dev.media,
+            volatile_write_cache=dev.volatile_write_cache,
+            plp_facts=dev.plp_facts,
+        ),
         method=Method(id=dev.method[0], version=dev.method[1]),
         runs=[_median_run(dev.caches[s]) for s in settings],
     )
@@ -94,8 +117,7 @@ def source_sweeps(dev: DeviceAggregate, settings: list[tuple[str, str]]) -> dict
         c = dev.caches[s]
         # each submission's points were reviewed when it was read, its conflicts decided with the
         # model's other evidence (database.settle): the median curve stands as it is
-        out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words, settled=True,
-                             findings=tuple(c.findings))
+        out[i] = SourceSweep(peak_final=c.peak_final, words=c.source_words, settled=True, findings=tuple(c.findings))
     return out
 
 
@@ -180,8 +202,9 @@ def verdict_columns(verdicts: dict | None) -> dict[str, Any]:
         "osds_limited_by_sweep": None if osds.get("n") is None else int(bool(osds.get("limited_by_sweep"))),
         "osds_per_osd_iops": osds.get("per_osd_iops"),
         "osds_demand_iops": osds.get("demand_iops"),
-        "osds_order": order_value(osds.get("n"), osds.get("per_osd_iops"), osds.get("demand_iops"),
-                                  osds.get("solo_iops")),
+        "osds_order": order_value(
+            osds.get("n"), osds.get("per_osd_iops"), osds.get("demand_iops"), osds.get("solo_iops")
+        ),
         "etcd": None if passes is None else ("pass" if passes else "fail"),
         "postgres_wal": commits,
         "zfs_slog": slog.get("tier"),

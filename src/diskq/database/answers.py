@@ -33,8 +33,13 @@ def device_answer(dev: DeviceAggregate, method_class: str) -> dict:
     """The answer for one device row from its verdicts (recomputed on its median curves)."""
     row = dev.row_cache
     public = dev.submissions > 0 and dev.legacy == dev.submissions
-    return model.from_verdicts(dev.verdicts, method_class=method_class, public=public,
-                               cache_known=bool(row and row.write_cache in ("on", "off")), notes=dev.notes)
+    return model.from_verdicts(
+        dev.verdicts,
+        method_class=method_class,
+        public=public,
+        cache_known=bool(row and row.write_cache in ("on", "off")),
+        notes=dev.notes,
+    )
 
 
 def columns(answers: dict, cols: dict) -> dict:
@@ -63,15 +68,19 @@ def write_public(con: sqlite3.Connection) -> int:
     """Fill ``public_answers`` from the public tables just written; returns how many models."""
     classes: dict[str, list[dict]] = {}
     for r in con.execute("SELECT model_id, method_class, write_cache, iops_1job, sources FROM model_class"):
-        classes.setdefault(r[0], []).append({"method_class": r[1], "write_cache": r[2], "iops_1job": r[3],
-                                             "sources": json.loads(r[4])})
+        classes.setdefault(r[0], []).append(
+            {"method_class": r[1], "write_cache": r[2], "iops_1job": r[3], "sources": json.loads(r[4])}
+        )
     figures: dict[str, list[dict]] = {}
     for r in con.execute("SELECT model_id, method_class, write_cache, numjobs, iodepth, iops FROM figures"):
-        figures.setdefault(r[0], []).append({"method_class": r[1], "write_cache": r[2], "numjobs": r[3],
-                                             "iodepth": r[4], "iops": r[5]})
+        figures.setdefault(r[0], []).append(
+            {"method_class": r[1], "write_cache": r[2], "numjobs": r[3], "iodepth": r[4], "iops": r[5]}
+        )
     ids = [r[0] for r in con.execute("SELECT id FROM models ORDER BY id")]
-    con.executemany("INSERT INTO public_answers VALUES (?,?)", [
-        (i, compact_json(model.from_public(classes.get(i, []), figures.get(i, [])))) for i in ids])
+    con.executemany(
+        "INSERT INTO public_answers VALUES (?,?)",
+        [(i, compact_json(model.from_public(classes.get(i, []), figures.get(i, [])))) for i in ids],
+    )
     return len(ids)
 
 
@@ -82,10 +91,13 @@ def peers(con: sqlite3.Connection, facts_of: Callable[[str], LineFacts | None]) 
     from diskq.analyse.estimate import Peer
 
     out: dict[str, Peer] = {}
-    rows = con.execute("SELECT model, family_key, answers FROM devices WHERE not_drive IS NULL AND answers IS NOT NULL "
-                       "ORDER BY rank IS NULL, rank, id").fetchall()
-    rows += con.execute("SELECT m.name, m.family_key, a.answers FROM models m JOIN public_answers a "
-                        "ON a.model_id = m.id ORDER BY m.id").fetchall()
+    rows = con.execute(
+        "SELECT model, family_key, answers FROM devices WHERE not_drive IS NULL AND answers IS NOT NULL "
+        "ORDER BY rank IS NULL, rank, id"
+    ).fetchall()
+    rows += con.execute(
+        "SELECT m.name, m.family_key, a.answers FROM models m JOIN public_answers a ON a.model_id = m.id ORDER BY m.id"
+    ).fetchall()
     for name, family, stored in rows:
         facts = facts_of(family) if family not in out else None
         if facts is not None:
@@ -151,9 +163,13 @@ def lines(answers: dict | None, osds: str | None = None) -> list[str]:
         count = a.get("osds_per_device")
         if count is not None:
             n = count.get("n")
-            text = osds or (("none" if n == 0 else f"\u2265 {n}" if count.get("at_least") else str(n))
-                            if n is not None else f"no count (at most {count['at_most']})"
-                            if count.get("at_most") is not None else "no count")
+            text = osds or (
+                ("none" if n == 0 else f"\u2265 {n}" if count.get("at_least") else str(n))
+                if n is not None
+                else f"no count (at most {count['at_most']})"
+                if count.get("at_most") is not None
+                else "no count"
+            )
             out.append(f"  OSDs per device: {text}: {(count.get('reasons') or ['-'])[0]}")
     for c in dict.fromkeys(c for use in model.USES for c in (answers.get(use) or {}).get("caveats") or []):
         out.append(f"  {c}")

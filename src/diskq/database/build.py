@@ -78,14 +78,19 @@ def _device_figures(item: tuple[str, list[SubmissionRecord], list[tuple[str, flo
     return (dev, *analyse_device(dev, memo))
 
 
-POINT_CONFLICT = ("UPDATE points SET conflict = ?, held = ? "
-                  "WHERE submission_id = ? AND run = ? AND numjobs = ? AND interrupted = 0")
-RUN_SETTLED = ("UPDATE runs SET source_peak_final = ?, iops_1job = ?, max_iops = ?, peak_jobs = ?, p99_sync_us = ? "
-               "WHERE submission_id = ? AND run = ?")
+POINT_CONFLICT = (
+    "UPDATE points SET conflict = ?, held = ? WHERE submission_id = ? AND run = ? AND numjobs = ? AND interrupted = 0"
+)
+RUN_SETTLED = (
+    "UPDATE runs SET source_peak_final = ?, iops_1job = ?, max_iops = ?, peak_jobs = ?, p99_sync_us = ? "
+    "WHERE submission_id = ? AND run = ?"
+)
 #: ``submissions.aggregated`` is written as 1 and cleared for the submissions of a device
 #: measured with another method than the device's (known only once the device is complete).
-NOT_AGGREGATED = ("UPDATE submissions SET aggregated = 0, excluded = 'measured with another method than most "
-                  "of this device''s submissions' WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)")
+NOT_AGGREGATED = (
+    "UPDATE submissions SET aggregated = 0, excluded = 'measured with another method than most "
+    "of this device''s submissions' WHERE device_id = ? AND NOT (method_id = ? AND method_version = ?)"
+)
 EXCLUDED = "UPDATE submissions SET aggregated = 0, excluded = ? WHERE id = ?"
 
 
@@ -97,9 +102,18 @@ def _table_key(dev):
     return (dev.not_drive is not None, order(public.device_class(dev.method[0], dev.protocol).id), rank_key(dev))
 
 
-def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signers: Path | None,
-           jobs: int | None, report: BuildReport, fts: bool, memo: Memo | None,
-           catalogue: public_sources.Catalogue | None = None, lines: list | None = None) -> None:
+def _write(
+    con: sqlite3.Connection,
+    files: list[Path],
+    root: Path,
+    allowed_signers: Path | None,
+    jobs: int | None,
+    report: BuildReport,
+    fts: bool,
+    memo: Memo | None,
+    catalogue: public_sources.Catalogue | None = None,
+    lines: list | None = None,
+) -> None:
     from diskq.database.outliers import public_figures
     from diskq.database.settle import settle
 
@@ -113,8 +127,9 @@ def _write(con: sqlite3.Connection, files: list[Path], root: Path, allowed_signe
         for recs in by_device.values():
             for pair in public_figures(recs):
                 published.setdefault(recs[0].model_key, []).append(pair)
-        items = [(dev_id, recs, sorted(published.get(recs[0].model_key, ())))
-                 for dev_id, recs in sorted(by_device.items())]
+        items = [
+            (dev_id, recs, sorted(published.get(recs[0].model_key, ()))) for dev_id, recs in sorted(by_device.items())
+        ]
         devices = []
         for dev, key, answer in workers.map(functools.partial(_device_figures, memo=memo), items):
             devices.append(dev)
@@ -159,8 +174,15 @@ def default_sources(submissions: Path) -> Path:
     return Path(submissions).parent / "sources"
 
 
-def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
-          memo: Path | None = None, sources: Path | None = None) -> BuildReport:
+def build(
+    submissions: Path,
+    db: Path,
+    *,
+    allowed_signers: Path | None = None,
+    jobs: int | None = None,
+    memo: Path | None = None,
+    sources: Path | None = None,
+) -> BuildReport:
     """Build ``db`` from every submission under ``submissions``; replace it atomically.
 
     ``memo`` names a validation memo file (:mod:`diskq.database.memo`): files this exact code
@@ -190,8 +212,10 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
         fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(db), suffix=TMP_SUFFIX, dir=db.parent)
         os.close(fd)
     except OSError as exc:
-        raise DatabasePathError(f"cannot write {db}: {exc.strerror or exc}",
-                            hint="the database is written next to its final name: the directory must be writable") from None
+        raise DatabasePathError(
+            f"cannot write {db}: {exc.strerror or exc}",
+            hint="the database is written next to its final name: the directory must be writable",
+        ) from None
     try:
         con = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -228,8 +252,15 @@ def build(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
     return report
 
 
-def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, jobs: int | None = None,
-          memo: Path | None = None, sources: Path | None = None) -> BuildReport:
+def check(
+    submissions: Path,
+    db: Path,
+    *,
+    allowed_signers: Path | None = None,
+    jobs: int | None = None,
+    memo: Path | None = None,
+    sources: Path | None = None,
+) -> BuildReport:
     """Raise :class:`DatabaseError` unless ``db`` holds exactly what a build would write now.
 
     Whether this SQLite can build the search index does not matter: a file without the index
@@ -246,8 +277,14 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             hint="run `diskq db build` and commit devices.db",
         )
     with tempfile.TemporaryDirectory(prefix="diskq-db-check-") as tmp:
-        report = build(submissions, Path(tmp) / "devices.db", allowed_signers=allowed_signers, jobs=jobs, memo=memo,
-                       sources=sources if sources is not None else default_sources(submissions))
+        report = build(
+            submissions,
+            Path(tmp) / "devices.db",
+            allowed_signers=allowed_signers,
+            jobs=jobs,
+            memo=memo,
+            sources=sources if sources is not None else default_sources(submissions),
+        )
     if committed != report.digest:
         raise DatabaseError(
             f"{db} is out of date (content digest {committed[:12]}, the submissions give {report.digest[:12]})",
@@ -261,7 +298,9 @@ def check(submissions: Path, db: Path, *, allowed_signers: Path | None = None, j
             hint="run `diskq db build` and commit devices.db",
         )
     if not indexed and report.fts == "trigram":
-        report.notes.append(f"{db} has no search index (it was built where SQLite lacks the trigram tokenizer): "
-                            "lookups scan every device; `diskq db build` here would add the index")
+        report.notes.append(
+            f"{db} has no search index (it was built where SQLite lacks the trigram tokenizer): "
+            "lookups scan every device; `diskq db build` here would add the index"
+        )
     report.db, report.fts = Path(db), fts
     return report

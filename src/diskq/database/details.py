@@ -48,28 +48,51 @@ def conflict_points(con: sqlite3.Connection, device_id: str) -> list[dict]:
     """Every figure of the device's submissions that is part of a conflict, as submitted, with the
     conflict, what became of the figure (``status``) and whether it is held out of the verdicts.
     Both figures of each pair are listed."""
-    query = ("SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.{text}, {held} FROM points p "
-             "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
-             "JOIN submissions s ON s.id = p.submission_id "
-             "WHERE s.device_id = ? AND p.{text} IS NOT NULL ORDER BY p.submission_id, p.run, p.seq")
+    query = (
+        "SELECT p.submission_id, r.write_cache, p.numjobs, p.iops, p.{text}, {held} FROM points p "
+        "JOIN runs r ON r.submission_id = p.submission_id AND r.run = p.run "
+        "JOIN submissions s ON s.id = p.submission_id "
+        "WHERE s.device_id = ? AND p.{text} IS NOT NULL ORDER BY p.submission_id, p.run, p.seq"
+    )
     try:
         rows = con.execute(query.format(text="conflict", held="p.held"), (device_id,)).fetchall()
     except sqlite3.OperationalError:  # a database from before schema 8: its points held out, as it said why
         rows = con.execute(query.format(text="questionable", held="1"), (device_id,)).fetchall()
-    return [{"submission_id": r[0], "write_cache": r[1], "numjobs": r[2], "iops": r[3], "reason": r[4],
-             "held": bool(r[5]), "status": CONFLICT_STATUS[(r[4].startswith(DECIDED), bool(r[5]))]} for r in rows]
+    return [
+        {
+            "submission_id": r[0],
+            "write_cache": r[1],
+            "numjobs": r[2],
+            "iops": r[3],
+            "reason": r[4],
+            "held": bool(r[5]),
+            "status": CONFLICT_STATUS[(r[4].startswith(DECIDED), bool(r[5]))],
+        }
+        for r in rows
+    ]
 
 
-SIZE_COLUMNS = ("block_size", "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us", "sync_p50_us",
-                "sync_p99_us", "n")
+SIZE_COLUMNS = (
+    "block_size",
+    "iops",
+    "iops_min",
+    "iops_max",
+    "bw_bytes",
+    "lat_p50_us",
+    "lat_p99_us",
+    "sync_p50_us",
+    "sync_p99_us",
+    "n",
+)
 
 
 def size_profiles(con: sqlite3.Connection, device_id: str) -> dict[str, list[dict]]:
     """The device's median block-size profile per setting ('on', 'off-kernel', ...), smallest
     size first; empty when no submission measured one (or a database from before schema 5)."""
     try:
-        rows = con.execute("SELECT * FROM device_sizes WHERE device_id = ? ORDER BY write_cache, knob, block_size",
-                           (device_id,)).fetchall()
+        rows = con.execute(
+            "SELECT * FROM device_sizes WHERE device_id = ? ORDER BY write_cache, knob, block_size", (device_id,)
+        ).fetchall()
     except sqlite3.OperationalError:
         return {}
     out: dict[str, list[dict]] = {}
@@ -80,9 +103,11 @@ def size_profiles(con: sqlite3.Connection, device_id: str) -> dict[str, list[dic
 
 def excluded_submissions(con: sqlite3.Connection, device_id: str) -> list[dict]:
     """The device's submissions that are listed but not aggregated, with why."""
-    rows = con.execute("SELECT id, path, excluded FROM submissions WHERE device_id = ? AND aggregated = 0 "
-                       "ORDER BY id", (device_id,))
+    rows = con.execute(
+        "SELECT id, path, excluded FROM submissions WHERE device_id = ? AND aggregated = 0 ORDER BY id", (device_id,)
+    )
     return [{"submission_id": r[0], "path": r[1], "reason": r[2]} for r in rows]
+
 
 def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict], list[dict]]:
     """(the device's sustained-write figures, its measurements that are not aggregated).
@@ -105,13 +130,19 @@ def sustained_writes(con: sqlite3.Connection, device_id: str) -> tuple[list[dict
         agg["summary"] = sustained.summary(agg)
         agg["writes"] = []
         figures.append(agg)
-    figures.sort(key=lambda a: (sustained.VARIANTS.index(a["variant"]) if a["variant"] in sustained.VARIANTS else 9,
-                                a["setting"]))
+    figures.sort(
+        key=lambda a: (
+            sustained.VARIANTS.index(a["variant"]) if a["variant"] in sustained.VARIANTS else 9,
+            a["setting"],
+        )
+    )
     by_key = {(a["variant"], a["write_cache"], a["knob"]): a for a in figures}
     left_out = []
     rows = con.execute(
         "SELECT m.*, s.aggregated, s.excluded FROM sustained m JOIN submissions s ON s.id = m.submission_id "
-        "WHERE s.device_id = ? ORDER BY m.submission_id, m.seq", (device_id,))
+        "WHERE s.device_id = ? ORDER BY m.submission_id, m.seq",
+        (device_id,),
+    )
     for r in rows:
         m = {k: r[k] for k in sustained.COLUMNS}
         m["bw_samples"] = json.loads(m["bw_samples"])

@@ -42,48 +42,105 @@ def write_devices(con: sqlite3.Connection, devices, fts: bool, named: dict[str, 
         answer = answers.device_answer(dev, cls)
         cols = answers.columns(answer, verdict_columns(dev.verdicts))
         values = {
-            "id": dev.id, "rank": rank, "model": dev.model, "model_key": dev.model_key, "vendor": dev.vendor,
-            "firmware": dev.firmware, "capacity_bytes": dev.capacity_bytes, "protocol": dev.protocol,
+            "id": dev.id,
+            "rank": rank,
+            "model": dev.model,
+            "model_key": dev.model_key,
+            "vendor": dev.vendor,
+            "firmware": dev.firmware,
+            "capacity_bytes": dev.capacity_bytes,
+            "protocol": dev.protocol,
             "media": dev.media,
             "volatile_write_cache": None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
-            "cache": row.write_cache if row else None, "cache_knob": row.knob if row else None,
+            "cache": row.write_cache if row else None,
+            "cache_knob": row.knob if row else None,
             "iops_1job": row.iops_1job.median if row and row.iops_1job else None,
             "max_iops": row.max_iops.median if row and row.max_iops else None,
             "peak_jobs": row.peak_jobs if row else None,
             "scaling": (row.scaling or {}).get("scaling") if row else None,
             "p99_sync_us": row.p99_sync_us.median if row and row.p99_sync_us else None,
             **cols,
-            "submissions": dev.submissions, "verified": dev.verified, "unchecked": dev.unchecked,
+            "submissions": dev.submissions,
+            "verified": dev.verified,
+            "unchecked": dev.unchecked,
             "legacy": dev.legacy,
-            "method_id": dev.method[0], "method_version": dev.method[1],
+            "method_id": dev.method[0],
+            "method_version": dev.method[1],
             "verdicts": json.dumps(dev.verdicts, sort_keys=True) if dev.verdicts is not None else None,
             "plp_evidence": _plp_json(dev.verdicts),
             "notes": json.dumps(dev.notes),
             "not_drive": dev.not_drive,
-            "method_class": cls, "class_rank": class_rank,
+            "method_class": cls,
+            "class_rank": class_rank,
             "family_key": public.device_family_key(dev.model, dev.vendor, named),
             "answers": answers.compact_json(answer),
         }
-        con.execute(f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
-                    tuple(values.values()))
+        con.execute(
+            f"INSERT INTO devices ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",  # noqa: S608
+            tuple(values.values()),
+        )
         for key in sorted(dev.caches):
             c = dev.caches[key]
             con.execute(
                 insert_sql("device_cache", 21),
-                (dev.id, c.write_cache, c.knob, c.submissions, c.verified, c.legacy, int(c.safe), c.unsafe_reason,
-                 *_spread(c.iops_1job), *_spread(c.max_iops), c.peak_jobs, *_spread(c.p99_sync_us),
-                 (c.scaling or {}).get("scaling"),
-                 json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None, c.source_words),
+                (
+                    dev.id,
+                    c.write_cache,
+                    c.knob,
+                    c.submissions,
+                    c.verified,
+                    c.legacy,
+                    int(c.safe),
+                    c.unsafe_reason,
+                    *_spread(c.iops_1job),
+                    *_spread(c.max_iops),
+                    c.peak_jobs,
+                    *_spread(c.p99_sync_us),
+                    (c.scaling or {}).get("scaling"),
+                    json.dumps(c.scaling, sort_keys=True) if c.scaling is not None else None,
+                    c.source_words,
+                ),
             )
             con.executemany(
                 insert_sql("curve", 12),
-                [(dev.id, c.write_cache, c.knob, p.numjobs, p.iops.median, p.iops.min, p.iops.max, p.n,
-                  p.lat_mean_us, p.lat_p99_us, p.sync_mean_us, p.sync_p99_us) for p in c.curve],
+                [
+                    (
+                        dev.id,
+                        c.write_cache,
+                        c.knob,
+                        p.numjobs,
+                        p.iops.median,
+                        p.iops.min,
+                        p.iops.max,
+                        p.n,
+                        p.lat_mean_us,
+                        p.lat_p99_us,
+                        p.sync_mean_us,
+                        p.sync_p99_us,
+                    )
+                    for p in c.curve
+                ],
             )
             con.executemany(
                 insert_sql("device_sizes", 13),
-                [(dev.id, c.write_cache, c.knob, z.block_size, z.iops.median, z.iops.min, z.iops.max, z.bw_bytes,
-                  z.lat_p50_us, z.lat_p99_us, z.sync_p50_us, z.sync_p99_us, z.n) for z in c.sizes],
+                [
+                    (
+                        dev.id,
+                        c.write_cache,
+                        c.knob,
+                        z.block_size,
+                        z.iops.median,
+                        z.iops.min,
+                        z.iops.max,
+                        z.bw_bytes,
+                        z.lat_p50_us,
+                        z.lat_p99_us,
+                        z.sync_p50_us,
+                        z.sync_p99_us,
+                        z.n,
+                    )
+                    for z in c.sizes
+                ],
             )
         con.executemany(DEVICE_SUSTAINED_INSERT, [agg.row(dev.id) for agg in dev.sustained])
         if fts:

@@ -92,8 +92,10 @@ def _digest_sections(con: sqlite3.Connection):
             yield table, lambda n, left=left: left.pop() if left else []
             continue
         yield table, con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchmany  # noqa: S608 - fixed names
-    yield "meta", con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') "
-                              "ORDER BY key").fetchmany
+    yield (
+        "meta",
+        con.execute("SELECT key, value FROM meta WHERE key NOT IN ('content_digest', 'fts') ORDER BY key").fetchmany,
+    )
     yield "device_search", _search_rows(con)
 
 

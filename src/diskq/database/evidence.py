@@ -22,8 +22,10 @@ def has_public_tables(con: sqlite3.Connection) -> bool:
     """Does this devices.db have the public-figures tables as this code reads them (schema 8)?
     An older file has none: it answers without public figures until it is rebuilt."""
     columns = {r[1] for r in con.execute("PRAGMA table_info(model_class)")}
-    return "write_cache" in columns and con.execute(
-        "SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
+    return (
+        "write_cache" in columns
+        and con.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone() is not None
+    )
 
 
 def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.Identity | None]:
@@ -40,13 +42,21 @@ def devices_of(con: sqlite3.Connection, query: str) -> tuple[list[str], modelid.
             return [], None
         line = found.lines[0].candidate.line
         return found.lines[0].device_ids, modelid.Identity(
-            modelid.main_vendor(line.vendor), line.names[0], found.asked_capacity,
-            f"{found.lines[0].candidate.how}: {found.lines[0].candidate.evidence}", line.key)
+            modelid.main_vendor(line.vendor),
+            line.names[0],
+            found.asked_capacity,
+            f"{found.lines[0].candidate.how}: {found.lines[0].candidate.evidence}",
+            line.key,
+        )
     ident = modelid.from_name(query)
     if ident is None:
         return [], None
-    ids = [r[0] for r in con.execute(
-        "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,))]
+    ids = [
+        r[0]
+        for r in con.execute(
+            "SELECT id FROM devices WHERE family_key = ? ORDER BY rank IS NULL, rank, id", (ident.key,)
+        )
+    ]
     return ids, ident
 
 
@@ -62,8 +72,14 @@ class PublicModel:
     figures: list[dict] = field(default_factory=list)  # figures rows + source title/licence/attribution
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "name": self.name, "family_key": self.family_key,
-                "capacity_bytes": self.capacity_bytes, "classes": self.classes, "figures": self.figures}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "family_key": self.family_key,
+            "capacity_bytes": self.capacity_bytes,
+            "classes": self.classes,
+            "figures": self.figures,
+        }
 
 
 _FIGURES = """
@@ -77,8 +93,9 @@ WHERE f.model_id = ? ORDER BY f.method_class, f.source_id, f.numjobs, f.seq
 def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
     """A ``models`` row with its classes and figures."""
     model = PublicModel(row["id"], row["name"], row["family_key"], row["capacity_bytes"])
-    for c in con.execute("SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class, write_cache",
-                         (row["id"],)):
+    for c in con.execute(
+        "SELECT * FROM model_class WHERE model_id = ? ORDER BY method_class, write_cache", (row["id"],)
+    ):
         c = dict(c)
         c["sources"] = json.loads(c["sources"])
         c["weak"] = json.loads(c["weak"]) if c.get("weak") else []
@@ -86,8 +103,9 @@ def model_of(con: sqlite3.Connection, row: sqlite3.Row) -> PublicModel:
         c["short"] = methodclass.short(c["method_class"])
         model.classes.append(c)
     model.classes.sort(key=lambda c: (methodclass.order(c["method_class"]), c["write_cache"], c["method_id"]))
-    model.figures = [{**dict(f), "class_label": methodclass.label(f["method_class"])}
-                     for f in con.execute(_FIGURES, (row["id"],))]
+    model.figures = [
+        {**dict(f), "class_label": methodclass.label(f["method_class"])} for f in con.execute(_FIGURES, (row["id"],))
+    ]
     return model
 
 
@@ -95,9 +113,13 @@ def public_models_of_family(con: sqlite3.Connection, family_key: str) -> list[Pu
     """Every public model of a family (each capacity its own model), by capacity."""
     if not has_public_tables(con) or not family_key:
         return []
-    return [model_of(con, r) for r in con.execute(
-        "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
-        (family_key,))]
+    return [
+        model_of(con, r)
+        for r in con.execute(
+            "SELECT * FROM models WHERE family_key = ? ORDER BY capacity_bytes IS NULL, capacity_bytes, id",
+            (family_key,),
+        )
+    ]
 
 
 def rank_words(c: dict) -> str:
@@ -113,11 +135,16 @@ def class_summary(model: PublicModel) -> list[str]:
     out = []
     for c in model.classes:
         one = f"1-job {c['iops_1job']:,.0f} IOPS" if c["iops_1job"] is not None else "no 1-job figure"
-        spread = (f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
-                  if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"] else "")
+        spread = (
+            f" ({c['iops_1job_min']:,.0f}-{c['iops_1job_max']:,.0f})"
+            if c["iops_1job"] is not None and c["iops_1job_min"] != c["iops_1job_max"]
+            else ""
+        )
         best = f", best {c['best_iops']:,.0f} at {c['best_numjobs']} jobs" if c["best_numjobs"] != 1 else ""
-        out.append(f"{c['label']}, cache {c['write_cache']}, method {c['method_id']}: {one}{spread}{best}; "
-                   f"sources {', '.join(c['sources'])}; {rank_words(c)}")
+        out.append(
+            f"{c['label']}, cache {c['write_cache']}, method {c['method_id']}: {one}{spread}{best}; "
+            f"sources {', '.join(c['sources'])}; {rank_words(c)}"
+        )
     return out
 
 
@@ -160,13 +187,18 @@ def known_lines(model: str | None, db: Path | None = None) -> list[str]:
         asked = found.asked_capacity if found.lines else None
         lines = []
         for did in ids:
-            d = con.execute("SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
-                            "ceph_waldb, capacity_bytes FROM devices WHERE id = ?", (did,)).fetchone()
+            d = con.execute(
+                "SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
+                "ceph_waldb, capacity_bytes FROM devices WHERE id = ?",
+                (did,),
+            ).fetchone()
             one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
             fw = f" firmware {d['firmware']}" if d["firmware"] else ""
-            lines.append(f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
-                         f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
-                         f"{identity_query.capacity_note(d['capacity_bytes'], asked)}")
+            lines.append(
+                f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
+                f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
+                f"{identity_query.capacity_note(d['capacity_bytes'], asked)}"
+            )
         families = found.lines[0].candidate.line.families if found.lines else (ident.key,)
         for key in families:
             for m in public_models_of_family(con, key):
@@ -176,11 +208,13 @@ def known_lines(model: str | None, db: Path | None = None) -> list[str]:
             if found.lines:
                 facts = found.lines[0].candidate.line.facts
                 what = ", ".join(x for x in (facts.segment, facts.interface) if x) or "a line its sources name"
-                return [f"device database: {found.lines[0].candidate.line.title} ({what}): nothing measured yet "
-                        f"(identified by {found.lines[0].candidate.how})"]
+                return [
+                    f"device database: {found.lines[0].candidate.line.title} ({what}): nothing measured yet "
+                    f"(identified by {found.lines[0].candidate.how})"
+                ]
             return [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
         if len(lines) > KNOWN_LINES:
-            lines = lines[:KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]
+            lines = lines[: KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]
         return lines
     except sqlite3.Error as exc:
         return [f"device database: not read ({exc})"]

@@ -60,8 +60,10 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
         # The signature is checked for integrity only: a key missing from allowed_signers does
         # not make the file invalid, only not verified (its status says so).
         sub, problems = validate_file(path, root=root, allowed_signers=None, require_signature=False, data=data)
-        problems = [Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
-                    for p in problems]
+        problems = [
+            Skipped(str(getattr(p, "path", path)), str(getattr(p, "field", "")), str(getattr(p, "message", p)))
+            for p in problems
+        ]
         if sub is None or problems:
             return None, problems or [Skipped(str(path), "", "rejected by the validator")], "unsigned"
         return sub, [], sign.signature_status(sub, allowed_signers)
@@ -75,7 +77,11 @@ def _validate(path: Path, data: bytes, root: Path | None, allowed_signers: Path 
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(x) for x in err.get("loc", ()))
-        return None, [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")], "unsigned"
+        return (
+            None,
+            [Skipped(str(path), field, f"{err.get('msg', 'invalid')} ({exc.error_count()} problem(s))")],
+            "unsigned",
+        )
     except (ValueError, RecursionError) as exc:
         return None, [Skipped(str(path), "", f"not a JSON submission: {type(exc).__name__}")], "unsigned"
     return sub, [], "unsigned" if sub.signature is None else "unchecked"
@@ -94,8 +100,9 @@ def read_file(path: Path) -> bytes:
         raise DatabaseError(exc.message) from None
 
 
-def read_submission(path: Path, root: Path, allowed_signers: Path | None = None, *,
-                    data: bytes | None = None) -> tuple[SubmissionRecord | None, list[Skipped]]:
+def read_submission(
+    path: Path, root: Path, allowed_signers: Path | None = None, *, data: bytes | None = None
+) -> tuple[SubmissionRecord | None, list[Skipped]]:
     """Validate one file and reduce it to a :class:`SubmissionRecord`, or say why not. ``data``
     is the file's content when the caller has read it already (with :func:`read_file`)."""
     try:
@@ -141,20 +148,34 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
         best_1, best_max, best_jobs, p99_1 = None, None, None, None
         for seq, pt in enumerate(run.points):
             sync = pt.sync_lat_us
-            values = (pt.iops, pt.bw_bytes, pt.lat_us.mean, pt.lat_us.p99,
-                      sync.mean if sync else None, sync.p99 if sync else None)
+            values = (
+                pt.iops,
+                pt.bw_bytes,
+                pt.lat_us.mean,
+                pt.lat_us.p99,
+                sync.mean if sync else None,
+                sync.p99 if sync else None,
+            )
             if not all_finite(values):
                 return skip(f"result.runs.{r_index}.points.{seq}", "a figure is not a finite number")
             why = None if pt.interrupted else left_out.get(pt.numjobs)
             pair = None if pt.interrupted else paired.get(pt.numjobs)
-            point_rows.append((sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted), why or pair,
-                               int(why is not None)))
+            point_rows.append(
+                (sub.id, r_index, seq, pt.numjobs, *values, int(pt.interrupted), why or pair, int(why is not None))
+            )
             if pt.interrupted:
                 continue
             lat_mean, lat_p99, sync_mean, sync_p99 = values[2:]
-            (curve if why is None else held).extend((
-                pt.numjobs, pt.iops, NAN if lat_mean is None else lat_mean, NAN if sync_mean is None else sync_mean,
-                NAN if sync_p99 is None else sync_p99, NAN if lat_p99 is None else lat_p99))
+            (curve if why is None else held).extend(
+                (
+                    pt.numjobs,
+                    pt.iops,
+                    NAN if lat_mean is None else lat_mean,
+                    NAN if sync_mean is None else sync_mean,
+                    NAN if sync_p99 is None else sync_p99,
+                    NAN if lat_p99 is None else lat_p99,
+                )
+            )
             if why is not None:
                 continue
             if pt.numjobs == 1 and (best_1 is None or pt.iops > best_1):
@@ -166,15 +187,42 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
             return skip(f"result.runs.{r_index}.sizes.points.{why}", "a figure is not a finite number")
         size_rows += sized
         ok = flush_ok(run, dev.volatile_write_cache)
-        run_rows.append((sub.id, r_index, run.write_cache, run.cache_mechanism, int(run.cache_changed),
-                         None if ok is None else int(ok), best_1, best_max, best_jobs, p99_1, int(peak_final), words))
+        run_rows.append(
+            (
+                sub.id,
+                r_index,
+                run.write_cache,
+                run.cache_mechanism,
+                int(run.cache_changed),
+                None if ok is None else int(ok),
+                best_1,
+                best_max,
+                best_jobs,
+                p99_1,
+                int(peak_final),
+                words,
+            )
+        )
         nosync = run.nosync.iops if run.nosync is not None and math.isfinite(run.nosync.iops) else None
         solo = next((pt for pt in run.points if pt.numjobs == 1 and not pt.interrupted), None)
         spread = iops_spread(solo.fio) if solo is not None else None
-        runs.append(RunSummary(r_index, run.write_cache, ok, nosync, curve, run.cache_mechanism, run.cache_changed,
-                               peak_final=peak_final, source_words=words, solo_spread=spread,
-                               sizes=pack_sizes([r for r in sized if r[1] == r_index]), held=held,
-                               peak_final_if_kept=final_if_kept))
+        runs.append(
+            RunSummary(
+                r_index,
+                run.write_cache,
+                ok,
+                nosync,
+                curve,
+                run.cache_mechanism,
+                run.cache_changed,
+                peak_final=peak_final,
+                source_words=words,
+                solo_spread=spread,
+                sizes=pack_sizes([r for r in sized if r[1] == r_index]),
+                held=held,
+                peak_final_if_kept=final_if_kept,
+            )
+        )
 
     try:
         sustained_rows = sustained.rows(sub.id, doc)
@@ -188,23 +236,59 @@ def read_submission(path: Path, root: Path, allowed_signers: Path | None = None,
     if sub.contributor:
         contributor = contributor_text(sub.contributor.name, sub.contributor.github)
     row = (
-        sub.id, did, rel, hashlib.sha256(data).hexdigest(), created, int(sub.legacy), int(verified),
-        sub.signature.principal if sub.signature else None, contributor,
+        sub.id,
+        did,
+        rel,
+        hashlib.sha256(data).hexdigest(),
+        created,
+        int(sub.legacy),
+        int(verified),
+        sub.signature.principal if sub.signature else None,
+        contributor,
         sub.provenance.source if sub.provenance else None,
-        model, vendor, dev.firmware, dev.capacity_bytes, dev.protocol, dev.media,
-        doc.method.id, doc.method.version,
-        doc.method.fio_version, doc.method.kernel, doc.method.diskq_version,
-        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache), status,
-        figures_digest(doc), not_a_drive(doc),
+        model,
+        vendor,
+        dev.firmware,
+        dev.capacity_bytes,
+        dev.protocol,
+        dev.media,
+        doc.method.id,
+        doc.method.version,
+        doc.method.fio_version,
+        doc.method.kernel,
+        doc.method.diskq_version,
+        None if dev.volatile_write_cache is None else int(dev.volatile_write_cache),
+        status,
+        figures_digest(doc),
+        not_a_drive(doc),
     )
     return SubmissionRecord(
-        id=sub.id, device_id=did, model_key=mkey, firmware_key=fkey, row=row, run_rows=run_rows,
-        point_rows=point_rows, runs=runs, model=model, vendor=vendor, firmware=dev.firmware,
-        capacity_bytes=dev.capacity_bytes, protocol=dev.protocol, media=dev.media, legacy=sub.legacy, verified=verified,
-        method=(doc.method.id, doc.method.version), created=created, volatile_write_cache=dev.volatile_write_cache,
-        signature=status, plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
-        figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
-        sustained_rows=sustained_rows, sustained=[sustained.Measurement.of(r) for r in sustained_rows],
+        id=sub.id,
+        device_id=did,
+        model_key=mkey,
+        firmware_key=fkey,
+        row=row,
+        run_rows=run_rows,
+        point_rows=point_rows,
+        runs=runs,
+        model=model,
+        vendor=vendor,
+        firmware=dev.firmware,
+        capacity_bytes=dev.capacity_bytes,
+        protocol=dev.protocol,
+        media=dev.media,
+        legacy=sub.legacy,
+        verified=verified,
+        method=(doc.method.id, doc.method.version),
+        created=created,
+        volatile_write_cache=dev.volatile_write_cache,
+        signature=status,
+        plp_facts=[f.model_dump(mode="json") for f in dev.plp_facts],
+        figures_digest=row[23],
+        not_drive=row[24],
+        size_rows=size_rows,
+        sustained_rows=sustained_rows,
+        sustained=[sustained.Measurement.of(r) for r in sustained_rows],
     ), []
 
 
@@ -219,8 +303,9 @@ def _size_rows(sid: str, r_index: int, profile) -> tuple[list[tuple], int | None
         values = (p.iops, p.bw_bytes, lat.p50, lat.p99, sync.p50 if sync else None, sync.p99 if sync else None)
         if not all_finite(values):
             return [], seq
-        rows.append((sid, r_index, seq, p.block_size, *values, int(p.interrupted), profile.method.id,
-                     profile.method.version))
+        rows.append(
+            (sid, r_index, seq, p.block_size, *values, int(p.interrupted), profile.method.id, profile.method.version)
+        )
     return rows, None
 
 

@@ -22,8 +22,9 @@ def flush_ok(run, volatile_write_cache: bool | None) -> bool | None:
     if solo is None or flush is None:
         return None
     try:
-        return flush.check(solo.iops, run.nosync.iops, cache_state=run.write_cache,
-                           volatile_write_cache=volatile_write_cache).honest
+        return flush.check(
+            solo.iops, run.nosync.iops, cache_state=run.write_cache, volatile_write_cache=volatile_write_cache
+        ).honest
     except DiskqError:
         return None
 
@@ -72,7 +73,7 @@ def legacy_sources(sub) -> dict[int, tuple[bool, str | None]]:
     from diskq.submission.legacy import parse_table
 
     prefix = "row as published: "
-    rows = [parse_table(n[len(prefix):]) for n in sub.provenance.notes if n.startswith(prefix)]
+    rows = [parse_table(n[len(prefix) :]) for n in sub.provenance.notes if n.startswith(prefix)]
     rows = [r[0] for r in rows if r]
     if len(rows) != 1 or not sub.result.runs:
         return {}

@@ -14,8 +14,14 @@ from diskq import files
 from diskq.errors import DatabaseError, DatabasePathError
 from diskq.files import kind
 
-__all__ = ["TMP_SUFFIX", "check_writable_target", "kind", "read_regular", "remove_stale_temporaries",
-           "temporary_prefix"]
+__all__ = [
+    "TMP_SUFFIX",
+    "check_writable_target",
+    "kind",
+    "read_regular",
+    "remove_stale_temporaries",
+    "temporary_prefix",
+]
 
 
 def read_regular(path, max_bytes: int, *, follow_symlinks: bool = False) -> bytes:

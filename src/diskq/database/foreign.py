@@ -122,8 +122,9 @@ def _version(con: sqlite3.Connection) -> str | None:
     return str(row[0])[:20] if row else None
 
 
-def check(con: sqlite3.Connection, what: str, *, strict: bool = False, integrity: bool = False,
-          seconds: float = CHECK_SECONDS) -> None:
+def check(
+    con: sqlite3.Connection, what: str, *, strict: bool = False, integrity: bool = False, seconds: float = CHECK_SECONDS
+) -> None:
     """Raise :class:`ForeignDatabase` naming ``what`` unless ``con`` is a devices.db of this
     schema (:func:`schema_problem`; ``strict``: exactly), and, with ``integrity``, passes
     ``PRAGMA integrity_check`` within ``seconds``."""
@@ -131,8 +132,10 @@ def check(con: sqlite3.Connection, what: str, *, strict: bool = False, integrity
 
     problem = schema_problem(con, strict=strict)
     if problem is not None:
-        raise ForeignDatabase(f"{what} is not a devices.db this diskq reads (schema {SCHEMA_VERSION}): {problem}",
-                              hint="fetch the current one with `diskq db update`, or build one with `diskq db build`")
+        raise ForeignDatabase(
+            f"{what} is not a devices.db this diskq reads (schema {SCHEMA_VERSION}): {problem}",
+            hint="fetch the current one with `diskq db update`, or build one with `diskq db build`",
+        )
     if integrity:
         try:
             with watched(con, seconds):

@@ -91,7 +91,8 @@ def find(option: Path | None = None, *, cwd: Path | None = None) -> Database:
     raise DatabasePathError(
         "no devices.db found: none given with --db, none in a checkout, none from `diskq db update`, "
         "and this copy of diskq ships none",
-        hint="run `diskq db update`, or give one with --db")
+        hint="run `diskq db update`, or give one with --db",
+    )
 
 
 def open_db(db: Path) -> sqlite3.Connection:

@@ -56,17 +56,38 @@ class Match:
         return self.kind in (EXACT, TYPO)
 
     def to_dict(self) -> dict:
-        return {"score": round(self.score, 3), "match": self.kind, "device": self.device, "caches": self.caches,
-                "curves": self.curves, "sizes": self.sizes, "conflicts": self.conflicts,
-                "excluded": self.excluded,
-                "sustained": self.sustained, "sustained_not_aggregated": self.sustained_left_out,
-                "public_figures": self.public, "identified_via": self.via, "line": self.line,
-                "identity": self.identity, "capacity_note": self.capacity_note, "verdicts": self.verdicts}
+        return {
+            "score": round(self.score, 3),
+            "match": self.kind,
+            "device": self.device,
+            "caches": self.caches,
+            "curves": self.curves,
+            "sizes": self.sizes,
+            "conflicts": self.conflicts,
+            "excluded": self.excluded,
+            "sustained": self.sustained,
+            "sustained_not_aggregated": self.sustained_left_out,
+            "public_figures": self.public,
+            "identified_via": self.via,
+            "line": self.line,
+            "identity": self.identity,
+            "capacity_note": self.capacity_note,
+            "verdicts": self.verdicts,
+        }
 
 
-def _device_match(con: sqlite3.Connection, device_id: str, score: float, kind: str, *, via: str | None = None,
-                  line: dict | None = None, identity: dict | None = None, asked: int | None = None,
-                  families: tuple[str, ...] = ()) -> Match:
+def _device_match(
+    con: sqlite3.Connection,
+    device_id: str,
+    score: float,
+    kind: str,
+    *,
+    via: str | None = None,
+    line: dict | None = None,
+    identity: dict | None = None,
+    asked: int | None = None,
+    families: tuple[str, ...] = (),
+) -> Match:
     from diskq.analyse import methodclass
     from diskq.database import evidence
     from diskq.identity.query import capacity_note
@@ -80,14 +101,17 @@ def _device_match(con: sqlite3.Connection, device_id: str, score: float, kind: s
     device["osds_limited_by_sweep"] = optional_bool(device["osds_limited_by_sweep"])
     device["osds_per_device_text"] = osds_text(device["osds_per_device"], device["osds_limited_by_sweep"])
     device["osds_rate_text"] = osds_rate_text(device["osds_per_osd_iops"], device["osds_demand_iops"])
-    caches = [dict(r) for r in con.execute(
-        "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (device_id,))]
+    caches = [
+        dict(r)
+        for r in con.execute("SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (device_id,))
+    ]
     for c in caches:
         c["scaling_json"] = json.loads(c["scaling_json"]) if c["scaling_json"] else None
     curves: dict[str, list[dict]] = {}  # by setting: 'off', 'on', 'off-kernel', ...
     for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs", (device_id,)):
         curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(
-            {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")})
+            {k: r[k] for k in ("numjobs", "iops", "iops_min", "iops_max", "n", "lat_p99_us", "sync_p99_us")}
+        )
     long_writes, left_out = sustained_writes(con, device_id)
     if device.get("method_class"):
         device["method_class_label"] = methodclass.label(device["method_class"])
@@ -96,11 +120,24 @@ def _device_match(con: sqlite3.Connection, device_id: str, score: float, kind: s
     for k in keys:
         for m in evidence.public_models_of_family(con, k):
             public.append({**m.to_dict(), "capacity_note": capacity_note(m.capacity_bytes, asked)})
-    return Match(score, device, caches, curves, conflict_points(con, device_id), excluded_submissions(con, device_id),
-                 kind, size_profiles(con, device_id), sustained=long_writes, sustained_left_out=left_out,
-                 public=public, via=via, line=line, identity=identity,
-                 capacity_note=capacity_note(device.get("capacity_bytes"), asked),
-                 verdicts=json.loads(stored) if stored else None)
+    return Match(
+        score,
+        device,
+        caches,
+        curves,
+        conflict_points(con, device_id),
+        excluded_submissions(con, device_id),
+        kind,
+        size_profiles(con, device_id),
+        sustained=long_writes,
+        sustained_left_out=left_out,
+        public=public,
+        via=via,
+        line=line,
+        identity=identity,
+        capacity_note=capacity_note(device.get("capacity_bytes"), asked),
+        verdicts=json.loads(stored) if stored else None,
+    )
 
 
 @dataclass
@@ -116,8 +153,14 @@ class LineAnswer:
     verdicts: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"line": self.line, "identity": self.identity, "measured": bool(self.devices),
-                "devices": self.devices, "public_models": self.public, "verdicts": self.verdicts}
+        return {
+            "line": self.line,
+            "identity": self.identity,
+            "measured": bool(self.devices),
+            "devices": self.devices,
+            "public_models": self.public,
+            "verdicts": self.verdicts,
+        }
 
 
 def of_asked_capacity(model: dict) -> bool:
@@ -191,17 +234,36 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
             out, lines = [], []
             for lm in found.lines:
                 ident, line = lm.candidate.to_dict(), lm.line_dict()
-                via = (f"{lm.candidate.how}: {lm.candidate.evidence}" if found.sure and lm.candidate.how == "part number"
-                       else None)
+                via = (
+                    f"{lm.candidate.how}: {lm.candidate.evidence}"
+                    if found.sure and lm.candidate.how == "part number"
+                    else None
+                )
                 for did in lm.device_ids:
                     if len(out) < limit:
-                        out.append(_device_match(con, did, 1.0, kind, via=via, line=line, identity=ident, asked=asked,
-                                                 families=lm.candidate.line.families))
+                        out.append(
+                            _device_match(
+                                con,
+                                did,
+                                1.0,
+                                kind,
+                                via=via,
+                                line=line,
+                                identity=ident,
+                                asked=asked,
+                                families=lm.candidate.line.families,
+                            )
+                        )
                 public = []
-                for mid in (lm.model_ids if evidence.has_public_tables(con) else []):
+                for mid in lm.model_ids if evidence.has_public_tables(con) else []:
                     m = evidence.model_of(con, con.execute("SELECT * FROM models WHERE id = ?", (mid,)).fetchone())
-                    public.append({**m.to_dict(), "capacity_note": identity_query.capacity_note(m.capacity_bytes, asked),
-                                   "verdicts": public_verdicts(con, mid)})
+                    public.append(
+                        {
+                            **m.to_dict(),
+                            "capacity_note": identity_query.capacity_note(m.capacity_bytes, asked),
+                            "verdicts": public_verdicts(con, mid),
+                        }
+                    )
                 verdicts = None if lm.device_ids else line_answer(con, lm.candidate.line.key, public)
                 lines.append(LineAnswer(line, ident, lm.device_ids, public, verdicts))
             one_typo = len(found.lines) == 1 and found.lines[0].candidate.sure == "typo"  # forgiven, as for a name
@@ -216,8 +278,17 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
             row = con.execute("SELECT family_key FROM devices WHERE id = ?", (light["id"],)).fetchone()
             line = identity_query.device_line(con, row[0])
             families = (ident.key,) if ident is not None and light["id"] in by_identity else ()
-            out.append(_device_match(con, light["id"], score, matched, line=line, families=families,
-                                     via=ident.via if ident is not None and light["id"] in by_identity else None))
+            out.append(
+                _device_match(
+                    con,
+                    light["id"],
+                    score,
+                    matched,
+                    line=line,
+                    families=families,
+                    via=ident.via if ident is not None and light["id"] in by_identity else None,
+                )
+            )
         models = {compact(m.device["model"]) for m in out if m.kind == EXACT}
         if len(models) > 1:  # the words fit several models (``samsung``): candidates, none the answer
             for m in out:

@@ -50,7 +50,7 @@ def words(text: str) -> list[str]:
 def _swaps(word: str):
     for i in range(len(word) - 1):
         if word[i] != word[i + 1]:
-            yield word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
 def _word_hit(w: str, x: str) -> bool:

@@ -127,7 +127,7 @@ def _imported(name: str, path: Path, sources: dict[str, Path]) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+                base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
             named += [base] + [f"{base}.{alias.name}" for alias in node.names]  # a name may be a module
     out = []
     for full in named:
@@ -141,8 +141,10 @@ def read_signers(path: Path) -> bytes:
     try:
         return read_regular(path, MAX_SIGNERS_BYTES, follow_symlinks=True)
     except DatabaseError as exc:
-        raise DatabasePathError(f"allowed signers file {path}: {exc.message}",
-                            hint="give an ssh allowed_signers file (see ssh-keygen(1), ALLOWED SIGNERS)") from None
+        raise DatabasePathError(
+            f"allowed signers file {path}: {exc.message}",
+            hint="give an ssh allowed_signers file (see ssh-keygen(1), ALLOWED SIGNERS)",
+        ) from None
 
 
 class Memo:
@@ -190,13 +192,14 @@ class Memo:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = sqlite3.connect(self.path, isolation_level=None)
             self._writer.execute("PRAGMA journal_mode = WAL")  # another build may read it meanwhile
-            found = self._writer.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'verdict'").fetchone()
+            found = self._writer.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'verdict'"
+            ).fetchone()
             if found is not None and found[0] != f"CREATE TABLE {TABLE}":
                 self._writer.execute("DROP TABLE verdict")  # laid out by another version: start afresh
             self._writer.execute(SCHEMA)
             remove_stale_temporaries(self.path)
-            fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=TMP_SUFFIX,
-                                       dir=self.path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=TMP_SUFFIX, dir=self.path.parent)
             os.close(fd)
             self._fresh_path = Path(tmp)
             self._fresh = sqlite3.connect(tmp, isolation_level=None)
@@ -206,8 +209,10 @@ class Memo:
             self._fresh.execute("BEGIN")
         except (OSError, sqlite3.Error) as exc:
             self.abandon()
-            raise DatabasePathError(f"cannot open the validation memo {self.path}: {_reason(exc)}",
-                                hint="give another --memo FILE, or --no-memo") from None
+            raise DatabasePathError(
+                f"cannot open the validation memo {self.path}: {_reason(exc)}",
+                hint="give another --memo FILE, or --no-memo",
+            ) from None
 
     def put(self, key: str, answer: str | None) -> None:
         """Remember ``answer`` (None: the entry already exists) and mark ``key`` as used."""
@@ -235,13 +240,18 @@ class Memo:
             con.execute("COMMIT")
             if fresh is not None:
                 con.execute("DETACH DATABASE fresh")
-            free, pages = con.execute("PRAGMA freelist_count").fetchone()[0], con.execute("PRAGMA page_count").fetchone()[0]
+            free, pages = (
+                con.execute("PRAGMA freelist_count").fetchone()[0],
+                con.execute("PRAGMA page_count").fetchone()[0],
+            )
             if free > pages // 2:  # mostly answers of older code: give the space back
                 con.execute("VACUUM")
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
-            raise DatabaseError(f"cannot update the validation memo {self.path}: {_reason(exc)}",
-                                hint="delete it, or build with --no-memo") from None
+            raise DatabaseError(
+                f"cannot update the validation memo {self.path}: {_reason(exc)}",
+                hint="delete it, or build with --no-memo",
+            ) from None
         finally:
             self.abandon()
 

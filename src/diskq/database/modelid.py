@@ -104,8 +104,9 @@ def resolve(name: str, *, lines: tuple | None = None, use_drivedb: bool = False)
     answer = resolve_line(list(lines if lines is not None else _lines()), text).answer
     if answer is not None:
         line = answer.line
-        return Identity(main_vendor(line.vendor), line.names[0], answer.capacity_bytes,
-                        f"{answer.how}: {answer.evidence}", line.key)
+        return Identity(
+            main_vendor(line.vendor), line.names[0], answer.capacity_bytes, f"{answer.how}: {answer.evidence}", line.key
+        )
     return from_name(text)
 
 

@@ -49,9 +49,13 @@ def _fts_candidates(con: sqlite3.Connection, query: str) -> list[sqlite3.Row] | 
         return None
     match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
     try:
-        ids = [r[0] for r in con.execute(
-            "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
-            (match, MAX_CANDIDATES))]
+        ids = [
+            r[0]
+            for r in con.execute(
+                "SELECT device_id FROM device_search WHERE device_search MATCH ? ORDER BY rank LIMIT ?",
+                (match, MAX_CANDIDATES),
+            )
+        ]
     except sqlite3.Error:
         return None
     if not ids:
@@ -116,6 +120,13 @@ def ranked_by_name(con: sqlite3.Connection, query: str, limit: int) -> list[tupl
                 scored.append((sc, row))
     # matches first, then by score; hosts and virtual devices have no rank: after the drives
     kinds = {row["id"]: _kind(query, row) for _, row in scored}
-    scored.sort(key=lambda sr: (_KIND_ORDER[kinds[sr[1]["id"]]], -sr[0], len(sr[1]["model"]),
-                                sr[1]["rank"] is None, sr[1]["rank"] or 0))
+    scored.sort(
+        key=lambda sr: (
+            _KIND_ORDER[kinds[sr[1]["id"]]],
+            -sr[0],
+            len(sr[1]["model"]),
+            sr[1]["rank"] is None,
+            sr[1]["rank"] or 0,
+        )
+    )
     return [(sc, row, kinds[row["id"]]) for sc, row in scored]

@@ -41,8 +41,9 @@ def public_figures(records: list[SubmissionRecord]) -> list[tuple[str, float]]:
     return sorted(out)
 
 
-def outliers(records: list[SubmissionRecord], crit: dict | None = None,
-             public: list[tuple[str, float]] | tuple = ()) -> tuple[dict[str, str], list[str]]:
+def outliers(
+    records: list[SubmissionRecord], crit: dict | None = None, public: list[tuple[str, float]] | tuple = ()
+) -> tuple[dict[str, str], list[str]]:
     """(submission id -> why it lies far outside all the evidence for its model, notes) by
     ``[outliers]`` in ``criteria.toml`` (:mod:`diskq.analyse.outliers` states the rule):
 
@@ -66,8 +67,9 @@ def outliers(records: list[SubmissionRecord], crit: dict | None = None,
     for key in sorted({k for f in figures.values() for k in f}):
         for i, what in ((0, "1-job IOPS"), (1, "max IOPS")):
             values = {rid: f[key][i] for rid, f in figures.items() if key in f and f[key][i] is not None}
-            verdict = judge(values, [], max_ratio=limit, min_figures=least, what=what,
-                            where=f"at cache {setting_label(*key)}")
+            verdict = judge(
+                values, [], max_ratio=limit, min_figures=least, what=what, where=f"at cache {setting_label(*key)}"
+            )
             for rid, why in verdict.far.items():
                 out.setdefault(rid, why + ": not aggregated")
             if verdict.note and verdict.note not in notes:
@@ -82,8 +84,14 @@ def outliers(records: list[SubmissionRecord], crit: dict | None = None,
             ones = [one for one, _ in f.values() if one] if rid not in legacy else []
             if ones:
                 closest[rid] = min(ones, key=lambda v: abs(math.log(v / center)))
-        verdict = judge(closest, refs, max_ratio=limit, min_figures=least, what="1-job IOPS",
-                        where="(its cache setting closest to them)")
+        verdict = judge(
+            closest,
+            refs,
+            max_ratio=limit,
+            min_figures=least,
+            what="1-job IOPS",
+            where="(its cache setting closest to them)",
+        )
         for rid, why in verdict.far.items():
             out.setdefault(rid, why + ": held back until more evidence agrees with it")
         if verdict.note and verdict.note not in notes:

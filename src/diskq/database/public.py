@@ -42,8 +42,18 @@ TABLES = {  # name -> order of its rows in the content digest
 
 
 def figure_class(fig: PublicFigure, method: PublicMethod) -> methodclass.MethodClass:
-    return methodclass.classify(Traits(method.sync, method.pattern, method.target, method.direct, method.iodepth,
-                                       block_size=method.block_bytes, platform=method.platform), fig.protocol)
+    return methodclass.classify(
+        Traits(
+            method.sync,
+            method.pattern,
+            method.target,
+            method.direct,
+            method.iodepth,
+            block_size=method.block_bytes,
+            platform=method.platform,
+        ),
+        fig.protocol,
+    )
 
 
 def run_seconds(fig: PublicFigure, method: PublicMethod) -> float | None:
@@ -138,12 +148,43 @@ def write(con: sqlite3.Connection, catalogue: Catalogue) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for fig in catalogue.figures:
         counts[fig.source_id] += 1
-    con.executemany("INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?)", [
-        (s.id, s.title, s.url, s.author, s.date, s.licence, s.attribution, json.dumps(s.method_ids), s.notes,
-         counts[s.id]) for s in sorted(catalogue.sources.values(), key=lambda s: s.id)])
-    con.executemany("INSERT INTO methods VALUES (?,?,?,?,?,?,?,?,?,?,?)", [
-        (m.id, m.command, m.sync, m.pattern, m.engine, m.iodepth, int(m.direct), m.target, m.runtime_s, m.block_size,
-         m.notes) for m in sorted(catalogue.methods.values(), key=lambda m: m.id)])
+    con.executemany(
+        "INSERT INTO sources VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                s.id,
+                s.title,
+                s.url,
+                s.author,
+                s.date,
+                s.licence,
+                s.attribution,
+                json.dumps(s.method_ids),
+                s.notes,
+                counts[s.id],
+            )
+            for s in sorted(catalogue.sources.values(), key=lambda s: s.id)
+        ],
+    )
+    con.executemany(
+        "INSERT INTO methods VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                m.id,
+                m.command,
+                m.sync,
+                m.pattern,
+                m.engine,
+                m.iodepth,
+                int(m.direct),
+                m.target,
+                m.runtime_s,
+                m.block_size,
+                m.notes,
+            )
+            for m in sorted(catalogue.methods.values(), key=lambda m: m.id)
+        ],
+    )
     models: dict[str, _Model] = {}
     rows = []
     per_class: dict[tuple[str, str, str], list[PublicFigure]] = defaultdict(list)
@@ -154,22 +195,56 @@ def write(con: sqlite3.Connection, catalogue: Catalogue) -> dict[str, int]:
         models.setdefault(mid, _Model(mid, ident.key, ident.vendor, ident.family, ident.capacity_bytes, fig.protocol))
         cls = figure_class(fig, catalogue.methods[fig.method_id])
         method = catalogue.methods[fig.method_id]
-        rows.append((fig.source_id, seq[fig.source_id], mid, fig.model, fig.firmware, fig.interface, fig.protocol,
-                     fig.method_id, cls.id, fig.numjobs, fig.iodepth, fig.iops, fig.write_cache, fig.derived,
-                     fig.quote, fig.url, fig.checked, fig.where, "; ".join(weak_reasons(fig, method))))
+        rows.append(
+            (
+                fig.source_id,
+                seq[fig.source_id],
+                mid,
+                fig.model,
+                fig.firmware,
+                fig.interface,
+                fig.protocol,
+                fig.method_id,
+                cls.id,
+                fig.numjobs,
+                fig.iodepth,
+                fig.iops,
+                fig.write_cache,
+                fig.derived,
+                fig.quote,
+                fig.url,
+                fig.checked,
+                fig.where,
+                "; ".join(weak_reasons(fig, method)),
+            )
+        )
         seq[fig.source_id] += 1
         per_class[mid, cls.id, fig.write_cache, fig.method_id].append(fig)
-    con.executemany("INSERT INTO models VALUES (?,?,?,?,?,?,?)", [
-        (m.id, m.key, m.vendor, m.family, m.capacity_bytes, model_name(m.vendor, m.family, m.capacity_bytes),
-         m.protocol) for m in sorted(models.values(), key=lambda m: m.id)])
+    con.executemany(
+        "INSERT INTO models VALUES (?,?,?,?,?,?,?)",
+        [
+            (
+                m.id,
+                m.key,
+                m.vendor,
+                m.family,
+                m.capacity_bytes,
+                model_name(m.vendor, m.family, m.capacity_bytes),
+                m.protocol,
+            )
+            for m in sorted(models.values(), key=lambda m: m.id)
+        ],
+    )
     con.executemany("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", sorted(rows))
-    con.executemany("INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    _model_classes(per_class, catalogue.methods))
+    con.executemany(
+        "INSERT INTO model_class VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", _model_classes(per_class, catalogue.methods)
+    )
     return {"public_sources": len(catalogue.sources), "public_figures": len(rows), "public_models": len(models)}
 
 
-def _model_classes(per_class: dict[tuple[str, str, str, str], list[PublicFigure]],
-                   methods: dict[str, PublicMethod]) -> list[tuple]:
+def _model_classes(
+    per_class: dict[tuple[str, str, str, str], list[PublicFigure]], methods: dict[str, PublicMethod]
+) -> list[tuple]:
     """One row per (model, class, cache state, method): the 1-job median over the sources of that
     method with its spread, the best figure and its job count, the sources, why it is weak; the
     rows not weak ranked within the class and cache state by 1-job IOPS (rows without a 1-job
@@ -180,8 +255,23 @@ def _model_classes(per_class: dict[tuple[str, str, str, str], list[PublicFigure]
         best = max(figs, key=lambda f: (f.iops, -f.numjobs))
         one = statistics.median(ones) if ones else None
         weak = sorted({w for f in figs for w in weak_reasons(f, methods[method_id])})
-        out.append([mid, cls, cache, method_id, one, min(ones) if ones else None, max(ones) if ones else None,
-                    best.iops, best.numjobs, json.dumps(sorted({f.source_id for f in figs})), len(figs), weak, None])
+        out.append(
+            [
+                mid,
+                cls,
+                cache,
+                method_id,
+                one,
+                min(ones) if ones else None,
+                max(ones) if ones else None,
+                best.iops,
+                best.numjobs,
+                json.dumps(sorted({f.source_id for f in figs})),
+                len(figs),
+                weak,
+                None,
+            ]
+        )
     _mark_disagreements(out, methods)
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for row in out:
@@ -206,8 +296,10 @@ def _mark_disagreements(rows: list[list], methods: dict[str, PublicMethod]) -> N
         if methods[row[3]].target == "raw":
             by_key[row[0], row[1], row[2], row[4] is not None].append(row)
     for (*_, one), group in by_key.items():
+
         def fig(r, one=one):
             return r[4] if one else r[7]
+
         lo, hi = min(group, key=fig), max(group, key=fig)
         if fig(hi) > ratio * fig(lo):
             what = "at 1 job" if one else "at their best"
@@ -215,5 +307,10 @@ def _mark_disagreements(rows: list[list], methods: dict[str, PublicMethod]) -> N
             name = (lambda r: methods[r[3]].sync) if len(set(syncs)) == len(syncs) else (lambda r: r[3])
             words = ", ".join(f"{name(r)} {fig(r):,.0f}" for r in sorted(group, key=lambda r: -fig(r)))
             for row in group:
-                row[11] = sorted({*row[11], f"methods of this class disagree on this drive ({words} IOPS {what}): "
-                                            "what reached the drive is not certain"})
+                row[11] = sorted(
+                    {
+                        *row[11],
+                        f"methods of this class disagree on this drive ({words} IOPS {what}): "
+                        "what reached the drive is not certain",
+                    }
+                )

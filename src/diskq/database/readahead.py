@@ -50,8 +50,10 @@ class ReadAhead:
         self.lock = threading.Lock()
         self.next = 0
         self.stopped = False
-        self.threads = [threading.Thread(target=self._run, name="diskq-readahead", daemon=True)
-                        for _ in range(threads if hasattr(os, "posix_fadvise") else 0)]
+        self.threads = [
+            threading.Thread(target=self._run, name="diskq-readahead", daemon=True)
+            for _ in range(threads if hasattr(os, "posix_fadvise") else 0)
+        ]
 
     def _run(self) -> None:
         while True:

@@ -154,17 +154,19 @@ def encode(record: SubmissionRecord | None, skipped: list[Skipped]) -> str:
     """
     if record is None:
         return json.dumps({"skipped": [[s.path, s.field, s.message] for s in skipped]})
-    return json.dumps({
-        "row": record.row,
-        "runs": [r[1:] for r in record.run_rows],
-        "points": [p[1:] for p in record.point_rows],
-        "nosync": [r.nosync_iops for r in record.runs],
-        "plp": record.plp_facts,
-        "spread": [r.solo_spread for r in record.runs],
-        "sizes": [r[1:] for r in record.size_rows],
-        "sustained": [r[1:] for r in record.sustained_rows],
-        "final_if_kept": [r.peak_final_if_kept for r in record.runs],
-    })
+    return json.dumps(
+        {
+            "row": record.row,
+            "runs": [r[1:] for r in record.run_rows],
+            "points": [p[1:] for p in record.point_rows],
+            "nosync": [r.nosync_iops for r in record.runs],
+            "plp": record.plp_facts,
+            "spread": [r.solo_spread for r in record.runs],
+            "sizes": [r[1:] for r in record.size_rows],
+            "sustained": [r[1:] for r in record.sustained_rows],
+            "final_if_kept": [r.peak_final_if_kept for r in record.runs],
+        }
+    )
 
 
 def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
@@ -184,18 +186,48 @@ def decode(text: str) -> tuple[SubmissionRecord | None, list[Skipped]]:
     for r, nosync, spread, final in zip(run_rows, d["nosync"], spreads, finals, strict=False):
         _, index, write_cache, mechanism, changed, ok = r[:6]
         rows = [p for p in point_rows if p[1] == index]
-        runs.append(RunSummary(index, write_cache, None if ok is None else bool(ok), nosync,
-                               _curve(rows), mechanism, bool(changed),
-                               peak_final=bool(r[10]), source_words=r[11], solo_spread=spread,
-                               sizes=pack_sizes([s for s in size_rows if s[1] == index]), held=_curve(rows, held=True),
-                               peak_final_if_kept=bool(final)))
+        runs.append(
+            RunSummary(
+                index,
+                write_cache,
+                None if ok is None else bool(ok),
+                nosync,
+                _curve(rows),
+                mechanism,
+                bool(changed),
+                peak_final=bool(r[10]),
+                source_words=r[11],
+                solo_spread=spread,
+                sizes=pack_sizes([s for s in size_rows if s[1] == index]),
+                held=_curve(rows, held=True),
+                peak_final_if_kept=bool(final),
+            )
+        )
     return SubmissionRecord(
-        id=sid, device_id=did, model_key=model_key(model), firmware_key=firmware_key(firmware), row=row,
-        run_rows=run_rows, point_rows=point_rows, runs=runs, model=model, vendor=row[11], firmware=firmware,
-        capacity_bytes=row[13], protocol=row[14], media=row[15], legacy=bool(row[5]), verified=bool(row[6]),
-        method=(row[16], row[17]), created=row[4],
-        volatile_write_cache=None if row[21] is None else bool(row[21]), signature=row[22],
+        id=sid,
+        device_id=did,
+        model_key=model_key(model),
+        firmware_key=firmware_key(firmware),
+        row=row,
+        run_rows=run_rows,
+        point_rows=point_rows,
+        runs=runs,
+        model=model,
+        vendor=row[11],
+        firmware=firmware,
+        capacity_bytes=row[13],
+        protocol=row[14],
+        media=row[15],
+        legacy=bool(row[5]),
+        verified=bool(row[6]),
+        method=(row[16], row[17]),
+        created=row[4],
+        volatile_write_cache=None if row[21] is None else bool(row[21]),
+        signature=row[22],
         plp_facts=d.get("plp") or [],
-        figures_digest=row[23], not_drive=row[24], size_rows=size_rows,
-        sustained_rows=sustained_rows, sustained=[sustained.Measurement.of(r) for r in sustained_rows],
+        figures_digest=row[23],
+        not_drive=row[24],
+        size_rows=size_rows,
+        sustained_rows=sustained_rows,
+        sustained=[sustained.Measurement.of(r) for r in sustained_rows],
     ), []

@@ -114,8 +114,13 @@ class _Rows:
 
 
 #: Tables holding a submission's rows, each with its column naming the submission.
-_SUBMISSION_TABLES = (("submissions", "id"), ("runs", "submission_id"), ("points", "submission_id"),
-                      ("size_points", "submission_id"), ("sustained", "submission_id"))
+_SUBMISSION_TABLES = (
+    ("submissions", "id"),
+    ("runs", "submission_id"),
+    ("points", "submission_id"),
+    ("size_points", "submission_id"),
+    ("sustained", "submission_id"),
+)
 
 
 def _drop(con: sqlite3.Connection, submission_id: str) -> None:
@@ -144,8 +149,15 @@ class _History:
         return replace(claim, entered=None if entry is None else (entry.position, entry.describe()))
 
 
-def read_into(con: sqlite3.Connection, workers: Workers, files: list[Path], root: Path, allowed_signers: Path | None,
-              skipped: list[Skipped], memo: Memo | None) -> tuple[dict[str, list[SubmissionRecord]], int]:
+def read_into(
+    con: sqlite3.Connection,
+    workers: Workers,
+    files: list[Path],
+    root: Path,
+    allowed_signers: Path | None,
+    skipped: list[Skipped],
+    memo: Memo | None,
+) -> tuple[dict[str, list[SubmissionRecord]], int]:
     """Read every file (in path order), write its rows, group accepted ones by device. Returns those
     groups and how many submissions were accepted; what was not accepted goes to ``skipped``."""
     reader = functools.partial(_read_one, root=root, allowed_signers=allowed_signers, memo=memo)

@@ -40,8 +40,11 @@ def _evidence(rec: SubmissionRecord) -> list[conflicts.Evidence]:
     return out
 
 
-def settle(records: list[SubmissionRecord], crit: dict | None = None,
-           sources: Mapping[str, Sequence[conflicts.Evidence]] | None = None) -> tuple[list[tuple], list[tuple]]:
+def settle(
+    records: list[SubmissionRecord],
+    crit: dict | None = None,
+    sources: Mapping[str, Sequence[conflicts.Evidence]] | None = None,
+) -> tuple[list[tuple], list[tuple]]:
     """Decide every conflict of ``records`` with the model's other evidence, changing their runs'
     curves in place. ``sources`` adds figures from other sources (a table of public figures), by
     model key (:func:`diskq.database.keys.model_key`), as :class:`~diskq.analyse.conflicts.Evidence`
@@ -91,8 +94,10 @@ def _settle_run(rec, run, others, ratio: float, spread: float) -> tuple[list[tup
             run.findings.append(finding)
             point_rows.append((finding, int(d.kept is not d.conflict.high), rec.id, run.index, int(h[0])))
         else:
-            finding = (f"{text}; {d.reason}: the verdicts use only what both allow, {low.value:,.0f} at 1 job as a "
-                       f"lower bound, and hold {h[1]:,.0f} at {int(h[0])} jobs out")
+            finding = (
+                f"{text}; {d.reason}: the verdicts use only what both allow, {low.value:,.0f} at 1 job as a "
+                f"lower bound, and hold {h[1]:,.0f} at {int(h[0])} jobs out"
+            )
             run.findings.append(finding)
             point_rows.append((finding, 1, rec.id, run.index, int(h[0])))
     run_rows: list[tuple] = []
@@ -106,7 +111,7 @@ def _settle_run(rec, run, others, ratio: float, spread: float) -> tuple[list[tup
         for h in run.held_points():
             (new_curve if int(h[0]) in back else new_held).extend(h)
         rows = sorted(range(0, len(new_curve), 6), key=lambda i: new_curve[i])
-        run.curve = array("d", [v for i in rows for v in new_curve[i:i + 6]])
+        run.curve = array("d", [v for i in rows for v in new_curve[i : i + 6]])
         run.held = new_held
         run.peak_final = len(back) == len(decisions) and run.peak_final_if_kept
         top = max(run.points(), key=lambda p: (p[1], -p[0]))

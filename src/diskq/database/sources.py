@@ -41,8 +41,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from diskq.analyse.methodclass import block_bytes
 from diskq.errors import SourcesError
 
-COLUMNS = ("source_id", "model", "vendor", "family", "capacity", "interface", "firmware", "method_id", "numjobs",
-           "iodepth", "iops", "write_cache", "derived", "quote", "url", "checked")
+COLUMNS = (
+    "source_id",
+    "model",
+    "vendor",
+    "family",
+    "capacity",
+    "interface",
+    "firmware",
+    "method_id",
+    "numjobs",
+    "iodepth",
+    "iops",
+    "write_cache",
+    "derived",
+    "quote",
+    "url",
+    "checked",
+)
 #: The largest catalogue file read (a figures CSV of a few thousand rows is a few hundred KiB).
 MAX_BYTES = 8 * 1024 * 1024
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -233,8 +249,9 @@ def _figures(path: Path, root: Path, catalogue: Catalogue) -> list[PublicFigure]
             if fig.method_id not in catalogue.methods:
                 raise SourcesError(f"{name}:{line}: method_id: {fig.method_id!r} is not declared in methods.toml")
             if fig.method_id not in source.method_ids:
-                raise SourcesError(f"{name}:{line}: method_id: {fig.method_id!r} is not among {source_id}'s "
-                                   "method_ids in sources.toml")
+                raise SourcesError(
+                    f"{name}:{line}: method_id: {fig.method_id!r} is not among {source_id}'s method_ids in sources.toml"
+                )
             out.append(fig)
     except csv.Error as exc:
         raise SourcesError(f"{name}:{reader.line_num}: not valid CSV: {exc}") from None
@@ -259,8 +276,10 @@ def load(root: Path) -> Catalogue:
         for mid in source.method_ids:
             if mid not in catalogue.methods:
                 line = _line_of(_read(root / "sources.toml", root), source.id)
-                raise SourcesError(f"{root.name}/sources.toml:{line}: [{source.id}] method_ids: {mid!r} is not "
-                                   "declared in methods.toml")
+                raise SourcesError(
+                    f"{root.name}/sources.toml:{line}: [{source.id}] method_ids: {mid!r} is not "
+                    "declared in methods.toml"
+                )
     figures_dir = root / "figures"
     if figures_dir.is_dir():
         for path in sorted(figures_dir.glob("*.csv")):

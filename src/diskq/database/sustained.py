@@ -32,16 +32,49 @@ from diskq.database.settings import knob, setting_label
 
 #: Columns of the ``sustained`` table, in order (see devices.sql beside this module).
 COLUMNS = (
-    "submission_id", "seq", "method_version", "variant", "write_cache", "cache_mechanism", "block_size", "iodepth",
-    "budget_bytes", "budget_s", "written_bytes", "runtime_ms", "iops", "bw_bytes", "sample_interval_ms",
-    "bw_samples", "cliff_found", "cliff_at_s", "cliff_at_bytes", "cliff_before_bw_bytes", "cliff_after_bw_bytes",
-    "cliff_drop_pct", "interrupted",
+    "submission_id",
+    "seq",
+    "method_version",
+    "variant",
+    "write_cache",
+    "cache_mechanism",
+    "block_size",
+    "iodepth",
+    "budget_bytes",
+    "budget_s",
+    "written_bytes",
+    "runtime_ms",
+    "iops",
+    "bw_bytes",
+    "sample_interval_ms",
+    "bw_samples",
+    "cliff_found",
+    "cliff_at_s",
+    "cliff_at_bytes",
+    "cliff_before_bw_bytes",
+    "cliff_after_bw_bytes",
+    "cliff_drop_pct",
+    "interrupted",
 )
 #: Columns of the ``device_sustained`` table, in order.
 DEVICE_COLUMNS = (
-    "device_id", "variant", "write_cache", "knob", "method_version", "measurements", "cliffs",
-    "cliff_at_bytes_min", "cliff_at_bytes_max", "cliff_at_s_min", "drop_pct_max", "before_bw_bytes",
-    "after_bw_bytes_min", "bw_bytes", "written_bytes_max", "block_size", "iodepth",
+    "device_id",
+    "variant",
+    "write_cache",
+    "knob",
+    "method_version",
+    "measurements",
+    "cliffs",
+    "cliff_at_bytes_min",
+    "cliff_at_bytes_max",
+    "cliff_at_s_min",
+    "drop_pct_max",
+    "before_bw_bytes",
+    "after_bw_bytes_min",
+    "bw_bytes",
+    "written_bytes_max",
+    "block_size",
+    "iodepth",
 )
 #: Order of the variants wherever they are listed.
 VARIANTS = ("fdatasync", "sequential")
@@ -73,16 +106,33 @@ def rows(submission_id: str, doc) -> list[tuple]:
         if c is not None:
             for name in ("at_s", "before_bw_bytes", "after_bw_bytes", "drop_pct"):
                 _finite(getattr(c, name), f"{where}.cliff.{name}")
-        out.append((
-            submission_id, seq, s.method.version, s.variant, s.write_cache, s.cache_mechanism, s.block_size,
-            s.iodepth, s.budget_bytes, s.budget_s, s.written_bytes, s.runtime_ms, s.iops, s.bw_bytes,
-            s.sample_interval_ms, json.dumps(s.bw_samples),
-            None if c is None else int(c.found),
-            None if c is None else c.at_s, None if c is None else c.at_bytes,
-            None if c is None else c.before_bw_bytes, None if c is None else c.after_bw_bytes,
-            None if c is None else c.drop_pct,
-            int(s.interrupted),
-        ))
+        out.append(
+            (
+                submission_id,
+                seq,
+                s.method.version,
+                s.variant,
+                s.write_cache,
+                s.cache_mechanism,
+                s.block_size,
+                s.iodepth,
+                s.budget_bytes,
+                s.budget_s,
+                s.written_bytes,
+                s.runtime_ms,
+                s.iops,
+                s.bw_bytes,
+                s.sample_interval_ms,
+                json.dumps(s.bw_samples),
+                None if c is None else int(c.found),
+                None if c is None else c.at_s,
+                None if c is None else c.at_bytes,
+                None if c is None else c.before_bw_bytes,
+                None if c is None else c.after_bw_bytes,
+                None if c is None else c.drop_pct,
+                int(s.interrupted),
+            )
+        )
     return out
 
 
@@ -112,13 +162,23 @@ class Measurement:
     def of(cls, row: tuple) -> Measurement:
         r = dict(zip(COLUMNS, row, strict=False))
         return cls(
-            submission_id=r["submission_id"], seq=r["seq"], method_version=r["method_version"], variant=r["variant"],
-            write_cache=r["write_cache"], cache_mechanism=r["cache_mechanism"], block_size=r["block_size"],
-            iodepth=r["iodepth"], written_bytes=r["written_bytes"], bw_bytes=r["bw_bytes"],
+            submission_id=r["submission_id"],
+            seq=r["seq"],
+            method_version=r["method_version"],
+            variant=r["variant"],
+            write_cache=r["write_cache"],
+            cache_mechanism=r["cache_mechanism"],
+            block_size=r["block_size"],
+            iodepth=r["iodepth"],
+            written_bytes=r["written_bytes"],
+            bw_bytes=r["bw_bytes"],
             cliff_found=None if r["cliff_found"] is None else bool(r["cliff_found"]),
-            cliff_at_s=r["cliff_at_s"], cliff_at_bytes=r["cliff_at_bytes"],
-            cliff_before_bw_bytes=r["cliff_before_bw_bytes"], cliff_after_bw_bytes=r["cliff_after_bw_bytes"],
-            cliff_drop_pct=r["cliff_drop_pct"], interrupted=bool(r["interrupted"]),
+            cliff_at_s=r["cliff_at_s"],
+            cliff_at_bytes=r["cliff_at_bytes"],
+            cliff_before_bw_bytes=r["cliff_before_bw_bytes"],
+            cliff_after_bw_bytes=r["cliff_after_bw_bytes"],
+            cliff_drop_pct=r["cliff_drop_pct"],
+            interrupted=bool(r["interrupted"]),
         )
 
 
@@ -144,10 +204,25 @@ class SustainedAggregate:
     iodepth: int
 
     def row(self, device_id: str) -> tuple:
-        return (device_id, self.variant, self.write_cache, self.knob, self.method_version, self.measurements,
-                self.cliffs, self.cliff_at_bytes_min, self.cliff_at_bytes_max, self.cliff_at_s_min,
-                self.drop_pct_max, self.before_bw_bytes, self.after_bw_bytes_min, self.bw_bytes,
-                self.written_bytes_max, self.block_size, self.iodepth)
+        return (
+            device_id,
+            self.variant,
+            self.write_cache,
+            self.knob,
+            self.method_version,
+            self.measurements,
+            self.cliffs,
+            self.cliff_at_bytes_min,
+            self.cliff_at_bytes_max,
+            self.cliff_at_s_min,
+            self.drop_pct_max,
+            self.before_bw_bytes,
+            self.after_bw_bytes_min,
+            self.bw_bytes,
+            self.written_bytes_max,
+            self.block_size,
+            self.iodepth,
+        )
 
 
 def _most_common(values) -> int:
@@ -175,8 +250,10 @@ def aggregate(measurements: list[Measurement]) -> tuple[list[SustainedAggregate]
     version = primary_version(done)
     counted = [m for m in done if m.method_version == version]
     if len(counted) < len(done):
-        notes.append(f"{len(done) - len(counted)} sustained-write measurement(s) of another method version than "
-                     f"v{version} are listed but not aggregated")
+        notes.append(
+            f"{len(done) - len(counted)} sustained-write measurement(s) of another method version than "
+            f"v{version} are listed but not aggregated"
+        )
     groups: dict[tuple[str, str, str], list[Measurement]] = defaultdict(list)
     for m in counted:
         groups[(m.variant, m.write_cache, knob(m.cache_mechanism, m.write_cache))].append(m)
@@ -188,20 +265,32 @@ def aggregate(measurements: list[Measurement]) -> tuple[list[SustainedAggregate]
         drops = [m.cliff_drop_pct for m in found if m.cliff_drop_pct is not None]
         before = [m.cliff_before_bw_bytes for m in found if m.cliff_before_bw_bytes is not None]
         after = [m.cliff_after_bw_bytes for m in found if m.cliff_after_bw_bytes is not None]
-        out.append(SustainedAggregate(
-            variant=variant, write_cache=state, knob=knob_, method_version=version, measurements=len(ms),
-            cliffs=len(found), cliff_at_bytes_min=min(at, default=None), cliff_at_bytes_max=max(at, default=None),
-            cliff_at_s_min=min(at_s, default=None), drop_pct_max=max(drops, default=None),
-            before_bw_bytes=statistics.median(before) if before else None,
-            after_bw_bytes_min=min(after, default=None),
-            bw_bytes=statistics.median(m.bw_bytes for m in ms),
-            written_bytes_max=max(m.written_bytes for m in ms),
-            block_size=_most_common(m.block_size for m in ms), iodepth=_most_common(m.iodepth for m in ms),
-        ))
+        out.append(
+            SustainedAggregate(
+                variant=variant,
+                write_cache=state,
+                knob=knob_,
+                method_version=version,
+                measurements=len(ms),
+                cliffs=len(found),
+                cliff_at_bytes_min=min(at, default=None),
+                cliff_at_bytes_max=max(at, default=None),
+                cliff_at_s_min=min(at_s, default=None),
+                drop_pct_max=max(drops, default=None),
+                before_bw_bytes=statistics.median(before) if before else None,
+                after_bw_bytes_min=min(after, default=None),
+                bw_bytes=statistics.median(m.bw_bytes for m in ms),
+                written_bytes_max=max(m.written_bytes for m in ms),
+                block_size=_most_common(m.block_size for m in ms),
+                iodepth=_most_common(m.iodepth for m in ms),
+            )
+        )
         unknown = sum(m.cliff_found is None for m in ms)
         if unknown:
-            notes.append(f"{unknown} sustained-write measurement(s) ({variant}, cache {setting_label(state, knob_)}) "
-                         "carry no cliff analysis: counted as no cliff found")
+            notes.append(
+                f"{unknown} sustained-write measurement(s) ({variant}, cache {setting_label(state, knob_)}) "
+                "carry no cliff analysis: counted as no cliff found"
+            )
     return out, notes
 
 
@@ -225,9 +314,13 @@ def summary(agg: dict) -> str:
     from diskq.units import plural
 
     if not agg["cliffs"]:
-        return (f"no cliff within {gigabytes(agg['written_bytes_max'])} written: "
-                f"{megabytes_per_s(agg['bw_bytes'])} throughout")
-    where = f"after {gigabytes(agg['cliff_at_bytes_min'])} written" if agg["cliff_at_bytes_min"] is not None else "found"
+        return (
+            f"no cliff within {gigabytes(agg['written_bytes_max'])} written: "
+            f"{megabytes_per_s(agg['bw_bytes'])} throughout"
+        )
+    where = (
+        f"after {gigabytes(agg['cliff_at_bytes_min'])} written" if agg["cliff_at_bytes_min"] is not None else "found"
+    )
     if agg["measurements"] == 1:
         which = ""
     elif agg["cliffs"] == 1:
@@ -236,7 +329,9 @@ def summary(agg: dict) -> str:
         which = f" (the earliest of {agg['cliffs']} found in {plural(agg['measurements'], 'measurement')})"
     speeds = ""
     if agg["before_bw_bytes"] is not None and agg["after_bw_bytes_min"] is not None:
-        speeds = f": {megabytes_per_s(agg['before_bw_bytes'], unit=False)} -> {megabytes_per_s(agg['after_bw_bytes_min'])}"
+        speeds = (
+            f": {megabytes_per_s(agg['before_bw_bytes'], unit=False)} -> {megabytes_per_s(agg['after_bw_bytes_min'])}"
+        )
     drop = f", down {agg['drop_pct_max']:.0f}%" if agg["drop_pct_max"] is not None else ""
     at_most = " at most" if drop and agg["cliffs"] > 1 else ""
     return f"cliff {where}{which}{speeds}{drop}{at_most}"

@@ -24,8 +24,17 @@ JOBS = (1, 2, 4, 8, 16, 32)
 RUNTIME_MS = 20_000
 #: Highest IOPS per protocol, well inside what the link carries (SATA 6 Gb/s: ~146 000).
 CAP = {"ata": 120_000, "scsi": 400_000, "nvme": 1_500_000}
-FIO_OPTIONS = {"rw": "write", "bs": "4k", "iodepth": "1", "direct": "1", "fdatasync": "1", "time_based": "1",
-               "ramp_time": "1", "runtime": "20", "name": "diskq"}
+FIO_OPTIONS = {
+    "rw": "write",
+    "bs": "4k",
+    "iodepth": "1",
+    "direct": "1",
+    "fdatasync": "1",
+    "time_based": "1",
+    "ramp_time": "1",
+    "runtime": "20",
+    "name": "diskq",
+}
 
 
 def _catalogue_entry(rng: random.Random, k: int) -> dict:
@@ -53,17 +62,35 @@ def _iops(dev: dict, factor: float, n: int, rng: random.Random) -> float:
     return round(min(x, CAP[dev["protocol"]] * 0.9) * rng.uniform(0.95, 1.05), 2)
 
 
-def _fio(n: int, iops: float, bw: float, ios: int, lat_ns: float, sync_ns: float, pct: dict, sync_pct: dict,
-         options: dict = FIO_OPTIONS) -> dict:
+def _fio(
+    n: int,
+    iops: float,
+    bw: float,
+    ios: int,
+    lat_ns: float,
+    sync_ns: float,
+    pct: dict,
+    sync_pct: dict,
+    options: dict = FIO_OPTIONS,
+) -> dict:
     return {
         "fio version": "fio-3.33",
         "global options": options,
-        "jobs": [{
-            "jobname": "diskq", "error": 0, "job options": {"numjobs": str(n)},
-            "write": {"iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime": RUNTIME_MS,
-                      "clat_ns": {"mean": lat_ns, "percentile": pct}},
-            "sync": {"lat_ns": {"mean": sync_ns, "percentile": sync_pct}},
-        }],
+        "jobs": [
+            {
+                "jobname": "diskq",
+                "error": 0,
+                "job options": {"numjobs": str(n)},
+                "write": {
+                    "iops": iops,
+                    "bw_bytes": bw,
+                    "total_ios": ios,
+                    "runtime": RUNTIME_MS,
+                    "clat_ns": {"mean": lat_ns, "percentile": pct},
+                },
+                "sync": {"lat_ns": {"mean": sync_ns, "percentile": sync_pct}},
+            }
+        ],
     }
 
 
@@ -81,9 +108,17 @@ def _point(n: int, iops: float, *, raw: bool) -> dict:
     pct = {"50.000000": int(lat_ns * 0.9), "99.000000": int(lat_ns * 2.1), "99.900000": int(lat_ns * 3.5)}
     bw, ios = iops * 4096, round(iops * RUNTIME_MS / 1000)
     return {
-        "numjobs": n, "iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime_ms": RUNTIME_MS,
-        "lat_us": {"mean": lat_ns / 1000, "p50": pct["50.000000"] / 1000, "p99": pct["99.000000"] / 1000,
-                   "p999": pct["99.900000"] / 1000},
+        "numjobs": n,
+        "iops": iops,
+        "bw_bytes": bw,
+        "total_ios": ios,
+        "runtime_ms": RUNTIME_MS,
+        "lat_us": {
+            "mean": lat_ns / 1000,
+            "p50": pct["50.000000"] / 1000,
+            "p99": pct["99.000000"] / 1000,
+            "p999": pct["99.900000"] / 1000,
+        },
         "sync_lat_us": {"mean": sync_ns / 1000, "p99": round(sync_ns * 1.9 / 1000, 3)},
         "fio": _fio(n, iops, bw, ios, lat_ns, sync_ns, pct, {"99.000000": round(sync_ns * 1.9)}),
     }
@@ -94,7 +129,11 @@ def _nosync_point(iops: float) -> dict:
     lat_ns = round(1e9 / iops, 1)
     bw, ios = iops * 4096, round(iops * RUNTIME_MS / 1000)
     return {
-        "numjobs": 1, "iops": iops, "bw_bytes": bw, "total_ios": ios, "runtime_ms": RUNTIME_MS,
+        "numjobs": 1,
+        "iops": iops,
+        "bw_bytes": bw,
+        "total_ios": ios,
+        "runtime_ms": RUNTIME_MS,
         "lat_us": {"mean": lat_ns / 1000},
         "fio": _fio(1, iops, bw, ios, lat_ns, 0, {}, {}, options={**FIO_OPTIONS, "fdatasync": "0"}),
     }
@@ -103,7 +142,9 @@ def _nosync_point(iops: float) -> dict:
 SIZE_RUNTIME_MS = 7_000
 #: the size profile's options (method version 2): the sweep's without bs, a 7 s window after the ramp
 SIZE_OPTIONS = {k: v for k, v in FIO_OPTIONS.items() if k not in ("bs", "runtime", "ramp_time")} | {
-    "ramp_time": "1", "runtime": "7"}
+    "ramp_time": "1",
+    "runtime": "7",
+}
 
 
 def _size_point(block_size: int, iops: float) -> dict:
@@ -117,14 +158,30 @@ def _size_point(block_size: int, iops: float) -> dict:
     data = {
         "fio version": "fio-3.33",
         "global options": {},
-        "jobs": [{
-            "jobname": "diskq", "error": 0, "job options": {**SIZE_OPTIONS, "bs": str(block_size), "numjobs": "1"},
-            "write": {"iops": iops, "bw_bytes": iops * block_size, "total_ios": ios, "runtime": SIZE_RUNTIME_MS,
-                      "clat_ns": {"mean": lat_ns, "percentile": {"50.000000": int(lat_ns * 0.9),
-                                                                 "99.000000": int(lat_ns * 2.1)}}},
-            "sync": {"total_ios": ios, "lat_ns": {"mean": sync_ns, "percentile": {"50.000000": int(sync_ns * 0.9),
-                                                                                  "99.000000": int(sync_ns * 1.9)}}},
-        }],
+        "jobs": [
+            {
+                "jobname": "diskq",
+                "error": 0,
+                "job options": {**SIZE_OPTIONS, "bs": str(block_size), "numjobs": "1"},
+                "write": {
+                    "iops": iops,
+                    "bw_bytes": iops * block_size,
+                    "total_ios": ios,
+                    "runtime": SIZE_RUNTIME_MS,
+                    "clat_ns": {
+                        "mean": lat_ns,
+                        "percentile": {"50.000000": int(lat_ns * 0.9), "99.000000": int(lat_ns * 2.1)},
+                    },
+                },
+                "sync": {
+                    "total_ios": ios,
+                    "lat_ns": {
+                        "mean": sync_ns,
+                        "percentile": {"50.000000": int(sync_ns * 0.9), "99.000000": int(sync_ns * 1.9)},
+                    },
+                },
+            }
+        ],
     }
     point = point_from_json(data, 1).model_dump(mode="json", exclude={"numjobs"})
     return {"block_size": block_size, **point}
@@ -132,8 +189,10 @@ def _size_point(block_size: int, iops: float) -> dict:
 
 def size_profile(curve: dict[int, float]) -> dict:
     """A block-size profile (JSON-ready) with exactly the given ``{block size: IOPS}``."""
-    return {"method": {"id": "diskq-size-profile", "version": 2, "fio_params": SIZE_OPTIONS, "runtime_s": 7},
-            "points": [_size_point(bs, float(iops)) for bs, iops in sorted(curve.items())]}
+    return {
+        "method": {"id": "diskq-size-profile", "version": 2, "fio_params": SIZE_OPTIONS, "runtime_s": 7},
+        "points": [_size_point(bs, float(iops)) for bs, iops in sorted(curve.items())],
+    }
 
 
 def _run(rng: random.Random, dev: dict, state: str, legacy: bool, multi: bool) -> dict:
@@ -172,24 +231,42 @@ def synthetic_results(n: int, *, seed: int = 0, devices: int | None = None) -> I
         else:
             states = ["off", "on"]
         method = {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"}
-        yield {
-            "created": (start + timedelta(minutes=37 * i)).isoformat(),
-            "device": {
-                "model": dev["model"], "vendor": dev["vendor"], "firmware": rng.choice(dev["firmwares"]),
-                "capacity_bytes": dev["capacity_bytes"], "protocol": dev["protocol"], "media": dev["media"],
-                "volatile_write_cache": None if legacy else True,
+        yield (
+            {
+                "created": (start + timedelta(minutes=37 * i)).isoformat(),
+                "device": {
+                    "model": dev["model"],
+                    "vendor": dev["vendor"],
+                    "firmware": rng.choice(dev["firmwares"]),
+                    "capacity_bytes": dev["capacity_bytes"],
+                    "protocol": dev["protocol"],
+                    "media": dev["media"],
+                    "volatile_write_cache": None if legacy else True,
+                },
+                "method": method,
+                "runs": [_run(rng, dev, s, legacy, len(states) > 1) for s in states],
+                "notes": [f"synthetic #{i}"],
             },
-            "method": method,
-            "runs": [_run(rng, dev, s, legacy, len(states) > 1) for s in states],
-            "notes": [f"synthetic #{i}"],
-        }, legacy
+            legacy,
+        )
 
 
-def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware: str | None = "FW1",
-                    vendor: str | None = None, protocol: str = "ata", media: str = "ssd", legacy: bool = False,
-                    nosync: dict[str, float] | None = None, created: datetime | None = None,
-                    cache_mechanism: str | None = None, volatile_write_cache: bool | None = True,
-                    sizes: dict[str, dict[int, float]] | None = None, sustained: list[dict] | None = None) -> dict:
+def result_document(
+    model: str,
+    curves: dict[str, dict[int, float]],
+    *,
+    firmware: str | None = "FW1",
+    vendor: str | None = None,
+    protocol: str = "ata",
+    media: str = "ssd",
+    legacy: bool = False,
+    nosync: dict[str, float] | None = None,
+    created: datetime | None = None,
+    cache_mechanism: str | None = None,
+    volatile_write_cache: bool | None = True,
+    sizes: dict[str, dict[int, float]] | None = None,
+    sustained: list[dict] | None = None,
+) -> dict:
     """One result document (JSON-ready dict) with exactly the given curves: ``{cache state:
     {numjobs: IOPS}}``; ``nosync`` adds a no-fdatasync 1-job step per state for the flush check.
     ``cache_mechanism`` is recorded on every run (``"sysfs"``: the kernel's write_cache knob, as
@@ -216,8 +293,15 @@ def result_document(model: str, curves: dict[str, dict[int, float]], *, firmware
         runs.append(run)
     return {
         "created": (created or datetime(2025, 1, 1, tzinfo=UTC)).isoformat(),
-        "device": {"model": model, "vendor": vendor, "firmware": firmware, "protocol": protocol, "media": media,
-                   "capacity_bytes": 480 * 10**9, "volatile_write_cache": None if legacy else volatile_write_cache},
+        "device": {
+            "model": model,
+            "vendor": vendor,
+            "firmware": firmware,
+            "protocol": protocol,
+            "media": media,
+            "capacity_bytes": 480 * 10**9,
+            "volatile_write_cache": None if legacy else volatile_write_cache,
+        },
         "method": {"id": "community-fio-ceph-iops", "version": 1} if legacy else {"fio_version": "fio-3.33"},
         "runs": runs,
         **({"sustained": sustained} if sustained else {}),
@@ -232,7 +316,9 @@ def submission(result: dict, *, legacy: bool = False, contributor: str | None = 
 
     doc = ResultDocument.model_validate(result)
     if legacy:
-        return make_submission(doc, legacy=True, provenance=Provenance(source="synthetic legacy row", license="CC0-1.0"))
+        return make_submission(
+            doc, legacy=True, provenance=Provenance(source="synthetic legacy row", license="CC0-1.0")
+        )
     return make_submission(doc, contributor=Contributor(name=contributor) if contributor else None)
 
 

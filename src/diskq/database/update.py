@@ -86,7 +86,9 @@ def parse_digest(text: str, url: str) -> str:
     """``"<hex>  devices.db\\n"`` (or the bare digest) -> the lowercase hex digest."""
     m = _DIGEST.match(text.strip().lower() + "\n")
     if not m:
-        raise UpdateError(f"{url} is not a SHA-256 digest", hint="the site publishes it as `sha256sum devices.db` writes it")
+        raise UpdateError(
+            f"{url} is not a SHA-256 digest", hint="the site publishes it as `sha256sum devices.db` writes it"
+        )
     return m.group(1)
 
 
@@ -118,8 +120,10 @@ class _Deadline:
     def check(self, url: str) -> None:
         if self.expired or self.left() <= 0:
             self.expired = True
-            raise UpdateError(f"{url}: the update did not finish within its deadline of {self.seconds:g} s",
-                              hint="try again later, or give a longer --deadline")
+            raise UpdateError(
+                f"{url}: the update did not finish within its deadline of {self.seconds:g} s",
+                hint="try again later, or give a longer --deadline",
+            )
 
     def stop(self) -> None:
         self.timer.cancel()
@@ -254,16 +258,18 @@ def _devices(path: Path, *, integrity: bool = False) -> int:
         finally:
             con.close()
     except foreign.ForeignDatabase as exc:
-        raise UpdateError(exc.message.replace("is not a devices.db this diskq reads", "is not a devices.db", 1),
-                          hint=exc.hint) from None
+        raise UpdateError(
+            exc.message.replace("is not a devices.db this diskq reads", "is not a devices.db", 1), hint=exc.hint
+        ) from None
     except foreign.QueryStopped:
         raise UpdateError("the downloaded file: counting its devices did not end in time") from None
     except sqlite3.Error as exc:
         raise UpdateError(f"the downloaded file is not a devices.db: {exc}") from None
 
 
-def update(url: str, dest: Path, *, timeout: float = TIMEOUT_S, limit: int = MAX_BYTES,
-           deadline: float = DEADLINE_S) -> UpdateReport:
+def update(
+    url: str, dest: Path, *, timeout: float = TIMEOUT_S, limit: int = MAX_BYTES, deadline: float = DEADLINE_S
+) -> UpdateReport:
     """Fetch ``url`` and its digest (``url + .sha256``) into ``dest``, atomically; ``dest`` is
     left as it was on any failure. ``deadline`` bounds the whole update in seconds."""
     check_url(url)
@@ -290,6 +296,7 @@ def _update(url: str, dest: Path, timeout: float, limit: int, clock: _Deadline) 
     try:
         h = hashlib.sha256()
         with os.fdopen(fd, "wb") as f, _open(url, timeout, clock) as response:
+
             def sink(block: bytes) -> None:
                 h.update(block)
                 f.write(block)
@@ -297,8 +304,10 @@ def _update(url: str, dest: Path, timeout: float, limit: int, clock: _Deadline) 
             size = _read(response, url, limit, sink, clock)
         got = h.hexdigest()
         if got != want:
-            raise UpdateError(f"{url} does not match its published digest (sha256 {got[:12]}, expected {want[:12]})",
-                              hint="the site may be mid-deployment: try again later; the previous copy is kept")
+            raise UpdateError(
+                f"{url} does not match its published digest (sha256 {got[:12]}, expected {want[:12]})",
+                hint="the site may be mid-deployment: try again later; the previous copy is kept",
+            )
         devices = _devices(Path(tmp), integrity=True)
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)

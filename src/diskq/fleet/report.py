@@ -42,11 +42,16 @@ def natural_key(name: str) -> tuple:
     ['loop9', 'loop10', 'nvme2n1', 'nvme10n1', 'sdaa', 'sdb']
     """
     return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(name))
+
+
 #: A result document carries every step's raw fio output; the database reads at most this much.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: The figures compared within a group: (key, label, True when higher is better).
-FIGURES = (("one_job_iops", "1-job IOPS", True), ("max_iops", "max IOPS", True),
-           ("p99_sync_ms", "p99 fdatasync at 1 job", False))
+FIGURES = (
+    ("one_job_iops", "1-job IOPS", True),
+    ("max_iops", "max IOPS", True),
+    ("p99_sync_ms", "p99 fdatasync at 1 job", False),
+)
 
 
 @dataclass
@@ -116,13 +121,24 @@ class FleetReport:
             "hosts": self.hosts,
             "thresholds": self.thresholds,
             "groups": [
-                {"model": g.model, "firmware": g.firmware, "medians": g.medians, "compared": g.compared,
-                 "notes": g.notes, "database": g.known, "drives": [asdict(d) for d in g.drives]}
+                {
+                    "model": g.model,
+                    "firmware": g.firmware,
+                    "medians": g.medians,
+                    "compared": g.compared,
+                    "notes": g.notes,
+                    "database": g.known,
+                    "drives": [asdict(d) for d in g.drives],
+                }
                 for g in self.groups
             ],
             "problems": [asdict(p) for p in self.problems],
-            "summary": {"hosts": len(self.hosts), "drives": self.drives, "outliers": len(self.outliers),
-                        "problems": len(self.problems)},
+            "summary": {
+                "hosts": len(self.hosts),
+                "drives": self.drives,
+                "outliers": len(self.outliers),
+                "problems": len(self.problems),
+            },
         }
 
 
@@ -161,15 +177,22 @@ def drive_from(host: str, file: Path, data: dict) -> Drive:
     notes = result.get("notes") or []
     memory = next((n for n in notes if isinstance(n, str) and n.startswith(MEMORY_BACKED)), None)
     return Drive(
-        host=host, name=name, path=dev.get("path"), model=dev.get("model"), firmware=dev.get("firmware"),
-        serial_hash=dev.get("serial_hash"), interface_speed=dev.get("interface_speed"),
+        host=host,
+        name=name,
+        path=dev.get("path"),
+        model=dev.get("model"),
+        firmware=dev.get("firmware"),
+        serial_hash=dev.get("serial_hash"),
+        interface_speed=dev.get("interface_speed"),
         cache_state=run.get("write_cache"),
         one_job_iops=None if solo is None else float(_figure(solo["iops"], "iops")),
         max_iops=None if best is None else float(_figure(best["iops"], "iops")),
         peak_jobs=None if best is None else int(_figure(best["numjobs"], "numjobs")),
         p99_sync_ms=None if sync.get("p99") is None else float(_figure(sync["p99"], "p99")) / 1000.0,
-        ceph_tier=tier, interrupted=bool(result.get("interrupted") or run.get("interrupted")),
-        file=f"{host}/{file.name}", memory_backed=memory,
+        ceph_tier=tier,
+        interrupted=bool(result.get("interrupted") or run.get("interrupted")),
+        file=f"{host}/{file.name}",
+        memory_backed=memory,
     )
 
 
@@ -245,12 +268,20 @@ def _status_problems(host: str, status: dict) -> list[Problem]:
         out.append(Problem(host, None, kind, str(status.get("reason") or "no reason recorded")))
     for c in status.get("candidates") or []:
         if c.get("decision") == "refused":
-            out.append(Problem(host, c.get("path"), "refused", "; ".join(map(str, c.get("reasons") or [])) or "refused"))
+            out.append(
+                Problem(host, c.get("path"), "refused", "; ".join(map(str, c.get("reasons") or [])) or "refused")
+            )
     for b in status.get("benches") or []:
         rc = b.get("rc")
         if rc == 130:
-            out.append(Problem(host, b.get("path"), "interrupted",
-                               str(b.get("error") or "the bench was interrupted; its partial result is not compared")))
+            out.append(
+                Problem(
+                    host,
+                    b.get("path"),
+                    "interrupted",
+                    str(b.get("error") or "the bench was interrupted; its partial result is not compared"),
+                )
+            )
         elif rc not in (0, None):
             out.append(Problem(host, b.get("path"), "bench failed", f"exit {rc}: {b.get('error') or 'no message'}"))
     return out
@@ -285,7 +316,9 @@ def build(results: Path, thresholds: dict | None = None, *, known=None) -> Fleet
             except (UnreadableFile, ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
                 problems.append(Problem(host, file.name, "unreadable", f"{file.name}: {exc}"))
     if not hosts:
-        raise InvalidInput(f"no host directories under {results}", hint="run the playbook first (see README: Qualifying a fleet)")
+        raise InvalidInput(
+            f"no host directories under {results}", hint="run the playbook first (see README: Qualifying a fleet)"
+        )
     by_key: dict[tuple[str, str], list[Drive]] = {}
     for d in drives:
         by_key.setdefault(d.group_key, []).append(d)

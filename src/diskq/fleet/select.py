@@ -30,13 +30,20 @@ class Selector:
     rotational: bool | None = None
 
     def is_empty(self) -> bool:
-        return not self.paths and self.model is None and self.min_bytes is None \
-            and self.max_bytes is None and self.rotational is None
+        return (
+            not self.paths
+            and self.model is None
+            and self.min_bytes is None
+            and self.max_bytes is None
+            and self.rotational is None
+        )
 
     def matches(self, disk: Disk) -> list[str]:
         """Why ``disk`` is not selected (empty: it is)."""
         why = []
-        if self.model is not None and not fnmatch.fnmatch((disk.model or "").strip().lower(), self.model.strip().lower()):
+        if self.model is not None and not fnmatch.fnmatch(
+            (disk.model or "").strip().lower(), self.model.strip().lower()
+        ):
             why.append(f"model {disk.model or 'unknown'!r} does not match {self.model!r}")
         if self.min_bytes is not None and (disk.size_bytes or 0) < self.min_bytes:
             why.append(f"smaller than {self.min_bytes} bytes")
@@ -82,8 +89,13 @@ def _disk(path: str, name: str, sysfs_root: str) -> Disk:
     size = sysfs.read_int(sysfs_root, f"{base}/size")
     rot = sysfs.read_int(sysfs_root, f"block/{disk}/queue/rotational")
     model = sysfs.read_attr(sysfs_root, f"block/{disk}/device/model") or None
-    return Disk(path=path, name=name, model=model, size_bytes=None if size is None else size * 512,
-                rotational=None if rot is None else rot == 1)
+    return Disk(
+        path=path,
+        name=name,
+        model=model,
+        size_bytes=None if size is None else size * 512,
+        rotational=None if rot is None else rot == 1,
+    )
 
 
 def describe(path: str, *, sysfs_root: str = "/sys") -> Disk:

@@ -61,7 +61,9 @@ class Line:
     def title(self) -> str:
         """``Samsung PM863a``: the vendor and the line's name."""
         vendor, name = main_vendor(self.facts.vendor), self.names[0] if self.names else self.facts.line
-        return name if name.casefold().startswith(vendor.casefold() + " ") or vendor == "unknown" else f"{vendor} {name}"
+        return (
+            name if name.casefold().startswith(vendor.casefold() + " ") or vendor == "unknown" else f"{vendor} {name}"
+        )
 
 
 def main_vendor(vendor: str) -> str:
@@ -97,8 +99,10 @@ def _line(raw: dict, where: str) -> Line:
         raise SourcesError(f"{where}: a line needs its sources")
     names = tuple(raw.get("names") or (raw["line"],))
     try:
-        parts = tuple(Part(p["pattern"], p.get("capacity"), p["source"], p.get("certain", True), p.get("shared", False))
-                      for p in raw.get("part", []))
+        parts = tuple(
+            Part(p["pattern"], p.get("capacity"), p["source"], p.get("certain", True), p.get("shared", False))
+            for p in raw.get("part", [])
+        )
     except KeyError as exc:
         raise SourcesError(f"{where}: a part needs {exc.args[0]!r}") from None
     except (ValueError, re.error) as exc:

@@ -51,8 +51,14 @@ class Candidate:
     evidence: str
 
     def to_dict(self) -> dict:
-        return {"line_key": self.line.key, "line": self.line.title, "how": self.how, "sure": self.sure,
-                "capacity_bytes": self.capacity_bytes, "evidence": self.evidence}
+        return {
+            "line_key": self.line.key,
+            "line": self.line.title,
+            "how": self.how,
+            "sure": self.sure,
+            "capacity_bytes": self.capacity_bytes,
+            "evidence": self.evidence,
+        }
 
 
 @dataclass(frozen=True)
@@ -78,9 +84,13 @@ class Resolution:
         return caps.pop() if len(caps) == 1 else None
 
     def to_dict(self) -> dict:
-        return {"query": self.query, "answer": self.answer.line.key if self.answer else None,
-                "ambiguous": self.ambiguous, "capacity_bytes": self.capacity_bytes,
-                "candidates": [c.to_dict() for c in self.candidates]}
+        return {
+            "query": self.query,
+            "answer": self.answer.line.key if self.answer else None,
+            "ambiguous": self.ambiguous,
+            "capacity_bytes": self.capacity_bytes,
+            "candidates": [c.to_dict() for c in self.candidates],
+        }
 
 
 def _by_part(lines: list[Line], text: str) -> list[Candidate]:
@@ -94,8 +104,9 @@ def _by_part(lines: list[Line], text: str) -> list[Candidate]:
                 found.append(Candidate(line, "part number", sure, cap, f"{part.pattern} ({part.source})"))
                 break
     if len(found) > 1:  # one string, several lines: never an answer, whatever each pattern says
-        found = [Candidate(c.line, c.how, c.sure if c.sure != SURE else SHARED, c.capacity_bytes, c.evidence)
-                 for c in found]
+        found = [
+            Candidate(c.line, c.how, c.sure if c.sure != SURE else SHARED, c.capacity_bytes, c.evidence) for c in found
+        ]
     return found
 
 
@@ -162,7 +173,7 @@ def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
         found = _by_part(lines, tok)
         if not found:
             continue
-        rest = " ".join(tokens[:i] + tokens[i + 1:])
+        rest = " ".join(tokens[:i] + tokens[i + 1 :])
         agree = []
         for c in found:
             vendor = _vendors(c.line.vendor)[0]

@@ -28,22 +28,78 @@ import unicodedata
 EXACT, PART, TYPO = "exact", "part", "typo"
 #: Vendor words (first words of names and queries) -> the vendor as the lines name it.
 VENDORS = {
-    "intel": "Intel", "solidigm": "Solidigm", "samsung": "Samsung", "micron": "Micron", "crucial": "Crucial",
-    "kingston": "Kingston", "seagate": "Seagate", "toshiba": "Toshiba", "kioxia": "Kioxia", "wd": "WD",
-    "wdc": "WD", "western": "WD", "digital": "WD", "hgst": "HGST", "sandisk": "SanDisk", "sk": "SK hynix",
-    "hynix": "SK hynix", "skhynix": "SK hynix", "adata": "ADATA", "xpg": "ADATA", "sabrent": "Sabrent",
-    "corsair": "Corsair", "teamgroup": "TeamGroup", "team": "TeamGroup", "group": "TeamGroup",
-    "lexar": "Lexar", "patriot": "Patriot", "transcend": "Transcend", "netac": "Netac", "plextor": "Plextor",
-    "liteon": "Lite-On", "lite": "Lite-On", "on": "Lite-On", "apacer": "Apacer", "pliant": "Pliant",
-    "netlist": "Netlist", "fusionio": "Fusion-io", "fusion": "Fusion-io", "io": "Fusion-io", "ocz": "OCZ",
-    "tesla": "Tesla", "hitachi": "HGST",
+    "intel": "Intel",
+    "solidigm": "Solidigm",
+    "samsung": "Samsung",
+    "micron": "Micron",
+    "crucial": "Crucial",
+    "kingston": "Kingston",
+    "seagate": "Seagate",
+    "toshiba": "Toshiba",
+    "kioxia": "Kioxia",
+    "wd": "WD",
+    "wdc": "WD",
+    "western": "WD",
+    "digital": "WD",
+    "hgst": "HGST",
+    "sandisk": "SanDisk",
+    "sk": "SK hynix",
+    "hynix": "SK hynix",
+    "skhynix": "SK hynix",
+    "adata": "ADATA",
+    "xpg": "ADATA",
+    "sabrent": "Sabrent",
+    "corsair": "Corsair",
+    "teamgroup": "TeamGroup",
+    "team": "TeamGroup",
+    "group": "TeamGroup",
+    "lexar": "Lexar",
+    "patriot": "Patriot",
+    "transcend": "Transcend",
+    "netac": "Netac",
+    "plextor": "Plextor",
+    "liteon": "Lite-On",
+    "lite": "Lite-On",
+    "on": "Lite-On",
+    "apacer": "Apacer",
+    "pliant": "Pliant",
+    "netlist": "Netlist",
+    "fusionio": "Fusion-io",
+    "fusion": "Fusion-io",
+    "io": "Fusion-io",
+    "ocz": "OCZ",
+    "tesla": "Tesla",
+    "hitachi": "HGST",
 }
 #: Vendors that are one for naming: a line sold under either name answers a query naming the other.
-VENDOR_GROUPS = ({"Intel", "Solidigm"}, {"Micron", "Crucial"}, {"WD", "HGST", "SanDisk"}, {"Toshiba", "Kioxia"},
-                 {"Toshiba", "OCZ"})
+VENDOR_GROUPS = (
+    {"Intel", "Solidigm"},
+    {"Micron", "Crucial"},
+    {"WD", "HGST", "SanDisk"},
+    {"Toshiba", "Kioxia"},
+    {"Toshiba", "OCZ"},
+)
 #: Words that never tell two lines apart.
-NOISE = {"ssd", "ssds", "series", "dc", "drive", "solid", "state", "internal", "enterprise", "datacenter",
-         "d3", "d5", "d7", "msata", "aic", "hhhl", "u2", "m2"}
+NOISE = {
+    "ssd",
+    "ssds",
+    "series",
+    "dc",
+    "drive",
+    "solid",
+    "state",
+    "internal",
+    "enterprise",
+    "datacenter",
+    "d3",
+    "d5",
+    "d7",
+    "msata",
+    "aic",
+    "hhhl",
+    "u2",
+    "m2",
+}
 #: Words that count only where the line's name has them.
 SOFT = {"sata", "nvme", "pcie", "sas", "sed", "fips"}
 _FORM = re.compile(r"\b(?:m\.2|u\.2|[123]\.[58]\s*(?:\"|in(?:ch)?\b)?|22(?:30|42|60|80|110))(?=\s|$|_)", re.I)
@@ -91,7 +147,7 @@ def words(text: str, *, vendor: str | None = None) -> list[str]:
 def _swaps(word: str):
     for i in range(len(word) - 1):
         if word[i] != word[i + 1]:
-            yield word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
 def compare(query_words: list[str], name_words: list[str]) -> str | None:

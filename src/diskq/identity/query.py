@@ -51,8 +51,11 @@ class LineMatch:
 
     def line_dict(self) -> dict:
         """The ``line`` object of ``lookup --json``: the line's facts (LineFacts) with its title."""
-        return {"key": self.candidate.line.key, "title": self.candidate.line.title,
-                **store.facts_dict(self.candidate.line.facts)}
+        return {
+            "key": self.candidate.line.key,
+            "title": self.candidate.line.title,
+            **store.facts_dict(self.candidate.line.facts),
+        }
 
 
 @dataclass
@@ -106,5 +109,14 @@ def facts_of_family(con: sqlite3.Connection, family_key: str | None):
     return line.facts if line is not None else None
 
 
-__all__ = ["SURE", "Found", "LineMatch", "capacity_note", "capacity_text", "device_line", "facts_of_family", "find",
-           "same_capacity"]
+__all__ = [
+    "SURE",
+    "Found",
+    "LineMatch",
+    "capacity_note",
+    "capacity_text",
+    "device_line",
+    "facts_of_family",
+    "find",
+    "same_capacity",
+]

@@ -44,12 +44,26 @@ def _facts(d: dict) -> LineFacts:
 def write(con: sqlite3.Connection, lines: list[Line]) -> int:
     """Store the lines and which family belongs to which line; returns how many lines."""
     for line in sorted(lines, key=lambda ln: ln.key):
-        parts = [{"pattern": p.pattern, "capacity": p.capacity, "source": p.source, "certain": p.certain,
-                  "shared": p.shared} for p in line.parts]
-        con.execute("INSERT INTO lines VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
-            line.key, line.vendor, line.facts.line, line.title, line.facts.segment, line.facts.interface,
-            line.facts.plp, json.dumps(list(line.names)), json.dumps(parts), line.model_strings_note,
-            json.dumps(facts_dict(line.facts), sort_keys=True)))
+        parts = [
+            {"pattern": p.pattern, "capacity": p.capacity, "source": p.source, "certain": p.certain, "shared": p.shared}
+            for p in line.parts
+        ]
+        con.execute(
+            "INSERT INTO lines VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                line.key,
+                line.vendor,
+                line.facts.line,
+                line.title,
+                line.facts.segment,
+                line.facts.interface,
+                line.facts.plp,
+                json.dumps(list(line.names)),
+                json.dumps(parts),
+                line.model_strings_note,
+                json.dumps(facts_dict(line.facts), sort_keys=True),
+            ),
+        )
         for family in line.families:
             con.execute("INSERT OR IGNORE INTO line_families VALUES (?,?)", (family, line.key))
     return len(lines)
@@ -64,8 +78,9 @@ _ROW = "SELECT key, names, parts, model_strings, facts FROM lines"
 
 def _line(row, families: list[str]) -> Line:
     parts = tuple(Part(p["pattern"], p["capacity"], p["source"], p["certain"], p["shared"]) for p in json.loads(row[2]))
-    return Line(_facts(json.loads(row[4])), tuple(json.loads(row[1])), parts,
-                tuple(dict.fromkeys([row[0], *families])), row[3])
+    return Line(
+        _facts(json.loads(row[4])), tuple(json.loads(row[1])), parts, tuple(dict.fromkeys([row[0], *families])), row[3]
+    )
 
 
 def read(con: sqlite3.Connection) -> list[Line]:
@@ -86,8 +101,10 @@ def line_of_family(con: sqlite3.Connection, family_key: str | None) -> Line | No
     if hit is None:
         return None
     row = con.execute(_ROW + " WHERE key = ?", (hit[0],)).fetchone()
-    families = [r[0] for r in con.execute("SELECT family_key FROM line_families WHERE line_key = ? ORDER BY family_key",
-                                          (hit[0],))]
+    families = [
+        r[0]
+        for r in con.execute("SELECT family_key FROM line_families WHERE line_key = ? ORDER BY family_key", (hit[0],))
+    ]
     return _line(row, families) if row is not None else None
 
 

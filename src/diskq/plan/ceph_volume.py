@@ -36,8 +36,18 @@ def objectstore_args(release: str, rules: dict) -> list[str]:
 def argv(plan, rules: dict) -> list[str]:
     data = [f"/dev/DATA{i}" for i in range(1, plan.data.count + 1)]
     dbs = [f"/dev/DB{i}" for i in range(1, plan.db_devices + 1)]
-    return ["ceph-volume", "lvm", "batch", *objectstore_args(plan.release, rules), "--report", *data,
-            "--db-devices", *dbs, "--block-db-slots", str(plan.db_slots)]
+    return [
+        "ceph-volume",
+        "lvm",
+        "batch",
+        *objectstore_args(plan.release, rules),
+        "--report",
+        *data,
+        "--db-devices",
+        *dbs,
+        "--block-db-slots",
+        str(plan.db_slots),
+    ]
 
 
 def line(plan, rules: dict) -> str:

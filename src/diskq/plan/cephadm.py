@@ -75,13 +75,17 @@ def db_slots_caveat(release: str, rules: dict) -> str:
     section = rules["cephadm"]
     since = section["db_slots_honoured_from"]
     if release_index(release, rules) >= release_index(since, rules):
-        return (f"{release}'s cephadm passes db_slots to ceph-volume (--block-db-slots) from the point release "
-                "carrying ceph/ceph pull request 65597 (the backport of 64893); before it, as in squid, db_slots "
-                "is ignored")
-    return (f"{release}'s cephadm ignores db_slots (it passes it to ceph-volume only from {since}: ceph/ceph pull "
-            "request 64893; the squid backport, 65598, is not merged): ceph-volume then divides each DB device "
-            "among the data devices the specification selects on the host, the same volumes when the host has "
-            "exactly the planned devices")
+        return (
+            f"{release}'s cephadm passes db_slots to ceph-volume (--block-db-slots) from the point release "
+            "carrying ceph/ceph pull request 65597 (the backport of 64893); before it, as in squid, db_slots "
+            "is ignored"
+        )
+    return (
+        f"{release}'s cephadm ignores db_slots (it passes it to ceph-volume only from {since}: ceph/ceph pull "
+        "request 64893; the squid backport, 65598, is not merged): ceph-volume then divides each DB device "
+        "among the data devices the specification selects on the host, the same volumes when the host has "
+        "exactly the planned devices"
+    )
 
 
 def spec_yaml(plan: Plan, rules: dict) -> str:
@@ -90,8 +94,9 @@ def spec_yaml(plan: Plan, rules: dict) -> str:
     import textwrap
 
     text = to_yaml(spec(plan, rules))
-    note = "\n".join(textwrap.wrap(db_slots_caveat(plan.release, rules), 96, initial_indent="  # ",
-                                   subsequent_indent="  # "))
+    note = "\n".join(
+        textwrap.wrap(db_slots_caveat(plan.release, rules), 96, initial_indent="  # ", subsequent_indent="  # ")
+    )
     return text.replace("\n  db_slots:", "\n" + note + "\n  db_slots:", 1)
 
 

@@ -43,12 +43,16 @@ def parse_data(text: str, media: str = "hdd") -> DataDevices:
     if media not in ("hdd", "ssd"):
         raise InvalidInput(f"--data-media must be hdd or ssd, got {media!r}")
     if size.strip().replace(".", "", 1).isdigit():  # 12x16 is 16 bytes to parse_drive_size: surely meant 16T
-        raise InvalidInput(f"the data device size in {text!r} has no unit",
-                           hint=f"e.g. --data {n}x{size.strip()}T (TB, decimal as on the label) or {n}x{size.strip()}TiB")
+        raise InvalidInput(
+            f"the data device size in {text!r} has no unit",
+            hint=f"e.g. --data {n}x{size.strip()}T (TB, decimal as on the label) or {n}x{size.strip()}TiB",
+        )
     size_bytes = parse_drive_size(size)
     if size_bytes < MIN_DATA_BYTES:  # ceph-volume refuses a data device below 5 GiB
-        raise InvalidInput(f"a data device of {size.strip()} is smaller than the 5 GiB ceph-volume accepts for an OSD",
-                           hint="give the size with its unit, e.g. --data 12x16T")
+        raise InvalidInput(
+            f"a data device of {size.strip()} is smaller than the 5 GiB ceph-volume accepts for an OSD",
+            hint="give the size with its unit, e.g. --data 12x16T",
+        )
     return DataDevices(n, size_bytes, media)  # type: ignore[arg-type]
 
 

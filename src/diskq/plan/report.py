@@ -13,16 +13,23 @@ def document(plan: Plan, rules: dict) -> dict:
     doc["cephadm_spec"] = spec
     doc["cephadm_spec_yaml"] = cephadm.spec_yaml(plan, rules)
     doc["cephadm_source"] = rules["cephadm"]["source"]
-    doc["cephadm_db_slots"] = {"note": cephadm.db_slots_caveat(plan.release, rules),
-                               "source": rules["cephadm"]["db_slots_source"]}
+    doc["cephadm_db_slots"] = {
+        "note": cephadm.db_slots_caveat(plan.release, rules),
+        "source": rules["cephadm"]["db_slots_source"],
+    }
     doc["alternatives"] = rules["ceph_volume"]["alternatives"]
-    doc["ceph_volume"] = {"argv": ceph_volume.argv(plan, rules), "line": ceph_volume.line(plan, rules),
-                          "source": rules["ceph_volume"]["source"],
-                          "objectstore_source": rules["ceph_volume"]["objectstore_source"],
-                          "note": "without cephadm, for one host: replace /dev/DATAn and /dev/DBn with its devices "
-                                  "(ceph-volume inventory), check the report, then run it with --yes instead of "
-                                  "--report"}
+    doc["ceph_volume"] = {
+        "argv": ceph_volume.argv(plan, rules),
+        "line": ceph_volume.line(plan, rules),
+        "source": rules["ceph_volume"]["source"],
+        "objectstore_source": rules["ceph_volume"]["objectstore_source"],
+        "note": "without cephadm, for one host: replace /dev/DATAn and /dev/DBn with its devices "
+        "(ceph-volume inventory), check the report, then run it with --yes instead of "
+        "--report",
+    }
     if cephadm.size_ranges_overlap(plan, rules):
-        doc["notes"].append("the data and db_devices size filters overlap (SSDs of similar size): "
-                            "select the WAL/DB drives by model in the specification instead")
+        doc["notes"].append(
+            "the data and db_devices size filters overlap (SSDs of similar size): "
+            "select the WAL/DB drives by model in the specification instead"
+        )
     return doc

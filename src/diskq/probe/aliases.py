@@ -157,7 +157,10 @@ def aliases(name: str, *, sysfs_root: str = "/sys") -> list[Alias]:
                 continue
             path, key = theirs
             if mine is not None and mine[1] == key:
-                add(loop, f"/dev/{loop} and /dev/{disk} are loop devices over the same {'file' if key[0] == 'file' else 'device'} {path}")
+                add(
+                    loop,
+                    f"/dev/{loop} and /dev/{disk} are loop devices over the same {'file' if key[0] == 'file' else 'device'} {path}",
+                )
             elif key[0] == "block" and _overlaps(current, key[1], sysfs_root):
                 add(loop, f"/dev/{loop} is a loop device over /dev/{key[1]}")
         if mine is not None and mine[1][0] == "block":

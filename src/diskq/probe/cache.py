@@ -242,7 +242,6 @@ def set_state(control: CacheControl, state: Literal["on", "off"]) -> None:
     now = read_state(control)
     if now != state:
         raise CacheError(
-            f"asked {control.mechanism} to turn the write cache of {control.device} {state}, "
-            f"but it now reads {now}"
+            f"asked {control.mechanism} to turn the write cache of {control.device} {state}, but it now reads {now}"
         )
     control.state = state

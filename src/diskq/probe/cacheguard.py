@@ -53,7 +53,9 @@ class CacheGuard:
                 )
             now = read_state(self.control)
             if now == "unknown":
-                raise CacheError(f"the write cache state of {self.control.device} cannot be read, so it could not be restored")
+                raise CacheError(
+                    f"the write cache state of {self.control.device} cannot be read, so it could not be restored"
+                )
             with signals.critical():
                 entry = self.journal.record(self.control, now)
                 # An entry left by a killed run holds the real original; the device may still be switched.

@@ -172,8 +172,9 @@ def identify(path: str, *, sysfs_root: str = "/sys") -> Device:
         vwc, why = nvme.probe_vwc_field(f"/dev/{disk}")
         if vwc is not None:
             facts = [f for f in device.plp_facts if f.field != "NVMe Identify Controller vwc"]
-            device = device.model_copy(update={"volatile_write_cache": bool(vwc & 1),
-                                               "plp_facts": [*facts, plp.vwc_fact(vwc)]})
+            device = device.model_copy(
+                update={"volatile_write_cache": bool(vwc & 1), "plp_facts": [*facts, plp.vwc_fact(vwc)]}
+            )
             device.sources.append("nvme-cli")
         else:
             notes.append(why or "nvme id-ctrl: no vwc field")

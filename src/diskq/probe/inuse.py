@@ -61,7 +61,7 @@ def _unescape(field: str) -> str:
 def parse_mountinfo(text: str) -> list[Mount]:
     """``/proc/self/mountinfo`` -> mounts. Sample line::
 
-        42 27 7:0 / /tmp/mnt rw,relatime - ext4 /dev/loop0 rw
+    42 27 7:0 / /tmp/mnt rw,relatime - ext4 /dev/loop0 rw
     """
     mounts = []
     for line in text.splitlines():
@@ -77,8 +77,8 @@ def parse_mountinfo(text: str) -> list[Mount]:
 def parse_proc_swaps(text: str) -> list[str]:
     """``/proc/swaps`` -> the swap areas' paths. Sample::
 
-        Filename                                Type            Size    Used    Priority
-        /dev/loop0                              partition       65532   0       -2
+    Filename                                Type            Size    Used    Priority
+    /dev/loop0                              partition       65532   0       -2
     """
     lines = text.splitlines()[1:]
     return [_unescape(line.split()[0]) for line in lines if line.split()]
@@ -109,7 +109,9 @@ def _names_of_source(source: str, sysfs_root: str) -> set[str]:
         return set()
 
 
-def in_use_reasons(path: str, *, sysfs_root: str = "/sys", mountinfo: str | None = None, swaps: str | None = None) -> list[str]:
+def in_use_reasons(
+    path: str, *, sysfs_root: str = "/sys", mountinfo: str | None = None, swaps: str | None = None
+) -> list[str]:
     """Every reason why ``path`` is in use. Empty list: nothing holds it."""
     name = sysfs.block_name(path, sysfs_root=sysfs_root)
     family = [name, *sysfs.partitions(name, sysfs_root=sysfs_root)]
@@ -215,7 +217,11 @@ def _family_reasons(
 
 
 def alias_reasons(
-    name: str, *, sysfs_root: str = "/sys", mountinfo: str | None = None, swaps: str | None = None,
+    name: str,
+    *,
+    sysfs_root: str = "/sys",
+    mountinfo: str | None = None,
+    swaps: str | None = None,
     probe_exclusive: bool = True,
 ) -> list[str]:
     """Why the storage behind block device ``name`` is in use under another name.

@@ -157,8 +157,9 @@ class Journal:
                     with open(path, "rb") as f:
                         raw = f.read(RAW_LIMIT + 1)
                 except OSError as exc:
-                    damaged.append(DamagedEntry(str(path), f"cannot be read: {exc.strerror}", "",
-                                                device_of_name(path.name)))
+                    damaged.append(
+                        DamagedEntry(str(path), f"cannot be read: {exc.strerror}", "", device_of_name(path.name))
+                    )
                     continue
                 text = raw[:RAW_LIMIT].decode("utf-8", errors="replace")
                 try:
@@ -166,8 +167,14 @@ class Journal:
                         raise ValueError(f"longer than {RAW_LIMIT} bytes")
                     entries.append(parse_entry(raw.decode("utf-8"), str(path)))
                 except ValueError as exc:  # UnicodeDecodeError is one too
-                    damaged.append(DamagedEntry(str(path), str(exc) if not isinstance(exc, UnicodeError)
-                                                else "not UTF-8 text", text, device_of_name(path.name)))
+                    damaged.append(
+                        DamagedEntry(
+                            str(path),
+                            str(exc) if not isinstance(exc, UnicodeError) else "not UTF-8 text",
+                            text,
+                            device_of_name(path.name),
+                        )
+                    )
         return sorted(entries, key=lambda e: e.created), damaged
 
     def pending(self) -> list[JournalEntry]:
@@ -206,14 +213,18 @@ class Journal:
             if path.name != wanted.name or (wanted.parent != Path(".") and os.path.realpath(wanted.parent) not in dirs):
                 continue
             if isinstance(found, JournalEntry) and found.running:
-                raise CacheError(f"{found.file} belongs to a run still going (pid {found.pid}); it is not discarded",
-                                 hint="wait for that run to end")
+                raise CacheError(
+                    f"{found.file} belongs to a run still going (pid {found.pid}); it is not discarded",
+                    hint="wait for that run to end",
+                )
             path.unlink(missing_ok=True)
             _fsync_dir(path.parent)
             return found
         where = ", ".join(str(d) for d in self.read_dirs)
-        raise InvalidInput(f"no journal entry named {json.dumps(name)[:80]} in {where}",
-                           hint="`diskq restore --list` names every entry")
+        raise InvalidInput(
+            f"no journal entry named {json.dumps(name)[:80]} in {where}",
+            hint="`diskq restore --list` names every entry",
+        )
 
     def stale(self) -> list[JournalEntry]:
         """Entries whose run is gone: changes that nobody will put back but ``diskq restore``."""
@@ -285,9 +296,13 @@ def pending_warning() -> str | None:
     lines = []
     if stale:
         devices = ", ".join(sorted({f"{e.device} ({e.mechanism}, was {e.original})" for e in stale}))
-        lines.append(f"diskq: warning: an interrupted run left the write cache changed on {devices}; "
-                     "run `diskq restore` to put it back")
+        lines.append(
+            f"diskq: warning: an interrupted run left the write cache changed on {devices}; "
+            "run `diskq restore` to put it back"
+        )
     for d in damaged:
-        lines.append(f"diskq: warning: {d.describe()}; the original write cache state of "
-                     f"{d.device or 'its device'} may be lost: set it by hand, then `diskq restore --discard {d.name}`")
+        lines.append(
+            f"diskq: warning: {d.describe()}; the original write cache state of "
+            f"{d.device or 'its device'} may be lost: set it by hand, then `diskq restore --discard {d.name}`"
+        )
     return "\n".join(lines) or None

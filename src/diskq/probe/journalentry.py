@@ -142,7 +142,8 @@ def parse_entry(text: str, file: str = "") -> JournalEntry:
     unknown = [k for k in data if k not in wanted]
     if missing or unknown:
         parts = ([f"missing field(s) {', '.join(missing)}"] if missing else []) + (
-            [f"unknown field(s) {', '.join(json.dumps(k)[:40] for k in unknown[:5])}"] if unknown else [])
+            [f"unknown field(s) {', '.join(json.dumps(k)[:40] for k in unknown[:5])}"] if unknown else []
+        )
         raise ValueError("; ".join(parts))
     for key in _STRINGS:
         if not isinstance(data[key], str) or not data[key]:
@@ -154,7 +155,7 @@ def parse_entry(text: str, file: str = "") -> JournalEntry:
     if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= PID_MAX:
         raise ValueError(f"pid is not a process id: {json.dumps(pid)[:40]}")
     if data["original"] not in ("on", "off"):
-        raise ValueError(f"original is neither \"on\" nor \"off\": {json.dumps(data['original'])[:40]}")
+        raise ValueError(f'original is neither "on" nor "off": {json.dumps(data["original"])[:40]}')
     if not data["device"].startswith("/"):
         raise ValueError(f"device is not a path: {json.dumps(data['device'])[:40]}")
     return JournalEntry(**data, file=file)

@@ -64,11 +64,20 @@ def vwc_fact(vwc: int, *, source: str = "nvme id-ctrl") -> PlpFact:
     'neutral'
     """
     if vwc & 1:
-        return PlpFact(source=source, field="NVMe Identify Controller vwc", raw=f"0x{vwc:x}",
-                       meaning="the controller has a volatile write cache: writes it acknowledges before a flush "
-                               "survive a power loss only if it has power-loss protection")
-    return PlpFact(source=source, field="NVMe Identify Controller vwc", raw=f"0x{vwc:x}", supports="plp",
-                   meaning="no volatile write cache: a completed write is already in non-volatile media")
+        return PlpFact(
+            source=source,
+            field="NVMe Identify Controller vwc",
+            raw=f"0x{vwc:x}",
+            meaning="the controller has a volatile write cache: writes it acknowledges before a flush "
+            "survive a power loss only if it has power-loss protection",
+        )
+    return PlpFact(
+        source=source,
+        field="NVMe Identify Controller vwc",
+        raw=f"0x{vwc:x}",
+        supports="plp",
+        meaning="no volatile write cache: a completed write is already in non-volatile media",
+    )
 
 
 def facts_from_smartctl_json(data: Any) -> list[PlpFact]:
@@ -92,14 +101,26 @@ def facts_from_smartctl_json(data: Any) -> list[PlpFact]:
         if 0 <= warning <= 255:
             field = "NVMe SMART/Health critical_warning bit 4"
             if warning & NVME_BACKUP_FAILED:
-                facts.append(PlpFact(
-                    source="smartctl", field=field, raw=f"0x{warning:02x}", supports="plp", warning=True,
-                    meaning="the volatile memory backup device (power-loss capacitors) has failed: writes in the "
-                            "drive's cache may be lost on power failure"))
+                facts.append(
+                    PlpFact(
+                        source="smartctl",
+                        field=field,
+                        raw=f"0x{warning:02x}",
+                        supports="plp",
+                        warning=True,
+                        meaning="the volatile memory backup device (power-loss capacitors) has failed: writes in the "
+                        "drive's cache may be lost on power failure",
+                    )
+                )
             else:
-                facts.append(PlpFact(
-                    source="smartctl", field=field, raw=f"0x{warning:02x}",
-                    meaning="no failed volatile memory backup reported (a drive without such a backup reports the same)"))
+                facts.append(
+                    PlpFact(
+                        source="smartctl",
+                        field=field,
+                        raw=f"0x{warning:02x}",
+                        meaning="no failed volatile memory backup reported (a drive without such a backup reports the same)",
+                    )
+                )
     for row in _list(_dict(data.get("ata_smart_attributes")).get("table")):
         if not isinstance(row, dict) or not isinstance(row.get("name"), str):
             continue
@@ -110,31 +131,58 @@ def facts_from_smartctl_json(data: Any) -> list[PlpFact]:
         if _CAPACITOR_NAME.match(name):
             value, thresh = _int(row.get("value")), _int(row.get("thresh"))
             failed = bool(row.get("when_failed")) or (
-                value is not None and thresh is not None and 0 < thresh and value <= thresh)
+                value is not None and thresh is not None and 0 < thresh and value <= thresh
+            )
             if failed:
-                meaning = (f"the drive's power-loss capacitor test fails (normalized {value}, threshold {thresh}"
-                           f"{', smartctl: ' + str(row['when_failed']) if row.get('when_failed') else ''}): "
-                           "the backup that protects its cache cannot be relied on")
+                meaning = (
+                    f"the drive's power-loss capacitor test fails (normalized {value}, threshold {thresh}"
+                    f"{', smartctl: ' + str(row['when_failed']) if row.get('when_failed') else ''}): "
+                    "the backup that protects its cache cannot be relied on"
+                )
             else:
-                meaning = (f"the drive runs a power-loss capacitor self-test (named by smartctl's drive database), "
-                           f"passing: normalized {value}, threshold {thresh}")
-            facts.append(PlpFact(source="smartctl", field=label, raw=_short(raw_text), supports="plp",
-                                 warning=failed, meaning=meaning))
+                meaning = (
+                    f"the drive runs a power-loss capacitor self-test (named by smartctl's drive database), "
+                    f"passing: normalized {value}, threshold {thresh}"
+                )
+            facts.append(
+                PlpFact(
+                    source="smartctl",
+                    field=label,
+                    raw=_short(raw_text),
+                    supports="plp",
+                    warning=failed,
+                    meaning=meaning,
+                )
+            )
         elif _POWER_LOSS_COUNTER.match(name):
-            facts.append(PlpFact(source="smartctl", field=label, raw=_short(raw_text),
-                                 meaning="how many times the drive lost power without a clean shutdown"))
+            facts.append(
+                PlpFact(
+                    source="smartctl",
+                    field=label,
+                    raw=_short(raw_text),
+                    meaning="how many times the drive lost power without a clean shutdown",
+                )
+            )
     enabled = _dict(data.get("write_cache")).get("enabled")
     if isinstance(enabled, bool):
-        facts.append(PlpFact(
-            source="smartctl", field="write_cache.enabled", raw=str(enabled).lower(),
-            meaning="a volatile write cache is on: acknowledged writes depend on flushes or power-loss protection"
-            if enabled else "the volatile write cache is off: every write is durable when it completes"))
+        facts.append(
+            PlpFact(
+                source="smartctl",
+                field="write_cache.enabled",
+                raw=str(enabled).lower(),
+                meaning="a volatile write cache is on: acknowledged writes depend on flushes or power-loss protection"
+                if enabled
+                else "the volatile write cache is off: every write is durable when it completes",
+            )
+        )
     return facts
 
 
 #: Fact fields this module writes, and for each what ``supports`` and ``warning`` may be given
 #: the raw value: a submitted fact must be one of these, as the parser would have made it.
-_COUNTER_FIELD = re.compile(r"^ATA attribute \d{1,3} (Unsafe_Shutdown_Count|Unexpect_Power_Loss(_Ct)?|Unclean_Shutdown_Ct)$")
+_COUNTER_FIELD = re.compile(
+    r"^ATA attribute \d{1,3} (Unsafe_Shutdown_Count|Unexpect_Power_Loss(_Ct)?|Unclean_Shutdown_Ct)$"
+)
 _CAPACITOR_FIELD = re.compile(r"^ATA attribute \d{1,3} (Power_Loss_Cap_Test|Capacitor_Health)$")
 
 

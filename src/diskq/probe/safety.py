@@ -59,7 +59,10 @@ def check_block_device(path: str, *, force: bool, sysfs_root: str = "/sys") -> l
     reasons += backing_file_reasons(name, sysfs_root=sysfs_root)
     if reasons:
         raise UnsafeTarget(f"refusing to write to {path}: it is in use", reasons, hint=IN_USE_HINT)
-    if sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro") == "1":
+    if (
+        sysfs.read_attr(sysfs_root, f"{sysfs.device_dir(name, sysfs_root=sysfs_root).relative_to(sysfs_root)}/ro")
+        == "1"
+    ):
         raise TargetError(f"{path} is read-only", hint="`blockdev --setrw` if it should be writable")
 
     notes: list[str] = []

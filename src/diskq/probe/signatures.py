@@ -35,7 +35,22 @@ _KINDS = {
     "ddf_raid_member": "DDF RAID member",
     "isw_raid_member": "Intel RST RAID member",
 }
-_FILESYSTEMS = {"ext2", "ext3", "ext4", "xfs", "btrfs", "vfat", "ntfs", "exfat", "f2fs", "jfs", "reiserfs", "iso9660", "udf", "squashfs"}
+_FILESYSTEMS = {
+    "ext2",
+    "ext3",
+    "ext4",
+    "xfs",
+    "btrfs",
+    "vfat",
+    "ntfs",
+    "exfat",
+    "f2fs",
+    "jfs",
+    "reiserfs",
+    "iso9660",
+    "udf",
+    "squashfs",
+}
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,9 @@ class Signature:
     label: str | None = None
 
     def describe(self) -> str:
-        kind = _KINDS.get(self.type) or (f"{self.type} filesystem" if self.type in _FILESYSTEMS else f"{self.type} signature")
+        kind = _KINDS.get(self.type) or (
+            f"{self.type} filesystem" if self.type in _FILESYSTEMS else f"{self.type} signature"
+        )
         label = f", label {self.label!r}" if self.label else ""
         return f"{kind} at offset {self.offset}{label}"
 
@@ -65,7 +82,9 @@ def parse_wipefs_json(text: str) -> list[Signature]:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):  # not JSON, an absurd number, or absurdly deep nesting
-        raise TargetError("wipefs printed no JSON", hint="run `wipefs --no-act` on the device to see what it says") from None
+        raise TargetError(
+            "wipefs printed no JSON", hint="run `wipefs --no-act` on the device to see what it says"
+        ) from None
     entries = data.get("signatures") if isinstance(data, dict) else None
     found = []
     for sig in entries if isinstance(entries, list) else []:

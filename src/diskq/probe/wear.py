@@ -135,9 +135,7 @@ def _ata_wear(data: dict, notes: list[str]) -> int | None:
             notes.append(f"{label} normalized value {_show(value)} is not a percentage: wear left unknown")
             continue
         if attr_id == 231 and raw is not None and 0 <= raw <= 100 and raw != value:
-            notes.append(
-                f"{label}: normalized {value} and raw {raw} disagree on the life left: wear left unknown"
-            )
+            notes.append(f"{label}: normalized {value} and raw {raw} disagree on the life left: wear left unknown")
             continue
         notes.append(f"wear from {label} (100 - normalized value, which is the life left in per cent)")
         return 100 - value

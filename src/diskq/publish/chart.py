@@ -110,8 +110,9 @@ def x_ticks(measured: list[int], sx) -> list[dict]:
     return kept
 
 
-def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool = True,
-                  named: str | None = None) -> Chart | None:
+def scaling_chart(
+    points: list[dict], *, top: float | None = None, sweep: bool = True, named: str | None = None
+) -> Chart | None:
     """Chart geometry for curve rows (``numjobs``, ``iops``, ``iops_min``, ``iops_max``).
 
     ``top`` fixes the y range (to compare cache states of one device on the same scale);
@@ -149,10 +150,16 @@ def scaling_chart(points: list[dict], *, top: float | None = None, sweep: bool =
             bands.append(" ".join(upper + lower))
     yt = [{"y": sy(v), "label": _label(v)} for v in (i * step for i in range(int(round(ymax / step)) + 1))]
     return Chart(
-        width=WIDTH, height=HEIGHT, lines=lines, bands=bands, whiskers=whiskers,
+        width=WIDTH,
+        height=HEIGHT,
+        lines=lines,
+        bands=bands,
+        whiskers=whiskers,
         dots=[{"x": sx(p["numjobs"]), "y": sy(p["iops"]), "numjobs": p["numjobs"], "iops": p["iops"]} for p in pts],
-        xticks=x_ticks([p["numjobs"] for p in pts], sx), yticks=yt,
-        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1}, y_title=f"IOPS, {named}" if named else "IOPS",
+        xticks=x_ticks([p["numjobs"] for p in pts], sx),
+        yticks=yt,
+        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
+        y_title=f"IOPS, {named}" if named else "IOPS",
     )
 
 
@@ -183,8 +190,10 @@ def _axis(top: float):
 def size_chart(points: list[dict]) -> Chart | None:
     """Chart geometry for a median block-size profile (rows with ``block_size``, ``iops``,
     ``bw_bytes``): MB/s on the left axis, IOPS on the right; None without a point."""
-    pts = sorted((p for p in points if p.get("iops") is not None and p.get("bw_bytes") is not None),
-                 key=lambda p: p["block_size"])
+    pts = sorted(
+        (p for p in points if p.get("iops") is not None and p.get("bw_bytes") is not None),
+        key=lambda p: p["block_size"],
+    )
     if not pts:
         return None
     x0, x1, y0, y1 = LEFT, WIDTH - SIZE_RIGHT, HEIGHT - BOTTOM, TOP
@@ -205,17 +214,31 @@ def size_chart(points: list[dict]) -> Chart | None:
         if ticks and t["x"] - ticks[-1]["x"] < TICK_GAP:
             ticks.pop()
         ticks.append(t)
-    dots = [{"x": sx(p["block_size"]), "y": sy(m, mb_max), "title": f"{_size_label(p['block_size'])}: {m:,.1f} MB/s"}
-            for p, m in zip(pts, mb, strict=False)]
-    dots2 = [{"x": sx(p["block_size"]), "y": sy(p["iops"], io_max),
-              "title": f"{_size_label(p['block_size'])}: {p['iops']:,.0f} IOPS"} for p in pts]
+    dots = [
+        {"x": sx(p["block_size"]), "y": sy(m, mb_max), "title": f"{_size_label(p['block_size'])}: {m:,.1f} MB/s"}
+        for p, m in zip(pts, mb, strict=False)
+    ]
+    dots2 = [
+        {
+            "x": sx(p["block_size"]),
+            "y": sy(p["iops"], io_max),
+            "title": f"{_size_label(p['block_size'])}: {p['iops']:,.0f} IOPS",
+        }
+        for p in pts
+    ]
     return Chart(
-        width=WIDTH, height=HEIGHT,
+        width=WIDTH,
+        height=HEIGHT,
         lines=[" ".join(f"{d['x']},{d['y']}" for d in dots)] if len(dots) > 1 else [],
-        bands=[], dots=dots, xticks=ticks,
+        bands=[],
+        dots=dots,
+        xticks=ticks,
         yticks=[{"y": sy(v, mb_max), "label": _label(v)} for v in mb_ticks],
         plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
-        x_title=SIZE_X_TITLE, y_title="MB/s",
+        x_title=SIZE_X_TITLE,
+        y_title="MB/s",
         lines2=[" ".join(f"{d['x']},{d['y']}" for d in dots2)] if len(dots2) > 1 else [],
-        dots2=dots2, yticks2=[{"y": sy(v, io_max), "label": _label(v)} for v in io_ticks], y2_title="IOPS",
+        dots2=dots2,
+        yticks2=[{"y": sy(v, io_max), "label": _label(v)} for v in io_ticks],
+        y2_title="IOPS",
     )

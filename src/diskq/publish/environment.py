@@ -77,8 +77,9 @@ def environment():
     )
     from diskq.units import block_label
 
-    env.filters.update(num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label,
-                       web=web_url)
+    env.filters.update(
+        num=fmt_num, us=fmt_us, size=fmt_bytes, ms=fmt_ms, gb=fmt_gb, mbs=fmt_mbs, block=block_label, web=web_url
+    )
     # page names: a value from the database is never a path (diskq.publish.names)
     env.filters.update(device_page=PageKeys(), public_page=PageKeys())
     return env

@@ -35,7 +35,9 @@ def write_text_atomic(text: str, path: Path) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise SiteError(f"cannot write {path}: {exc.strerror}", hint="check that the directory exists and is writable") from None
+        raise SiteError(
+            f"cannot write {path}: {exc.strerror}", hint="check that the directory exists and is writable"
+        ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -28,6 +28,12 @@ def known_methods() -> list[dict]:
         return []
     out = []
     for (mid, version), spec in sorted(methods.KNOWN_METHODS.items()):
-        out.append({"id": mid, "version": version, "title": spec.title,
-                    "options": {k: sorted(v or "(absent)" for v in vals) for k, vals in sorted(spec.required.items())}})
+        out.append(
+            {
+                "id": mid,
+                "version": version,
+                "title": spec.title,
+                "options": {k: sorted(v or "(absent)" for v in vals) for k, vals in sorted(spec.required.items())},
+            }
+        )
     return out

@@ -61,16 +61,25 @@ def family_public(con: sqlite3.Connection, dev: dict) -> list[evidence.PublicMod
 def known_as(con: sqlite3.Connection, dev: dict) -> dict:
     """The names a device is known by: what its drives reported, what sources wrote, and the
     part-number patterns of its family with where each comes from."""
-    reported = sorted({r[0] for r in con.execute("SELECT DISTINCT model FROM submissions WHERE device_id = ?",
-                                                  (dev["id"],))})
+    reported = sorted(
+        {r[0] for r in con.execute("SELECT DISTINCT model FROM submissions WHERE device_id = ?", (dev["id"],))}
+    )
     keys = family_keys(dev)
     written: set[str] = set()
     if evidence.has_public_tables(con):
         for k in keys:
-            written |= {r[0] for r in con.execute(
-                "SELECT DISTINCT f.model FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ?", (k,))}
-    return {"reported": reported, "written": sorted(written),
-            "patterns": [(re.sub(r"[(][?]P<[a-z]+>", "(", p), via) for k in keys for p, via in modelid.patterns_for(k)]}
+            written |= {
+                r[0]
+                for r in con.execute(
+                    "SELECT DISTINCT f.model FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ?",
+                    (k,),
+                )
+            }
+    return {
+        "reported": reported,
+        "written": sorted(written),
+        "patterns": [(re.sub(r"[(][?]P<[a-z]+>", "(", p), via) for k in keys for p, via in modelid.patterns_for(k)],
+    }
 
 
 def device_sources(con: sqlite3.Connection, dev: dict) -> list[str]:
@@ -83,9 +92,15 @@ def device_sources(con: sqlite3.Connection, dev: dict) -> list[str]:
         out.append(LEGACY_SOURCE)
     if evidence.has_public_tables(con):
         for k in family_keys(dev):
-            out += [r[0] for r in con.execute(
-                "SELECT DISTINCT f.source_id FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ? "
-                "ORDER BY f.source_id", (k,)) if r[0] not in out]
+            out += [
+                r[0]
+                for r in con.execute(
+                    "SELECT DISTINCT f.source_id FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ? "
+                    "ORDER BY f.source_id",
+                    (k,),
+                )
+                if r[0] not in out
+            ]
     return out
 
 
@@ -94,10 +109,18 @@ def sources_of(models: list[evidence.PublicModel]) -> list[dict]:
     seen: dict[str, dict] = {}
     for m in models:
         for f in m.figures:
-            seen.setdefault(f["source_id"], {"id": f["source_id"], "title": f["source_title"],
-                                             "author": f["source_author"], "date": f["source_date"],
-                                             "url": f["source_url"], "licence": f["licence"],
-                                             "attribution": f["attribution"]})
+            seen.setdefault(
+                f["source_id"],
+                {
+                    "id": f["source_id"],
+                    "title": f["source_title"],
+                    "author": f["source_author"],
+                    "date": f["source_date"],
+                    "url": f["source_url"],
+                    "licence": f["licence"],
+                    "attribution": f["attribution"],
+                },
+            )
     return [seen[k] for k in sorted(seen)]
 
 
@@ -123,20 +146,31 @@ def public_rows(con: sqlite3.Connection, device_keys: set[str]) -> list[dict]:
     if not evidence.has_public_tables(con):
         return []
     out = []
-    for r in con.execute("SELECT c.*, m.name, m.family_key, m.protocol, m.capacity_bytes FROM model_class c "
-                         "JOIN models m ON m.id = c.model_id"):
+    for r in con.execute(
+        "SELECT c.*, m.name, m.family_key, m.protocol, m.capacity_bytes FROM model_class c "
+        "JOIN models m ON m.id = c.model_id"
+    ):
         row = dict(r)
         row["sources"] = json.loads(row["sources"])
         row["weak"] = json.loads(row["weak"]) if row.get("weak") else []
         row["label"] = methodclass.label(row["method_class"])
         row["badge"] = class_badge(row["method_class"])
-        row["written"] = sorted({x[0] for x in con.execute("SELECT DISTINCT model FROM figures WHERE model_id = ?",
-                                                           (row["model_id"],))})
+        row["written"] = sorted(
+            {x[0] for x in con.execute("SELECT DISTINCT model FROM figures WHERE model_id = ?", (row["model_id"],))}
+        )
         row["patterns"] = js_patterns(row["family_key"])
         row["in_table"] = row["family_key"] in device_keys
         out.append(row)
-    out.sort(key=lambda r: (methodclass.order(r["method_class"]), r["write_cache"], r["class_rank"] is None,
-                            r["class_rank"] or 0, r["model_id"], r["method_id"]))
+    out.sort(
+        key=lambda r: (
+            methodclass.order(r["method_class"]),
+            r["write_cache"],
+            r["class_rank"] is None,
+            r["class_rank"] or 0,
+            r["model_id"],
+            r["method_id"],
+        )
+    )
     return out
 
 
@@ -148,8 +182,10 @@ def public_models(con: sqlite3.Connection) -> list[evidence.PublicModel]:
 
 def facets(con: sqlite3.Connection, devices: list[dict], rows: list[dict]) -> dict:
     """The class and source filters' options: classes in table order, sources by id."""
-    classes = sorted({d["method_class"] for d in devices if d.get("method_class")} | {r["method_class"] for r in rows},
-                     key=methodclass.order)
+    classes = sorted(
+        {d["method_class"] for d in devices if d.get("method_class")} | {r["method_class"] for r in rows},
+        key=methodclass.order,
+    )
     sources = [DISKQ_SOURCE, LEGACY_SOURCE] if devices else []
     sources = [s for s in sources if any(s in d.get("sources", []) for d in devices)]
     if evidence.has_public_tables(con):

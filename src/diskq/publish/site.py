@@ -71,15 +71,19 @@ def _prepare_out(out: Path) -> Path:
         if not out.is_dir():
             raise SitePathError(f"{out} exists and is not a directory")
         if any(out.iterdir()) and not (out / MARKER).exists():
-            raise SitePathError(f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
-                            hint="choose another --out or empty the directory")
+            raise SitePathError(
+                f"{out} is not empty and was not written by `diskq site build`; refusing to replace it",
+                hint="choose another --out or empty the directory",
+            )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(out, directories=True)
         return _temporary_dir(out)
     except OSError as exc:
-        raise SitePathError(f"cannot write {out}: {exc.strerror or exc}",
-                        hint="the site is built next to its final place: that directory must be writable") from None
+        raise SitePathError(
+            f"cannot write {out}: {exc.strerror or exc}",
+            hint="the site is built next to its final place: that directory must be writable",
+        ) from None
 
 
 def publish_raw(src: Path, dst: Path) -> None:
@@ -119,8 +123,9 @@ def several_firmwares(devices: list[dict]) -> set[str]:
     return {key for key, n in counts.items() if n > 1}
 
 
-def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None,
-               repository: str | None = None) -> SiteReport:
+def build_site(
+    db: Path, out: Path, *, submissions: Path | None = None, base_url: str | None = None, repository: str | None = None
+) -> SiteReport:
     """Write the whole site for ``db`` into ``out`` (replaced as a whole). ``repository`` is the
     source repository's address linked from every page (default: :func:`source_url`)."""
     from diskq.database.details import (
@@ -152,8 +157,12 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
         # drives in rank order, then hosts and virtual devices (no rank: never in the drive table)
         devices = [dict(r) for r in con.execute("SELECT * FROM devices ORDER BY rank IS NULL, rank, model_key, id")]
-        common = {"meta": meta, "generated_from": meta.get("content_digest", "")[:12], "base_url": base_url,
-                  "repository": repository or source_url()}
+        common = {
+            "meta": meta,
+            "generated_from": meta.get("content_digest", "")[:12],
+            "base_url": base_url,
+            "repository": repository or source_url(),
+        }
         firmware_shown = several_firmwares(devices)
         for dev in devices:
             dev["show_firmware"] = dev["model_key"] in firmware_shown
@@ -174,18 +183,25 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
             dev["verdicts"] = _loads(dev["verdicts"])
             dev["answers"] = _loads(dev.get("answers"))  # the answer per use (database.answers)
             dev["plp_evidence"] = _loads(dev.get("plp_evidence"))
-            dev["osds_limited_by_sweep"] = None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
+            dev["osds_limited_by_sweep"] = (
+                None if dev["osds_limited_by_sweep"] is None else bool(dev["osds_limited_by_sweep"])
+            )
             dev["osds_per_device_text"] = osds_text(dev["osds_per_device"], dev["osds_limited_by_sweep"])
             dev["osds_rate_text"] = osds_rate_text(dev["osds_per_osd_iops"], dev["osds_demand_iops"])
             dev["conflicts"] = conflict_points(con, dev["id"])
             dev["excluded"] = excluded_submissions(con, dev["id"])
             dev["notes"] = _loads(dev["notes"]) or []
             dev["cache_label"] = setting_label(dev["cache"], dev["cache_knob"]) if dev["cache"] else None
-            caches = [dict(r) for r in con.execute(
-                "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (dev["id"],))]
+            caches = [
+                dict(r)
+                for r in con.execute(
+                    "SELECT * FROM device_cache WHERE device_id = ? ORDER BY write_cache, knob", (dev["id"],)
+                )
+            ]
             curves: dict[str, list[dict]] = {}
-            for r in con.execute("SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs",
-                                 (dev["id"],)):
+            for r in con.execute(
+                "SELECT * FROM curve WHERE device_id = ? ORDER BY write_cache, knob, numjobs", (dev["id"],)
+            ):
                 curves.setdefault(setting_slug(r["write_cache"], r["knob"]), []).append(dict(r))
             top = max((p["iops_max"] for pts in curves.values() for p in pts), default=None)
             sizes = size_profiles(con, dev["id"])
@@ -195,8 +211,9 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 c["label"] = setting_label(c["write_cache"], c["knob"])
                 c["curve"] = curves.get(c["slug"], [])
                 c["sweep"] = c["legacy"] < c["submissions"]  # legacy figures are a 1-job point and a peak
-                c["chart"] = scaling_chart(c["curve"], top=top, sweep=c["sweep"],
-                                           named=public_pages.methodclass.short(dev["method_class"]))
+                c["chart"] = scaling_chart(
+                    c["curve"], top=top, sweep=c["sweep"], named=public_pages.methodclass.short(dev["method_class"])
+                )
                 c["sizes"] = sizes.get(c["slug"], [])
                 c["size_chart"] = size_chart(c["sizes"])
             long_writes, left_out = sustained_writes(con, dev["id"])
@@ -204,25 +221,44 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
                 f["label"] = setting_label(f["write_cache"], f["knob"])
                 f["block_text"] = block_text(f["block_size"])
                 f["chart"] = sustained_chart(f["writes"])
-            subs = _rows(con.execute(
-                "SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],)))
+            subs = _rows(
+                con.execute("SELECT * FROM submissions WHERE device_id = ? ORDER BY created DESC, id", (dev["id"],))
+            )
             for s in subs:  # a raw link only to a file that is published (see below)
                 rel = raw_path(s.path) if submissions is not None else None
                 s.raw_href = str(rel) if rel is not None and inside(submissions, rel) else None
-            html = device_page.render(dev=dev, caches=caches, submissions=subs, sustained=long_writes,
-                                      sustained_left_out=left_out, raw=submissions is not None, root="../", **common)
+            html = device_page.render(
+                dev=dev,
+                caches=caches,
+                submissions=subs,
+                sustained=long_writes,
+                sustained_left_out=left_out,
+                raw=submissions is not None,
+                root="../",
+                **common,
+            )
             write_page(tmp, "devices", device_key(dev["id"]), html)
-            export.append({
-                **{k: v for k, v in dev.items() if k not in ("show_firmware", "public", "public_sources")},
-                "public_figures": [m.to_dict() for m in dev["public"]],
-                "caches": [{k: v for k, v in c.items() if k not in ("chart", "curve", "label", "sweep", "sizes", "size_chart")}
-                           for c in caches],
-                "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
-                "sizes": sizes,
-                # the figures and their summary; each write's samples are in devices.db and its submission
-                "sustained": [{k: v for k, v in f.items() if k not in ("chart", "writes", "label", "block_text")}
-                              for f in long_writes],
-            })
+            export.append(
+                {
+                    **{k: v for k, v in dev.items() if k not in ("show_firmware", "public", "public_sources")},
+                    "public_figures": [m.to_dict() for m in dev["public"]],
+                    "caches": [
+                        {
+                            k: v
+                            for k, v in c.items()
+                            if k not in ("chart", "curve", "label", "sweep", "sizes", "size_chart")
+                        }
+                        for c in caches
+                    ],
+                    "curves": {s: [{k: p[k] for k in EXPORT_CURVE} for p in pts] for s, pts in curves.items()},
+                    "sizes": sizes,
+                    # the figures and their summary; each write's samples are in devices.db and its submission
+                    "sustained": [
+                        {k: v for k, v in f.items() if k not in ("chart", "writes", "label", "block_text")}
+                        for f in long_writes
+                    ],
+                }
+            )
 
         # a device whose every submission is held back (far from its model's evidence) has its page, no row
         drives = [d for d in devices if d["not_drive"] is None and d["rank"] is not None]
@@ -238,21 +274,53 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
         (tmp / "public").mkdir()
         public_page = env.get_template("public.html.j2")
         from diskq.database.answers import public_verdicts
-        for model in public_pages.public_models(con):
-            write_page(tmp, "public", public_key(model.id), public_page.render(
-                model=model, sources=public_pages.sources_of([model]), answers=public_verdicts(con, model.id),
-                devices=[d for d in drives if model.family_key in public_pages.family_keys(d)], root="../", **common))
-        (tmp / "index.html").write_text(env.get_template("index.html.j2").render(
-            devices=drives, hosts=hosts, facets=facets, public=public, root="", vendors=public_pages.js_vendors(),
-            main_class=public_pages.methodclass.MAIN, main_label=public_pages.methodclass.label(
-                public_pages.methodclass.MAIN), main_short=public_pages.methodclass.short(public_pages.methodclass.MAIN),
-            **common))
-        (tmp / "methodology.html").write_text(env.get_template("methodology.html.j2").render(
-            criteria=criteria(), plan_rules=plan_rules(), methods=known_methods(), root="",
-            class_rules=public_pages.methodclass.rules(), **common))
 
-        doc = {"format": "diskq-devices", "format_version": 1, "content_digest": meta.get("content_digest"),
-               "data_as_of": meta.get("data_as_of") or None, "devices": export}
+        for model in public_pages.public_models(con):
+            write_page(
+                tmp,
+                "public",
+                public_key(model.id),
+                public_page.render(
+                    model=model,
+                    sources=public_pages.sources_of([model]),
+                    answers=public_verdicts(con, model.id),
+                    devices=[d for d in drives if model.family_key in public_pages.family_keys(d)],
+                    root="../",
+                    **common,
+                ),
+            )
+        (tmp / "index.html").write_text(
+            env.get_template("index.html.j2").render(
+                devices=drives,
+                hosts=hosts,
+                facets=facets,
+                public=public,
+                root="",
+                vendors=public_pages.js_vendors(),
+                main_class=public_pages.methodclass.MAIN,
+                main_label=public_pages.methodclass.label(public_pages.methodclass.MAIN),
+                main_short=public_pages.methodclass.short(public_pages.methodclass.MAIN),
+                **common,
+            )
+        )
+        (tmp / "methodology.html").write_text(
+            env.get_template("methodology.html.j2").render(
+                criteria=criteria(),
+                plan_rules=plan_rules(),
+                methods=known_methods(),
+                root="",
+                class_rules=public_pages.methodclass.rules(),
+                **common,
+            )
+        )
+
+        doc = {
+            "format": "diskq-devices",
+            "format_version": 1,
+            "content_digest": meta.get("content_digest"),
+            "data_as_of": meta.get("data_as_of") or None,
+            "devices": export,
+        }
         (tmp / "devices.json").write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
         shutil.copyfile(db, tmp / "devices.db")
         # the digest `diskq db update` checks a download against, as `sha256sum devices.db` writes it
@@ -296,4 +364,3 @@ def build_site(db: Path, out: Path, *, submissions: Path | None = None, base_url
     finally:
         con.close()
     return report
-

@@ -64,7 +64,7 @@ def buckets(values: list[float], width: int) -> list[float]:
         return list(values)
     out = []
     for i in range(width):
-        part = values[i * len(values) // width:(i + 1) * len(values) // width]
+        part = values[i * len(values) // width : (i + 1) * len(values) // width]
         out.append(sum(part) / len(part))
     return out
 
@@ -121,10 +121,14 @@ def sustained_chart(measurements: list[dict]) -> SustainedChart | None:
         return round(y0 - bw / y_scale / y_max * (y0 - y1), 1)
 
     lines = [" ".join(f"{sx(x)},{sy(y)}" for x, y in zip(xs, ys, strict=False)) for _, xs, ys in series]
-    cliffs = sorted((m for m, _, _ in series if m.get("cliff_found") and m.get("cliff_at_bytes") is not None),
-                    key=lambda m: m["cliff_at_bytes"])
-    marks = [{"x": sx(m["cliff_at_bytes"]), "at_bytes": m["cliff_at_bytes"], "drop_pct": m.get("cliff_drop_pct")}
-             for m in cliffs]
+    cliffs = sorted(
+        (m for m, _, _ in series if m.get("cliff_found") and m.get("cliff_at_bytes") is not None),
+        key=lambda m: m["cliff_at_bytes"],
+    )
+    marks = [
+        {"x": sx(m["cliff_at_bytes"]), "at_bytes": m["cliff_at_bytes"], "drop_pct": m.get("cliff_drop_pct")}
+        for m in cliffs
+    ]
     label = None
     if marks:
         first = marks[0]
@@ -135,9 +139,25 @@ def sustained_chart(measurements: list[dict]) -> SustainedChart | None:
         m = cliffs[0]
         levels = [v for v in (m.get("cliff_before_bw_bytes"), m.get("cliff_after_bw_bytes")) if v is not None]
         y = sy(sum(levels) / len(levels)) if len(levels) == 2 else (y0 + y1) / 2
-        label = {"x": first["x"] - LABEL_GAP if right else first["x"] + LABEL_GAP, "y": y, "anchor": "end" if right else "start", "text": f"cliff at {gigabytes(first['at_bytes'])}{drop}"}
+        label = {
+            "x": first["x"] - LABEL_GAP if right else first["x"] + LABEL_GAP,
+            "y": y,
+            "anchor": "end" if right else "start",
+            "text": f"cliff at {gigabytes(first['at_bytes'])}{drop}",
+        }
     xticks = [{"x": sx(i * x_step * scale), "label": _tick(i * x_step)} for i in range(int(round(x_max / x_step)) + 1)]
-    yticks = [{"y": sy(i * y_step * y_scale), "label": _tick(i * y_step)} for i in range(int(round(y_max / y_step)) + 1)]
-    return SustainedChart(width=WIDTH, height=HEIGHT, lines=lines, marks=marks, xticks=xticks, yticks=yticks,
-                          plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1}, label=label, x_title=f"written ({unit})",
-                          y_title=y_unit)
+    yticks = [
+        {"y": sy(i * y_step * y_scale), "label": _tick(i * y_step)} for i in range(int(round(y_max / y_step)) + 1)
+    ]
+    return SustainedChart(
+        width=WIDTH,
+        height=HEIGHT,
+        lines=lines,
+        marks=marks,
+        xticks=xticks,
+        yticks=yticks,
+        plot={"x0": x0, "x1": x1, "y0": y0, "y1": y1},
+        label=label,
+        x_title=f"written ({unit})",
+        y_title=y_unit,
+    )

@@ -66,8 +66,9 @@ def recompute(result: ResultDocument) -> ResultDocument:
     """
     from diskq.analyse import annotate
 
-    runs = [run.model_copy(update={"scaling": None, "flush_check": None, "notes": list(run.notes)})
-            for run in result.runs]
+    runs = [
+        run.model_copy(update={"scaling": None, "flush_check": None, "notes": list(run.notes)}) for run in result.runs
+    ]
     return annotate(result.model_copy(update={"runs": runs, "verdicts": None}))
 
 
@@ -148,8 +149,13 @@ def analysis_problems(result: ResultDocument) -> list[Problem]:
         version = result.verdicts.criteria_version
         if 1 <= version < current:
             return []  # made with earlier criteria: informational, the database recomputes it
-        return [Problem("", "result.verdicts.criteria_version",
-                        f"criteria version {version} is not one this diskq knows (1 to {current})")]
+        return [
+            Problem(
+                "",
+                "result.verdicts.criteria_version",
+                f"criteria version {version} is not one this diskq knows (1 to {current})",
+            )
+        ]
 
     out: list[Problem] = []
 

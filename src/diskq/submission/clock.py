@@ -46,6 +46,8 @@ def clock_problem(runtime_ms, options: dict) -> str | None:
     if step is None or not isinstance(runtime_ms, (int, float)) or isinstance(runtime_ms, bool):
         return None
     if runtime_ms > step * 1000 + CLOCK_SLACK_MS:
-        return (f"fio says it measured {runtime_ms:.0f} ms in a step it was told to run for {step:g} s: "
-                "its own clock does not allow it")
+        return (
+            f"fio says it measured {runtime_ms:.0f} ms in a step it was told to run for {step:g} s: "
+            "its own clock does not allow it"
+        )
     return None

@@ -73,8 +73,13 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
         steps += [("nosync", run.nosync, time_based)] if run.nosync is not None else []
         if run.sizes is not None:
             if run.sizes.interrupted:
-                out.append(Problem("", f"result.runs[{r}].sizes.interrupted",
-                                   f"this block-size profile was stopped before the end; {RERUN}"))
+                out.append(
+                    Problem(
+                        "",
+                        f"result.runs[{r}].sizes.interrupted",
+                        f"this block-size profile was stopped before the end; {RERUN}",
+                    )
+                )
             # the size profile's steps are time-based too (diskq-size-profile passes --time_based)
             sized = run.sizes.method.fio_params.get("time_based") == "1"
             steps += [(f"sizes.points[{i}]", p, sized) for i, p in enumerate(run.sizes.points)]
@@ -89,11 +94,20 @@ def incomplete_problems(result: ResultDocument) -> list[Problem]:
     if planned is not None and not result.interrupted:
         held = [run.write_cache for run in result.runs]
         if held != planned:
-            out.append(Problem("", "result.runs", (
-                f"the bench set out to measure the write cache {' then '.join(planned) or '(nothing)'} "
-                f"(method.cache_states), one run each, and the document holds runs at "
-                f"{', '.join(held) or 'none'}: a run is missing or was added; {RERUN}")))
+            out.append(
+                Problem(
+                    "",
+                    "result.runs",
+                    (
+                        f"the bench set out to measure the write cache {' then '.join(planned) or '(nothing)'} "
+                        f"(method.cache_states), one run each, and the document holds runs at "
+                        f"{', '.join(held) or 'none'}: a run is missing or was added; {RERUN}"
+                    ),
+                )
+            )
     for i, sustained in enumerate(result.sustained):
         if sustained.interrupted:
-            out.append(Problem("", f"result.sustained[{i}].interrupted", f"this sustained write was cut short; {RERUN}"))
+            out.append(
+                Problem("", f"result.sustained[{i}].interrupted", f"this sustained write was cut short; {RERUN}")
+            )
     return out

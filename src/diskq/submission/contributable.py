@@ -33,6 +33,8 @@ def not_contributable(result: ResultDocument) -> str | None:
     if why:
         return why
     if not (result.device.model or "").strip():
-        return ("the result names no device model (it would be filed under unknown/unknown): run diskq bench "
-                "where smartctl can read the drive, or give --model to import-fio")
+        return (
+            "the result names no device model (it would be filed under unknown/unknown): run diskq bench "
+            "where smartctl can read the drive, or give --model to import-fio"
+        )
     return None

@@ -174,14 +174,18 @@ def counter_problems(data: dict, *, sync: bool = True) -> list[tuple[str, str]]:
         out += _time_problems(job, write, ios, clat, slat if sync else None, per_entry, where, depth)
     if device is not None and have_ctx and total > 0 and not device.startswith(_SYNCHRONOUS_DEVICES):
         if ctx < CTX_MIN * total:
-            out.append(("fio.jobs[].ctx", f"{ctx:.0f} context switches for {total:.0f} writes on {device}: "
-                                          f"each write the job waits for costs at least {CTX_MIN:g}"))
+            out.append(
+                (
+                    "fio.jobs[].ctx",
+                    f"{ctx:.0f} context switches for {total:.0f} writes on {device}: "
+                    f"each write the job waits for costs at least {CTX_MIN:g}",
+                )
+            )
     if device is not None and total > 0:
         seen = _disk_writes(data.get("disk_util"), device)
         counted = DISK_MIN * max(0.0, 1 - DISK_LAG_MS / runtime_ms) if runtime_ms else 0.0
         if seen is not None and seen < counted * total - 2 * numjobs_all:
-            out.append(("fio.disk_util", f"the kernel counted {seen:.0f} writes to {device}, "
-                                         f"fio claims {total:.0f}"))
+            out.append(("fio.disk_util", f"the kernel counted {seen:.0f} writes to {device}, fio claims {total:.0f}"))
     return out
 
 
@@ -212,7 +216,7 @@ def _disk_writes(disk_util, device: str) -> float | None:
         name = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(name, str) or not name:
             continue
-        if name == device or (device.startswith(name) and device[len(name):].lstrip("p").isdigit()):
+        if name == device or (device.startswith(name) and device[len(name) :].lstrip("p").isdigit()):
             ios, merges = _n(entry, "write_ios"), _n(entry, "write_merges")
             if ios is not None:
                 return ios + (merges or 0.0)
@@ -243,21 +247,34 @@ def _bs(options: dict) -> int | None:
     return _SIZES.get(v) or parse_bs(v)
 
 
-def _time_problems(job: dict, write, ios: float, clat, slat, per_entry: int, where: str,
-                   depth: int) -> list[tuple[str, str]]:
+def _time_problems(
+    job: dict, write, ios: float, clat, slat, per_entry: int, where: str, depth: int
+) -> list[tuple[str, str]]:
     out = []
     runtime = _n(write, "runtime")
     job_runtime = _n(job, "job_runtime")
-    if runtime and job_runtime is not None and not (0.5 * per_entry * runtime - 10 <= job_runtime
-                                                    <= 1.05 * per_entry * runtime + 10):
-        out.append((f"{where}.job_runtime", f"{job_runtime:.0f} ms of job time is not {per_entry} job(s) "
-                                            f"running {runtime:.0f} ms"))
+    if (
+        runtime
+        and job_runtime is not None
+        and not (0.5 * per_entry * runtime - 10 <= job_runtime <= 1.05 * per_entry * runtime + 10)
+    ):
+        out.append(
+            (
+                f"{where}.job_runtime",
+                f"{job_runtime:.0f} ms of job time is not {per_entry} job(s) running {runtime:.0f} ms",
+            )
+        )
     elapsed = _n(job, "elapsed")
     if runtime and elapsed is not None and elapsed > 0 and elapsed * 1000 + 1000 < runtime:
         out.append((f"{where}.elapsed", f"{elapsed:.0f} s of wall clock cannot hold a {runtime:.0f} ms step"))
     busy_ns = (_n(clat, "mean") or 0.0) + (_n(slat, "mean") or 0.0)
     time_ms = job_runtime if job_runtime else (runtime * per_entry if runtime else None)
     if depth == 1 and time_ms and busy_ns and ios * busy_ns / 1e6 > 1.1 * time_ms + 10:
-        out.append((f"{where}.write.total_ios", f"{ios:.0f} I/Os of {busy_ns / 1000:g} us each need "
-                                                f"{ios * busy_ns / 1e9:.1f} s, the jobs ran {time_ms / 1000:.1f} s"))
+        out.append(
+            (
+                f"{where}.write.total_ios",
+                f"{ios:.0f} I/Os of {busy_ns / 1000:g} us each need "
+                f"{ios * busy_ns / 1e9:.1f} s, the jobs ran {time_ms / 1000:.1f} s",
+            )
+        )
     return out

@@ -18,8 +18,9 @@ from diskq.errors import DiskqError, InvalidInput, SubmissionError
 MAX_BYTES = 16 * 1024 * 1024
 
 
-def read_document(path: Path, *, invalid: type[DiskqError] = InvalidInput, hint: str | None = None,
-                  verb: str | None = None):
+def read_document(
+    path: Path, *, invalid: type[DiskqError] = InvalidInput, hint: str | None = None, verb: str | None = None
+):
     """The :class:`~diskq.result.ResultDocument` or :class:`~diskq.submission.model.Submission`
     in ``path``, validated strictly. ``hint`` goes with the errors about a wrong file; ``verb``
     (``"sign"``) starts the errors about an invalid document: ``cannot sign PATH: ...``."""

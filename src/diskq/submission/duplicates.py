@@ -46,8 +46,22 @@ def figures_digest(doc) -> str:
         h.update(f"run {run.write_cache} {run.cache_mechanism}\n".encode())
         for p in [*run.points, *([run.nosync] if run.nosync is not None else [])]:
             sync = p.sync_lat_us
-            h.update(repr((p.numjobs, p.iops, p.bw_bytes, p.total_ios, p.runtime_ms, p.lat_us.mean, p.lat_us.p99,
-                           sync.mean if sync else None, sync.p99 if sync else None)).encode() + b"\n")
+            h.update(
+                repr(
+                    (
+                        p.numjobs,
+                        p.iops,
+                        p.bw_bytes,
+                        p.total_ios,
+                        p.runtime_ms,
+                        p.lat_us.mean,
+                        p.lat_us.p99,
+                        sync.mean if sync else None,
+                        sync.p99 if sync else None,
+                    )
+                ).encode()
+                + b"\n"
+            )
     return h.hexdigest()
 
 
@@ -103,9 +117,11 @@ def why_kept(keeper: Claim, other: Claim) -> str:
 
 def duplicate_message(keeper: Claim, other: Claim) -> str:
     """The problem reported for ``other``, which duplicates ``keeper``'s measurement."""
-    return (f"duplicate of {keeper.path}: the same measured figures (the same fio output, signed again, "
-            f"under another name or with another date) count once, and that file has the stronger claim "
-            f"({why_kept(keeper, other)})")
+    return (
+        f"duplicate of {keeper.path}: the same measured figures (the same fio output, signed again, "
+        f"under another name or with another date) count once, and that file has the stronger claim "
+        f"({why_kept(keeper, other)})"
+    )
 
 
 def resolve(claims: list[Claim]) -> tuple[Claim, list[Claim]]:
@@ -147,8 +163,9 @@ def entered_of(path: Path, root: Path, history: dict | None) -> tuple[int, str] 
     return None if entry is None else (entry.position, entry.describe())
 
 
-def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
-                  allowed_signers: Path | None = None) -> list[Problem]:
+def tree_problems(
+    named: dict[Path, object], roots: dict[Path, Path], *, allowed_signers: Path | None = None
+) -> list[Problem]:
     """Duplicates among the files ``diskq validate`` was given (``named``: path -> submission)
     and the trees they sit in (``roots``: path -> its ``submissions/`` directory).
 
@@ -195,16 +212,24 @@ def tree_problems(named: dict[Path, object], roots: dict[Path, Path], *,
             first = existing[digest][0]
             entry = entered_of(first, root_of[first], history(root_of[first]))
             where = f"already in the repository since {entry[1]}" if entry else "already in the tree"
-            out.append(Problem(str(path), "result.runs", (
-                f"duplicates the measured figures of {first}, {where}: the same "
-                "measurement (the same fio output, signed again, under another name or with another date) "
-                "counts once")))
+            out.append(
+                Problem(
+                    str(path),
+                    "result.runs",
+                    (
+                        f"duplicates the measured figures of {first}, {where}: the same "
+                        "measurement (the same fio output, signed again, under another name or with another date) "
+                        "counts once"
+                    ),
+                )
+            )
         else:
             groups.setdefault(digest, []).append(path)
     for group in groups.values():
         if len(group) < 2:
             continue
-        keeper, others = resolve([_claim(p, named[p], allowed_signers,
-                                         entered_of(p, roots[p], history(roots[p]))) for p in group])
+        keeper, others = resolve(
+            [_claim(p, named[p], allowed_signers, entered_of(p, roots[p], history(roots[p]))) for p in group]
+        )
         out += [Problem(c.path, "result.runs", duplicate_message(keeper, c)) for c in others]
     return out

@@ -79,7 +79,8 @@ def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float 
     for field, mine, theirs in zip(
         _LATENCY_FIELDS,
         (lat.mean, lat.p50, lat.p99, lat.p999, lat.max),
-        (mean, tail["p50"], tail["p99"], tail["p999"], tail["max"]), strict=False,
+        (mean, tail["p50"], tail["p99"], tail["p999"], tail["max"]),
+        strict=False,
     ):
         if mine is None:
             if theirs is not None:
@@ -91,8 +92,15 @@ def _latency_problems(name: str, lat, mean: float | None, tail: dict[str, float 
 
 
 def _point_problems(
-    p: Point | SizePoint, where: str, limit: tuple[float, str] | None, spec: methods.MethodSpec | None,
-    fio_version: str | None, *, sync: bool, block: int = BLOCK, size_version: int | None = None,
+    p: Point | SizePoint,
+    where: str,
+    limit: tuple[float, str] | None,
+    spec: methods.MethodSpec | None,
+    fio_version: str | None,
+    *,
+    sync: bool,
+    block: int = BLOCK,
+    size_version: int | None = None,
 ) -> list[Problem]:
     """The problems of one point; ``limit`` is :func:`link_limit` of the device. A
     :class:`SizePoint` is one job writing ``block`` bytes per I/O, held to the options of its
@@ -158,15 +166,24 @@ def _point_problems(
         service = lat + (p.sync_lat_us.mean if p.sync_lat_us and p.sync_lat_us.mean else 0.0)
         bound = numjobs * 1e6 / service
         if p.iops > bound * LITTLE_OVER + 1:
-            bad("iops", f"{p.iops:g} IOPS is more than {numjobs} job(s) at {service:g} us per I/O can do "
-                        f"(Little's law at iodepth 1: at most {bound:.0f})")
+            bad(
+                "iops",
+                f"{p.iops:g} IOPS is more than {numjobs} job(s) at {service:g} us per I/O can do "
+                f"(Little's law at iodepth 1: at most {bound:.0f})",
+            )
         elif service >= LITTLE_UNDER_MIN_US and p.iops > 0 and p.iops * LITTLE_UNDER < bound:
-            bad("iops", f"{p.iops:g} IOPS is far below the {bound:.0f} that {numjobs} job(s) at {service:g} us "
-                        "per I/O complete (Little's law at iodepth 1)")
+            bad(
+                "iops",
+                f"{p.iops:g} IOPS is far below the {bound:.0f} that {numjobs} job(s) at {service:g} us "
+                "per I/O complete (Little's law at iodepth 1)",
+            )
     if limit is not None and p.iops * block > limit[0]:
         what = "4 KiB" if block == BLOCK else f"{block} B"
-        bad("iops", f"{p.iops:g} IOPS of {what} needs {p.iops * block / 1e6:.0f} MB/s, more than the "
-                    f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)")
+        bad(
+            "iops",
+            f"{p.iops:g} IOPS of {what} needs {p.iops * block / 1e6:.0f} MB/s, more than the "
+            f"{limit[1]} carries ({limit[0] / 1e6:.0f} MB/s)",
+        )
     return out
 
 
@@ -196,8 +213,14 @@ def check_figures(result: ResultDocument) -> list[Problem]:
                 run.peak.numjobs != best.numjobs
                 and not any(p.numjobs == run.peak.numjobs and p.iops == best.iops for p in run.points)
             ):
-                out.append(Problem("", f"{base}.peak", f"peak {run.peak.iops:g} IOPS at {run.peak.numjobs} jobs is not "
-                                                       f"the best point ({best.iops:g} at {best.numjobs})"))
+                out.append(
+                    Problem(
+                        "",
+                        f"{base}.peak",
+                        f"peak {run.peak.iops:g} IOPS at {run.peak.numjobs} jobs is not "
+                        f"the best point ({best.iops:g} at {best.numjobs})",
+                    )
+                )
         elif run.peak is not None:
             out.append(Problem("", f"{base}.peak", "a peak without points"))
         if run.sizes is not None:
@@ -205,8 +228,9 @@ def check_figures(result: ResultDocument) -> list[Problem]:
     return out
 
 
-def _size_problems(profile: SizeProfile, where: str, limit: tuple[float, str] | None,
-                   fio_version: str | None) -> list[Problem]:
+def _size_problems(
+    profile: SizeProfile, where: str, limit: tuple[float, str] | None, fio_version: str | None
+) -> list[Problem]:
     """A block-size profile's method, order and every point's figures against its fio data
     (:func:`_point_problems` with the point's block size)."""
     out: list[Problem] = []
@@ -219,9 +243,22 @@ def _size_problems(profile: SizeProfile, where: str, limit: tuple[float, str] | 
     last = 0
     for i, p in enumerate(profile.points):
         if p.block_size <= last:
-            out.append(Problem("", f"{where}.points[{i}].block_size",
-                               f"{p.block_size} B comes after {last} B: the sizes must rise, each once"))
+            out.append(
+                Problem(
+                    "",
+                    f"{where}.points[{i}].block_size",
+                    f"{p.block_size} B comes after {last} B: the sizes must rise, each once",
+                )
+            )
         last = max(last, p.block_size)
-        out += _point_problems(p, f"{where}.points[{i}]", limit, None, fio_version, sync=True, block=p.block_size,
-                               size_version=method.version)
+        out += _point_problems(
+            p,
+            f"{where}.points[{i}]",
+            limit,
+            None,
+            fio_version,
+            sync=True,
+            block=p.block_size,
+            size_version=method.version,
+        )
     return out

@@ -103,12 +103,12 @@ def _tail(sections: list) -> dict[str, float | None]:
 def read_fio(data) -> tuple[FioFigures | None, str | None]:
     """Reduce fio's JSON (3.x) to :class:`FioFigures`, or say why it cannot be read::
 
-        {"fio version": "fio-3.33", "global options": {"rw": "write", ...},
-         "jobs": [{"jobname": "ceph-iops", "error": 0, "job options": {"numjobs": "4"},
-                   "write": {"iops": 14921.08, "bw_bytes": 61116739, "total_ios": 14936,
-                             "runtime": 1001, "clat_ns": {"mean": 52321.2, "percentile":
-                             {"50.000000": 48640, "99.000000": 201728, ...}}},
-                   "sync": {"lat_ns": {"mean": 76597.9, ...}}}]}
+    {"fio version": "fio-3.33", "global options": {"rw": "write", ...},
+     "jobs": [{"jobname": "ceph-iops", "error": 0, "job options": {"numjobs": "4"},
+               "write": {"iops": 14921.08, "bw_bytes": 61116739, "total_ios": 14936,
+                         "runtime": 1001, "clat_ns": {"mean": 52321.2, "percentile":
+                         {"50.000000": 48640, "99.000000": 201728, ...}}},
+               "sync": {"lat_ns": {"mean": 76597.9, ...}}}]}
     """
     if not isinstance(data, dict):
         return None, "fio data is not a JSON object"
@@ -137,8 +137,9 @@ def read_fio(data) -> tuple[FioFigures | None, str | None]:
         j_iops, j_bw = _num(write, "iops"), _num(write, "bw_bytes")
         j_ios, j_rt = _num(write, "total_ios"), _num(write, "runtime")
         if j_iops is None or j_ios is None or j_rt is None:
-            return None, ("a fio job's 'write' section has no usable iops, total_ios or runtime "
-                          "(missing, or not a finite number)")
+            return None, (
+                "a fio job's 'write' section has no usable iops, total_ios or runtime (missing, or not a finite number)"
+            )
         if j_bw is None:
             kib = _num(write, "bw")
             j_bw = kib * 1024 if kib is not None else None

@@ -81,8 +81,10 @@ def _against_shares(points: list[tuple[float, float]], shares) -> str | None:
         below = shares(v * (1 - EDGE_SLACK), False)  # surely faster than v
         upto = shares(v * (1 + EDGE_SLACK), True)  # possibly at most v
         if below > p + HISTOGRAM_SLACK or upto < p - HISTOGRAM_SLACK:
-            return (f"its {p:g}th percentile {v / 1000:g} us puts {p:g} % of the I/Os below it, "
-                    f"but its histogram has {below:.1f} % below and {upto:.1f} % up to it")
+            return (
+                f"its {p:g}th percentile {v / 1000:g} us puts {p:g} % of the I/Os below it, "
+                f"but its histogram has {below:.1f} % below and {upto:.1f} % up to it"
+            )
     return None
 
 

@@ -54,7 +54,7 @@ def parse_log(text: str, prefix: str) -> dict[str, Entry]:
     base = PurePosixPath(prefix) if prefix not in ("", ".") else None
     for line in text.splitlines():
         if line.startswith(_MARK):
-            parts = line[len(_MARK):].split()
+            parts = line[len(_MARK) :].split()
             position += 1
             current = Entry(position, parts[0] if parts else "", parts[1] if len(parts) > 1 else "")
             continue
@@ -78,17 +78,34 @@ def entries(root: Path) -> dict[str, Entry] | None:
 
     root = Path(root)
     try:
-        top = proc.run(["git", "-C", str(root), "rev-parse", "--show-toplevel", "--is-shallow-repository"],
-                       timeout=GIT_TIMEOUT_S)
+        top = proc.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "--is-shallow-repository"], timeout=GIT_TIMEOUT_S
+        )
         if not top.ok:
             return None
         lines = top.stdout.splitlines()
         if len(lines) < 2 or lines[1].strip() != "false":
             return None  # no work tree, or a shallow clone: its history starts where the clone was cut
         prefix = Path(root).resolve().relative_to(Path(lines[0].strip()).resolve()).as_posix()
-        log = proc.run(["git", "-C", lines[0].strip(), "-c", "core.quotePath=false", "log", "--first-parent",
-                        "--reverse", "--no-renames", "--diff-filter=A", "--name-only", "--format=commit %H %cI",
-                        "--", prefix], timeout=GIT_TIMEOUT_S)
+        log = proc.run(
+            [
+                "git",
+                "-C",
+                lines[0].strip(),
+                "-c",
+                "core.quotePath=false",
+                "log",
+                "--first-parent",
+                "--reverse",
+                "--no-renames",
+                "--diff-filter=A",
+                "--name-only",
+                "--format=commit %H %cI",
+                "--",
+                prefix,
+            ],
+            timeout=GIT_TIMEOUT_S,
+        )
     except (DiskqError, OSError, ValueError):
         return None
     if not log.ok:

@@ -30,8 +30,10 @@ def describe(text: str) -> str:
     """``integer 1152921504606846977 is beyond ...``, long integers shortened."""
     digits = text.lstrip("-")
     shown = text if len(text) <= 24 else f"{text[:20]}... ({len(digits)} digits)"
-    return (f"integer {shown} is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as "
-            "IEEE doubles, which cannot tell it from its neighbours")
+    return (
+        f"integer {shown} is beyond +-(2^53-1): a signature over RFC 8785 JSON holds numbers as "
+        "IEEE doubles, which cannot tell it from its neighbours"
+    )
 
 
 def find(obj, is_unsafe: Callable[[object], bool]) -> tuple[str, object] | None:

@@ -70,15 +70,16 @@ class Row:
 def parse_table(text: str = TABLE) -> list[Row]:
     """The rows of the SSD table::
 
-        | Samsung PM883 | 7.68TB | SATA3.2 6G | 12680 | 59338 | 16 | off | asymptotic; cache on: 5094 @ 1job, 27521 @16 |
+    | Samsung PM883 | 7.68TB | SATA3.2 6G | 12680 | 59338 | 16 | off | asymptotic; cache on: 5094 @ 1job, 27521 @16 |
     """
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("|") or len(cells) != 8 or not cells[3].isdigit():
             continue
-        row = Row(line.rstrip(), cells[0], cells[1], cells[2], int(cells[3]), int(cells[4]), int(cells[5]),
-                  cells[6], cells[7])
+        row = Row(
+            line.rstrip(), cells[0], cells[1], cells[2], int(cells[3]), int(cells[4]), int(cells[5]), cells[6], cells[7]
+        )
         for part in (p.strip() for p in row.notes.split(";")):
             if part.lower().startswith("cache on:"):
                 row.cache_on = [(int(j), int(i)) for i, j in _AT.findall(part)]
@@ -107,10 +108,14 @@ def history_points(notes: str) -> tuple[list[tuple[int, int]], list[str]]:
             low = int(m.group(3)) * 100
             jobs = sorted({lo_jobs, hi_jobs})
             pairs += [(j, low) for j in jobs]
-            where = f"{lo_jobs}-{hi_jobs} jobs" if hi_jobs != lo_jobs else f"{lo_jobs} {'job' if lo_jobs == 1 else 'jobs'}"
+            where = (
+                f"{lo_jobs}-{hi_jobs} jobs" if hi_jobs != lo_jobs else f"{lo_jobs} {'job' if lo_jobs == 1 else 'jobs'}"
+            )
             at = " and ".join(str(j) for j in jobs)
-            how.append(f"{where}: {m.group(3)}xx{'-' + m.group(4) + 'xx' if m.group(4) else ''}, entered as "
-                       f"{low:,} at {at} {'job' if jobs == [1] else 'jobs'} (the low end)")
+            how.append(
+                f"{where}: {m.group(3)}xx{'-' + m.group(4) + 'xx' if m.group(4) else ''}, entered as "
+                f"{low:,} at {at} {'job' if jobs == [1] else 'jobs'} (the low end)"
+            )
         elif not _IOPS_EQ.search(part) and (m := _EXACT.search(part)):
             pairs.append((int(m.group(1)), int(m.group(2))))
     return sorted(pairs), how
@@ -124,8 +129,16 @@ def _capacity(size: str) -> int | None:
 
 
 def _point(numjobs: int, iops: int) -> Point:
-    return Point(numjobs=numjobs, iops=float(iops), bw_bytes=float(iops * methods.BLOCK_SIZE), total_ios=0,
-                 runtime_ms=0, lat_us=Latency(), sync_lat_us=None, fio=None)
+    return Point(
+        numjobs=numjobs,
+        iops=float(iops),
+        bw_bytes=float(iops * methods.BLOCK_SIZE),
+        total_ios=0,
+        runtime_ms=0,
+        lat_us=Latency(),
+        sync_lat_us=None,
+        fio=None,
+    )
 
 
 def _run(pairs: list[tuple[int, int]], cache: str, notes: list[str]) -> Run:

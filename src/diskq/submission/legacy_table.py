@@ -15,7 +15,7 @@ Columns: "1job IOPS" is the IOPS at one job, "max IOPS" the IOPS at "peak #Jobs"
 ``hdparm -W`` state ("-" when not stated). The text below is kept byte for byte.
 """
 
-SOURCE = "github.com/TheJJ/ceph-diskbench README.md, table \"SSDs\""
+SOURCE = 'github.com/TheJJ/ceph-diskbench README.md, table "SSDs"'
 LICENSE = "CC0-1.0"
 
 TABLE = """\
@@ -51,12 +51,20 @@ Entries are sorted by 1-job IOPS.
 #: same drives and measurements: 9b96c01 re-tabulated the rows with "1job IOPS" and "max IOPS"
 #: columns and shortened the notes to a few words ("linear until capped", "asymptotic").
 HISTORY: dict[tuple[str, str], tuple[str, str, str]] = {
-    ("Intel SSD S4510", "480GB"): ("d9b7f08", "2021-06-26",
-        "1 job: 16xx, 2:28xx, 3:33xx, 6: 42xx, 8-16:46xx-48xx"),
-    ("Samsung PM1643a", "960GB"): ("d9b7f08", "2021-06-26",
-        "1 job: 18545, 2: 33015, 3: 48855, 4: 60137, 5: 66992, 6: 76381, 7: 83164, 13: 90436, 16: 93229"),
-    ("Samsung SSD 860 PRO", "512GB"): ("5ecb742", "2020-11-19",
-        "1 IOPS=1033, 2 IOPS=1937, 3 IOPS=1889, 4 IOPS=2257, 5 IOPS=2477, 6 IOPS=2775, 7 IOPS=3218, 8 IOPS=3731, 9 IOPS=4196, 10 IOPS=4598, 11 IOPS=4879, 12 IOPS=5186, 13 IOPS=5410, 14 IOPS=5774, 15 IOPS=5915, 16 IOPS=5897"),
-    ("Samsung SSD 860 EVO", "1TB"): ("5ecb742", "2020-11-19",
-        "1 IOPS=490, 2 IOPS=868, 3 IOPS=603, 4 IOPS=734, 5 IOPS=758, 6 IOPS=928, 7 IOPS=1027 8 IOPS=959, 9 IOPS=1085 10 IOPS=1249 11 IOPS=1372 12 IOPS=1429 13 IOPS=1659 14 IOPS=1728 15 IOPS=1602 16 IOPS=1338"),
+    ("Intel SSD S4510", "480GB"): ("d9b7f08", "2021-06-26", "1 job: 16xx, 2:28xx, 3:33xx, 6: 42xx, 8-16:46xx-48xx"),
+    ("Samsung PM1643a", "960GB"): (
+        "d9b7f08",
+        "2021-06-26",
+        "1 job: 18545, 2: 33015, 3: 48855, 4: 60137, 5: 66992, 6: 76381, 7: 83164, 13: 90436, 16: 93229",
+    ),
+    ("Samsung SSD 860 PRO", "512GB"): (
+        "5ecb742",
+        "2020-11-19",
+        "1 IOPS=1033, 2 IOPS=1937, 3 IOPS=1889, 4 IOPS=2257, 5 IOPS=2477, 6 IOPS=2775, 7 IOPS=3218, 8 IOPS=3731, 9 IOPS=4196, 10 IOPS=4598, 11 IOPS=4879, 12 IOPS=5186, 13 IOPS=5410, 14 IOPS=5774, 15 IOPS=5915, 16 IOPS=5897",
+    ),
+    ("Samsung SSD 860 EVO", "1TB"): (
+        "5ecb742",
+        "2020-11-19",
+        "1 IOPS=490, 2 IOPS=868, 3 IOPS=603, 4 IOPS=734, 5 IOPS=758, 6 IOPS=928, 7 IOPS=1027 8 IOPS=959, 9 IOPS=1085 10 IOPS=1249 11 IOPS=1372 12 IOPS=1429 13 IOPS=1659 14 IOPS=1728 15 IOPS=1602 16 IOPS=1338",
+    ),
 }

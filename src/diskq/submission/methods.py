@@ -84,8 +84,9 @@ _NO_RAMP = frozenset({None, "0", "0s"})
 _SETTLE = frozenset({None, "iops_slope:1%"})
 
 
-def _required(*, sync: bool = True, shared_region: bool = False,
-              ramp: bool | None = None, settle: bool = False) -> dict[str, frozenset[str | None]]:
+def _required(
+    *, sync: bool = True, shared_region: bool = False, ramp: bool | None = None, settle: bool = False
+) -> dict[str, frozenset[str | None]]:
     required = {
         "rw": frozenset({"write"}),
         "bs": frozenset(_FOUR_K),
@@ -116,18 +117,36 @@ def _osync_required() -> dict[str, frozenset[str | None]]:
 
 
 KNOWN_METHODS: dict[tuple[str, int], MethodSpec] = {
-    BENCH: MethodSpec(*BENCH, "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
-                      "after a 1 s ramp: fixed windows to steer, answer steps longer while the rate trends",
-                      _required(shared_region=True, ramp=True, settle=True)),
-    BENCH_V3: MethodSpec(*BENCH_V3, "diskq bench before 4: 4 KiB write + fdatasync sweep over numjobs, all jobs in "
-                         "one region, fixed windows after a 1 s ramp", _required(shared_region=True, ramp=True)),
-    BENCH_V2: MethodSpec(*BENCH_V2, "diskq bench before 3: 4 KiB write + fdatasync sweep, all jobs in one region, "
-                         "steps ended by fio's steady-state detector", _required(shared_region=True, ramp=False)),
-    BENCH_V1: MethodSpec(*BENCH_V1, "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
-                         _required(ramp=False), own_regions=True),
+    BENCH: MethodSpec(
+        *BENCH,
+        "diskq bench: 4 KiB write + fdatasync sweep over numjobs, all jobs in one region, "
+        "after a 1 s ramp: fixed windows to steer, answer steps longer while the rate trends",
+        _required(shared_region=True, ramp=True, settle=True),
+    ),
+    BENCH_V3: MethodSpec(
+        *BENCH_V3,
+        "diskq bench before 4: 4 KiB write + fdatasync sweep over numjobs, all jobs in "
+        "one region, fixed windows after a 1 s ramp",
+        _required(shared_region=True, ramp=True),
+    ),
+    BENCH_V2: MethodSpec(
+        *BENCH_V2,
+        "diskq bench before 3: 4 KiB write + fdatasync sweep, all jobs in one region, "
+        "steps ended by fio's steady-state detector",
+        _required(shared_region=True, ramp=False),
+    ),
+    BENCH_V1: MethodSpec(
+        *BENCH_V1,
+        "diskq bench before 2: 4 KiB write + fdatasync sweep, each job in its own region",
+        _required(ramp=False),
+        own_regions=True,
+    ),
     COMMUNITY: MethodSpec(*COMMUNITY, "community fio command, one run per numjobs", _required()),
-    COMMUNITY_OSYNC: MethodSpec(*COMMUNITY_OSYNC, "community table's fio command: 4 KiB O_SYNC direct writes "
-                                "(--sync=1), 60 s, one run per numjobs", _osync_required()),
+    COMMUNITY_OSYNC: MethodSpec(
+        *COMMUNITY_OSYNC,
+        "community table's fio command: 4 KiB O_SYNC direct writes (--sync=1), 60 s, one run per numjobs",
+        _osync_required(),
+    ),
 }
 
 #: What each method sends after a write (``diskq.analyse.methodclass`` turns it into a class).
@@ -154,9 +173,9 @@ SIZE_PROFILE = ("diskq-size-profile", 2)
 SIZE_PROFILE_V1 = ("diskq-size-profile", 1)
 KNOWN_PROFILES: dict[tuple[str, int], str] = {
     SIZE_PROFILE: "diskq bench --profile sizes: 1-job write + fdatasync at each block size, "
-                  "fixed windows after a 1 s ramp",
+    "fixed windows after a 1 s ramp",
     SIZE_PROFILE_V1: "diskq bench --profile sizes before 2: 1-job write + fdatasync at each block size, "
-                     "steps ended by fio's steady-state detector",
+    "steps ended by fio's steady-state detector",
 }
 
 
@@ -187,8 +206,10 @@ def option_problems(options: dict[str, str], spec: MethodSpec, *, sync: bool = T
     required = spec.required if sync else {**spec.required, "fdatasync": _required(sync=False)["fdatasync"]}
     out = _violations(options, required)
     if spec.own_regions and options.get("offset_increment") in (None, "0"):
-        out.append(f"offset_increment={options.get('offset_increment') or '(unset)'} "
-                   "(needs each job's own region, as version 1 wrote)")
+        out.append(
+            f"offset_increment={options.get('offset_increment') or '(unset)'} "
+            "(needs each job's own region, as version 1 wrote)"
+        )
     return out
 
 

@@ -48,8 +48,7 @@ class Signature(_Strict):
     public_key: str = Field(max_length=16384, description="OpenSSH public key line of the signing key")
     signature: str = Field(
         max_length=65536,
-        description="armored SSH signature (ssh-keygen -Y sign) of the RFC 8785 canonical document "
-        "without this block",
+        description="armored SSH signature (ssh-keygen -Y sign) of the RFC 8785 canonical document without this block",
     )
 
 

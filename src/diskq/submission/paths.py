@@ -15,13 +15,36 @@ MAX_SLUG = 64
 #: First word of a model string -> vendor slug, for devices whose identity names no vendor
 #: (ATA drives report only a model string such as "Samsung SSD 860 PRO 512GB").
 KNOWN_VENDORS = {
-    "samsung": "samsung", "intel": "intel", "micron": "micron", "crucial": "crucial",
-    "wdc": "wd", "wd": "wd", "western": "wd", "sandisk": "sandisk", "kingston": "kingston",
-    "seagate": "seagate", "toshiba": "toshiba", "kioxia": "kioxia", "hgst": "hgst",
-    "hitachi": "hitachi", "transcend": "transcend", "pliant": "pliant", "sk": "sk-hynix",
-    "hynix": "sk-hynix", "adata": "adata", "corsair": "corsair", "plextor": "plextor",
-    "apacer": "apacer", "lenovo": "lenovo", "dell": "dell", "hp": "hp", "hpe": "hpe",
-    "solidigm": "solidigm", "memblaze": "memblaze", "huawei": "huawei", "sabrent": "sabrent",
+    "samsung": "samsung",
+    "intel": "intel",
+    "micron": "micron",
+    "crucial": "crucial",
+    "wdc": "wd",
+    "wd": "wd",
+    "western": "wd",
+    "sandisk": "sandisk",
+    "kingston": "kingston",
+    "seagate": "seagate",
+    "toshiba": "toshiba",
+    "kioxia": "kioxia",
+    "hgst": "hgst",
+    "hitachi": "hitachi",
+    "transcend": "transcend",
+    "pliant": "pliant",
+    "sk": "sk-hynix",
+    "hynix": "sk-hynix",
+    "adata": "adata",
+    "corsair": "corsair",
+    "plextor": "plextor",
+    "apacer": "apacer",
+    "lenovo": "lenovo",
+    "dell": "dell",
+    "hp": "hp",
+    "hpe": "hpe",
+    "solidigm": "solidigm",
+    "memblaze": "memblaze",
+    "huawei": "huawei",
+    "sabrent": "sabrent",
 }
 
 
@@ -76,8 +99,11 @@ def find_files(directory: Path) -> tuple[list[Path], list[Path]]:
             else:
                 keep.append(name)
         dirnames[:] = keep
-        below = dirpath[len(base):].lstrip(os.sep).replace(os.sep, "/")
-        found.extend((f"{below}/{f}" if below else f, os.path.join(dirpath, f))
-                     for f in filenames if f.endswith(".json") and not f.startswith("."))
+        below = dirpath[len(base) :].lstrip(os.sep).replace(os.sep, "/")
+        found.extend(
+            (f"{below}/{f}" if below else f, os.path.join(dirpath, f))
+            for f in filenames
+            if f.endswith(".json") and not f.startswith(".")
+        )
     found.sort()
     return [Path(path) for _, path in found], sorted(links)

@@ -38,8 +38,10 @@ from diskq.submission.problems import Problem
 
 RERUN = "a partial result is not a submission: run the bench again to its end"
 #: the search's note on a confirmation (:meth:`diskq.bench.sweep.Search._confirm_peak`)
-_CONFIRMED = re.compile(r"^(?:peak|point deciding .{1,80}?) confirmed at (\d{1,4}) jobs with the longer window: "
-                        r"([\d,]{1,20}) IOPS after")
+_CONFIRMED = re.compile(
+    r"^(?:peak|point deciding .{1,80}?) confirmed at (\d{1,4}) jobs with the longer window: "
+    r"([\d,]{1,20}) IOPS after"
+)
 
 
 class _Missing(Exception):
@@ -50,16 +52,20 @@ class _Missing(Exception):
         self.numjobs, self.guessed = numjobs, guessed
 
     def problem(self) -> str:
-        return (f"the search, replayed from this sweep's own figures, measures {self.numjobs} jobs next, and "
-                f"the sweep holds no such step: a step is missing; {RERUN}")
+        return (
+            f"the search, replayed from this sweep's own figures, measures {self.numjobs} jobs next, and "
+            f"the sweep holds no such step: a step is missing; {RERUN}"
+        )
 
 
 class _Unconfirmed(_Missing):
     """The search confirms a step the sweep holds only with the short window."""
 
     def problem(self) -> str:
-        return (f"the search confirms {self.numjobs} jobs with the longer window, and this sweep's step at "
-                f"{self.numjobs} jobs ran the short one: the sweep ended before its confirmations; {RERUN}")
+        return (
+            f"the search confirms {self.numjobs} jobs with the longer window, and this sweep's step at "
+            f"{self.numjobs} jobs ran the short one: the sweep ended before its confirmations; {RERUN}"
+        )
 
 
 def _runtime(point: Point) -> float | None:
@@ -115,7 +121,11 @@ def replay_problems(result: ResultDocument) -> list[Problem]:
     """The steps the search must have measured and a complete adaptive sweep lacks, one problem
     per run; nothing for sweeps this module does not replay (see the module's rule)."""
     method = result.method
-    if (method.id, method.version) not in (methods.BENCH, methods.BENCH_V3) or method.search != "adaptive" or not method.max_jobs:
+    if (
+        (method.id, method.version) not in (methods.BENCH, methods.BENCH_V3)
+        or method.search != "adaptive"
+        or not method.max_jobs
+    ):
         return []
     steer_s = option_seconds({"global options": method.fio_params}, "runtime")
     if steer_s is None or not 1 <= method.max_jobs <= 4096:
@@ -140,7 +150,14 @@ def replay_problems(result: ResultDocument) -> list[Problem]:
         if confirming:  # holds whatever the replay could know
             best = max(run.points, key=lambda p: (p.iops, -p.numjobs))
             if not _long_window(best, steer_s):
-                out.append(Problem("", where, (
-                    f"the best point, {best.numjobs} jobs, was measured with the short window only: the search "
-                    f"confirms its best point with the longer window before it ends; {RERUN}")))
+                out.append(
+                    Problem(
+                        "",
+                        where,
+                        (
+                            f"the best point, {best.numjobs} jobs, was measured with the short window only: the search "
+                            f"confirms its best point with the longer window before it ends; {RERUN}"
+                        ),
+                    )
+                )
     return out

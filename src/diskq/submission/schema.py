@@ -17,8 +17,11 @@ from pathlib import Path
 from diskq.errors import InvalidInput
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-FILES = {"submission": "submission.schema.json", "result": "result.schema.json",
-         "plp-datasheets": "plp-datasheets.schema.json"}
+FILES = {
+    "submission": "submission.schema.json",
+    "result": "result.schema.json",
+    "plp-datasheets": "plp-datasheets.schema.json",
+}
 
 
 def schemas() -> dict[str, dict]:
@@ -45,7 +48,8 @@ def default_directories() -> list[Path]:
     if not PACKAGED.is_dir():
         raise InvalidInput(
             f"{Path.cwd()} is not a diskq checkout's root: no default place for the schema files",
-            hint="give --dir DIR to write (or --check) them there, or --show NAME to print one shipped with diskq")
+            hint="give --dir DIR to write (or --check) them there, or --show NAME to print one shipped with diskq",
+        )
     return [Path("schema"), PACKAGED]
 
 

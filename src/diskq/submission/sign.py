@@ -102,8 +102,10 @@ def sign_submission(sub: Submission, key: Path, *, principal: str) -> Submission
         raise InvalidInput(f"principal {principal!r} must be 1-100 of A-Z a-z 0-9 . _ @ + -")
     mismatch = attribution_problem(sub, principal)
     if mismatch:
-        raise SignatureError(f"contributor.github {mismatch}",
-                             hint="sign with --github set to the contributor's login, or change the contributor")
+        raise SignatureError(
+            f"contributor.github {mismatch}",
+            hint="sign with --github set to the contributor's login, or change the contributor",
+        )
     key = Path(key).expanduser()
     if not key.exists():
         raise InvalidInput(f"key {key} does not exist", hint="name your key with -f, e.g. -f ~/.ssh/id_ed25519")
@@ -190,8 +192,16 @@ def verify_payload(sub: Submission, payload: bytes | None, *, allowed_signers: P
         elif any(not s.simple for s in for_principal):
             # certificates and validity windows only ssh-keygen can judge; it matches principals
             # with case, so it is given the spelling of the line that matched without case
-            spelled = next((p for s in for_principal if not s.simple for p in s.principals.split(",")
-                            if p.strip().casefold() == block.principal.casefold()), block.principal)
+            spelled = next(
+                (
+                    p
+                    for s in for_principal
+                    if not s.simple
+                    for p in s.principals.split(",")
+                    if p.strip().casefold() == block.principal.casefold()
+                ),
+                block.principal,
+            )
             _ssh_keygen_verify(block.signature, payload, spelled.strip(), allowed_signers)
             return
         else:
@@ -213,15 +223,28 @@ def _ssh_keygen_verify(armored: str, payload: bytes, principal: str, allowed_sig
         if allowed_signers is None:
             argv = ["ssh-keygen", "-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig_file)]
         else:
-            argv = ["ssh-keygen", "-Y", "verify", "-f", str(allowed_signers), "-I", principal,
-                    "-n", NAMESPACE, "-s", str(sig_file)]
+            argv = [
+                "ssh-keygen",
+                "-Y",
+                "verify",
+                "-f",
+                str(allowed_signers),
+                "-I",
+                principal,
+                "-n",
+                NAMESPACE,
+                "-s",
+                str(sig_file),
+            ]
         done = proc.run(argv, input=payload.decode("utf-8"))
     if not done.ok:
         tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         if allowed_signers is not None:  # ssh-keygen matched the principal as spelled, with case
-            raise SignatureError(f"signature does not verify for principal {principal[:100]!r}: {tail} "
-                                 "(ssh-keygen compares principals with case: a certificate must spell the login "
-                                 "as the allowed-signers line does)")
+            raise SignatureError(
+                f"signature does not verify for principal {principal[:100]!r}: {tail} "
+                "(ssh-keygen compares principals with case: a certificate must spell the login "
+                "as the allowed-signers line does)"
+            )
         raise SignatureError(f"signature does not verify: {tail}")
 
 

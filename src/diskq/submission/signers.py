@@ -48,8 +48,9 @@ def is_listed(sub: Submission, signers: list[sshsig.AllowedSigner]) -> bool:
     if block is None:
         return False
     _, blob = sshsig.parse_public_key(block.public_key)
-    return any(s.key_blob == blob and s.matches_principal(block.principal) and s.allows_namespace(NAMESPACE)
-               for s in signers)
+    return any(
+        s.key_blob == blob and s.matches_principal(block.principal) and s.allows_namespace(NAMESPACE) for s in signers
+    )
 
 
 def append_line(path: Path, sub: Submission) -> bool:
@@ -71,8 +72,9 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
-def pull_request_problems(base_text: str, head_text: str, author: str, author_keys_text: str,
-                          submissions: list[tuple[str, Submission]]) -> list[str]:
+def pull_request_problems(
+    base_text: str, head_text: str, author: str, author_keys_text: str, submissions: list[tuple[str, Submission]]
+) -> list[str]:
     """What is wrong with a pull request's ``allowed_signers`` (one line each; empty: nothing).
 
     ``base_text`` and ``head_text`` are the file before and after the pull request,
@@ -83,14 +85,20 @@ def pull_request_problems(base_text: str, head_text: str, author: str, author_ke
     base = _lines(base_text)
     head = _lines(head_text)
     # only additions: every line of the base stays, in order, and the new ones come after it
-    if head[:len(base)] != base:
-        out.append(f"{FILE_NAME}: a pull request may only add lines at its end; lines of the base branch "
-                   "were changed, removed or reordered")
+    if head[: len(base)] != base:
+        out.append(
+            f"{FILE_NAME}: a pull request may only add lines at its end; lines of the base branch "
+            "were changed, removed or reordered"
+        )
         added = [line for line in head if line not in set(base)]
     else:
-        added = head[len(base):]
-    author_keys = {s.key_blob for s in sshsig.parse_allowed_signers(
-        "\n".join(f"{author} {line}" if _is_key(line) else line for line in _lines(author_keys_text)))}
+        added = head[len(base) :]
+    author_keys = {
+        s.key_blob
+        for s in sshsig.parse_allowed_signers(
+            "\n".join(f"{author} {line}" if _is_key(line) else line for line in _lines(author_keys_text))
+        )
+    }
     for line in added:
         parsed = sshsig.parse_allowed_signers(line)
         if len(parsed) != 1:
@@ -98,24 +106,33 @@ def pull_request_problems(base_text: str, head_text: str, author: str, author_ke
             continue
         signer = parsed[0]
         if signer.principals.lower() != author.lower():
-            out.append(f"{FILE_NAME}: added line names {signer.principals[:60]!r}, but the pull request's author is "
-                       f"{author!r} (logins compare without case): a contributor adds only their own keys")
+            out.append(
+                f"{FILE_NAME}: added line names {signer.principals[:60]!r}, but the pull request's author is "
+                f"{author!r} (logins compare without case): a contributor adds only their own keys"
+            )
         elif set(signer.options) != {"namespaces"} or signer.options["namespaces"] != NAMESPACE:
-            out.append(f'{FILE_NAME}: added line must restrict the key to namespaces="{NAMESPACE}" '
-                       "and carry no other option")
+            out.append(
+                f'{FILE_NAME}: added line must restrict the key to namespaces="{NAMESPACE}" and carry no other option'
+            )
         elif signer.key_blob not in author_keys:
-            out.append(f"{FILE_NAME}: added key {sshsig.fingerprint(signer.key_blob)} is not one of the keys "
-                       f"GitHub publishes for {author}")
+            out.append(
+                f"{FILE_NAME}: added key {sshsig.fingerprint(signer.key_blob)} is not one of the keys "
+                f"GitHub publishes for {author}"
+            )
     listed = sshsig.parse_allowed_signers("\n".join(head))
     for label, sub in submissions:
         if sub.signature is None:
             continue
         if sub.signature.principal.lower() != author.lower():
-            out.append(f"{label}: signed as {sub.signature.principal[:60]!r}, but the pull request's author is "
-                       f"{author!r} (logins compare without case)")
+            out.append(
+                f"{label}: signed as {sub.signature.principal[:60]!r}, but the pull request's author is "
+                f"{author!r} (logins compare without case)"
+            )
         elif not is_listed(sub, listed):
-            out.append(f"{label}: the key that signed it is not in {FILE_NAME}: add this line to {FILE_NAME} "
-                       f"(diskq sign does so in a clone of the repository): {signer_line(sub)}")
+            out.append(
+                f"{label}: the key that signed it is not in {FILE_NAME}: add this line to {FILE_NAME} "
+                f"(diskq sign does so in a clone of the repository): {signer_line(sub)}"
+            )
     return out
 
 

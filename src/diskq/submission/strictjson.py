@@ -71,11 +71,13 @@ def _marked_int(text: str):
 _DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique)
 #: The same, refusing integers beyond 2^53 - 1: for text that may hold one (a hook per integer
 #: costs about half as much again as the reading itself, so it runs only where it can matter).
-_CHECKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
-                             parse_int=_safe_int)
+_CHECKING = json.JSONDecoder(
+    parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique, parse_int=_safe_int
+)
 #: The same, marking such integers instead of refusing them: used only to say where one is.
-_MARKING = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique,
-                            parse_int=_marked_int)
+_MARKING = json.JSONDecoder(
+    parse_constant=_no_constants, parse_float=_finite, object_pairs_hook=_unique, parse_int=_marked_int
+)
 _DIGITS_AS_D = bytes.maketrans(b"0123456789", b"D" * 10)
 _SIXTEEN_DIGITS = b"D" * 16
 
@@ -87,15 +89,15 @@ def _may_hold_long_integer(data: bytes) -> bool:
     marked = data.translate(_DIGITS_AS_D)
     i = marked.find(_SIXTEEN_DIGITS)
     while i >= 0:  # i is where a run of digits starts: runs are skipped whole
-        before = marked[i - 1:i]
+        before = marked[i - 1 : i]
         if before == b"-" or before == b"+":
-            before = marked[i - 2:i - 1]
+            before = marked[i - 2 : i - 1]
             if before not in (b"e", b"E"):
                 return True
         elif before not in (b".", b"e", b"E"):
             return True
         i += 16
-        while marked[i:i + 1] == b"D":
+        while marked[i : i + 1] == b"D":
             i += 1
         i = marked.find(_SIXTEEN_DIGITS, i)
     return False

@@ -40,8 +40,13 @@ METHOD_VERSIONS = {"diskq-sustained-write": {1}}
 #: fio options each variant ran with (name -> accepted values)
 _VARIANT_OPTIONS = {
     "fdatasync": {"rw": {"write"}, "direct": {"1"}, "fdatasync": {"1"}, "iodepth": {"1"}, "ioengine": {"psync"}},
-    "sequential": {"rw": {"write"}, "direct": {"1"}, "iodepth": {"32"}, "ioengine": {"libaio"},
-                   "fdatasync": {"0", None}},
+    "sequential": {
+        "rw": {"write"},
+        "direct": {"1"},
+        "iodepth": {"32"},
+        "ioengine": {"libaio"},
+        "fdatasync": {"0", None},
+    },
 }
 _KIB = {"k": 1024, "m": 1024**2}
 
@@ -79,20 +84,29 @@ def _option_problems(s: Sustained, options: dict[str, str], bad) -> None:
     for name, accepted in _VARIANT_OPTIONS[s.variant].items():
         value = options.get(name)
         if value not in accepted:
-            bad("fio", f"the {s.variant} variant runs fio with {name}={'/'.join(sorted(a for a in accepted if a))}, "
-                       f"this one ran with {value if value is not None else '(unset)'}")
+            bad(
+                "fio",
+                f"the {s.variant} variant runs fio with {name}={'/'.join(sorted(a for a in accepted if a))}, "
+                f"this one ran with {value if value is not None else '(unset)'}",
+            )
     if _block(options.get("bs")) != s.block_size:
         bad("block_size", f"{s.block_size} does not match fio's bs={options.get('bs')}")
     if options.get("iodepth") != str(s.iodepth):
         bad("iodepth", f"{s.iodepth} does not match fio's iodepth={options.get('iodepth')}")
     if options.get("log_avg_msec") != str(s.sample_interval_ms):
-        bad("sample_interval_ms", f"{s.sample_interval_ms} does not match fio's log_avg_msec={options.get('log_avg_msec')}")
+        bad(
+            "sample_interval_ms",
+            f"{s.sample_interval_ms} does not match fio's log_avg_msec={options.get('log_avg_msec')}",
+        )
     if (s.budget_s is None) == (s.budget_bytes is None):
         bad("budget_s", "a sustained write has either a time budget or a size budget")
     elif s.budget_s is not None:  # fio's JSON does not list the flag --time_based: no io_size then
         if options.get("runtime") != str(s.budget_s) or options.get("io_size") is not None:
-            bad("budget_s", f"{s.budget_s} s does not match fio's runtime={options.get('runtime')} "
-                            f"and io_size={options.get('io_size')}")
+            bad(
+                "budget_s",
+                f"{s.budget_s} s does not match fio's runtime={options.get('runtime')} "
+                f"and io_size={options.get('io_size')}",
+            )
     elif _block(options.get("io_size")) != s.budget_bytes:
         bad("budget_bytes", f"{s.budget_bytes} does not match fio's io_size={options.get('io_size')}")
 
@@ -113,8 +127,11 @@ def _samples_problems(s: Sustained, bad) -> None:
     if logged > s.written_bytes + over:
         bad("bw_samples", f"the samples add up to {logged:,.0f} bytes, more than the {s.written_bytes:,} written")
     elif logged < s.written_bytes - under:
-        bad("bw_samples", f"the samples add up to {logged:,.0f} bytes, less than the {s.written_bytes:,} written "
-                          f"by more than {unlogged_s:g} s of writing at their highest rate can explain")
+        bad(
+            "bw_samples",
+            f"the samples add up to {logged:,.0f} bytes, less than the {s.written_bytes:,} written "
+            f"by more than {unlogged_s:g} s of writing at their highest rate can explain",
+        )
 
 
 def _cliff_problems(s: Sustained, bad) -> None:
@@ -131,7 +148,8 @@ def _cliff_problems(s: Sustained, bad) -> None:
     if got.at_s is None or abs(got.at_s - (expected.at_s or 0)) > 1e-3:
         bad("cliff.at_s", f"{got.at_s} does not match the samples' {expected.at_s:g} s")
     if (got.at_bytes is None) != (expected.at_bytes is None) or (
-            got.at_bytes is not None and abs(got.at_bytes - (expected.at_bytes or 0)) > 1):
+        got.at_bytes is not None and abs(got.at_bytes - (expected.at_bytes or 0)) > 1
+    ):
         bad("cliff.at_bytes", f"{got.at_bytes} does not match the samples' {expected.at_bytes}")
     if got.drop_pct is None or abs(got.drop_pct - (expected.drop_pct or 0)) > 0.05:
         bad("cliff.drop_pct", f"{got.drop_pct} does not match the samples' {expected.drop_pct:g}")
@@ -193,12 +211,22 @@ def sustained_problems(result: ResultDocument) -> list[Problem]:
     out: list[Problem] = []
     variants = [s.variant for s in result.sustained]
     if variants not in ([], ["fdatasync"], ["fdatasync", "sequential"]):
-        out.append(Problem("", "result.sustained", f"variants {variants} are not what diskq bench runs "
-                                                  "(fdatasync, then sequential when it found no cliff)"))
-    elif variants == ["fdatasync", "sequential"] and result.sustained[0].cliff is not None \
-            and result.sustained[0].cliff.found:
-        out.append(Problem("", "result.sustained[1]", "the sequential variant runs only when the fdatasync one "
-                                                      "found no cliff"))
+        out.append(
+            Problem(
+                "",
+                "result.sustained",
+                f"variants {variants} are not what diskq bench runs "
+                "(fdatasync, then sequential when it found no cliff)",
+            )
+        )
+    elif (
+        variants == ["fdatasync", "sequential"]
+        and result.sustained[0].cliff is not None
+        and result.sustained[0].cliff.found
+    ):
+        out.append(
+            Problem("", "result.sustained[1]", "the sequential variant runs only when the fdatasync one found no cliff")
+        )
     for i, s in enumerate(result.sustained):
         out += _one(s, f"result.sustained[{i}]")
     return out

@@ -117,8 +117,13 @@ def _text_problems(sub: Submission) -> list[Problem]:
         if len(value) > _MAX_NAME:
             out.append(Problem("", f"result.device.{name}", f"longer than {_MAX_NAME} characters"))
         elif not _SAFE.match(value):
-            out.append(Problem("", f"result.device.{name}", "holds markup, control, bidirectional or invisible characters "
-                                                               "(< > & \" \\, U+202E and the like)"))
+            out.append(
+                Problem(
+                    "",
+                    f"result.device.{name}",
+                    'holds markup, control, bidirectional or invisible characters (< > & " \\, U+202E and the like)',
+                )
+            )
     out += _plp_fact_problems(dev)
     return out
 
@@ -135,7 +140,7 @@ def _plp_fact_problems(dev) -> list[Problem]:
         if any(len(t) > 300 for t in texts):
             out.append(Problem("", where, "longer than 300 characters"))
         elif not all(_SAFE.match(t) for t in texts):
-            out.append(Problem("", where, "holds markup or control characters (< > & \" \\)"))
+            out.append(Problem("", where, 'holds markup or control characters (< > & " \\)'))
         else:
             why = fact_problem(fact)
             if why:
@@ -174,8 +179,11 @@ def _memory_backed_problems(result) -> list[Problem]:
     if not out:  # the note can be deleted; fio's own output stays (``[memory_backed]`` in criteria.toml)
         evidence = memory_evidence(result)
         if evidence:
-            out.append(Problem("", "result.runs", f"measured a memory-backed target, not a drive ({evidence}): "
-                                                  "not a submission"))
+            out.append(
+                Problem(
+                    "", "result.runs", f"measured a memory-backed target, not a drive ({evidence}): not a submission"
+                )
+            )
     return out
 
 
@@ -219,8 +227,15 @@ def validate_file(
         sub, problems = _load(path, MAX_BYTES, data)
         if sub is None:
             return None, problems
-        problems = _check(sub, path, root=root, allowed_signers=allowed_signers,
-                          require_signature=require_signature, seen_ids=seen_ids, allow_legacy=allow_legacy)
+        problems = _check(
+            sub,
+            path,
+            root=root,
+            allowed_signers=allowed_signers,
+            require_signature=require_signature,
+            seen_ids=seen_ids,
+            allow_legacy=allow_legacy,
+        )
         if contribution:
             from diskq.submission.contributable import not_contributable
 
@@ -267,13 +282,26 @@ def _check(
         if sub.provenance is None:
             out.append(Problem("", "provenance", "legacy submissions must name their source"))
         if (method.id, method.version) not in methods.LEGACY_METHODS:
-            out.append(Problem("", "result.method", "legacy submissions use a community method ("
-                                                    + ", ".join(sorted(m for m, _ in methods.LEGACY_METHODS)) + ")"))
+            out.append(
+                Problem(
+                    "",
+                    "result.method",
+                    "legacy submissions use a community method ("
+                    + ", ".join(sorted(m for m, _ in methods.LEGACY_METHODS))
+                    + ")",
+                )
+            )
         if sub.signature is not None:
             # Legacy rows are unsigned by definition: a signature would make a re-signed copy of
             # the published table look like a contributor's verified measurement.
-            out.append(Problem("", "signature", "a legacy submission is unsigned by definition: "
-                                                "remove the signature, or submit a measurement that is not legacy"))
+            out.append(
+                Problem(
+                    "",
+                    "signature",
+                    "a legacy submission is unsigned by definition: "
+                    "remove the signature, or submit a measurement that is not legacy",
+                )
+            )
     else:
         out += _raw_data_problems(sub.result)
         out += analysis_problems(sub.result)

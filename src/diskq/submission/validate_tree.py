@@ -14,8 +14,9 @@ from diskq.submission.problems import Problem
 from diskq.submission.validate import validate_file
 
 
-def validate_files(files: list[Path], *, allowed_signers: Path | None = None, no_legacy: bool = False,
-                   contribution: bool = False) -> tuple[list[tuple[Path, object, list[Problem]]], list[str]]:
+def validate_files(
+    files: list[Path], *, allowed_signers: Path | None = None, no_legacy: bool = False, contribution: bool = False
+) -> tuple[list[tuple[Path, object, list[Problem]]], list[str]]:
     """(file, submission or None, problems) for each of ``files``, and the notes for stderr
     (a file that is not a contribution, when ``contribution`` is not asked for)."""
     seen: set[str] = set()
@@ -25,8 +26,13 @@ def validate_files(files: list[Path], *, allowed_signers: Path | None = None, no
     named: dict = {}
     roots: dict[Path, Path] = {}
     for f in files:
-        sub, problems = validate_file(f, allowed_signers=allowed_signers, seen_ids=seen,
-                                      allow_legacy=not (no_legacy or contribution), contribution=contribution)
+        sub, problems = validate_file(
+            f,
+            allowed_signers=allowed_signers,
+            seen_ids=seen,
+            allow_legacy=not (no_legacy or contribution),
+            contribution=contribution,
+        )
         if sub is not None and not contribution and not sub.legacy:
             from diskq.submission.contributable import not_contributable
 
