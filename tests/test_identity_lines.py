@@ -112,6 +112,7 @@ BEYOND_THE_LISTED_CAPACITIES = {
     ("076T", "intel", 7_680_000_000_000), ("016T", "intel", 1_600_000_000_000), ("480G", "intel", 480 * 10**9),
     ("3T8", "tcode", 3_840_000_000_000), ("960", "tcode", 960 * 10**9), ("11TA", "tcode", 11 * 10**12),
     ("200T", "wd", 2 * 10**12), ("500G", "wd", 500 * 10**9), ("7680", "gb", 7_680_000_000_000),
+    ("020", "tens", 200 * 10**9), ("192", "tens", 1_920_000_000_000), ("384", "tens", 3_840_000_000_000),
 ])
 def test_capacity_codes_read_by_their_vendors_scheme(code, scheme, capacity):
     assert decode_capacity(code, scheme) == capacity
