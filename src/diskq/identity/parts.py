@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 #: Words a drive prints before its part number; the patterns are written without them.
 VENDOR_PREFIXES = ("INTEL", "SAMSUNG", "SOLIDIGM", "KINGSTON", "WDC", "WD", "TOSHIBA", "KIOXIA", "SANDISK",
-                   "SEAGATE", "MICRON", "CRUCIAL", "HPE", "HP", "DELL", "LENOVO", "SK HYNIX", "HYNIX", "ADATA")
+                   "SEAGATE", "MICRON", "CRUCIAL", "HPE", "HP", "DELL", "LENOVO", "SK HYNIX", "HYNIX", "ADATA", "HGST")
 _PREFIX = re.compile(r"^(?:" + "|".join(re.escape(p) for p in VENDOR_PREFIXES) + r")[ _-]+", re.I)
 #: Capacities sold as a decimal of a terabyte (a code such as ``1T9`` or ``019T`` gives the first digits).
 _MARKETING_TB = (0.48, 0.8, 0.96, 1.6, 1.92, 3.2, 3.84, 6.4, 7.68, 12.8, 15.36, 25.6, 30.72, 61.44, 122.88)
