@@ -130,6 +130,9 @@ BEYOND_THE_LISTED_CAPACITIES = {
         ("200T", "wd", 2 * 10**12),
         ("500G", "wd", 500 * 10**9),
         ("7680", "gb", 7_680_000_000_000),
+        ("020", "tens", 200 * 10**9),
+        ("192", "tens", 1_920_000_000_000),
+        ("384", "tens", 3_840_000_000_000),
     ],
 )
 def test_capacity_codes_read_by_their_vendors_scheme(code, scheme, capacity):
@@ -168,6 +171,137 @@ def test_the_recorded_smartctl_outputs_resolve_to_their_line_and_capacity(model,
         assert res.answer is None and not res.candidates, res.candidates
     else:
         assert res.answer is not None and res.answer.line.key == key and res.answer.capacity_bytes == capacity
+
+
+#: SAS SSDs as smartctl prints Vendor and Product, or as Ceph's device ids join them with an underscore;
+#: each number is one its line's source lists (docs/model-identity.md, the lines' part sources).
+SAS_DRIVES = [
+    ("SEAGATE_ST800FM0173", "seagate:12002", 800 * 10**9),
+    ("SEAGATE ST1920FM0043", "seagate:12002", 1_920_000_000_000),
+    ("ST3840FM0053", "seagate:12002", 3_840_000_000_000),
+    ("ST1600FM0013", "seagate:12002", 1_600_000_000_000),
+    ("SEAGATE ST800FM0043", "seagate:1200", 800 * 10**9),
+    ("ST800FM0013", "seagate:1200", 800 * 10**9),
+    ("ST100FM0093", "seagate:1200", 100 * 10**9),
+    ("ST400FM0073", "seagate:1200", 400 * 10**9),
+    ("TOSHIBA_PX02SMF020", "toshiba:px02sm", 200 * 10**9),
+    ("TOSHIBA PX02SMB160", "toshiba:px02sm", 1_600_000_000_000),
+    ("TOSHIBA PX04SVB080", "toshiba:px04s", 800 * 10**9),
+    ("TOSHIBA PX05SVB192Y", "toshiba:px05s", 1_920_000_000_000),
+    ("PX05SMB080Y", "toshiba:px05s", 800 * 10**9),
+    ("PX05SRB384Y", "toshiba:px05s", 3_840_000_000_000),
+    ("KPM5XMUG800G", "toshiba:pm5", 800 * 10**9),
+    ("KPM6XVUG6T40", "kioxia:pm6", 6_400_000_000_000),
+    ("SAMSUNG MZILT3T8HALS0D3", "samsung:pm1643", 3_840_000_000_000),
+    ("SAMSUNG_MZILT3T8HBLS0D3", "samsung:pm1643a", 3_840_000_000_000),
+    ("MZILT7T6HALA0D3", "samsung:pm1643a", 7_680_000_000_000),
+    ("MZILT7T6HMLA0D3", "samsung:pm1643", 7_680_000_000_000),
+    ("MZILT1T6HAJQ0D3", "samsung:pm1645", 1_600_000_000_000),
+    ("MZILT800HBHQ0D3", "samsung:pm1645a", 800 * 10**9),
+    ("MZILS3T8HMLH0D3", "samsung:pm1633a", 3_840_000_000_000),
+    # the HGST manual's capacity table was not read: the line, never a guessed capacity
+    ("HGST_HUSMR1680ASS204", "hgst:ultrastarssd1600mr", None),
+    ("HGST HUSMM1680ASS200", "hgst:ultrastarssd1600mm", None),
+    ("HUSMH8080BSS204", "hgst:ultrastarssd800mhb", None),
+]
+
+
+@pytest.mark.parametrize(("model", "key", "capacity"), SAS_DRIVES)
+def test_sas_ssds_resolve_to_their_line_and_capacity(model, key, capacity):
+    res = resolve(LINES, model)
+    assert res.answer is not None and res.answer.line.key == key and res.answer.sure == SURE, res.candidates
+    assert [c.line.key for c in res.candidates] == [key]
+    assert res.answer.capacity_bytes == capacity
+    line = res.answer.line
+    assert line.facts.interface == "SAS" and line.facts.segment == "data-centre"
+    if capacity and line.facts.capacities:
+        assert capacity in line.facts.capacities
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "ST4000NM0035",
+        "SEAGATE ST4000NM0035",
+        "ST1000NX0323",
+        "SEAGATE_ST1000NX0323",
+        "MG07SCA12TEY",
+        "TOSHIBA MG07SCA12TEY",
+        "TOSHIBA_MG07SCA12TEY",
+        "WDC WD4003FFBX-68MU3N0",
+        "HGST HUS726040ALS211",
+        "TOSHIBA MG04SCA40EN",
+        "ST8000NM0075",
+    ],
+)
+def test_hard_disks_match_no_line(model):
+    res = resolve(LINES, model)
+    assert res.answer is None and not res.candidates, res.candidates
+
+
+def test_a_seagate_ssd_pattern_takes_only_the_numbers_its_manual_lists():
+    """The same FM suffix is a 1200 at one capacity and a 1200.2 at another, and ST...NM, ST...NX
+    numbers are hard disks: no number outside the manuals' lists is a Seagate 1200 or 1200.2."""
+    listed = {
+        "1200": {
+            "ST100FM0093",
+            "ST100FM0103",
+            "ST100FM0113",
+            "ST100FM0123",
+            "ST800FM0013",
+            "ST800FM0023",
+            "ST800FM0033",
+            "ST800FM0043",
+            "ST800FM0053",
+            "ST800FM0063",
+        }
+        | {f"ST{c}FM0{n:02d}3" for c in (200, 400) for n in range(1, 13)},
+        "12002": {
+            "ST400FM0323",
+            "ST200FM0133",
+            "ST400FM0333",
+            "ST200FM0143",
+            "ST3840FM0043",
+            "ST1920FM0043",
+            "ST3840FM0053",
+            "ST1920FM0053",
+            "ST3200FM0023",
+            "ST1600FM0003",
+            "ST800FM0173",
+            "ST400FM0233",
+            "ST3200FM0033",
+            "ST1600FM0013",
+            "ST800FM0183",
+            "ST400FM0243",
+            "ST3200FM0043",
+            "ST1600FM0023",
+            "ST800FM0213",
+            "ST400FM0293",
+            "ST3840FM0003",
+            "ST3200FM0063",
+            "ST1920FM0003",
+            "ST1600FM0073",
+            "ST960FM0003",
+            "ST800FM0233",
+            "ST480FM0003",
+            "ST400FM0303",
+            "ST3840FM0023",
+            "ST3200FM0073",
+            "ST1920FM0023",
+            "ST1600FM0083",
+            "ST960FM0013",
+            "ST800FM0243",
+            "ST480FM0013",
+            "ST400FM0343",
+        },
+    }
+    for cap in (100, 200, 400, 480, 800, 960, 1600, 1920, 3200, 3840, 4000):
+        for kind in ("FM", "NM", "NX", "MM", "FN"):
+            for n in range(0, 40):
+                number = f"ST{cap}{kind}0{n:02d}3"
+                keys = [c.line.key for c in resolve(LINES, number).candidates]
+                want = [f"seagate:{k}" for k, numbers in listed.items() if number in numbers]
+                assert keys == want, (number, keys)
 
 
 def test_a_part_number_two_lines_share_lists_both_and_answers_neither():
@@ -291,6 +425,15 @@ def test_lookup_of_a_line_with_nothing_measured_says_what_it_is_and_what_to_run(
     assert cli("lookup", "Micron 7450 MAX", "--db", str(REPO / "devices.db")) == 0
     out = capsys.readouterr().out
     assert out.startswith("Micron 7450  (not measured with diskq yet)") and "diskq bench /dev/DEVICE" in out
+
+
+def test_lookup_of_a_sas_ssd_by_its_ceph_device_id_names_the_line_and_capacity(capsys):
+    assert cli("lookup", "SEAGATE_ST800FM0173", "--db", str(REPO / "devices.db"), "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [d["line"]["key"] for d in doc] == ["seagate:12002"]
+    assert doc[0]["line"]["interface"] == "SAS" and doc[0]["identity"]["how"] == "part number"
+    assert doc[0]["identity"]["capacity_bytes"] == 800 * 10**9
+    assert cli("lookup", "ST4000NM0035", "--db", str(REPO / "devices.db")) == 1
 
 
 def test_lookup_labels_a_figure_of_another_capacity(capsys):

@@ -14,7 +14,9 @@ against the whole model string (case ignored, a leading vendor word such as ``IN
   ``8TA`` (8 TB), ``3T84`` (3.84 TB) (``SAMSUNG MZ7LH7T6HMLA-00005``, ``MTFDDAK1T9TDS``,
   ``KCD6XLUL3T84``);
 * ``wd``: three digits and ``G`` (gigabytes) or ``T`` (hundredths of a terabyte): ``500G``,
-  ``100T`` 1 TB, ``200T`` 2 TB (``WDC WDS200T2B0A``).
+  ``100T`` 1 TB, ``200T`` 2 TB (``WDC WDS200T2B0A``);
+* ``tens``: three digits are tens of gigabytes: ``080`` 800 GB, ``192`` 1.92 TB (Toshiba's SAS
+  ``PX05SMB080``, ``PX05SVB192Y``).
 
 A decimal read of a capacity code (1.9, 7.6) is the marketing capacity it stands for (1.92, 7.68
 TB): the capacities data-centre drives are sold in are multiples of 0.96 or 0.8 TB.
@@ -47,11 +49,12 @@ VENDOR_PREFIXES = (
     "SK HYNIX",
     "HYNIX",
     "ADATA",
+    "HGST",
 )
 _PREFIX = re.compile(r"^(?:" + "|".join(re.escape(p) for p in VENDOR_PREFIXES) + r")[ _-]+", re.I)
 #: Capacities sold as a decimal of a terabyte (a code such as ``1T9`` or ``019T`` gives the first digits).
 _MARKETING_TB = (0.48, 0.8, 0.96, 1.6, 1.92, 3.2, 3.84, 6.4, 7.68, 12.8, 15.36, 25.6, 30.72, 61.44, 122.88)
-SCHEMES = ("gb", "intel", "tcode", "wd")
+SCHEMES = ("gb", "intel", "tcode", "wd", "tens")
 
 
 class CapacityCodeError(ValueError):
@@ -74,6 +77,8 @@ def decode_capacity(code: str, scheme: str) -> int:
     (7680000000000, 1920000000000, 1000000000000)
     >>> decode_capacity("1920G", "gb"), decode_capacity("8TA", "tcode"), decode_capacity("480G", "intel")
     (1920000000000, 8000000000000, 480000000000)
+    >>> decode_capacity("192", "tens"), decode_capacity("020", "tens")
+    (1920000000000, 200000000000)
     """
     c = code.upper().strip()
     if scheme == "gb":
@@ -97,6 +102,9 @@ def decode_capacity(code: str, scheme: str) -> int:
         if m:
             n = int(m.group(1))
             return n * 10**9 if m.group(2) == "G" else round(n / 100 * 10**12)
+    elif scheme == "tens":
+        if re.fullmatch(r"\d{3}", c):
+            return int(c) * 10**10
     raise CapacityCodeError(f"capacity code {code!r} is not one of the {scheme!r} scheme")
 
 
