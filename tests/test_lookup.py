@@ -288,3 +288,16 @@ def test_a_lookup_reads_decided_conflicts_by_the_prefix_the_rule_writes():
     from diskq.database import details
 
     assert details.DECIDED == plausibility.DECIDED
+
+
+def test_one_line_whose_source_hedges_is_named_but_not_chosen(capsys):
+    # a part number only one line's pattern takes, but whose source says the attribution is inferred
+    from diskq.database.build import repo_root
+    from diskq.errors import AmbiguousModel
+
+    committed = repo_root() / "devices.db"
+    assert cli("lookup", "INTEL SSDPF2KX038TZ", "--db", str(committed)) == AmbiguousModel.exit_code
+    captured = capsys.readouterr()
+    assert captured.out.startswith("'INTEL SSDPF2KX038TZ' may name this model, but its identification is not sure:")
+    assert "Solidigm D7-P5520" in captured.out and "its source hedges" in captured.out
+    assert "may name Solidigm D7-P5520, not surely" in captured.err and "names 1 models" not in captured.err

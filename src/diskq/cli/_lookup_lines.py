@@ -73,7 +73,10 @@ def _unmeasured_lines(la) -> list[str]:
 
 
 def _candidate_lines(ans) -> list[str]:
-    out = [f"{ans.query!r} names no single model; candidates:"]
+    if len(ans.lines) == 1:
+        out = [f"{ans.query!r} may name this model, but its identification is not sure:"]
+    else:
+        out = [f"{ans.query!r} names no single model; candidates:"]
     if not ans.lines:  # no product line fits: the devices whose model strings hold the words
         for m in ans.matches:
             if m.kind == "candidate":

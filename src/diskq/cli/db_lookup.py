@@ -195,10 +195,11 @@ def lookup_cmd(
             for line in _candidate_lines(ans):
                 say(line, err=False)
         count = len(ans.lines) or len({m.device["model"] for m in matches if m.kind == "candidate"})
-        raise AmbiguousModel(
-            f"{query!r} names {count} models; none is chosen",
-            hint="give the whole model name or the part number smartctl prints",
-        )
+        if count == 1:  # one line fits, but its part-number source hedges: not sure enough to answer
+            message = f"{query!r} may name {ans.lines[0].line['title'] if ans.lines else 'one model'}, not surely"
+        else:
+            message = f"{query!r} names {count} models; none is chosen"
+        raise AmbiguousModel(message, hint="give the whole model name or the part number smartctl prints")
     if ans.lines and not matches:  # the drive is known: public figures or datasheet facts only
         if as_json:
             print_json(json.dumps(_json_entries(ans, found), indent=2))
