@@ -5,8 +5,10 @@ waits on a flush, from the physics of a spinning platter, computed once here and
 A flushed write completes only when its sector has passed under the head. When the flush returns,
 the platter has turned on, so the next sector of a sequential log has just gone by: the next write
 waits most of a revolution; a write to a random place waits half a revolution on average. One
-revolution takes 60,000 / rpm milliseconds: 8.3 ms at 7,200 rpm (4.2 ms average latency: Hitachi
-Deskstar 7K320 OEM specification, table 8; 11.1 ms at 5,400 rpm, 5K320 table 8). So one job makes
+revolution takes 60,000 / rpm milliseconds: 8.3 ms at 7,200 rpm, 4.2 ms average latency (Hitachi
+7K320 SATA OEM specification, table 8, https://www.manualowl.com/m/Hitachi/7K320/Manual/334882?page=19);
+11.1 ms at 5,400 rpm (Hitachi 5K320 SATA OEM specification, table 8,
+https://manualsdump.com/en/manuals/hitachi-hts543280l9a300-hts543212l9sa00/112335/19). So one job makes
 about rpm / 60 flushed writes a second (120 at 7,200 rpm) and never more than twice that, before
 any seek: of the order of 100-200, where a marginal Ceph WAL/DB device commits 1,000
 (criteria.toml ``[ceph_waldb]``). The public figures of hard disks (``figures``) agree: the one
