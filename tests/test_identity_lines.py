@@ -433,7 +433,7 @@ def test_lookup_of_a_sas_ssd_by_its_ceph_device_id_names_the_line_and_capacity(c
     assert [d["line"]["key"] for d in doc] == ["seagate:12002"]
     assert doc[0]["line"]["interface"] == "SAS" and doc[0]["identity"]["how"] == "part number"
     assert doc[0]["identity"]["capacity_bytes"] == 800 * 10**9
-    assert cli("lookup", "ST4000NM0035", "--db", str(REPO / "devices.db")) == 1
+    assert cli("lookup", "ST4000NM0035", "--db", str(REPO / "devices.db")) == 0  # a hard disk drive
 
 
 def test_lookup_labels_a_figure_of_another_capacity(capsys):

@@ -4,6 +4,7 @@
     classify.py   linear / asymptotic / regressing, knee, description in the community's words
     flush.py      flush honesty check: sync vs no-sync IOPS at 1 job
     verdicts.py   Ceph WAL/DB tier, OSDs per device, etcd, PostgreSQL WAL
+    harddisk.py   the answer for a hard disk drive: a flushed write waits for the platter
     osds.py       OSDs per device: the largest measured N at which each OSD gets its commit rate
     cliff.py      the sustained-write cliff: where a long write's throughput fell and stayed down
     plausibility.py  per-job rates above the 1-job rate: observations (measured) or conflicts (figures)

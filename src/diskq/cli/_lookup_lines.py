@@ -72,6 +72,37 @@ def _unmeasured_lines(la) -> list[str]:
     return out
 
 
+def _hard_disk_lines(disk: dict) -> list[str]:
+    """A hard disk drive the query names: what it is and on what evidence, its answer per use, and
+    what to use instead."""
+    from diskq.database.answers import lines as answer_lines
+
+    out = [f"{disk['model']}: {disk['text']}", f"  evidence: {disk['evidence']}"]
+    out += [f"  {text}" for text in answer_lines(disk["verdicts"])]
+    out += [f"  {r}" for r in disk["verdicts"]["ceph_waldb"]["reasons"][1:]]
+    out.append(
+        "  a hard disk holds the data; its flushed writes go to a WAL/DB, SLOG or log device: a solid-state "
+        "drive with power-loss protection (`diskq lookup` answers for one)"
+    )
+    return out
+
+
+def _hard_disk_entries(ans, found) -> list[dict]:
+    """The ``--json`` of a hard disk drive: one entry, ``"match": "hard disk"``."""
+    disk = {k: v for k, v in ans.hard_disk.items() if k != "verdicts"}
+    return [
+        {
+            "match": "hard disk",
+            "hard_disk": disk,
+            "line": None,
+            "identity": {"how": disk["how"], "sure": "sure", "evidence": disk["evidence"], "kind": disk["kind"]},
+            "measured": False,
+            "verdicts": ans.hard_disk["verdicts"],
+            "database": found.to_dict(),
+        }
+    ]
+
+
 def _candidate_lines(ans) -> list[str]:
     if len(ans.lines) == 1:
         out = [f"{ans.query!r} may name this model, but its identification is not sure:"]

@@ -13,6 +13,8 @@ import typer
 
 from diskq.cli._lookup_lines import (
     _candidate_lines,
+    _hard_disk_entries,
+    _hard_disk_lines,
     _identity_text,
     _json_entries,
     _models,
@@ -171,7 +173,10 @@ def lookup_cmd(
     when nothing matches, or when only other models come close: "no exact match; closest: ..."
     (with --json, "match": "closest" on each entry); exit 6 when the query names several
     models and none surely ("samsung 860", a part number two lines share): the candidates are
-    listed ("match": "candidate"), none is chosen. Every entry of --json has "line" (the
+    listed ("match": "candidate"), none is chosen. A hard disk drive, known by its model number
+    ("ST4000NM0035", "WDC WD4003FFBX-68MU3N0"), is answered as one ("match": "hard disk", with
+    "hard_disk": what it is and the evidence): unsuitable for every use that waits on a flush,
+    exit 0 as for a line answered from its datasheet. Every entry of --json has "line" (the
     line's datasheet facts, null when none) and "identity" (how the query named it). The database read is said on stderr (and with
     --json as "database" on each entry): --db, else the checkout's, else your copy from
     `diskq db update`, else the snapshot shipped with diskq.
@@ -200,6 +205,13 @@ def lookup_cmd(
         else:
             message = f"{query!r} names {count} models; none is chosen"
         raise AmbiguousModel(message, hint="give the whole model name or the part number smartctl prints")
+    if ans.hard_disk is not None:  # a hard disk drive: unsuitable from its datasheet facts, as a line would be
+        if as_json:
+            print_json(json.dumps(_hard_disk_entries(ans, found), indent=2))
+        else:
+            for line in _hard_disk_lines(ans.hard_disk):
+                say(line, err=False)
+        return
     if ans.lines and not matches:  # the drive is known: public figures or datasheet facts only
         if as_json:
             print_json(json.dumps(_json_entries(ans, found), indent=2))

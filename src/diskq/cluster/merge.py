@@ -92,6 +92,8 @@ def places(osds: list[OsdMeta], match, sharing: dict[int, int], inp: Inputs) -> 
         facts = match.facts(dev.model)
         if dev.model is None:
             known = "model unknown"
+        elif facts is None and dev.model in match.hard_disks:
+            known = f"{dev.model}: {match.hard_disks[dev.model]}"
         elif facts is None:
             known = f"{dev.model}: not in the database" if match.db is not None else f"{dev.model} (no database given)"
         else:

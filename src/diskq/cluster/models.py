@@ -13,13 +13,15 @@ from pathlib import Path
 def match_model(db: Path, query: str):
     """(the database's exact match for ``query`` or None, its near match or None, the models it
     names when it names several and none surely, the product line it names when nothing of that
-    line was measured or None): what ``diskq lookup`` answers, from the one matcher
+    line was measured, or what a hard disk drive it names is, or None): what ``diskq lookup`` answers, from the one matcher
     (:func:`diskq.database.lookup.answer`)."""
     from diskq.database.lookup import answer
     from diskq.database.matching import EXACT
     from diskq.database.name_search import CANDIDATE
 
     ans = answer(db, query, limit=3)
+    if ans.hard_disk is not None:  # a hard disk drive: named as one, never "not in the database"
+        return None, None, [], ans.hard_disk["text"]
     matches = ans.matches
     if matches and matches[0].kind == EXACT:
         return matches[0], None, [], None
@@ -37,6 +39,8 @@ class Matcher:
     def __init__(self, db: Path | None, aliases: dict[str, str] | None = None):
         self.db, self.aliases, self.cache = db, dict(aliases or {}), {}
         self.notes: list[str] = []
+        #: models the database does not hold that are hard disk drives by their model numbers: what each is
+        self.hard_disks: dict[str, str] = {}
 
     def facts(self, model: str | None) -> dict | None:
         if not model or self.db is None:
@@ -64,6 +68,8 @@ class Matcher:
                     f"{model}: names several models in the database ({', '.join(several)}); not used "
                     "(map it with --as if you know which)"
                 )
+            elif line is not None and line.startswith("a hard disk drive"):
+                self.hard_disks[model] = line
             elif line is not None:
                 self.notes.append(
                     f"{model}: a {line}, not measured with diskq yet (`diskq lookup '{model}'` shows "

@@ -87,6 +87,8 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         }
         if dev.model is None:
             row["notes"].append("model unknown (no device id in the metadata)")
+        elif facts is None and dev.model in match.hard_disks:
+            row["notes"].append(f"{dev.model} is {match.hard_disks[dev.model]}: not a WAL/DB device")
         elif facts is None and db is not None:
             row["notes"].append(f"{dev.model} is not in the database")
         findings += [
@@ -179,7 +181,10 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
                 "but the file does not say which OSD it is"
             )
     missing += match.notes
-    absent = sorted(m for m, f in match.cache.items() if f is None)
+    absent = sorted(m for m, f in match.cache.items() if f is None and m not in match.hard_disks)
+    disks = sorted(match.hard_disks)
+    if disks:
+        missing.append(f"hard disk drives by their model numbers ({len(disks)}): " + "; ".join(disks))
     if absent:
         missing.append(f"not in the database ({len(absent)}): " + "; ".join(absent))
     rules = {f.rule for f in findings}

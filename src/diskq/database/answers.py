@@ -143,6 +143,41 @@ def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
     return _stored(con, "SELECT answers FROM public_answers WHERE model_id = ?", model_id)
 
 
+def hard_disk_figures(con: sqlite3.Connection) -> list[dict]:
+    """The 1-job, queue-depth-1 figures of the public models that are hard disks
+    (:func:`diskq.identity.disks.figure_families`), each with its source and quote; [] in a
+    database without the public tables."""
+    from diskq.identity.disks import figure_families
+
+    out = []
+    for family, (rpm, _) in figure_families().items():
+        try:
+            rows = con.execute(
+                "SELECT m.name, f.iops, f.numjobs, f.method_class, f.write_cache, f.source_id, f.quote, f.url "
+                "FROM figures f JOIN models m ON m.id = f.model_id WHERE m.family_key = ? AND f.numjobs = 1 "
+                "AND f.iodepth = 1 ORDER BY f.source_id, f.seq",
+                (family,),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        keys = ("name", "iops", "numjobs", "method_class", "write_cache", "source_id", "quote", "url")
+        out += [{**dict(zip(keys, r, strict=True)), "rpm": rpm} for r in rows]
+    return out
+
+
+def hard_disk(con: sqlite3.Connection, query: str) -> dict | None:
+    """What a hard disk drive the query names is (:mod:`diskq.identity.disks`) and its answer per
+    use (:mod:`diskq.analyse.harddisk`), or None when no source places the string as a hard disk."""
+    from diskq.analyse import harddisk
+    from diskq.identity import disks
+
+    found = disks.recognise(query)
+    if found is None:
+        return None
+    verdicts = harddisk.answer(found.rpm, found.rule.rpm_source, hard_disk_figures(con))
+    return {**found.to_dict(), "verdicts": verdicts}
+
+
 def lines(answers: dict | None, osds: str | None = None) -> list[str]:
     """The answer in a few lines of text, one per use: tier (or "no verdict", with the best case
     the evidence allows), basis, first reason; after Ceph WAL/DB the OSDs per device (``osds``:

@@ -198,6 +198,9 @@ class Answer:
     lines: list[LineAnswer]
     sure: bool
     ambiguous: bool
+    #: a hard disk drive the query names (:func:`diskq.database.answers.hard_disk`): what it is, the
+    #: evidence, and its answer per use; None otherwise
+    hard_disk: dict | None = None
 
 
 def lookup(db: Path, query: str, *, limit: int = 5) -> list[Match]:
@@ -215,8 +218,10 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
     names with certainty is an ``exact`` match; of a line among several candidates, a
     ``candidate``. Only when no line fits are devices matched by the words of their model string
     (:mod:`diskq.database.matching`: exact, typo, closest); words that fit several models
-    (``samsung``) make each a ``candidate``, none the answer. Each match carries its line's facts,
-    the public figures of its line, and what capacity each was measured on."""
+    (``samsung``) make each a ``candidate``, none the answer. A string that names no line and no
+    measured device but a hard disk drive by its model number (:mod:`diskq.identity.disks`) is
+    answered as one (:attr:`Answer.hard_disk`). Each match carries its line's facts, the public
+    figures of its line, and what capacity each was measured on."""
     from diskq.database import evidence
     from diskq.database.answers import public_verdicts
     from diskq.identity import query as identity_query
@@ -273,6 +278,12 @@ def answer(db: Path, query: str, *, limit: int = 5) -> Answer:
         ranked += [r for r in ranked_by_name(con, query, limit) if r[1]["id"] not in by_identity]
         if by_identity:  # the model the part number means answers; near names are not matches then
             ranked = [r for r in ranked if r[1]["id"] in by_identity or r[2] == EXACT]
+        if not any(r[2] == EXACT for r in ranked):  # no line, no measured device: a hard disk is one
+            from diskq.database.answers import hard_disk
+
+            disk = hard_disk(con, query)
+            if disk is not None:
+                return Answer(query, [], [], True, False, hard_disk=disk)
         out = []
         for score, light, matched in ranked[:limit]:
             row = con.execute("SELECT family_key FROM devices WHERE id = ?", (light["id"],)).fetchone()

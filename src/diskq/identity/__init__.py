@@ -8,7 +8,9 @@ matcher that every command (lookup, plan, identify/bench, the site's search, clu
 - :mod:`~diskq.identity.match`: the one matcher (:func:`~diskq.identity.match.resolve`);
 - :mod:`~diskq.identity.store`: the lines in devices.db; :mod:`~diskq.identity.query`: a query
   against devices.db (the lines it names and what the database holds of each);
-- :mod:`~diskq.identity.family`: family keys, what rows, public models and lines join on.
+- :mod:`~diskq.identity.family`: family keys, what rows, public models and lines join on;
+- :mod:`~diskq.identity.disks`: hard disk drives by their model numbers (``hard_disks.toml``),
+  tried only where no line names the string.
 
 docs/model-identity.md has the rules and how a line is added.
 """

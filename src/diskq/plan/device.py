@@ -115,13 +115,22 @@ def from_database(db: Path, query: str) -> WalDbDevice:
     """The devices.db row the query names: the model it equals, else the one model `diskq lookup`
     finds for it (every word of the query in the model's words), or whose line a part number
     names (``SAMSUNG MZ7LH7T6HMLA-00005`` is a PM883). A typo's correction, or a query that
-    names several models (``samsung 860``), is refused: a plan is never made from a guess."""
+    names several models (``samsung 860``), is refused: a plan is never made from a guess; so is a
+    hard disk drive (``ST4000NM0035``), with the reasons of its answer."""
     from diskq.database.lookup import answer
     from diskq.database.matching import EXACT
     from diskq.database.name_search import CANDIDATE
     from diskq.database.settings import setting_slug
 
     found = answer(db, query, limit=8)
+    if found.hard_disk is not None:  # a hard disk is what a WAL/DB device takes the commits from
+        disk = found.hard_disk
+        raise PlanRefused(
+            f"{disk['model']} is {disk['text']}: not a WAL/DB device",
+            [*disk["verdicts"]["ceph_waldb"]["reasons"][:3], f"evidence: {disk['evidence']}"],
+            hint="a WAL/DB device is a solid-state drive that takes the OSDs' flushed writes from their hard "
+            "disks: plan with one (`diskq lookup` answers for a model)",
+        )
     matches = found.matches
     if not any(m.is_match or m.kind == CANDIDATE for m in matches):  # a model known only from public figures
         public = from_public(db, query, found)
