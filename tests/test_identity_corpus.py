@@ -76,6 +76,10 @@ def test_every_string_is_in_the_source_it_names():
         ("KCD61LUL3T84_8160A017T4Y8", "KCD61LUL3T84"),
         ("ATA_WDC_WD10JFCX-68N6GN0_WD-WXC1A34T6822", "WDC WD10JFCX-68N6GN0"),
         ("HUH721212AL5200_5000cca2944ff704", "HUH721212AL5200"),
+        # /dev/disk/by-id names as Mirantis' "Addressing Ceph storage devices" shows them, one as a partition
+        ("/dev/disk/by-id/nvme-SAMSUNG_MZ1LB3T8HMLA-00007_S46FNY0R394543", "SAMSUNG MZ1LB3T8HMLA-00007"),
+        ("scsi-SATA_HGST_HUS724040AL_PN1334PEHN18ZS", "HGST HUS724040AL"),
+        ("ata-WDC_WD4003FZEX-00Z4SA0_WD-WMC5D0D9DMEH-part1", "WDC WD4003FZEX-00Z4SA0"),
         # no serial to take off: a capacity, a word, a string with spaces, no underscore
         ("WD_BLACK_SN850X_2000GB", None),
         ("Samsung_SSD_970_EVO_Plus", None),
@@ -109,3 +113,14 @@ def test_a_device_id_or_a_remark_in_parentheses_says_how_it_was_read():
     res = resolve(LINES, "Intel DC P4510 4TB (INTEL SSDPE2KX040T8)")
     assert res.answer is not None and res.answer.line.key == "intel:p4510"
     assert res.answer.capacity_bytes == 4 * 10**12
+
+
+def test_a_remark_in_parentheses_is_left_out_only_when_it_names_no_line():
+    res = resolve(LINES, "Intel 710 Series (SATA, ~6 years old at test time)")
+    assert res.answer is not None and res.answer.line.key == "intel:710" and "remarks" in res.answer.evidence
+    # a remark holding a word of a line's name is part of what the string names: never read without it
+    assert not resolve(LINES, "Samsung 883 (PM883)").candidates
+    assert (
+        resolve(LINES, "/dev/disk/by-id/nvme-SAMSUNG_MZ1LB3T8HMLA-00007_S46FNY0R394543").answer.line.key
+        == "samsung:pm983"
+    )

@@ -200,6 +200,10 @@ def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
 
 #: The transport word a Ceph device id may start with (``ATA_SAMSUNG_MZ7KM240HMHQ-00005_S3F5N...``).
 _TRANSPORTS = ("ATA_", "SATA_", "SCSI_", "NVME_")
+#: A /dev/disk/by-id name around the same id: udev's bus word (``ata-``, ``nvme-``, ``scsi-SATA_``,
+#: ``scsi-0ATA_``) and a partition's ``-partN``.
+_BY_ID = re.compile(r"^(?:/dev/disk/by-id/)?(?:ata|nvme|scsi|usb)-\d?")
+_PARTITION = re.compile(r"-part\d+$")
 #: A serial number as Ceph appends it: letters and digits (a hyphen allowed), a digit among them,
 #: six or more, and no capacity (``2000GB``).
 _SERIAL = re.compile(r"(?=[-A-Z0-9]*\d)[A-Z0-9][-A-Z0-9]{5,}", re.I)
@@ -208,16 +212,24 @@ _SERIAL = re.compile(r"(?=[-A-Z0-9]*\d)[A-Z0-9][-A-Z0-9]{5,}", re.I)
 def device_id_model(text: str) -> str | None:
     """The model in a Ceph device id, else None: Ceph names a device ``MODEL_SERIAL`` (the vendor
     first for SCSI: ``ID_VENDOR_ID_MODEL_SERIAL``, udev's words with spaces as underscores; Ceph
-    pull request 25350, src/common/blkdev.cc). The transport word (``ATA``) and the serial are
-    taken off, the underscores read as spaces.
+    pull request 25350, src/common/blkdev.cc), and udev's /dev/disk/by-id names hold the same
+    (``ata-WDC_WD4003FZEX-00Z4SA0_WD-WMC5D0D9DMEH``, ``nvme-SAMSUNG_MZ1LB3T8HMLA-00007_S46FNY0R394543``,
+    ``scsi-SATA_HGST_HUS724040AL_PN1334PEHN18ZS``: Mirantis' "Addressing Ceph storage devices").
+    The transport word (``ATA``) and the serial are taken off, the underscores read as spaces.
 
     >>> device_id_model("ATA_SAMSUNG_MZ7KM240HMHQ-00005_S3F5NX0K402192")
     'SAMSUNG MZ7KM240HMHQ-00005'
     >>> device_id_model("INTEL_SSDSC2KB038T8_PHYF149607QD3P8EGN"), device_id_model("Samsung SSD 860 EVO 1TB")
     ('INTEL SSDSC2KB038T8', None)
+
+    A /dev/disk/by-id name is read the same way, its bus word and partition off:
+
+    >>> device_id_model("/dev/disk/by-id/scsi-SATA_HGST_HUS724040AL_PN1334PEHN18ZS-part1")
+    'HGST HUS724040AL'
     """
     if " " in text or "_" not in text:
         return None
+    text = _PARTITION.sub("", _BY_ID.sub("", text))
     model, serial = text.rsplit("_", 1)
     if not _SERIAL.fullmatch(serial) or nm.capacity_in(serial):
         return None
@@ -246,9 +258,16 @@ def resolve(lines: list[Line], query: str) -> Resolution:
         note = f"; read as the Ceph device id of {model!r} (serial {text.rsplit('_', 1)[1]!r} left out)"
         found = [_noted(c, note) for c in _resolve(lines, model)]
     bare = " ".join(re.sub(r"\([^()]*\)", " ", text).split())
-    if not found and bare and bare != text:
+    if not found and bare and bare != text and not _names_a_line(lines, re.findall(r"\(([^()]*)\)", text)):
         found = [_noted(c, f"; read without the remarks in parentheses, as {bare!r}") for c in _resolve(lines, bare)]
     return Resolution(query, tuple(found))
+
+
+def _names_a_line(lines: list[Line], remarks: list[str]) -> bool:
+    """Does a remark hold a word of a line's name (``(Plus)``, ``(PM1643a ...)``)? Then it is part
+    of what the string names, and the string is not read without it."""
+    words = {w for r in remarks for w in nm.words(r) if not w.isdigit()} - nm.SOFT
+    return any(w in words for ln in lines for name in ln.names for w in _name_words(name, _vendors(ln.vendor)[0]))
 
 
 def _noted(c: Candidate, note: str) -> Candidate:
