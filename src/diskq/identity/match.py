@@ -126,7 +126,11 @@ def _by_name(lines: list[Line], text: str) -> list[Candidate]:
             continue
         best = None
         for name in line.names:
-            kind = nm.compare(qwords, _name_words(name, vendors[0]))
+            nwords = _name_words(name, vendors[0])
+            if not set(nwords) - nm.SOFT:  # a name of vendor and interface alone ("TESLA SATA SSD"):
+                kind = nm.EXACT if vendor is not None and qwords == nwords else None  # its vendor named
+            else:
+                kind = nm.compare(qwords, nwords)
             if kind is not None and (best is None or _RANK[kind] < _RANK[best[1]]):
                 best = (name, kind)
         if best is not None:
@@ -166,7 +170,7 @@ def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
     """A part number among other words (``Samsung SSD 980 PRO MZ-V8P2T0BW``): the part number's
     line when the other words name it too (or nothing more than vendor and noise); when they
     name another line, both as candidates: a conflict is shown, never settled by choosing."""
-    tokens = text.split()
+    tokens = [t.strip("()[],;") for t in text.split()]
     for i, tok in enumerate(tokens):
         if len(tokens) < 2 or len(tok) < 6 or not (any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok)):
             continue
@@ -180,6 +184,12 @@ def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
             named = {w for name in c.line.names for w in _name_words(name, vendor)}
             if set(nm.words(rest, vendor=vendor)) - nm.SOFT <= named:
                 agree.append(c)
+        if len(agree) == 1 and len(found) > 1 and agree[0].sure == SHARED:
+            # a part number two lines share, and words that name one of them: that one
+            c = agree[0]
+            return [
+                Candidate(c.line, c.how, SURE, c.capacity_bytes, c.evidence + f"; the other words ({rest!r}) name it")
+            ]
         if agree:
             return agree
         other = [c for c in _by_name(lines, rest) if c.line.key not in {f.line.key for f in found}]
@@ -188,10 +198,77 @@ def _by_part_and_words(lines: list[Line], text: str) -> list[Candidate]:
     return []
 
 
+#: The transport word a Ceph device id may start with (``ATA_SAMSUNG_MZ7KM240HMHQ-00005_S3F5N...``).
+_TRANSPORTS = ("ATA_", "SATA_", "SCSI_", "NVME_")
+#: A /dev/disk/by-id name around the same id: udev's bus word (``ata-``, ``nvme-``, ``scsi-SATA_``,
+#: ``scsi-0ATA_``) and a partition's ``-partN``.
+_BY_ID = re.compile(r"^(?:/dev/disk/by-id/)?(?:ata|nvme|scsi|usb)-\d?")
+_PARTITION = re.compile(r"-part\d+$")
+#: A serial number as Ceph appends it: letters and digits (a hyphen allowed), a digit among them,
+#: six or more, and no capacity (``2000GB``).
+_SERIAL = re.compile(r"(?=[-A-Z0-9]*\d)[A-Z0-9][-A-Z0-9]{5,}", re.I)
+
+
+def device_id_model(text: str) -> str | None:
+    """The model in a Ceph device id, else None: Ceph names a device ``MODEL_SERIAL`` (the vendor
+    first for SCSI: ``ID_VENDOR_ID_MODEL_SERIAL``, udev's words with spaces as underscores; Ceph
+    pull request 25350, src/common/blkdev.cc), and udev's /dev/disk/by-id names hold the same
+    (``ata-WDC_WD4003FZEX-00Z4SA0_WD-WMC5D0D9DMEH``, ``nvme-SAMSUNG_MZ1LB3T8HMLA-00007_S46FNY0R394543``,
+    ``scsi-SATA_HGST_HUS724040AL_PN1334PEHN18ZS``: Mirantis' "Addressing Ceph storage devices").
+    The transport word (``ATA``) and the serial are taken off, the underscores read as spaces.
+
+    >>> device_id_model("ATA_SAMSUNG_MZ7KM240HMHQ-00005_S3F5NX0K402192")
+    'SAMSUNG MZ7KM240HMHQ-00005'
+    >>> device_id_model("INTEL_SSDSC2KB038T8_PHYF149607QD3P8EGN"), device_id_model("Samsung SSD 860 EVO 1TB")
+    ('INTEL SSDSC2KB038T8', None)
+
+    A /dev/disk/by-id name is read the same way, its bus word and partition off:
+
+    >>> device_id_model("/dev/disk/by-id/scsi-SATA_HGST_HUS724040AL_PN1334PEHN18ZS-part1")
+    'HGST HUS724040AL'
+    """
+    if " " in text or "_" not in text:
+        return None
+    text = _PARTITION.sub("", _BY_ID.sub("", text))
+    model, serial = text.rsplit("_", 1)
+    if not _SERIAL.fullmatch(serial) or nm.capacity_in(serial):
+        return None
+    for prefix in _TRANSPORTS:
+        if model.upper().startswith(prefix) and len(model) > len(prefix):
+            model = model[len(prefix) :]
+            break
+    return model.replace("_", " ").strip() or None
+
+
+def _resolve(lines: list[Line], text: str) -> list[Candidate]:
+    return _by_part(lines, text) or _by_part_and_words(lines, text) or _by_name(lines, text)
+
+
 def resolve(lines: list[Line], query: str) -> Resolution:
-    """The candidate lines ``query`` names (module docstring)."""
+    """The candidate lines ``query`` names (module docstring). A string that names none is read
+    twice more: as a Ceph device id (its model, without transport word and serial:
+    :func:`device_id_model`), and without its remarks in parentheses (``Intel DC P4510 4TB (INTEL
+    SSDPE2KX040T8)``); each candidate's evidence says so."""
     text = " ".join(unicodedata.normalize("NFKC", query).split())
     if not text:
         return Resolution(query, ())
-    found = _by_part(lines, text) or _by_part_and_words(lines, text) or _by_name(lines, text)
+    found = _resolve(lines, text)
+    model = None if found else device_id_model(text)
+    if model:
+        note = f"; read as the Ceph device id of {model!r} (serial {text.rsplit('_', 1)[1]!r} left out)"
+        found = [_noted(c, note) for c in _resolve(lines, model)]
+    bare = " ".join(re.sub(r"\([^()]*\)", " ", text).split())
+    if not found and bare and bare != text and not _names_a_line(lines, re.findall(r"\(([^()]*)\)", text)):
+        found = [_noted(c, f"; read without the remarks in parentheses, as {bare!r}") for c in _resolve(lines, bare)]
     return Resolution(query, tuple(found))
+
+
+def _names_a_line(lines: list[Line], remarks: list[str]) -> bool:
+    """Does a remark hold a word of a line's name (``(Plus)``, ``(PM1643a ...)``)? Then it is part
+    of what the string names, and the string is not read without it."""
+    words = {w for r in remarks for w in nm.words(r) if not w.isdigit()} - nm.SOFT
+    return any(w in words for ln in lines for name in ln.names for w in _name_words(name, _vendors(ln.vendor)[0]))
+
+
+def _noted(c: Candidate, note: str) -> Candidate:
+    return Candidate(c.line, c.how, c.sure, c.capacity_bytes, c.evidence + note)

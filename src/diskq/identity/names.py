@@ -14,7 +14,8 @@ word: ``PM863`` is never ``PM863a``, ``510`` never ``S4510``, ``5300`` never ``S
   ``860 EVO``, ``905P`` of ``Optane 905P``): one line so named is the answer, several are
   candidates;
 * ``typo``: exact once two neighbouring characters of one word of four or more are swapped;
-* None: anything else (an extra word the name lacks, a different number).
+* None: anything else (an extra word the name lacks, a different number, interface words alone:
+  ``SATA SSD`` names no line).
 
 Interface words (``SATA``, ``NVMe``, ``PCIe``, ``SAS``) count only where the name has them:
 ``Exceria SATA`` and ``Exceria NVMe`` are two lines, ``Intel SSD 750 PCIe`` is the 750.
@@ -159,7 +160,7 @@ def compare(query_words: list[str], name_words: list[str]) -> str | None:
     (None, 'typo', None)
     """
     q = [w for w in query_words if w not in SOFT or w in name_words]
-    if not q:
+    if not q or all(w in SOFT for w in q):  # an interface alone ("SATA SSD") names no line
         return None
     if q == name_words or "".join(q) == "".join(name_words) or sorted(q) == sorted(name_words):
         return EXACT

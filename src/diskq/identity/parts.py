@@ -50,6 +50,7 @@ VENDOR_PREFIXES = (
     "HYNIX",
     "ADATA",
     "HGST",
+    "PLEXTOR",
 )
 _PREFIX = re.compile(r"^(?:" + "|".join(re.escape(p) for p in VENDOR_PREFIXES) + r")[ _-]+", re.I)
 #: Capacities sold as a decimal of a terabyte (a code such as ``1T9`` or ``019T`` gives the first digits).
