@@ -180,3 +180,60 @@ def _version_line(path: Path) -> int:
         if 'print(f"diskq {version()}' in line:
             return i
     return -1
+
+
+_TAG = re.compile(r"\[/\]|\[/?(?:bold|red|yellow|green|dim|italic|cyan|magenta|blue)\b[^\]]*\]")
+
+
+def _markup_consoles(func: ast.AST) -> set[str]:
+    """Names a function binds to a console made with markup=True (``out = stdout_console(markup=True)``)."""
+    names = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if any(k.arg == "markup" and getattr(k.value, "value", None) is True for k in node.value.keywords):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def test_no_markup_is_printed_as_text_by_a_console_that_reads_none():
+    # "[bold]Other health checks[/]" reached the cluster report's reader as typed: the consoles read
+    # markup only where a print, or the console it prints on, asks for it
+    root = Path(__file__).resolve().parents[1] / "src" / "diskq"
+    literal = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            consoles = _markup_consoles(func)
+            for call in ast.walk(func):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                    continue
+                if call.func.attr != "print":
+                    continue
+                if any(k.arg == "markup" and getattr(k.value, "value", None) is True for k in call.keywords):
+                    continue
+                if isinstance(call.func.value, ast.Name) and call.func.value.id in consoles:
+                    continue
+                texts = [n.value for a in call.args for n in ast.walk(a) if isinstance(n, ast.Constant)]
+                if any(isinstance(t, str) and _TAG.search(t) for t in texts):
+                    literal.append(f"{path.relative_to(root)}:{call.lineno}")
+    assert sorted(set(literal)) == []
+
+
+def test_the_cluster_report_names_other_health_checks_without_markup_text(tmp_path, capsys):
+    (tmp_path / "health.json").write_text(
+        json.dumps(
+            {
+                "status": "HEALTH_WARN",
+                "checks": {"OSDMAP_FLAGS": {"severity": "HEALTH_WARN", "summary": {"message": "noout flag(s) set"}}},
+            }
+        )
+    )
+    (tmp_path / "osd-metadata.json").write_text(
+        json.dumps([{"id": 0, "hostname": "h1", "bluestore_bdev_devices": "sda"}])
+    )
+    cli("cluster", "--from", str(tmp_path))
+    out = capsys.readouterr().out
+    assert "Other health checks" in out and "OSDMAP_FLAGS" in out
+    assert "[bold]" not in out and "[/]" not in out

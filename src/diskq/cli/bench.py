@@ -137,10 +137,12 @@ def bench_cmd(
         else:
             written = _bench(target, options, output, as_json, err)
     if contribute and written is not None:
+        from rich.markup import escape
+
         from diskq.cli.contribute import run_contribution
         from diskq.contribute.steps import Options
 
-        err.print(f"[bold]contributing {written}[/]")
+        err.print(f"[bold]contributing {escape(str(written))}[/]", markup=True)
         run_contribution(Options(result=written), yes=False)
 
 

@@ -252,10 +252,13 @@ def _render(doc: dict) -> None:
     for c in doc.get("caveats") or []:
         on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more" if len(c["on"]) > 4 else "")
         out.print(
-            f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}", highlight=False, soft_wrap=True
+            f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
         )
     if health and health["other"]:
-        out.print("[bold]Other health checks[/] (not on the commit path; named, not judged)")
+        out.print("[bold]Other health checks[/] (not on the commit path; named, not judged)", markup=True)
         for c in health["other"]:
             out.print(
                 f"  {c['name']}: {c['summary']}" + (f" ({c['note']})" if c.get("note") else ""),
