@@ -17,6 +17,7 @@ import pytest
 
 from diskq.cluster import collect, inputs, report
 from diskq.cluster.perf import perf_dump
+from tests.cli_support import cli
 
 REPO = Path(__file__).resolve().parents[1]
 #: ../shared/data/ceph-clusters next to the repository (DISKQ_CEPH_CLUSTERS names another place)
@@ -307,3 +308,21 @@ def test_combined_mclock_default_against_the_s4510(tmp_path):
     assert doc["config_lines"][0] == f"ceph config set osd.{first['osds'][0]} osd_mclock_max_capacity_iops_ssd 1600"
     assert all(o["mclock"]["source"] == "Ceph's default" for o in doc["osds"])
     assert by_rule(doc, "mclock_spread") == []  # osd.0/1/4's HDD entries do not apply to SSD OSDs
+
+
+def test_a_db_drive_of_a_line_nothing_was_measured_of_is_named_with_its_stored_answer(tmp_path, capsys):
+    # a real cluster's DB drives (Kioxia CM6, KCM61VUL1T60): once "not found" in the table and
+    # "not in the database" beside the note that named the line
+    src = CLUSTERS / "clyso-08-pacific-16.2.10-hdd-cm6-nvme-db"
+    if not src.is_dir():
+        pytest.skip(f"the recorded cluster outputs are not at {CLUSTERS}")
+    db = REPO / "devices.db"
+    assert cli("cluster", "--from", str(src), "--db", str(db), "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = [d for d in doc["db_devices"] if d["model"] == "KCM61VUL1T60"]
+    assert rows and all(d["database"] is None and d["line"]["line"] == "Kioxia CM6" for d in rows)
+    assert all("KCM61VUL1T60 is a Kioxia CM6, not measured with diskq yet" in d["notes"] for d in rows)
+    assert not any(m.startswith("not in the database") and "KCM61VUL1T60" in m for m in doc["missing"])
+    assert cli("cluster", "--from", str(src), "--db", str(db)) == 0
+    out = capsys.readouterr().out
+    assert "Kioxia CM6, not" in out and "not found" not in out

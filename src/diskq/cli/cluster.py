@@ -140,7 +140,7 @@ def _render(doc: dict) -> None:
                 escape(",".join(d["names"])),
                 escape(d["model"] or "unknown"),
                 str(len(d["osds"])),
-                escape(f.get("model") or "not found") + (f" ({f['tier']})" if f.get("tier") else ""),
+                _database_cell(f, d.get("line")),
                 _num(f.get("osds_per_device")),
             )
         out.print(t, markup=True)
@@ -288,3 +288,17 @@ def _render(doc: dict) -> None:
             soft_wrap=True,
         )
     out.print("rules: criteria.toml [cluster], docs/cluster.md", style="dim", markup=False)
+
+
+def _database_cell(facts: dict, line: dict | None) -> str:
+    """The DB drives table's database column: the measured model and its tier, or the product line
+    nothing was measured of and its stored answer with the answer's basis, or "not found"."""
+    from rich.markup import escape
+
+    if facts.get("model"):
+        return escape(facts["model"]) + (f" ({escape(facts['tier'])})" if facts.get("tier") else "")
+    if line:
+        tier = line.get("tier")
+        said = f"{tier}, basis {line.get('basis')}" if tier and tier != "unknown" else "no verdict"
+        return escape(f"{line['line']}, not measured ({said})")
+    return "not found"

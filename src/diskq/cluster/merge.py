@@ -94,6 +94,8 @@ def places(osds: list[OsdMeta], match, sharing: dict[int, int], inp: Inputs) -> 
             known = "model unknown"
         elif facts is None and dev.model in match.hard_disks:
             known = f"{dev.model}: {match.hard_disks[dev.model]}"
+        elif facts is None and dev.model in match.lines:
+            known = f"{dev.model}: a {match.lines[dev.model]['line']}, not measured with diskq yet"
         elif facts is None:
             known = f"{dev.model}: not in the database" if match.db is not None else f"{dev.model} (no database given)"
         else:

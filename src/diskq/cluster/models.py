@@ -13,7 +13,8 @@ from pathlib import Path
 def match_model(db: Path, query: str):
     """(the database's exact match for ``query`` or None, its near match or None, the models it
     names when it names several and none surely, the product line it names when nothing of that
-    line was measured, or what a hard disk drive it names is, or None): what ``diskq lookup`` answers, from the one matcher
+    line was measured (its :class:`~diskq.database.lookup.LineAnswer`), or what a hard disk drive
+    it names is (a text), or None): what ``diskq lookup`` answers, from the one matcher
     (:func:`diskq.database.lookup.answer`)."""
     from diskq.database.lookup import answer
     from diskq.database.matching import EXACT
@@ -29,7 +30,7 @@ def match_model(db: Path, query: str):
         {m.device["model"] for m in matches if m.kind == CANDIDATE}
         | ({la.line["title"] for la in ans.lines} if ans.ambiguous else set())
     )
-    line = ans.lines[0].line["title"] if ans.lines and not ans.ambiguous and not matches else None
+    line = ans.lines[0] if ans.lines and not ans.ambiguous and not matches else None
     return None, (matches[0] if matches and matches[0].is_match else None), several, line
 
 
@@ -41,6 +42,8 @@ class Matcher:
         self.notes: list[str] = []
         #: models the database does not hold that are hard disk drives by their model numbers: what each is
         self.hard_disks: dict[str, str] = {}
+        #: models of a product line nothing was measured of: the line and its stored Ceph WAL/DB answer
+        self.lines: dict[str, dict] = {}
 
     def facts(self, model: str | None) -> dict | None:
         if not model or self.db is None:
@@ -68,11 +71,17 @@ class Matcher:
                     f"{model}: names several models in the database ({', '.join(several)}); not used "
                     "(map it with --as if you know which)"
                 )
-            elif line is not None and line.startswith("a hard disk drive"):
+            elif isinstance(line, str):
                 self.hard_disks[model] = line
             elif line is not None:
+                verdict = (line.verdicts or {}).get("ceph_waldb") or {}
+                self.lines[model] = {
+                    "line": line.line["title"],
+                    "tier": verdict.get("tier"),
+                    "basis": verdict.get("basis"),
+                }
                 self.notes.append(
-                    f"{model}: a {line}, not measured with diskq yet (`diskq lookup '{model}'` shows "
+                    f"{model}: a {line.line['title']}, not measured with diskq yet (`diskq lookup '{model}'` shows "
                     "what is known of it)"
                 )
             elif near is not None:

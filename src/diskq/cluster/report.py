@@ -80,6 +80,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
             "rotational": dev.rotational,
             "osds": ids,
             "database": facts,
+            "line": match.lines.get(dev.model) if dev.model else None,
             "drive_size_bytes": whole.size_bytes if whole else None,
             "wear_level": wear.get(key),
             "data_osds": [],
@@ -89,6 +90,8 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
             row["notes"].append("model unknown (no device id in the metadata)")
         elif facts is None and dev.model in match.hard_disks:
             row["notes"].append(f"{dev.model} is {match.hard_disks[dev.model]}: not a WAL/DB device")
+        elif facts is None and dev.model in match.lines:
+            row["notes"].append(f"{dev.model} is a {match.lines[dev.model]['line']}, not measured with diskq yet")
         elif facts is None and db is not None:
             row["notes"].append(f"{dev.model} is not in the database")
         findings += [
@@ -181,7 +184,9 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
                 "but the file does not say which OSD it is"
             )
     missing += match.notes
-    absent = sorted(m for m, f in match.cache.items() if f is None and m not in match.hard_disks)
+    absent = sorted(
+        m for m, f in match.cache.items() if f is None and m not in match.hard_disks and m not in match.lines
+    )
     disks = sorted(match.hard_disks)
     if disks:
         missing.append(f"hard disk drives by their model numbers ({len(disks)}): " + "; ".join(disks))
