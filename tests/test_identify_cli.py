@@ -144,3 +144,57 @@ def test_absurd_values_are_dropped_not_printed_or_crashed_on(tmp_path):
     doc = json.loads(out.stdout)
     assert (doc["logical_block_size"], doc["capacity_bytes"], doc["data_written_bytes"]) == (None, None, None)
     assert doc["percentage_used"] == 22 and doc["firmware"] is None  # firmware was REDACTED upstream
+
+
+def identify_json(name: str, tmp_path: Path) -> dict:
+    out = diskq("identify", "--smartctl-json", str(SMART / name), "--json", jdir=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_a_line_nothing_was_measured_of_shows_the_answer_lookup_stores(tmp_path):
+    """identify reads the answer devices.db stores for the line (what `diskq lookup` prints), never
+    one of its own: the Ceph WAL/DB tier with its basis follows the line it names."""
+    name = "sce__Micron_5300_MTFDDAK3T8TDS.json"
+    text = diskq("identify", "--smartctl-json", str(SMART / name), jdir=tmp_path)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    at = lines.index(
+        "device database: Micron 5300 (data-centre, SATA): nothing measured yet (identified by part number)"
+    )
+    assert lines[at + 1].startswith("  Ceph WAL/DB: ") and ", basis " in lines[at + 1]
+    doc = identify_json(name, tmp_path)
+    looked = diskq("lookup", "Micron_5300_MTFDDAK3T8TDS", "--json", jdir=tmp_path)
+    assert looked.returncode == 0, looked.stderr
+    stored = json.loads(looked.stdout)[0]["verdicts"]
+    assert doc["database"]["verdicts"] == stored and stored["ceph_waldb"]["tier"]
+
+
+def test_a_hard_disk_is_named_as_one_with_its_answer(tmp_path):
+    """By its model number (the rotation rate its sources leave out is the one the drive reports),
+    or by its own report of a rotation rate where no source places the model; a RAID volume that
+    reports one is not a hard disk drive."""
+    exos = diskq("identify", "--smartctl-json", str(SMART / "sce__ST1000NM000A-2J3100.json"), jdir=tmp_path)
+    assert exos.returncode == 0, exos.stderr
+    assert (
+        "device database: ST1000NM000A-2J3100: a hard disk drive (Seagate Exos 7E8 family by its model number; "
+        "7,200 rpm as the drive reports)"
+    ) in exos.stdout
+    assert "  Ceph WAL/DB: unsuitable, basis datasheet: a hard disk drive: at most 240 flushed writes" in exos.stdout
+    scsi = identify_json("sce__SEAGATE_ST373453LC.json", tmp_path)
+    disk = scsi["database"]["hard_disk"]
+    assert (disk["kind"], disk["how"], disk["rpm"]) == ("hard disk drive", "reported rotation rate", 15015)
+    assert scsi["database"]["lines"][0].startswith("device database: SEAGATE ST373453LC: a hard disk drive by its own")
+    assert scsi["database"]["verdicts"]["ceph_waldb"]["tier"] == "unsuitable"
+    raid = identify_json("scrutiny__Intel_Raid_1_Volume__scsi_rc4.json", tmp_path)
+    assert raid["rotation_rpm"] == 7200 and raid["database"]["hard_disk"] is None
+    assert not any("hard disk" in line for line in raid["database"]["lines"])
+
+
+def test_the_power_loss_verdict_weighs_what_the_lines_datasheets_document(tmp_path):
+    """The Micron 7450 reports nothing of its protection; its line's facts state it (as `lookup`
+    says of the line), so the verdict is not 'no evidence either way'."""
+    doc = identify_json("sce__Micron_7450_MTFDKCC3T2TFS.json", tmp_path)
+    plp = doc["power_loss_protection"]
+    assert (plp["verdict"], plp["rule"]) == ("likely", "documented")
+    assert any(e["kind"] == "documented" and e["points_to"] == "plp" for e in plp["evidence"])

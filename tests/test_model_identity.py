@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from diskq.database import evidence, modelid
+from diskq.database import evidence, known, modelid
 from diskq.database.build import build
 from diskq.database.lookup import lookup
 from diskq.submission import legacy
@@ -113,16 +113,15 @@ def test_lookup_shows_other_methods_as_labelled_evidence(db, capsys):
 
 
 def test_known_lines_never_fail_and_stay_short(db, tmp_path):
-    assert evidence.known_lines("INTEL SSDSC2KB240G8", db)[0].startswith(
-        "device database: Intel SSD S4510: 1-job 1,600"
-    )
-    assert evidence.known_lines("INTEL SSDSC2KB240G8", tmp_path / "missing.db")[0].startswith(
-        "device database: not read"
-    )
+    assert known.known_lines("INTEL SSDSC2KB240G8", db)[0].startswith("device database: Intel SSD S4510: 1-job 1,600")
+    assert known.known_lines("INTEL SSDSC2KB240G8", tmp_path / "missing.db")[0].startswith("device database: not read")
     (tmp_path / "junk.db").write_text("not sqlite")
-    assert evidence.known_lines("x", tmp_path / "junk.db")[0].startswith("device database: not read")
-    assert evidence.known_lines(None, db) == []
-    assert len(evidence.known_lines("Samsung 950 PRO", db)) <= evidence.KNOWN_LINES
+    assert known.known_lines("x", tmp_path / "junk.db")[0].startswith("device database: not read")
+    assert known.known_lines(None, db) == []
+    lines = known.known_lines("Samsung 950 PRO", db)
+    figures = [line for line in lines if not line.startswith(("device database:", "  "))]
+    assert 0 < len(figures) <= evidence.KNOWN_LINES  # the answer per use comes first, then the figures, trimmed
+    assert lines[0].startswith("device database: Samsung 950 PRO") and lines[1].startswith("  Ceph WAL/DB: ")
 
 
 def test_identify_prints_what_the_database_knows(db, capsys, monkeypatch):
@@ -148,7 +147,7 @@ def test_bench_progress_prints_what_the_database_knows_and_never_fails(db, monke
     def broken(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("diskq.database.evidence.known_lines", broken)
+    monkeypatch.setattr("diskq.database.known.known_lines", broken)
     progress.identified(Device(model="INTEL SSDSC2KB240G8"))
     assert "device database: not read (disk on fire)" in buf.getvalue()
 

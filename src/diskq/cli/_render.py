@@ -86,7 +86,7 @@ class BenchProgress(Listener):
 
     def identified(self, device) -> None:
         """What the device database knows about this drive: one short block, never an error."""
-        from diskq.database.evidence import known_lines
+        from diskq.database.known import known_lines
 
         try:
             lines = known_lines(device.model)

@@ -87,7 +87,7 @@ def report_cmd(
 ) -> None:
     from functools import partial
 
-    from diskq.database.evidence import known_lines
+    from diskq.database.known import known_lines
     from diskq.fleet import report as report_mod
 
     rep = report_mod.build(results, known=partial(known_lines, db=db))

@@ -39,16 +39,22 @@ def identify(
         device = ident.identify(target)
 
     from diskq.analyse import plp
+    from diskq.database.known import known
 
     verdict = plp.evaluate_device(device)
+    drive = verdict.rule != "not_applicable"  # a RAID volume's rotation rate is not a hard disk's
+    found = known(device.model, rotation_rpm=device.rotation_rpm if drive else None)
+    if drive and found.facts is not None:  # what the line's datasheets document weighs too
+        verdict = plp.evaluate_device(device, facts=found.facts, checked=True)
     if as_json:
         import json
 
         out = device.model_dump(mode="json")
         out["power_loss_protection"] = verdict.model_dump(mode="json")
+        out["database"] = {"lines": found.lines, "verdicts": found.verdicts, "hard_disk": found.hard_disk}
         print_json(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    _render(device, verdict)
+    _render(device, verdict, found.lines)
 
 
 #: A `smartctl -x` output is tens of kilobytes; anything this large is not one.
@@ -88,7 +94,7 @@ def _read_smartctl_json(path: Path):
         ) from None
 
 
-def _render(device, verdict) -> None:
+def _render(device, verdict, known: list[str]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -149,9 +155,7 @@ def _render(device, verdict) -> None:
             )
     for line in plp_lines(verdict):
         out.print(line, markup=True)
-    from diskq.database.evidence import known_lines
-
-    for line in known_lines(device.model):
+    for line in known:
         out.print(line, markup=False, highlight=False, soft_wrap=True)
 
 

@@ -165,17 +165,49 @@ def hard_disk_figures(con: sqlite3.Connection) -> list[dict]:
     return out
 
 
-def hard_disk(con: sqlite3.Connection, query: str) -> dict | None:
+def hard_disk(con: sqlite3.Connection, query: str, *, reported_rpm: int | None = None) -> dict | None:
     """What a hard disk drive the query names is (:mod:`diskq.identity.disks`) and its answer per
-    use (:mod:`diskq.analyse.harddisk`), or None when no source places the string as a hard disk."""
+    use (:mod:`diskq.analyse.harddisk`), or None when no source places the string as a hard disk.
+
+    ``reported_rpm``: the nominal rotation rate the drive itself reports (``smartctl``'s
+    ``rotation_rate``, read by ``identify``): where its sources leave the rate out, the drive's
+    report gives it; where no source places the model, a drive that reports one is a hard disk by
+    its own report."""
     from diskq.analyse import harddisk
     from diskq.identity import disks
 
     found = disks.recognise(query)
-    if found is None:
+    if found is None and not reported_rpm:
         return None
-    verdicts = harddisk.answer(found.rpm, found.rule.rpm_source, hard_disk_figures(con))
-    return {**found.to_dict(), "verdicts": verdicts}
+    if found is not None:
+        out = found.to_dict()
+        if not found.rpm and reported_rpm:
+            out["rpm"], out["rpm_source"], out["text"] = reported_rpm, REPORTED_RPM, found.text(reported_rpm)
+    else:
+        out = {
+            "kind": disks.KIND,
+            "query": query,
+            "model": query,
+            "vendor": None,
+            "family": None,
+            "how": "reported rotation rate",
+            "scheme": None,
+            "pattern": None,
+            "source": REPORTED_RPM,
+            "rpm": reported_rpm,
+            "rpm_source": REPORTED_RPM,
+            "text": f"a {disks.KIND} by its own report ({reported_rpm:,} rpm); no source in the database names "
+            "the model",
+            "evidence": f"the drive reports a nominal rotation rate of {reported_rpm:,} rpm ({REPORTED_RPM}); "
+            "a solid-state drive reports none",
+        }
+    verdicts = harddisk.answer(out["rpm"], out["rpm_source"], hard_disk_figures(con))
+    return {**out, "verdicts": verdicts}
+
+
+#: Where a rotation rate the drive reports comes from: ATA IDENTIFY DEVICE word 217 and the SCSI
+#: Block Device Characteristics VPD page, as smartctl prints them.
+REPORTED_RPM = "reported by the drive: smartctl rotation_rate"
 
 
 def lines(answers: dict | None, osds: str | None = None) -> list[str]:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from diskq.analyse import methodclass
 from diskq.database import modelid
-from diskq.errors import DiskqError
 
 
 def has_public_tables(con: sqlite3.Connection) -> bool:
@@ -148,7 +147,7 @@ def class_summary(model: PublicModel) -> list[str]:
     return out
 
 
-#: Most lines :func:`known_lines` gives: one short block before a measurement.
+#: Most figure lines :func:`diskq.database.known.known_lines` gives: one short block before a measurement.
 KNOWN_LINES = 6
 
 
@@ -158,65 +157,3 @@ def default_db() -> Path:
     from diskq.database.locate import find
 
     return find().path
-
-
-def known_lines(model: str | None, db: Path | None = None) -> list[str]:
-    """What devices.db knows about a drive of this model, in a few lines: the line the one
-    matcher names (:mod:`diskq.identity.match`), its table rows with their method class, then
-    public figures by class with the capacity each was measured on; a line with nothing measured
-    says what the drive is. Never raises: a missing or unreadable database, a model it does not
-    know, or one it cannot tell from others, is said in one line."""
-    if not model:
-        return []
-    try:
-        from diskq.database.locate import open_db
-
-        con = open_db(Path(db) if db is not None else default_db())
-    except (DiskqError, OSError, sqlite3.Error) as exc:
-        return [f"device database: not read ({getattr(exc, 'message', exc)})"]
-    try:
-        from diskq.identity import query as identity_query
-
-        found = identity_query.find(con, model)
-        if found.lines and not found.sure:
-            titles = ", ".join(lm.candidate.line.title for lm in found.lines)
-            return [f"device database: {model!r} may be any of {titles}; none is assumed"]
-        ids, ident = devices_of(con, model)
-        if ident is None:
-            return [f"device database: {model!r} is not a model it can identify"]
-        asked = found.asked_capacity if found.lines else None
-        lines = []
-        for did in ids:
-            d = con.execute(
-                "SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
-                "ceph_waldb, capacity_bytes FROM devices WHERE id = ?",
-                (did,),
-            ).fetchone()
-            one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
-            fw = f" firmware {d['firmware']}" if d["firmware"] else ""
-            lines.append(
-                f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
-                f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
-                f"{identity_query.capacity_note(d['capacity_bytes'], asked)}"
-            )
-        families = found.lines[0].candidate.line.families if found.lines else (ident.key,)
-        for key in families:
-            for m in public_models_of_family(con, key):
-                for line in class_summary(m):
-                    lines.append(f"public figures: {m.name}: {line}")
-        if not lines:
-            if found.lines:
-                facts = found.lines[0].candidate.line.facts
-                what = ", ".join(x for x in (facts.segment, facts.interface) if x) or "a line its sources name"
-                return [
-                    f"device database: {found.lines[0].candidate.line.title} ({what}): nothing measured yet "
-                    f"(identified by {found.lines[0].candidate.how})"
-                ]
-            return [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
-        if len(lines) > KNOWN_LINES:
-            lines = lines[: KNOWN_LINES - 1] + [f"... and {len(lines) - KNOWN_LINES + 1} more: diskq lookup {model!r}"]
-        return lines
-    except sqlite3.Error as exc:
-        return [f"device database: not read ({exc})"]
-    finally:
-        con.close()

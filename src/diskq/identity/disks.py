@@ -60,15 +60,22 @@ class HardDisk:
     def rpm(self) -> int | None:
         return self.rule.rpm
 
-    def text(self) -> str:
+    def text(self, reported_rpm: int | None = None) -> str:
         """``a hard disk drive (Seagate Exos 7E8 family by its model number; 7,200 rpm per ...)``;
-        where its sources leave the family or the rotation rate out, it says so."""
+        where its sources leave the family or the rotation rate out, it says so (or gives the rate
+        the drive reports, ``reported_rpm``)."""
         r = self.rule
         if r.kind == "family":
             what = f"{r.vendor} {r.family} family by its model number"
         else:
             what = f"by the {r.vendor}{' ' + r.family if r.family else ''} model-number scheme"
-        rpm = f"{r.rpm:,} rpm per {r.rpm_source}" if r.rpm else "rotation rate not stated by its sources"
+        rpm = (
+            f"{r.rpm:,} rpm per {r.rpm_source}"
+            if r.rpm
+            else f"{reported_rpm:,} rpm as the drive reports"
+            if reported_rpm
+            else "rotation rate not stated by its sources"
+        )
         return f"a {KIND} ({what}; {rpm})"
 
     def evidence(self) -> str:

@@ -3,7 +3,7 @@ the database holds of each: its measured devices, its public models and its data
 each labelled with the capacity it is of.
 
 :func:`find` is what ``lookup``, ``plan``, ``identify``/``bench`` (:func:`known_lines` in
-:mod:`diskq.database.evidence`), the site and ``cluster`` read, so they agree on every string.
+:mod:`diskq.database.known`), the site and ``cluster`` read, so they agree on every string.
 """
 
 from __future__ import annotations
