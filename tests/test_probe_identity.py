@@ -100,6 +100,18 @@ def test_scsi_older_vendor_product_fields_on_a_raid_volume():
     assert any("exit status 4" in n for n in dev.notes)
 
 
+def test_a_dell_boss_virtual_disk_is_said_to_be_one_and_no_drive():
+    """``DELLBOSS VD`` speaks ATA, so no SCSI RAID rule sees it: its model names the card (Dell KB
+    000177584), whose virtual disk is two M.2 drives in RAID 1 by default."""
+    from diskq.analyse.plp import evaluate_device
+
+    dev = identity_from_smartctl_json(load("checkmk__DELLBOSS_VD__rc4.json"))
+    assert (dev.model, dev.protocol) == ("DELLBOSS VD", "ata")
+    assert any(n.startswith("this is a Dell BOSS card's virtual disk") for n in dev.notes)
+    verdict = evaluate_device(dev)
+    assert verdict.rule == "not_applicable" and "RAID controller's volume (DELLBOSS VD)" in verdict.reasons[0]
+
+
 def test_raid_passthrough_and_usb_bridge_are_noted():
     mega = identity_from_smartctl_json(load("telegraf__ST6000NM0115__sat+megaraid14_rc4.json"))
     assert mega.model == "ST6000NM0115-1YZ110" and mega.protocol == "ata"

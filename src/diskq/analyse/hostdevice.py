@@ -14,7 +14,9 @@ Such results are validated, stored and looked up like any other, but never ranke
 4. the model is one the kernel gives such devices (``Linux loop device``, ``virtio block
    device``, ...), or a hypervisor's or RAID controller's virtual disk (QEMU, VirtualBox,
    VMware, Hyper-V, Dell PERC, HPE Smart Array ``LOGICAL VOLUME``, Broadcom/LSI MegaRAID
-   ``MR...`` volumes, any model naming RAID).
+   ``MR...`` volumes, Dell BOSS cards' ``DELLBOSS VD`` (Dell KB 000177584: "BOSS devices contain
+   the string DELLBOSS in the device's Model property", two M.2 drives "defaulting to a RAID 1
+   configuration", https://www.dell.com/support/kbdoc/en-us/000177584), any model naming RAID).
 
 5. fio's own output, whatever the identity and notes say (:mod:`diskq.analyse.rawtarget`): it
    shows a memory-backed target (a RAM disk, zram, pmem or null block device named in its
@@ -63,7 +65,10 @@ _MODELS = [
         re.compile(r"\b(qemu|vbox|virtualbox|vmware|virtual ?disk|virtual hd|msft virtual)\b", re.I),
         "a hypervisor's virtual disk",
     ),
-    (re.compile(r"\bperc\b|\blogical volume\b|^mr\d{4}|\bmegaraid\b|\braid\b", re.I), "a RAID controller's volume"),
+    (
+        re.compile(r"\bperc\b|\blogical volume\b|^mr\d{4}|\bmegaraid\b|\braid\b|\bdellboss\b", re.I),
+        "a RAID controller's volume",
+    ),
 ]
 
 

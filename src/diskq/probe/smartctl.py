@@ -156,6 +156,8 @@ def identity_from_smartctl_json(data: dict, *, salt: str = DEFAULT_SALT) -> Devi
         notes.append(f"read through a USB bridge ({dtype}): the bridge may not pass flushes or cache commands")
     if protocol == "scsi" and model and "raid" in model.lower():
         notes.append("this is a RAID volume, not a single drive")
+    elif model and "dellboss" in model.lower():  # Dell KB 000177584: BOSS devices carry DELLBOSS in their model
+        notes.append("this is a Dell BOSS card's virtual disk (two M.2 drives, RAID 1 by default), not a single drive")
 
     lbs = _in_range(data.get("logical_block_size"), "logical block size", notes)
     pbs = _in_range(data.get("physical_block_size"), "physical block size", notes)
