@@ -198,3 +198,13 @@ def test_the_power_loss_verdict_weighs_what_the_lines_datasheets_document(tmp_pa
     plp = doc["power_loss_protection"]
     assert (plp["verdict"], plp["rule"]) == ("likely", "documented")
     assert any(e["kind"] == "documented" and e["points_to"] == "plp" for e in plp["evidence"])
+
+
+def test_a_scan_or_an_attributes_only_output_is_named_in_one_line(tmp_path):
+    """What an operator fed instead of `smartctl --json -x`, and what to save instead."""
+    scan = diskq("identify", "--smartctl-json", str(SMART / "telegraf__scan_all.json"), jdir=tmp_path)
+    assert scan.returncode == 1 and scan.stdout == "" and len(scan.stderr.splitlines()) == 1
+    assert scan.stderr.startswith("diskq: error: this is a `smartctl --scan` output: it lists /dev/sda, /dev/nvme0")
+    attrs = diskq("identify", "--smartctl-json", str(SMART / "scrutiny__sat_attributes_only_jA.json"), jdir=tmp_path)
+    assert attrs.returncode == 1 and len(attrs.stderr.splitlines()) == 1
+    assert "it ran as `smartctl -jA /dev/sdc`); save `smartctl --json -x /dev/sdc`" in attrs.stderr

@@ -414,8 +414,16 @@ def test_exit_status_is_decoded_bit_by_bit():
         ("scrutiny__windows_open_failed_rc2.json", "Open failed, Error=5"),
         ("debian12__loop__unable_to_detect_rc1.json", "Unable to detect device type"),
         ("checkmk__sd_card_reader_empty_rc2.json", "device open failed"),
-        ("scrutiny__sat_attributes_only_jA.json", "no device identity"),
-        ("telegraf__scan_all.json", "no device identity"),
+        (
+            "scrutiny__sat_attributes_only_jA.json",
+            "smartctl output of /dev/sdc holds no device identity (exit status 0: no model or product field; "
+            "it ran as `smartctl -jA /dev/sdc`); save `smartctl --json -x /dev/sdc`",
+        ),
+        (
+            "telegraf__scan_all.json",
+            "this is a `smartctl --scan` output: it lists /dev/sda, /dev/nvme0, /dev/nvme1, no drive's identity; "
+            "save `smartctl --json -x /dev/sda` or of another",
+        ),
     ],
 )
 def test_outputs_without_identity_raise_with_smartctls_message(name, expected):

@@ -49,6 +49,33 @@ def _smartctl_messages(data: dict) -> list[str]:
     return [m["string"] for m in msgs if isinstance(m, dict) and isinstance(m.get("string"), str)]
 
 
+def _no_identity(data: dict, status: int) -> str:
+    """What an output that names no drive is, in one line: a ``smartctl --scan`` (the devices it
+    lists), or a run whose options or device gave no identity (its command line, and the one that
+    would give it)."""
+    listed = [name for name in (_str(_dict(d).get("name")) for d in _list(data.get("devices"))) if name]
+    if listed:
+        shown = ", ".join(listed[:4]) + (f" and {len(listed) - 4} more" if len(listed) > 4 else "")
+        return (
+            f"this is a `smartctl --scan` output: it lists {shown}, no drive's identity; save "
+            f"`smartctl --json -x {listed[0]}`" + (" or of another" if len(listed) > 1 else "")
+        )
+    device = _str(_dict(data.get("device")).get("name"))
+    whose = f" of {device}" if device else ""
+    if status:
+        return f"smartctl output{whose} holds no device identity (exit status {status}: {'; '.join(decode_exit_status(status))})"
+    argv = [a for a in (_str(a) for a in _list(_dict(data.get("smartctl")).get("argv"))) if a]
+    ran = f"; it ran as `{' '.join(argv)[:200]}`" if argv else ""
+    text = f"smartctl output{whose} holds no device identity (exit status 0: no model or product field{ran})"
+    if _IDENTITY_OPTIONS & set(argv):  # it asked for the identity: another run would print the same
+        return text
+    return f"{text}; save `smartctl --json -x {device or 'DEVICE'}`"
+
+
+#: smartctl options whose output holds the identity (smartctl(8): -i, -a, -x).
+_IDENTITY_OPTIONS = {"-i", "--info", "-a", "--all", "-x", "--xall"}
+
+
 def _model(data: dict, notes: list[str]) -> tuple[str | None, str | None, bool]:
     """(model, vendor, named) for ATA/NVMe (``model_name``) and SCSI (three spellings across
     versions). ``named`` says whether the output had a model field at all, placeholder or not."""
@@ -126,8 +153,7 @@ def identity_from_smartctl_json(data: dict, *, salt: str = DEFAULT_SALT) -> Devi
     if not named:
         if messages:
             raise IdentityError(f"smartctl: {'; '.join(messages)}")
-        detail = "; ".join(decode_exit_status(status)) if status else "no model or product field"
-        raise IdentityError(f"smartctl output holds no device identity (exit status {status}: {detail})")
+        raise IdentityError(_no_identity(data, status))
 
     dev = _dict(data.get("device"))
     protocol = _PROTOCOLS.get(str(dev.get("protocol", "")).lower(), "unknown")
