@@ -47,6 +47,9 @@ def test_identify_from_stdin_human_output(tmp_path):
     out = diskq("identify", "--smartctl-json", "-", jdir=tmp_path, stdin=text)
     assert out.returncode == 0, out.stderr
     assert "TOSHIBA AL15SEB18EQY" in out.stdout and "10000 rpm" in out.stdout and "scsi" in out.stdout
+    # nothing was probed: a saved output never shows that the cache cannot be switched
+    words = " ".join(out.stdout.split())  # the table wraps at the terminal's width
+    assert "write cache unknown (a saved smartctl output does not say how it can be switched)" in words
 
 
 def test_no_identity_exits_nonzero_with_smartctls_message(tmp_path):

@@ -54,7 +54,7 @@ def identify(
         out["database"] = {"lines": found.lines, "verdicts": found.verdicts, "hard_disk": found.hard_disk}
         print_json(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    _render(device, verdict, found.lines)
+    _render(device, verdict, found.lines, probed=smartctl_json is None)
 
 
 #: A `smartctl -x` output is tens of kilobytes; anything this large is not one.
@@ -94,7 +94,7 @@ def _read_smartctl_json(path: Path):
         ) from None
 
 
-def _render(device, verdict, known: list[str]) -> None:
+def _render(device, verdict, known: list[str], *, probed: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -134,7 +134,13 @@ def _render(device, verdict, known: list[str]) -> None:
         (
             "write cache",
             device.write_cache
-            + (f" (switchable with {device.cache_toggle})" if device.cache_toggle else " (cannot be switched)"),
+            + (
+                f" (switchable with {device.cache_toggle})"
+                if device.cache_toggle
+                else " (cannot be switched)"
+                if probed
+                else " (a saved smartctl output does not say how it can be switched)"
+            ),
         ),
         ("serial hash", device.serial_hash),
         ("sources", ", ".join(device.sources)),
