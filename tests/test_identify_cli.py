@@ -211,3 +211,15 @@ def test_a_scan_or_an_attributes_only_output_is_named_in_one_line(tmp_path):
     attrs = diskq("identify", "--smartctl-json", str(SMART / "scrutiny__sat_attributes_only_jA.json"), jdir=tmp_path)
     assert attrs.returncode == 1 and len(attrs.stderr.splitlines()) == 1
     assert "it ran as `smartctl -jA /dev/sdc`); save `smartctl --json -x /dev/sdc`" in attrs.stderr
+
+
+def test_a_measured_line_shows_its_rows_stored_answer_with_its_basis(tmp_path):
+    name = "sce__INTEL_SSDSC2KB240G8.json"
+    doc = identify_json(name, tmp_path)
+    first = doc["database"]["lines"][0]
+    assert first.startswith("device database: Intel SSD S4510: 1-job 1,600 IOPS, Ceph WAL/DB marginal (basis ")
+    looked = diskq("lookup", "INTEL SSDSC2KB240G8", "--json", jdir=tmp_path)
+    assert looked.returncode == 0, looked.stderr
+    stored = json.loads(looked.stdout)[0]["verdicts"]
+    assert doc["database"]["verdicts"] == stored
+    assert f"(basis {stored['ceph_waldb']['basis']})" in first

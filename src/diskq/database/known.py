@@ -18,9 +18,9 @@ from diskq.errors import DiskqError
 @dataclass
 class Known:
     """What devices.db knows about a drive (:func:`known`): its lines of text, the stored answer
-    per use shown in them (a line nothing of which was measured, or a hard disk drive; None
-    otherwise), the hard disk it was recognised as, and the datasheet facts of the line the model
-    names surely (for the power-loss verdict)."""
+    per use (of its best measured device row, of a line nothing of which was measured, or of a
+    hard disk drive; None otherwise), the hard disk it was recognised as, and the datasheet facts
+    of the line the model names surely (for the power-loss verdict)."""
 
     lines: list[str]
     verdicts: dict | None = None
@@ -86,15 +86,12 @@ def known(model: str | None, db: Path | None = None, *, rotation_rpm: int | None
         asked = found.asked_capacity if found.lines else None
         lines = []
         for did in ids:
-            d = con.execute(
-                "SELECT model, firmware, rank, class_rank, method_class, iops_1job, max_iops, "
-                "ceph_waldb, capacity_bytes FROM devices WHERE id = ?",
-                (did,),
-            ).fetchone()
+            d = con.execute("SELECT * FROM devices WHERE id = ?", (did,)).fetchone()
             one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
             fw = f" firmware {d['firmware']}" if d["firmware"] else ""
             lines.append(
-                f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}, "
+                f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}"
+                f"{_basis(d)}, "
                 f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
                 f"{identity_query.capacity_note(d['capacity_bytes'], asked)}"
             )
@@ -115,11 +112,29 @@ def known(model: str | None, db: Path | None = None, *, rotation_rpm: int | None
             return _hard_disk(con, model, rotation_rpm) or Known(
                 [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
             )
-        return Known(lines, facts=facts)
+        return Known(lines, _stored(con, ids[0]) if ids else None, facts=facts)
     except sqlite3.Error as exc:
         return Known([f"device database: not read ({exc})"])
     finally:
         con.close()
+
+
+def _answers(row: sqlite3.Row) -> dict | None:
+    """A device row's stored answer per use (``devices.answers``), None for a row without one."""
+    import json
+
+    return json.loads(row["answers"]) if "answers" in row.keys() and row["answers"] else None
+
+
+def _stored(con: sqlite3.Connection, did: str) -> dict | None:
+    return _answers(con.execute("SELECT * FROM devices WHERE id = ?", (did,)).fetchone())
+
+
+def _basis(row: sqlite3.Row) -> str:
+    """`` (basis measured)``: what the row's stored Ceph WAL/DB answer rests on, as ``lookup``
+    prints it; empty for a row stored without its answer."""
+    basis = ((_answers(row) or {}).get("ceph_waldb") or {}).get("basis")
+    return f" (basis {basis})" if basis else ""
 
 
 def _line_verdicts(path: Path, model: str) -> dict | None:
