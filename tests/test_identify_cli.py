@@ -223,3 +223,19 @@ def test_a_measured_line_shows_its_rows_stored_answer_with_its_basis(tmp_path):
     stored = json.loads(looked.stdout)[0]["verdicts"]
     assert doc["database"]["verdicts"] == stored
     assert f"(basis {stored['ceph_waldb']['basis']})" in first
+
+
+def test_a_hard_disk_model_number_on_a_drive_reporting_no_rotation_gets_no_answer(tmp_path):
+    """The drive's own report (solid state) against its model number (a hard disk): the conflict
+    is said, and neither answer is assumed."""
+    data = json.loads((SMART / "sce__ST1000NM000A-2J3100.json").read_text())
+    data["rotation_rate"] = 0  # as a solid-state drive reports it
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(data))
+    doc = identify_json(str(odd), tmp_path)
+    assert doc["media"] == "ssd" and doc["database"]["verdicts"] is None
+    assert doc["database"]["lines"][0] == (
+        "device database: ST1000NM000A-2J3100: its model number reads as a hard disk drive (Seagate Exos 7E8 family "
+        "by its model number; rotation rate not stated by its sources), but the drive reports non-rotating media "
+        "(a solid-state drive): no answer is assumed"
+    )

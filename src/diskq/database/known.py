@@ -47,6 +47,14 @@ def _hard_disk(con: sqlite3.Connection, model: str, rotation_rpm: int | None) ->
     disk = hard_disk(con, model, reported_rpm=rotation_rpm)
     if disk is None:
         return None
+    if rotation_rpm == 0:  # the drive's own report against its model number: neither is assumed
+        return Known(
+            [
+                f"device database: {model}: its model number reads as {disk['text']}, but the drive reports "
+                "non-rotating media (a solid-state drive): no answer is assumed",
+                f"  evidence: {disk['evidence']}",
+            ]
+        )
     head = [f"device database: {model}: {disk['text']}", f"  evidence: {disk['evidence']}"]
     info = {k: v for k, v in disk.items() if k != "verdicts"}
     return Known(head + _answer_lines(disk["verdicts"]), disk["verdicts"], info)
