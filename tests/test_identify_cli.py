@@ -239,3 +239,13 @@ def test_a_hard_disk_model_number_on_a_drive_reporting_no_rotation_gets_no_answe
         "by its model number; rotation rate not stated by its sources), but the drive reports non-rotating media "
         "(a solid-state drive): no answer is assumed"
     )
+
+
+def test_a_drive_failing_its_own_health_check_is_a_warning_not_a_note(tmp_path):
+    name = "scrutiny__Hitachi_HDS721050DLE630__usbjmicron_rc216.json"  # exit status 216: bit 3, DISK FAILING
+    out = diskq("identify", "--smartctl-json", str(SMART / name), jdir=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "warning: smartctl exit status 216: SMART status check returned DISK FAILING" in lines
+    assert "  note: smartctl exit status 216: prefail attributes found <= threshold" in lines
+    assert any(line.startswith("  note: read through a USB bridge (usbjmicron)") for line in lines)

@@ -150,8 +150,13 @@ def _render(device, verdict, known: list[str], *, probed: bool) -> None:
             table.add_row(key, str(value))
     out = stdout_console()
     out.print(table)
+    from diskq.probe.smartctl import EXIT_STATUS_BITS
+
     for note in device.notes:
-        out.print(f"  note: {note}", markup=False)
+        if note.startswith("smartctl exit status") and note.endswith(EXIT_STATUS_BITS[3]):  # its own health check
+            out.print(f"[bold red]warning[/]: {escape(note)}", markup=True)
+        else:
+            out.print(f"  note: {note}", markup=False)
     from diskq.cli._render import plp_lines
 
     for fact in device.plp_facts:
