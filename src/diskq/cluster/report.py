@@ -249,6 +249,7 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
             None,
             None,
             ["no metadata: devices unknown"],
+            devices_known=False,
         )
         for osd, rot in sorted(media.items())
     ]

@@ -1,0 +1,49 @@
+"""diskq cluster read as an operator reads it, on the recorded outputs of real clusters
+(../shared/data/ceph-clusters, each with its source in SOURCES.md there; skipped where absent):
+nothing claimed that the inputs do not show, no advice a release cannot follow, no raw values.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from diskq.cluster import inputs, report
+
+REPO = Path(__file__).resolve().parents[1]
+FIX = REPO / "tests" / "fixtures" / "ceph"
+CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
+DB = REPO / "devices.db"
+needs_data = pytest.mark.skipif(
+    not CLUSTERS.is_dir(),
+    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
+)
+
+
+def answer(directory: Path) -> dict:
+    return report.build(inputs.read_dir(directory), db=DB)
+
+
+@needs_data
+def test_an_osd_known_without_metadata_commits_to_a_device_not_known():
+    """web3one's Rook cluster: its 36 HDD OSDs have their DBs on one Intel Optane 900P per 12
+    (the repository's own report), which osd df and osd perf do not say: the answer must not say
+    that they commit to their data devices, alone."""
+    doc = answer(CLUSTERS / "web3one-rook-hdd-optane-900p-db")
+    assert len(doc["osds"]) == 45
+    assert all(o["commit_device"] is None and o["commit_device_shared_by"] is None for o in doc["osds"])
+    from diskq.publish.cluster import render_html
+
+    page = render_html(doc)
+    assert '1 <span class="small">(data)' not in page and "None" not in page
+
+
+def test_a_peer_finding_without_metadata_does_not_name_the_data_device(tmp_path):
+    """Rook's three SSD OSDs of ceph osd perf, nothing else: where each commits is unknown."""
+    shutil.copy(FIX / "rook-11005.osd-perf.2022-08-29.txt", tmp_path)
+    doc = answer(tmp_path)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "commit_latency_peers"]
+    assert "data device" not in f["message"] and "whether it has a DB or WAL device is unknown" in f["message"]
