@@ -47,3 +47,23 @@ def test_a_peer_finding_without_metadata_does_not_name_the_data_device(tmp_path)
     doc = answer(tmp_path)
     (f,) = [f for f in doc["findings"] if f["rule"] == "commit_latency_peers"]
     assert "data device" not in f["message"] and "whether it has a DB or WAL device is unknown" in f["message"]
+
+
+@needs_data
+@pytest.mark.parametrize(
+    "case, perf, config",
+    [
+        # Jewel, FileStore: no BlueFS, no ceph tell perf dump, no ceph config dump (Mimic's)
+        ("frank6866-jewel-10.2.5-filestore", "the journals' commit latencies unknown (ceph daemon osd.N", None),
+        ("nhanhoa-luminous-12.2.12-vm-single-device", "BlueFS usage", None),
+        # Mimic: the config database exists, mClock is not the scheduler
+        ("clyso-03-mimic-13.2.10-424osd-single-device", "(ceph daemon osd.N", "osd_op_queue"),
+        ("clyso-02-pacific-16.2.10-hdd-24-per-nvme-db", "(ceph tell osd.N perf dump)", "osd_op_queue"),
+        ("clyso-01-quincy-17.2.5-hdd-pm1733-nvme-db", "(ceph tell osd.N perf dump)", "mClock capacities"),
+    ],
+)
+def test_what_is_missing_is_asked_for_as_the_release_gives_it(case, perf, config):
+    missing = answer(CLUSTERS / case)["missing"]
+    assert [m for m in missing if m.startswith("no perf dump") and perf in m]
+    said = [m for m in missing if m.startswith("no config dump")]
+    assert (config is None and not said) or (config and said and config in said[0])

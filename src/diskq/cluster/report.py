@@ -18,7 +18,7 @@ from diskq.cluster import health_findings, judge
 from diskq.cluster.inputs import Inputs
 from diskq.cluster.merge import merge_volumes, places
 from diskq.cluster.models import Matcher
-from diskq.cluster.osd_rows import BLUEFS_SHOWN, osd_row, spill_context
+from diskq.cluster.osd_rows import BLUEFS_SHOWN, _major, osd_row, spill_context
 from diskq.cluster.parse import OsdMeta
 
 FORMAT = "diskq-cluster"
@@ -47,12 +47,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         )
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
-    if not inp.perf and osds:
-        missing.append(
-            "no perf dump: BlueFS usage, spillover counters and commit latencies unknown (ceph tell osd.N perf dump)"
-        )
-    if inp.config is None and not inp.config_show:
-        missing.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
+    missing += _missing_outputs(inp, osds)
     known = {o.osd for o in osds}
     for osd in sorted(set(inp.perf) - known):
         missing.append(f"perf dump of osd.{osd}, which the metadata does not list: not judged")
@@ -218,6 +213,34 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
     }
+
+
+def _missing_outputs(inp: Inputs, osds: list[OsdMeta]) -> list[str]:
+    """No perf dump, no config dump: what each would have told, asked for as the OSDs' release
+    can give it. ``ceph tell`` runs an OSD's admin socket commands from Octopus (ceph/ceph pull
+    request 30217), before it ``ceph daemon`` on the OSD's host; ``ceph config dump`` exists from
+    Mimic (the monitors' configuration database); mClock is the default scheduler from Quincy."""
+    majors = [m for o in osds if (m := _major(o.version)) is not None]
+    out = []
+    if not inp.perf and osds:
+        command = (
+            "ceph daemon osd.N perf dump on each OSD's host; ceph tell runs it from Octopus"
+            if majors and min(majors) < 15
+            else "ceph tell osd.N perf dump"
+        )
+        if all(o.objectstore == "filestore" for o in osds):
+            out.append(f"no perf dump: the journals' commit latencies unknown ({command})")
+        else:
+            out.append(f"no perf dump: BlueFS usage, spillover counters and commit latencies unknown ({command})")
+    if inp.config is None and not inp.config_show and not (majors and max(majors) < 13):
+        if majors and max(majors) < 17:
+            out.append(
+                "no config dump: the options in force (osd_op_queue, bluestore_rocksdb_options) are unknown "
+                "(ceph config dump -f json)"
+            )
+        else:
+            out.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
+    return out
 
 
 def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
