@@ -67,3 +67,15 @@ def test_what_is_missing_is_asked_for_as_the_release_gives_it(case, perf, config
     assert [m for m in missing if m.startswith("no perf dump") and perf in m]
     said = [m for m in missing if m.startswith("no config dump")]
     assert (config is None and not said) or (config and said and config in said[0])
+
+
+@needs_data
+def test_a_full_db_is_not_told_to_use_its_spare_space():
+    """Ceph's documentation quotes osd.76 spilling with 56 of 60 GiB used and answers it with a
+    larger DB volume (lvextend, bluefs-bdev-expand, bluefs-bdev-migrate): a full DB has no spare
+    space for bluestore_volume_selection_policy=use_some_extra to give."""
+    doc = answer(CLUSTERS / "ceph-docs-spillover-pacific-16.2.14")
+    (f,) = doc["findings"]
+    assert "the DB is full" in f["message"]
+    assert not any("use_some_extra" in x for x in f["fixes"]) and not doc["config_lines"]
+    assert any("bluefs-bdev-expand" in x for x in f["fixes"])
