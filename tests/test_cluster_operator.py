@@ -79,3 +79,20 @@ def test_a_full_db_is_not_told_to_use_its_spare_space():
     assert "the DB is full" in f["message"]
     assert not any("use_some_extra" in x for x in f["fixes"]) and not doc["config_lines"]
     assert any("bluefs-bdev-expand" in x for x in f["fixes"])
+
+
+@needs_data
+def test_a_spread_to_the_default_says_the_capacity_is_not_set(capsys, monkeypatch):
+    """McGarrah's cluster: three OSDs carry a measured capacity (86-89), the six others none (the
+    author's complaint), so Ceph's default 315 is in force on them: the finding says so."""
+    from diskq.cli.cluster import _render
+
+    doc = answer(CLUSTERS / "mcgarrah-alteredcarbon-proxmox-usb-hdd")
+    (f,) = [f for f in doc["findings"] if f["rule"] == "mclock_spread"]
+    assert f["evidence"]["default"] == [2, 3, 5, 6, 7, 8]
+    assert (
+        "osd.2, osd.3, osd.5, osd.6, osd.7, osd.8 have no capacity set: Ceph's default 315 is in force" in f["message"]
+    )
+    monkeypatch.setenv("COLUMNS", "200")  # the OSD table whole
+    _render(doc)
+    assert "315 (default)" in capsys.readouterr().out

@@ -172,7 +172,7 @@ def _render(doc: dict) -> None:
                 slow,
                 _num(kv.get("kv_commit_lat"), 3),
                 _num(pred, 3),
-                _num(mc.get("value")),
+                _num(mc.get("value")) + (" (default)" if mc.get("source") == "Ceph's default" else ""),
                 _num(o["per_osd_rate"]),
             )
         out.print(t)

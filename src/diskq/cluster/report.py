@@ -144,8 +144,16 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         rows.append(
             osd_row(o, inp, match, crit, sharing.get(o.osd, 1), o.osd in spilled, findings, capacities, missing)
         )
+    default = sorted(r["osd"] for r in rows if r["mclock"] and r["mclock"]["source"] == "Ceph's default")
     for kind, caps in capacities.items():
         if f := judge.mclock_spread(kind, caps, crit):
+            # an end that is Ceph's default was never measured: a capacity not set is the finding there
+            if unset := [i for i in f.osds if i in default]:
+                f.message += (
+                    f"; {judge.ids(unset)} {'has' if len(unset) == 1 else 'have'} no capacity set: "
+                    f"Ceph's default {crit[f'mclock_default_{kind}']:,.0f} is in force"
+                )
+                f.evidence["default"] = unset
             findings.append(f)
     osd_perf = None
     if inp.osd_perf is not None:
