@@ -96,3 +96,23 @@ def test_a_spread_to_the_default_says_the_capacity_is_not_set(capsys, monkeypatc
     monkeypatch.setenv("COLUMNS", "200")  # the OSD table whole
     _render(doc)
     assert "315 (default)" in capsys.readouterr().out
+
+
+def test_evidence_reads_without_python_reprs(tmp_path):
+    """The 14.0 wording of BLUEFS_SPILLOVER gives no DB use or size, and a slow-ops check lists
+    its detail lines: the page shows them as words and figures, never None or ['...']."""
+    from diskq.publish.cluster import render_html
+
+    for name in ("ceph-25703.health-detail.txt", "keiretsu-2212.health-detail.txt"):
+        d = tmp_path / name
+        d.mkdir()
+        shutil.copy(FIX / name, d)
+        page = render_html(answer(d))
+        assert "None" not in page and "[&#39;" not in page and "= []" not in page
+
+
+def test_a_page_without_osds_has_no_empty_osd_table(tmp_path):
+    shutil.copy(FIX / "ceph-docs-pacific-16.2.14.excerpt.health-detail.txt", tmp_path)
+    from diskq.publish.cluster import render_html
+
+    assert "<h2>OSDs</h2>" not in render_html(answer(tmp_path))

@@ -14,8 +14,29 @@ def render_html(doc: dict) -> str:
     root = site_dir()
     env = Environment(loader=FileSystemLoader(root / "templates"), autoescape=True, undefined=StrictUndefined)
     env.filters["num"] = fmt_num
+    env.filters["evidence"] = evidence_value
     css = (root / "static" / "style.css").read_text()
     return env.get_template("cluster.html.j2").render(doc=doc, css=css)
+
+
+def evidence_value(value) -> str:
+    """A finding's evidence value as a reader reads it: a list joined, a figure to four places,
+    nothing as "unknown", never a Python repr (``['osd.2 ...']``, ``None``).
+
+    >>> [evidence_value(v) for v in (None, [0, 1, 4], 86.136079, 0.00805, 6, [], True)]
+    ['unknown', '0, 1, 4', '86.14', '0.00805', '6', 'none', 'yes']
+    """
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(evidence_value(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {evidence_value(v)}" for k, v in value.items())
+    return str(value)
 
 
 def write_html(doc: dict, path: Path) -> None:
