@@ -116,3 +116,15 @@ def test_a_page_without_osds_has_no_empty_osd_table(tmp_path):
     from diskq.publish.cluster import render_html
 
     assert "<h2>OSDs</h2>" not in render_html(answer(tmp_path))
+
+
+@needs_data
+def test_the_text_table_names_an_osd_whose_data_shares_the_db_drive(capsys, monkeypatch):
+    """clyso-02: each Dell NVMe holds 24 HDD OSDs' DBs and, as another namespace, one flash
+    OSD's data: its row says so, as the docs promise (the JSON has it in data_osds)."""
+    from diskq.cli.cluster import _render
+
+    monkeypatch.setenv("COLUMNS", "200")
+    _render(answer(CLUSTERS / "clyso-02-pacific-16.2.10-hdd-24-per-nvme-db"))
+    row = next(line for line in capsys.readouterr().out.splitlines() if "iospsc04n01" in line)
+    assert "24 + osd.297 (data)" in row

@@ -139,7 +139,9 @@ def _render(doc: dict) -> None:
                 escape(d["host"] or "-"),
                 escape(",".join(d["names"])),
                 escape(d["model"] or "unknown"),
-                str(len(d["osds"])),
+                str(len(d["osds"]))
+                # another namespace or partition of the drive holds these OSDs' data: they commit there too
+                + (f" + {', '.join(f'osd.{i}' for i in d['data_osds'])} (data)" if d.get("data_osds") else ""),
                 _database_cell(f, d.get("line")),
                 _num(f.get("osds_per_device")),
             )
