@@ -128,3 +128,16 @@ def test_the_text_table_names_an_osd_whose_data_shares_the_db_drive(capsys, monk
     _render(answer(CLUSTERS / "clyso-02-pacific-16.2.10-hdd-24-per-nvme-db"))
     row = next(line for line in capsys.readouterr().out.splitlines() if "iospsc04n01" in line)
     assert "24 + osd.297 (data)" in row
+
+
+def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
+    """The one spillover line of the Ceph documentation: '1 finding on 1 OSD', not '1 findings'."""
+    from diskq.cli.cluster import _render
+    from diskq.publish.cluster import render_html
+
+    shutil.copy(FIX / "ceph-docs-pacific-16.2.14.excerpt.health-detail.txt", tmp_path)
+    doc = answer(tmp_path)
+    _render(doc)
+    out = capsys.readouterr().out
+    assert out.startswith("0 OSDs, 0 DB drives, 1 finding on 1 OSD ")
+    assert "1 finding on\n1 OSD." in render_html(doc)

@@ -122,11 +122,13 @@ def _render(doc: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from diskq.cluster.report import counted
+
     out = stdout_console()
     s = doc["summary"]
     out.print(
-        f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
-        f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
+        f"[bold]{counted(s['osds'], 'OSD')}, {counted(s['db_devices'], 'DB drive')}, "
+        f"{counted(s['findings'], 'finding')} on {counted(s['osds_flagged'], 'OSD')}[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
         markup=True,
     )
     if doc["db_devices"]:
@@ -199,7 +201,7 @@ def _render(doc: dict) -> None:
         )
     if (op := doc.get("osd_perf")) is not None:
         out.print(
-            f"ceph osd perf: {op['osds']} OSDs, {op['committing']} committed in the mgr's last interval"
+            f"ceph osd perf: {counted(op['osds'], 'OSD')}, {op['committing']} committed in the mgr's last interval"
             + (
                 f"; commit latency median {op['median_ms']:,.0f} ms, highest {op['max_ms']:,.0f} ms (osd.{op['max_osd']})"
                 if op["committing"]
@@ -210,7 +212,7 @@ def _render(doc: dict) -> None:
     for p in doc.get("plans") or []:
         per = ", ".join(f"{n} on {d}" for d, n in p["db_devices"].items()) or "no DB devices"
         out.print(
-            f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {p['osds']} OSDs; "
+            f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {counted(p['osds'], 'OSD')}; "
             f"block.db: {escape(per)}",
             markup=True,
             highlight=False,
@@ -245,7 +247,7 @@ def _render(doc: dict) -> None:
                 out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
     elif health and health["checks"]:
         out.print(
-            f"No findings on the commit path; Ceph's health holds {len(health['checks'])} other check(s), "
+            f"No findings on the commit path; Ceph's health holds {counted(len(health['checks']), 'other check')}, "
             "listed below.",
             highlight=False,
         )

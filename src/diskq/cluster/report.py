@@ -223,6 +223,15 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     }
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural where ``n`` is not one.
+
+    >>> counted(1, "finding"), counted(0, "OSD"), counted(2, "DB drive")
+    ('1 finding', '0 OSDs', '2 DB drives')
+    """
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _missing_outputs(inp: Inputs, osds: list[OsdMeta]) -> list[str]:
     """No perf dump, no config dump: what each would have told, asked for as the OSDs' release
     can give it. ``ceph tell`` runs an OSD's admin socket commands from Octopus (ceph/ceph pull

@@ -9,12 +9,14 @@ from pathlib import Path
 def render_html(doc: dict) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+    from diskq.cluster.report import counted
     from diskq.publish.environment import fmt_num, site_dir
 
     root = site_dir()
     env = Environment(loader=FileSystemLoader(root / "templates"), autoescape=True, undefined=StrictUndefined)
     env.filters["num"] = fmt_num
     env.filters["evidence"] = evidence_value
+    env.filters["counted"] = counted
     css = (root / "static" / "style.css").read_text()
     return env.get_template("cluster.html.j2").render(doc=doc, css=css)
 
