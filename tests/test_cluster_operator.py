@@ -141,3 +141,10 @@ def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("0 OSDs, 0 DB drives, 1 finding on 1 OSD ")
     assert "1 finding on\n1 OSD." in render_html(doc)
+
+
+@needs_data
+def test_a_file_of_another_name_is_named_not_passed_over():
+    """web3one's raw monitoring logs (*.log) beside the outputs: named as not read, not ignored."""
+    problems = inputs.read_dir(CLUSTERS / "web3one-rook-hdd-intel-p4610-db").problems
+    assert any(p.startswith("raw-ceph_osd_df.log, raw-ceph_osd_perf.log: not read") for p in problems)

@@ -245,6 +245,18 @@ def read_dir(directory: Path) -> Inputs:
         (p for p in directory.iterdir() if p.suffix.lower() in (".json", ".txt") and p.is_file()),
         key=lambda p: (p.suffix.lower() != ".json", p.name),
     )
+    # a file of another name ("ceph_osd_perf.log", sosreport's "ceph_osd_df") is named, not read
+    others = sorted(
+        p.name
+        for p in directory.iterdir()
+        if p.is_file() and p.suffix.lower() not in (".json", ".txt") and not p.name.startswith(".")
+    )
+    if others:
+        inp.problems.append(
+            f"{', '.join(others[:5])}"
+            + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            + ": not read: diskq cluster reads .json and .txt files (save a ceph output under such a name)"
+        )
     for path in files:
         try:
             data = _decode(path)
