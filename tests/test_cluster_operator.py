@@ -148,3 +148,13 @@ def test_a_file_of_another_name_is_named_not_passed_over():
     """web3one's raw monitoring logs (*.log) beside the outputs: named as not read, not ignored."""
     problems = inputs.read_dir(CLUSTERS / "web3one-rook-hdd-intel-p4610-db").problems
     assert any(p.startswith("raw-ceph_osd_df.log, raw-ceph_osd_perf.log: not read") for p in problems)
+
+
+@needs_data
+def test_a_caveat_counts_osds_not_devices():
+    """Azure: 18 OSDs, 15 with a DB on its own virtual disk. The virtual-disk caveat names each
+    OSD once with its devices (33 devices once read as '4 and 29 more' OSDs of 18)."""
+    doc = answer(CLUSTERS / "clyso-04-octopus-15.2.14-azure-vm-db")
+    virtual = next(c for c in doc["caveats"] if c["kind"] == "virtual")
+    assert len(virtual["on"]) == 18
+    assert "osd.3 (ceph-vm-az1-1: data sdf (Virtual Disk), DB sde (Virtual Disk))" in virtual["on"]

@@ -254,7 +254,7 @@ def _render(doc: dict) -> None:
     else:
         out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
     for c in doc.get("caveats") or []:
-        on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more" if len(c["on"]) > 4 else "")
+        on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more OSDs" if len(c["on"]) > 4 else "")
         out.print(
             f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}",
             markup=True,

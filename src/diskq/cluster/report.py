@@ -296,12 +296,16 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
 
 
 def _caveats(rows: list[dict]) -> list[dict]:
-    """Each kind of caveat once, with the OSDs and devices it applies to."""
+    """Each kind of caveat once, with the OSDs it applies to, one entry per OSD naming its
+    devices of that kind (``osd.3 (az1-1: data sdf (Virtual Disk), DB sde (Virtual Disk))``)."""
     out: dict[str, dict] = {}
     for r in rows:
+        devices: dict[str, list[str]] = {}
         for c in r.get("caveats") or []:
-            e = out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
-            e["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {c['device']})")
+            out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
+            devices.setdefault(c["kind"], []).append(c["device"])
+        for kind, names in devices.items():
+            out[kind]["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {', '.join(names)})")
     return list(out.values())
 
 
