@@ -158,3 +158,18 @@ def test_a_caveat_counts_osds_not_devices():
     virtual = next(c for c in doc["caveats"] if c["kind"] == "virtual")
     assert len(virtual["on"]) == 18
     assert "osd.3 (ceph-vm-az1-1: data sdf (Virtual Disk), DB sde (Virtual Disk))" in virtual["on"]
+
+
+@needs_data
+def test_bluefs_on_the_main_device_is_not_called_a_db(capsys, monkeypatch):
+    """clyso's 30.7 TB flash OSD has no DB device: BlueFS counts the whole main device as its
+    "db", which must not read as a 30,726 GB DB."""
+    from diskq.cli.cluster import _render
+    from diskq.publish.cluster import render_html
+
+    doc = answer(CLUSTERS / "clyso-perf-dump-nvme-30tb")
+    monkeypatch.setenv("COLUMNS", "250")
+    _render(doc)
+    out = capsys.readouterr().out
+    assert "BlueFS on the main device (no dedicated DB) 214.4 of 30,726.0 GB" in out and "BlueFS DB" not in out
+    assert "BlueFS DB" not in render_html(doc)

@@ -191,8 +191,10 @@ def _render(doc: dict) -> None:
                 highlight=False,
             )
             continue
+        # without a dedicated DB BlueFS counts the whole main device as its "db": say which it is
+        where = "BlueFS DB" if u.get("dedicated_db") else "BlueFS on the main device (no dedicated DB)"
         out.print(
-            f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
+            f"perf dump {escape(u['file'])} (OSD not named): {where} {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
             f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
             f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
             f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms",
