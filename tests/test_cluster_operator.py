@@ -173,3 +173,18 @@ def test_bluefs_on_the_main_device_is_not_called_a_db(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "BlueFS on the main device (no dedicated DB) 214.4 of 30,726.0 GB" in out and "BlueFS DB" not in out
     assert "BlueFS DB" not in render_html(doc)
+
+
+@needs_data
+def test_a_bench_read_is_shown(capsys, monkeypatch):
+    """McGarrah's `ceph tell osd.0 bench` (1,046 IOPS, against a capacity of 86 in force) is
+    read: the table and the page show it, not the JSON alone."""
+    from diskq.cli.cluster import _render
+    from diskq.publish.cluster import render_html
+
+    doc = answer(CLUSTERS / "mcgarrah-alteredcarbon-proxmox-usb-hdd")
+    monkeypatch.setenv("COLUMNS", "250")
+    _render(doc)
+    row = next(line for line in capsys.readouterr().out.splitlines() if "osd.0 " in line and "│" in line)
+    assert row.rstrip(" │").endswith("1,046")
+    assert "ceph tell bench: 1,046 IOPS" in render_html(doc)

@@ -148,7 +148,8 @@ def _render(doc: dict) -> None:
                 _num(f.get("osds_per_device")),
             )
         out.print(t, markup=True)
-    judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"]]
+    judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"] or o.get("bench_iops")]
+    benched = any(o.get("bench_iops") for o in judged)  # `ceph tell osd.N bench` read: its IOPS shown
     if judged:
         t = Table(title="OSDs with counters or mClock capacities", title_justify="left")
         for col in (
@@ -159,6 +160,7 @@ def _render(doc: dict) -> None:
             "predicted ms",
             "mClock",
             "per-OSD rate",
+            *(["bench IOPS"] if benched else []),
         ):
             t.add_column(col, justify="right")
         for o in judged[:200]:
@@ -178,6 +180,7 @@ def _render(doc: dict) -> None:
                 _num(pred, 3),
                 _num(mc.get("value")) + (" (default)" if mc.get("source") == "Ceph's default" else ""),
                 _num(o["per_osd_rate"]),
+                *([_num(o.get("bench_iops"))] if benched else []),
             )
         out.print(t)
         if len(judged) > 200:
