@@ -21,13 +21,18 @@ def render_html(doc: dict) -> str:
     return env.get_template("cluster.html.j2").render(doc=doc, css=css)
 
 
-def evidence_value(value) -> str:
+def evidence_value(value, key: str = "") -> str:
     """A finding's evidence value as a reader reads it: a list joined, a figure to four places,
-    nothing as "unknown", never a Python repr (``['osd.2 ...']``, ``None``).
+    a size (its key ends in ``_bytes``) in GB beside its bytes, nothing as "unknown", never a
+    Python repr (``['osd.2 ...']``, ``None``).
 
     >>> [evidence_value(v) for v in (None, [0, 1, 4], 86.136079, 0.00805, 6, [], True)]
     ['unknown', '0, 1, 4', '86.14', '0.00805', '6', 'none', 'yes']
+    >>> evidence_value(32212254720, "db_size_bytes")
+    '32.2 GB (32,212,254,720 bytes)'
     """
+    if key.endswith("_bytes") and isinstance(value, int) and not isinstance(value, bool):
+        return f"{value / 1e9:,.1f} GB ({value:,} bytes)"
     if value is None:
         return "unknown"
     if isinstance(value, bool):
