@@ -23,16 +23,19 @@ def render_html(doc: dict) -> str:
 
 def evidence_value(value, key: str = "") -> str:
     """A finding's evidence value as a reader reads it: a list joined, a figure to four places,
-    a size (its key ends in ``_bytes``) in GB beside its bytes, nothing as "unknown", never a
-    Python repr (``['osd.2 ...']``, ``None``).
+    a size (its key ends in ``_bytes``) in the binary units Ceph prints, beside its bytes;
+    nothing as "unknown", never a Python repr (``['osd.2 ...']``, ``None``).
 
     >>> [evidence_value(v) for v in (None, [0, 1, 4], 86.136079, 0.00805, 6, [], True)]
     ['unknown', '0, 1, 4', '86.14', '0.00805', '6', 'none', 'yes']
-    >>> evidence_value(32212254720, "db_size_bytes")
-    '32.2 GB (32,212,254,720 bytes)'
+    >>> evidence_value(32212254720, "db_size_bytes"), evidence_value(131072, "spilled_bytes")
+    ('30.0 GiB (32,212,254,720 bytes)', '128.0 KiB (131,072 bytes)')
     """
     if key.endswith("_bytes") and isinstance(value, int) and not isinstance(value, bool):
-        return f"{value / 1e9:,.1f} GB ({value:,} bytes)"
+        unit = next((u for u, n in (("TiB", 4), ("GiB", 3), ("MiB", 2), ("KiB", 1)) if value >= 1024**n), None)
+        if unit is None:
+            return f"{value:,} bytes"
+        return f"{value / 1024 ** ('KMGT'.index(unit[0]) + 1):,.1f} {unit} ({value:,} bytes)"
     if value is None:
         return "unknown"
     if isinstance(value, bool):
