@@ -188,3 +188,14 @@ def test_a_bench_read_is_shown(capsys, monkeypatch):
     row = next(line for line in capsys.readouterr().out.splitlines() if "osd.0 " in line and "│" in line)
     assert row.rstrip(" │").endswith("1,046")
     assert "ceph tell bench: 1,046 IOPS" in render_html(doc)
+
+
+def test_the_first_spillover_wording_dates_its_release(tmp_path):
+    """'osd:0 spilled over to slow device' is Nautilus 14.0/14.1's wording: no use_some_extra
+    (a later release's option) is offered to it, nor a ceph config line for it."""
+    shutil.copy(FIX / "ceph-25703.health-detail.txt", tmp_path)
+    doc = answer(tmp_path)
+    spill = [f for f in doc["findings"] if f["rule"] == "spillover"]
+    assert len(spill) == 2 and not doc["config_lines"]
+    assert all(not any("use_some_extra" in x for x in f["fixes"]) for f in spill)
+    assert all(any("compact" in x for x in f["fixes"]) for f in spill)

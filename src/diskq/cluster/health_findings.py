@@ -96,8 +96,10 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
 
 def _spill(s: hc.Spill, place: Place, ctx: dict) -> judge.Finding:
     total = s.total_bytes if s.total_bytes is not None else ctx.get("db_size")
+    # the wording without the DB's use is 14.0/14.1's own: the line dates the OSD's release where nothing else does
+    major = ctx.get("major") or (14 if s.used_bytes is None else None)
     cause, fixes, config = explain.spillover(
-        s.osd, s.spilled_bytes, s.used_bytes, total, ctx.get("major"), ctx.get("rocksdb"), ctx.get("policy")
+        s.osd, s.spilled_bytes, s.used_bytes, total, major, ctx.get("rocksdb"), ctx.get("policy")
     )
     p = place(s.osd)
     on = f" ({p['text']})" if p else ""
