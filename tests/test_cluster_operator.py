@@ -199,3 +199,10 @@ def test_the_first_spillover_wording_dates_its_release(tmp_path):
     assert len(spill) == 2 and not doc["config_lines"]
     assert all(not any("use_some_extra" in x for x in f["fixes"]) for f in spill)
     assert all(any("compact" in x for x in f["fixes"]) for f in spill)
+
+
+def test_one_osd_of_a_listing_is_one_osd(tmp_path):
+    shutil.copy(FIX / "ceph-18095.excerpt.lvm-list.txt", tmp_path)
+    doc = answer(tmp_path)
+    assert any(m.endswith("; 1 OSD known from the other outputs only") for m in doc["missing"])
+    assert doc["inputs"]["read"] == ["ceph-18095.excerpt.lvm-list.txt: ceph-volume lvm list of unknown host (1 OSD)"]

@@ -122,7 +122,7 @@ def _render(doc: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from diskq.cluster.report import counted
+    from diskq.cluster.judge import counted
 
     out = stdout_console()
     s = doc["summary"]

@@ -39,6 +39,7 @@ from diskq import boundedjson
 from diskq.cluster import checks as hc
 from diskq.cluster import config as cfg
 from diskq.cluster import health, parse, volumes
+from diskq.cluster.judge import counted
 from diskq.cluster.perf import OsdPerfRow, PerfDump, osd_perf, perf_dump
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
@@ -367,10 +368,10 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         found = volumes.lvm_list(data) if kind == "lvm_list" else volumes.ceph_disk_list(data)
         inp.volumes.setdefault(host, []).extend(found)
         what = "ceph-volume lvm list" if kind == "lvm_list" else "ceph-disk list"
-        inp.read.append(f"{name}: {what} of {host} ({len(found)} OSDs)")
+        inp.read.append(f"{name}: {what} of {host} ({counted(len(found), 'OSD')})")
     elif kind == "batch":
         inp.batch[name] = volumes.batch_report(data)
-        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {len(inp.batch[name])} OSDs)")
+        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {counted(len(inp.batch[name]), 'OSD')})")
     elif kind == "collect":
         inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
         inp.read.append(f"{name}: what the collection could not get")

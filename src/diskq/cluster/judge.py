@@ -265,3 +265,12 @@ def mclock_spread(kind: str, capacities: dict[int, float], crit: dict) -> Findin
 def ids(osds: list[int]) -> str:
     shown = ", ".join(f"osd.{o}" for o in osds[:8])
     return shown + (f" and {len(osds) - 8} more" if len(osds) > 8 else "")
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural where ``n`` is not one.
+
+    >>> counted(1, "finding"), counted(0, "OSD"), counted(2, "DB drive")
+    ('1 finding', '0 OSDs', '2 DB drives')
+    """
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from diskq.cluster import health_findings, judge
 from diskq.cluster.inputs import Inputs
+from diskq.cluster.judge import counted
 from diskq.cluster.merge import merge_volumes, places
 from diskq.cluster.models import Matcher
 from diskq.cluster.osd_rows import BLUEFS_SHOWN, _major, osd_row, spill_context
@@ -43,7 +44,7 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     if inp.osds is None:
         missing.append(
             "no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
-            + (f"; {len(osds)} OSDs known from the other outputs only" if osds else "")
+            + (f"; {counted(len(osds), 'OSD')} known from the other outputs only" if osds else "")
         )
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
@@ -221,15 +222,6 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         "inputs": {"read": inp.read, "problems": inp.problems},
         "criteria": {k: v for k, v in crit.items() if k not in ("justification", "title")},
     }
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural where ``n`` is not one.
-
-    >>> counted(1, "finding"), counted(0, "OSD"), counted(2, "DB drive")
-    ('1 finding', '0 OSDs', '2 DB drives')
-    """
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _missing_outputs(inp: Inputs, osds: list[OsdMeta]) -> list[str]:

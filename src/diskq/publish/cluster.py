@@ -9,7 +9,7 @@ from pathlib import Path
 def render_html(doc: dict) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    from diskq.cluster.report import counted
+    from diskq.cluster.judge import counted
     from diskq.publish.environment import fmt_num, site_dir
 
     root = site_dir()
