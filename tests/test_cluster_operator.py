@@ -206,3 +206,15 @@ def test_one_osd_of_a_listing_is_one_osd(tmp_path):
     doc = answer(tmp_path)
     assert any(m.endswith("; 1 OSD known from the other outputs only") for m in doc["missing"])
     assert doc["inputs"]["read"] == ["ceph-18095.excerpt.lvm-list.txt: ceph-volume lvm list of unknown host (1 OSD)"]
+
+
+@needs_data
+def test_a_filestore_osd_is_named_as_one_in_the_text(capsys, monkeypatch):
+    """Jewel's FileStore OSD: the text says where it commits (its journal), not a bare "No findings"."""
+    from diskq.cli.cluster import _render
+
+    monkeypatch.setenv("COLUMNS", "250")
+    _render(answer(CLUSTERS / "frank6866-jewel-10.2.5-filestore"))
+    assert "FileStore: osd.1 (ceph-1: journal /var/lib/ceph/osd/ceph-1/journal): commits go to the journal" in (
+        capsys.readouterr().out
+    )

@@ -185,6 +185,18 @@ def _render(doc: dict) -> None:
         out.print(t)
         if len(judged) > 200:
             out.print(f"  ({len(judged) - 200} more in --json)")
+    filestore = [o for o in doc["osds"] if o["commit_device"] == "journal"]
+    if filestore:  # no BlueFS, no DB device: say where they commit, as the page's notes do
+        on = "; ".join(
+            f"osd.{o['osd']} ({o['host'] or 'host unknown'}: journal {','.join((o.get('journal') or {}).get('names') or ['not named'])})"
+            for o in filestore[:4]
+        ) + (f"; and {len(filestore) - 4} more" if len(filestore) > 4 else "")
+        out.print(
+            f"FileStore: {on}: commits go to the journal, not to BlueFS; no DB device to judge",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for u in doc["unnamed_perf_dumps"]:
         b, kv = u["bluefs"], u["kv_ms"]
         if u.get("store") == "filestore":
