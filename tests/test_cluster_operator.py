@@ -112,7 +112,7 @@ def test_evidence_reads_without_python_reprs(tmp_path):
 
 
 def test_a_page_without_osds_has_no_empty_osd_table(tmp_path):
-    shutil.copy(FIX / "ceph-docs-pacific-16.2.14.excerpt.health-detail.txt", tmp_path)
+    shutil.copy(FIX / "ceph-23075.excerpt.lvm-batch-report.txt", tmp_path)  # a plan: no OSD yet
     from diskq.publish.cluster import render_html
 
     assert "<h2>OSDs</h2>" not in render_html(answer(tmp_path))
@@ -139,7 +139,7 @@ def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
     doc = answer(tmp_path)
     _render(doc)
     out = capsys.readouterr().out
-    assert out.startswith("0 OSDs, 0 DB drives, 1 finding on 1 OSD ")
+    assert out.startswith("1 OSD, 0 DB drives, 1 finding on 1 OSD ")
     assert "1 finding on\n1 OSD." in render_html(doc)
 
 
@@ -218,3 +218,19 @@ def test_a_filestore_osd_is_named_as_one_in_the_text(capsys, monkeypatch):
     assert "FileStore: osd.1 (ceph-1: journal /var/lib/ceph/osd/ceph-1/journal): commits go to the journal" in (
         capsys.readouterr().out
     )
+
+
+def test_the_osds_a_health_check_names_are_counted(tmp_path):
+    """Five OSDs with slow BlueStore operations and nothing else: '5 OSDs ... 1 finding on 5 OSDs',
+    not '0 OSDs', and their unknown devices said once."""
+    shutil.copy(FIX / "keiretsu-2212.health-detail.txt", tmp_path)
+    doc = answer(tmp_path)
+    assert doc["summary"]["osds"] == 5 and doc["summary"]["osds_flagged"] == 5
+    (f,) = doc["findings"]
+    assert "On osd.2, osd.5, osd.8, osd.11, osd.13 (host and devices unknown: no osd metadata)" in f["message"]
+    # a spilling OSD has a DB device: nothing says otherwise of osd.76
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    shutil.copy(FIX / "ceph-docs-pacific-16.2.14.excerpt.health-detail.txt", spill)
+    (f,) = answer(spill)["findings"]
+    assert "whether it has a DB" not in f["message"]

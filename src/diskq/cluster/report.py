@@ -256,6 +256,7 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
     """OSDs that ``osd df`` (with their device class), per-OSD mClock entries of ``config dump``
     (whose option names the media Ceph's bench assumed), perf dumps named by OSD, ``osd perf``
     or a host's ``ceph-volume lvm list`` name, when there is no metadata."""
+    from diskq.cluster.checks import subjects
     from diskq.cluster.parse import Device
 
     media: dict[int, bool | None] = {}
@@ -265,7 +266,9 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
         m = re.fullmatch(r"osd\.(\d+)", e.who)
         if m and e.option.startswith("osd_mclock_max_capacity_iops_") and media.get(int(m.group(1))) is None:
             media[int(m.group(1))] = e.option.endswith("_hdd")
-    for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs)]:
+    # the OSDs a health check on the commit path names (a spillover line, slow BlueStore ops)
+    named = [i for c in inp.checks or [] if c.commit_path for ln in [c.summary, *c.details] for i in subjects(ln).osds]
+    for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs), *named]:
         media.setdefault(osd, None)
     hosts = {osd: row.host for osd, row in (inp.df or {}).items() if row.host}
     hosts.update({v.osd: h for h, vs in inp.volumes.items() for v in vs if h != "unknown host"})
