@@ -122,11 +122,13 @@ def _render(doc: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from diskq.cluster.judge import counted
+
     out = stdout_console()
     s = doc["summary"]
     out.print(
-        f"[bold]{s['osds']} OSDs, {s['db_devices']} DB drives, {s['findings']} findings on "
-        f"{s['osds_flagged']} OSDs[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
+        f"[bold]{counted(s['osds'], 'OSD')}, {counted(s['db_devices'], 'DB drive')}, "
+        f"{counted(s['findings'], 'finding')} on {counted(s['osds_flagged'], 'OSD')}[/] (Ceph {escape(doc['version'] or 'version unknown')}; {escape(doc['source'])})",
         markup=True,
     )
     if doc["db_devices"]:
@@ -139,12 +141,15 @@ def _render(doc: dict) -> None:
                 escape(d["host"] or "-"),
                 escape(",".join(d["names"])),
                 escape(d["model"] or "unknown"),
-                str(len(d["osds"])),
+                str(len(d["osds"]))
+                # another namespace or partition of the drive holds these OSDs' data: they commit there too
+                + (f" + {', '.join(f'osd.{i}' for i in d['data_osds'])} (data)" if d.get("data_osds") else ""),
                 _database_cell(f, d.get("line")),
                 _num(f.get("osds_per_device")),
             )
         out.print(t, markup=True)
-    judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"]]
+    judged = [o for o in doc["osds"] if o["bluefs"] or o["mclock"] or o["kv_ms"] or o.get("bench_iops")]
+    benched = any(o.get("bench_iops") for o in judged)  # `ceph tell osd.N bench` read: its IOPS shown
     if judged:
         t = Table(title="OSDs with counters or mClock capacities", title_justify="left")
         for col in (
@@ -155,6 +160,7 @@ def _render(doc: dict) -> None:
             "predicted ms",
             "mClock",
             "per-OSD rate",
+            *(["bench IOPS"] if benched else []),
         ):
             t.add_column(col, justify="right")
         for o in judged[:200]:
@@ -172,12 +178,25 @@ def _render(doc: dict) -> None:
                 slow,
                 _num(kv.get("kv_commit_lat"), 3),
                 _num(pred, 3),
-                _num(mc.get("value")),
+                _num(mc.get("value")) + (" (default)" if mc.get("source") == "Ceph's default" else ""),
                 _num(o["per_osd_rate"]),
+                *([_num(o.get("bench_iops"))] if benched else []),
             )
         out.print(t)
         if len(judged) > 200:
             out.print(f"  ({len(judged) - 200} more in --json)")
+    filestore = [o for o in doc["osds"] if o["commit_device"] == "journal"]
+    if filestore:  # no BlueFS, no DB device: say where they commit, as the page's notes do
+        on = "; ".join(
+            f"osd.{o['osd']} ({o['host'] or 'host unknown'}: journal {','.join((o.get('journal') or {}).get('names') or ['not named'])})"
+            for o in filestore[:4]
+        ) + (f"; and {len(filestore) - 4} more" if len(filestore) > 4 else "")
+        out.print(
+            f"FileStore: {on}: commits go to the journal, not to BlueFS; no DB device to judge",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for u in doc["unnamed_perf_dumps"]:
         b, kv = u["bluefs"], u["kv_ms"]
         if u.get("store") == "filestore":
@@ -187,8 +206,10 @@ def _render(doc: dict) -> None:
                 highlight=False,
             )
             continue
+        # without a dedicated DB BlueFS counts the whole main device as its "db": say which it is
+        where = "BlueFS DB" if u.get("dedicated_db") else "BlueFS on the main device (no dedicated DB)"
         out.print(
-            f"perf dump {escape(u['file'])} (OSD not named): BlueFS DB {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
+            f"perf dump {escape(u['file'])} (OSD not named): {where} {_num((b.get('db_used_bytes') or 0) / 1e9, 1)} "
             f"of {_num((b.get('db_total_bytes') or 0) / 1e9, 1)} GB, slow used {_num(b.get('slow_used_bytes'))} B, "
             f"kv_commit_lat {_num(kv.get('kv_commit_lat'), 3)} ms, kv_sync_lat {_num(kv.get('kv_sync_lat'), 3)} ms, "
             f"kv_flush_lat {_num(kv.get('kv_flush_lat'), 4)} ms",
@@ -197,7 +218,7 @@ def _render(doc: dict) -> None:
         )
     if (op := doc.get("osd_perf")) is not None:
         out.print(
-            f"ceph osd perf: {op['osds']} OSDs, {op['committing']} committed in the mgr's last interval"
+            f"ceph osd perf: {counted(op['osds'], 'OSD')}, {op['committing']} committed in the mgr's last interval"
             + (
                 f"; commit latency median {op['median_ms']:,.0f} ms, highest {op['max_ms']:,.0f} ms (osd.{op['max_osd']})"
                 if op["committing"]
@@ -208,7 +229,7 @@ def _render(doc: dict) -> None:
     for p in doc.get("plans") or []:
         per = ", ".join(f"{n} on {d}" for d, n in p["db_devices"].items()) or "no DB devices"
         out.print(
-            f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {p['osds']} OSDs; "
+            f"plan {escape(p['file'])} (ceph-volume lvm batch --report, not yet created): {counted(p['osds'], 'OSD')}; "
             f"block.db: {escape(per)}",
             markup=True,
             highlight=False,
@@ -243,14 +264,14 @@ def _render(doc: dict) -> None:
                 out.print(f"  ... {n - 10} more {rule} findings (--json or --html lists them all)")
     elif health and health["checks"]:
         out.print(
-            f"No findings on the commit path; Ceph's health holds {len(health['checks'])} other check(s), "
+            f"No findings on the commit path; Ceph's health holds {counted(len(health['checks']), 'other check')}, "
             "listed below.",
             highlight=False,
         )
     else:
         out.print("No findings" + (" (see what is missing below)" if doc["missing"] else "") + ".")
     for c in doc.get("caveats") or []:
-        on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more" if len(c["on"]) > 4 else "")
+        on = "; ".join(c["on"][:4]) + (f"; and {len(c['on']) - 4} more OSDs" if len(c["on"]) > 4 else "")
         out.print(
             f"[yellow]caveat[/] {escape(c['kind'])}: {escape(on)}: {escape(c['text'])}",
             markup=True,

@@ -87,7 +87,8 @@ def spillover(
     """
     fixes: list[str] = []
     config: list[str] = []
-    if total and used is not None and used >= FULL_SHARE * total:
+    full = bool(total and used is not None and used >= FULL_SHARE * total)
+    if full:
         cause = (
             f"the DB is full ({_gib(used)} used of {_gib(total)}): RocksDB has outgrown it, so new data goes "
             "to the slow device"
@@ -114,7 +115,8 @@ def spillover(
         )
     else:
         cause = "the DB size is not known here, so full DB and level sizing cannot be told apart"
-    if policy in (None, "rocksdb_original") and (major is None or major >= 15):
+    # a full DB has no spare space for use_some_extra to give: only a larger DB holds more
+    if not full and policy in (None, "rocksdb_original") and (major is None or major >= 15):
         fixes.append(
             "let BlueFS use the DB's spare space for a level that does not fit: "
             "bluestore_volume_selection_policy=use_some_extra (Octopus and later, and late Nautilus point "
@@ -122,7 +124,7 @@ def spillover(
             "fit_to_fast, where listed, fills the DB first whatever the level), then restart the OSD"
         )
         config.append(f"ceph config set osd.{osd} bluestore_volume_selection_policy use_some_extra")
-    elif policy:
+    elif not full and policy:
         fixes.append(f"bluestore_volume_selection_policy is already {policy}: the DB itself is too small")
     if major is None or major >= 14:
         fixes.append(

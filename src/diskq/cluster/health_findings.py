@@ -20,10 +20,15 @@ Place = Callable[[int], "dict | None"]
 
 
 def _who(osds: list[int], place: Place) -> str:
-    parts = []
+    parts, unknown = [], []
     for o in osds[:6]:
         p = place(o)
+        if p and p["commit"] is None and not p["host"]:  # nothing known of it but its number: said once
+            unknown.append(f"osd.{o}")
+            continue
         parts.append(f"osd.{o}" + (f" ({p['text']})" if p else " (not in the metadata)"))
+    if unknown:
+        parts.append(", ".join(unknown) + " (host and devices unknown: no osd metadata)")
     return "; ".join(parts) + (f"; and {len(osds) - 6} more" if len(osds) > 6 else "")
 
 
@@ -96,11 +101,14 @@ def from_checks(found: list[Check], place: Place, spill_context: Callable[[int],
 
 def _spill(s: hc.Spill, place: Place, ctx: dict) -> judge.Finding:
     total = s.total_bytes if s.total_bytes is not None else ctx.get("db_size")
+    # the wording without the DB's use is 14.0/14.1's own: the line dates the OSD's release where nothing else does
+    major = ctx.get("major") or (14 if s.used_bytes is None else None)
     cause, fixes, config = explain.spillover(
-        s.osd, s.spilled_bytes, s.used_bytes, total, ctx.get("major"), ctx.get("rocksdb"), ctx.get("policy")
+        s.osd, s.spilled_bytes, s.used_bytes, total, major, ctx.get("rocksdb"), ctx.get("policy")
     )
     p = place(s.osd)
-    on = f" ({p['text']})" if p else ""
+    # a spilling OSD has a DB device, whatever the inputs say of its devices: only its host, if known
+    on = f" ({p['text']})" if p and p["commit"] else f" (host {p['host']})" if p and p["host"] else ""
     return judge.Finding(
         "spillover",
         [s.osd],

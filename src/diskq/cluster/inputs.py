@@ -39,6 +39,7 @@ from diskq import boundedjson
 from diskq.cluster import checks as hc
 from diskq.cluster import config as cfg
 from diskq.cluster import health, parse, volumes
+from diskq.cluster.judge import counted
 from diskq.cluster.perf import OsdPerfRow, PerfDump, osd_perf, perf_dump
 from diskq.errors import DiskqError, InvalidInput
 from diskq.files import UnreadableFile, read_regular
@@ -245,6 +246,18 @@ def read_dir(directory: Path) -> Inputs:
         (p for p in directory.iterdir() if p.suffix.lower() in (".json", ".txt") and p.is_file()),
         key=lambda p: (p.suffix.lower() != ".json", p.name),
     )
+    # a file of another name ("ceph_osd_perf.log", sosreport's "ceph_osd_df") is named, not read
+    others = sorted(
+        p.name
+        for p in directory.iterdir()
+        if p.is_file() and p.suffix.lower() not in (".json", ".txt") and not p.name.startswith(".")
+    )
+    if others:
+        inp.problems.append(
+            f"{', '.join(others[:5])}"
+            + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            + ": not read: diskq cluster reads .json and .txt files (save a ceph output under such a name)"
+        )
     for path in files:
         try:
             data = _decode(path)
@@ -355,10 +368,10 @@ def add(inp: Inputs, kind: str, name: str, data) -> None:
         found = volumes.lvm_list(data) if kind == "lvm_list" else volumes.ceph_disk_list(data)
         inp.volumes.setdefault(host, []).extend(found)
         what = "ceph-volume lvm list" if kind == "lvm_list" else "ceph-disk list"
-        inp.read.append(f"{name}: {what} of {host} ({len(found)} OSDs)")
+        inp.read.append(f"{name}: {what} of {host} ({counted(len(found), 'OSD')})")
     elif kind == "batch":
         inp.batch[name] = volumes.batch_report(data)
-        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {len(inp.batch[name])} OSDs)")
+        inp.read.append(f"{name}: ceph-volume lvm batch --report (a plan: {counted(len(inp.batch[name]), 'OSD')})")
     elif kind == "collect":
         inp.problems += [f"collection: {e}" for e in data.get("errors") or [] if isinstance(e, str)]
         inp.read.append(f"{name}: what the collection could not get")

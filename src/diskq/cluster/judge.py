@@ -257,11 +257,20 @@ def mclock_spread(kind: str, capacities: dict[int, float], crit: dict) -> Findin
         "mclock_spread",
         sorted(capacities),
         f"{option} of the {kind.upper()} OSDs ranges from {lo:,.0f} to {hi:,.0f} ({hi / lo:.1f}x, limit "
-        f"{factor:g}x): {_ids(low)} low, {_ids(high)} high",
+        f"{factor:g}x): {ids(low)} low, {ids(high)} high",
         {"min": lo, "max": hi, "low": low, "high": high},
     )
 
 
-def _ids(osds: list[int]) -> str:
+def ids(osds: list[int]) -> str:
     shown = ", ".join(f"osd.{o}" for o in osds[:8])
     return shown + (f" and {len(osds) - 8} more" if len(osds) > 8 else "")
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural where ``n`` is not one.
+
+    >>> counted(1, "finding"), counted(0, "OSD"), counted(2, "DB drive")
+    ('1 finding', '0 OSDs', '2 DB drives')
+    """
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -32,6 +32,7 @@ def merge_volumes(osds: list[OsdMeta], inp: Inputs) -> None:
         if o.osd not in listed:
             continue
         host, vols = listed[o.osd]
+        o.devices_known = True  # the listing names its data, DB, WAL or journal volumes
         o.host = o.host or (host if host != "unknown host" else None)
         if not o.data.names and "data" in vols.volumes:
             o.data.names = _names(vols.volumes["data"].devices, vols.volumes["data"].path)
@@ -86,6 +87,13 @@ def places(osds: list[OsdMeta], match, sharing: dict[int, int], inp: Inputs) -> 
         if o is None:
             cache[osd] = None
             return None
+        if not o.devices_known:
+            text = (
+                f"host {o.host or 'unknown'}; commits to a device the inputs do not name (no osd metadata: "
+                "whether it has a DB or WAL device is unknown)"
+            )
+            cache[osd] = {"host": o.host, "commit": None, "drive": None, "text": text}
+            return cache[osd]
         role = "wal" if o.wal else "db" if o.db else "journal" if o.journal else "data"
         dev = o.wal or o.db or o.journal or o.data
         names = ",".join(dev.names) or "?"

@@ -97,8 +97,9 @@ def osd_row(
         "data": asdict(o.data),
         "db": asdict(o.db) if o.db else None,
         "wal": asdict(o.wal) if o.wal else None,
-        "commit_device_shared_by": sharing,
-        "commit_device": "wal" if o.wal else "db" if o.db else "data",
+        # unknown for an OSD no metadata or listing describes: it may have a DB device
+        "commit_device_shared_by": sharing if o.devices_known else None,
+        "commit_device": ("wal" if o.wal else "db" if o.db else "data") if o.devices_known else None,
         "database": facts,
         "bluefs": None,
         "kv_ms": None,

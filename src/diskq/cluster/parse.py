@@ -48,6 +48,9 @@ class OsdMeta:
     dedicated_db: bool | None  #: None when the metadata does not say
     notes: list[str] = field(default_factory=list)
     journal: Device | None = None  #: a FileStore OSD's journal (a file or a device)
+    #: False for an OSD only other outputs name (no metadata, no listing): whether it has a DB or
+    #: WAL device, and so where it commits, is unknown
+    devices_known: bool = True
 
 
 def int_or_none(value) -> int | None:

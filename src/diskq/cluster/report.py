@@ -16,9 +16,10 @@ from pathlib import Path
 
 from diskq.cluster import health_findings, judge
 from diskq.cluster.inputs import Inputs
+from diskq.cluster.judge import counted
 from diskq.cluster.merge import merge_volumes, places
 from diskq.cluster.models import Matcher
-from diskq.cluster.osd_rows import BLUEFS_SHOWN, osd_row, spill_context
+from diskq.cluster.osd_rows import BLUEFS_SHOWN, _major, osd_row, spill_context
 from diskq.cluster.parse import OsdMeta
 
 FORMAT = "diskq-cluster"
@@ -43,16 +44,11 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     if inp.osds is None:
         missing.append(
             "no osd metadata (ceph osd metadata -f json, or ceph report): devices and models unknown"
-            + (f"; {len(osds)} OSDs known from the other outputs only" if osds else "")
+            + (f"; {counted(len(osds), 'OSD')} known from the other outputs only" if osds else "")
         )
     if db is None:
         missing.append("no devices.db: no model could be looked up (give --db)")
-    if not inp.perf and osds:
-        missing.append(
-            "no perf dump: BlueFS usage, spillover counters and commit latencies unknown (ceph tell osd.N perf dump)"
-        )
-    if inp.config is None and not inp.config_show:
-        missing.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
+    missing += _missing_outputs(inp, osds)
     known = {o.osd for o in osds}
     for osd in sorted(set(inp.perf) - known):
         missing.append(f"perf dump of osd.{osd}, which the metadata does not list: not judged")
@@ -149,8 +145,16 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
         rows.append(
             osd_row(o, inp, match, crit, sharing.get(o.osd, 1), o.osd in spilled, findings, capacities, missing)
         )
+    default = sorted(r["osd"] for r in rows if r["mclock"] and r["mclock"]["source"] == "Ceph's default")
     for kind, caps in capacities.items():
         if f := judge.mclock_spread(kind, caps, crit):
+            # an end that is Ceph's default was never measured: a capacity not set is the finding there
+            if unset := [i for i in f.osds if i in default]:
+                f.message += (
+                    f"; {judge.ids(unset)} {'has' if len(unset) == 1 else 'have'} no capacity set: "
+                    f"Ceph's default {crit[f'mclock_default_{kind}']:,.0f} is in force"
+                )
+                f.evidence["default"] = unset
             findings.append(f)
     osd_perf = None
     if inp.osd_perf is not None:
@@ -220,10 +224,39 @@ def build(inp: Inputs, *, db: Path | None, aliases: dict[str, str] | None = None
     }
 
 
+def _missing_outputs(inp: Inputs, osds: list[OsdMeta]) -> list[str]:
+    """No perf dump, no config dump: what each would have told, asked for as the OSDs' release
+    can give it. ``ceph tell`` runs an OSD's admin socket commands from Octopus (ceph/ceph pull
+    request 30217), before it ``ceph daemon`` on the OSD's host; ``ceph config dump`` exists from
+    Mimic (the monitors' configuration database); mClock is the default scheduler from Quincy."""
+    majors = [m for o in osds if (m := _major(o.version)) is not None]
+    out = []
+    if not inp.perf and osds:
+        command = (
+            "ceph daemon osd.N perf dump on each OSD's host; ceph tell runs it from Octopus"
+            if majors and min(majors) < 15
+            else "ceph tell osd.N perf dump"
+        )
+        if all(o.objectstore == "filestore" for o in osds):
+            out.append(f"no perf dump: the journals' commit latencies unknown ({command})")
+        else:
+            out.append(f"no perf dump: BlueFS usage, spillover counters and commit latencies unknown ({command})")
+    if inp.config is None and not inp.config_show and not (majors and max(majors) < 13):
+        if majors and max(majors) < 17:
+            out.append(
+                "no config dump: the options in force (osd_op_queue, bluestore_rocksdb_options) are unknown "
+                "(ceph config dump -f json)"
+            )
+        else:
+            out.append("no config dump: the mClock capacities in force are unknown (ceph config dump -f json)")
+    return out
+
+
 def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
     """OSDs that ``osd df`` (with their device class), per-OSD mClock entries of ``config dump``
     (whose option names the media Ceph's bench assumed), perf dumps named by OSD, ``osd perf``
     or a host's ``ceph-volume lvm list`` name, when there is no metadata."""
+    from diskq.cluster.checks import subjects
     from diskq.cluster.parse import Device
 
     media: dict[int, bool | None] = {}
@@ -233,7 +266,9 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
         m = re.fullmatch(r"osd\.(\d+)", e.who)
         if m and e.option.startswith("osd_mclock_max_capacity_iops_") and media.get(int(m.group(1))) is None:
             media[int(m.group(1))] = e.option.endswith("_hdd")
-    for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs)]:
+    # the OSDs a health check on the commit path names (a spillover line, slow BlueStore ops)
+    named = [i for c in inp.checks or [] if c.commit_path for ln in [c.summary, *c.details] for i in subjects(ln).osds]
+    for osd in [*inp.perf, *(inp.osd_perf or {}), *(v.osd for vs in inp.volumes.values() for v in vs), *named]:
         media.setdefault(osd, None)
     hosts = {osd: row.host for osd, row in (inp.df or {}).items() if row.host}
     hosts.update({v.osd: h for h, vs in inp.volumes.items() for v in vs if h != "unknown host"})
@@ -249,18 +284,23 @@ def _osds_without_metadata(inp: Inputs) -> list[OsdMeta]:
             None,
             None,
             ["no metadata: devices unknown"],
+            devices_known=False,
         )
         for osd, rot in sorted(media.items())
     ]
 
 
 def _caveats(rows: list[dict]) -> list[dict]:
-    """Each kind of caveat once, with the OSDs and devices it applies to."""
+    """Each kind of caveat once, with the OSDs it applies to, one entry per OSD naming its
+    devices of that kind (``osd.3 (az1-1: data sdf (Virtual Disk), DB sde (Virtual Disk))``)."""
     out: dict[str, dict] = {}
     for r in rows:
+        devices: dict[str, list[str]] = {}
         for c in r.get("caveats") or []:
-            e = out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
-            e["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {c['device']})")
+            out.setdefault(c["kind"], {"kind": c["kind"], "text": c["text"], "on": []})
+            devices.setdefault(c["kind"], []).append(c["device"])
+        for kind, names in devices.items():
+            out[kind]["on"].append(f"osd.{r['osd']} ({r['host'] or 'host unknown'}: {', '.join(names)})")
     return list(out.values())
 
 
