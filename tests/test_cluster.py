@@ -9,7 +9,6 @@ clusters side by side in a temporary directory, and each says which. No counter 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -18,16 +17,7 @@ import pytest
 from diskq.cluster import collect, inputs, report
 from diskq.cluster.perf import perf_dump
 from tests.cli_support import cli
-
-REPO = Path(__file__).resolve().parents[1]
-#: ../shared/data/ceph-clusters next to the repository (DISKQ_CEPH_CLUSTERS names another place)
-CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
-DB = REPO / "devices.db"
-
-needs_data = pytest.mark.skipif(
-    not CLUSTERS.is_dir(),
-    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
-)
+from tests.cluster_support import CLUSTERS, DB, REPO, needs_data
 
 
 def case(name: str) -> Path:

@@ -5,22 +5,13 @@ nothing claimed that the inputs do not show, no advice a release cannot follow, 
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from diskq.cluster import inputs, report
-
-REPO = Path(__file__).resolve().parents[1]
-FIX = REPO / "tests" / "fixtures" / "ceph"
-CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
-DB = REPO / "devices.db"
-needs_data = pytest.mark.skipif(
-    not CLUSTERS.is_dir(),
-    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
-)
+from tests.cluster_support import CLUSTERS, DB, FIX, needs_data
 
 
 def answer(directory: Path) -> dict:

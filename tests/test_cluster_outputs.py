@@ -9,7 +9,6 @@ says so.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -19,15 +18,7 @@ from hypothesis import strategies as st
 
 from diskq.cluster import checks, inputs, report
 from diskq.errors import InvalidInput
-
-REPO = Path(__file__).resolve().parents[1]
-FIX = REPO / "tests" / "fixtures" / "ceph"
-CLUSTERS = Path(os.environ.get("DISKQ_CEPH_CLUSTERS") or REPO.parent / "shared" / "data" / "ceph-clusters")
-DB = REPO / "devices.db"
-needs_data = pytest.mark.skipif(
-    not CLUSTERS.is_dir(),
-    reason=f"recorded cluster outputs absent ({CLUSTERS.name} next to the repository): they are not committed",
-)
+from tests.cluster_support import CLUSTERS, DB, FIX, needs_data
 
 
 def answer_of(tmp_path: Path, *files: Path) -> dict:
