@@ -87,6 +87,12 @@ def test_the_clusters_hard_disks_resolve_to_hard_disk_drives_with_their_evidence
         ("HGST HUS726040ALE610", "a hard disk drive (by the WD/HGST Ultrastar model-number scheme; 7,200 rpm"),
         ("HGST HUS726040ALS211", "a hard disk drive (by the WD/HGST Ultrastar model-number scheme; 7,200 rpm"),
         ("Seagate Exos ST4000NM0035 4TB", "a hard disk drive (Seagate Exos 7E8 family"),
+        ("ST16000NM001G-2KK103", "a hard disk drive (Seagate Exos X16 family"),  # SATA manual's list
+        ("SEAGATE ST12000NM002G", "a hard disk drive (Seagate Exos X16 family"),  # SAS manual's list
+        ("ST18000NM004J", "a hard disk drive (Seagate Exos X18 family"),
+        ("ST20000NM007H", "a hard disk drive (Seagate Exos X24 family"),
+        ("SEAGATE_ST12000NM0027", "a hard disk drive (Seagate Exos X12 family"),
+        ("ST10000NM0096", "a hard disk drive (Seagate Exos X10 family"),
     ],
 )
 def test_hard_disk_strings_say_what_they_are(model, text):
@@ -105,6 +111,7 @@ def test_hard_disk_strings_say_what_they_are(model, text):
         "WDS200T2B0A",  # WD SSDs
         "WDC WDS100T2B0A-00SM50",
         "ST4000DM000-1CD168",  # a hard disk no source here lists: never guessed
+        "ST12000NM009G",  # a real cluster's disk, in neither Exos X16 list: never guessed from its neighbours
         "Hitachi HDS721050DLE630",
         "HPE_MB012000JYCJF",
         "QEMU_HARDDISK",
