@@ -107,11 +107,7 @@ def test_recorded_smartctl_outputs_get_the_documented_answer(name):
         assert title in documented[0].text and documented[0].source.startswith("https://")
 
 
-def _packaged_entries() -> list[dict]:
-    return json.loads((Path(datasheets.__file__).with_name(datasheets.FILE)).read_text())["entries"]
-
-
-@pytest.mark.parametrize("entry", _packaged_entries(), ids=lambda e: e["examples"][0])
+@pytest.mark.parametrize("entry", datasheets.load(), ids=lambda e: e.examples[0])
 def test_the_product_line_a_documented_model_resolves_to_says_what_its_vendor_documents(entry):
     # the packaged list documented the DC S4500/S4600 ("Enhanced power-loss data protection
     # feature") and the SSD 750 while their product lines said nothing: identify answered
@@ -120,8 +116,8 @@ def test_the_product_line_a_documented_model_resolves_to_says_what_its_vendor_do
     from diskq.identity.match import resolve
 
     lines = load(Path(__file__).parent.parent / "sources" / "lines")
-    expected = {"yes": "yes", "at-rest": "at-rest-only", "no": "no"}[entry["plp"]]
-    for model in entry["examples"]:
+    expected = {"yes": "yes", "at-rest": "at-rest-only", "no": "no"}[entry.plp]
+    for model in entry.examples:
         found = resolve(lines, model).answer
         if found is None:  # a model string no product line takes yet: the list alone answers
             continue
