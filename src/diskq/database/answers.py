@@ -138,6 +138,11 @@ def line_verdicts(con: sqlite3.Connection, line_key: str) -> dict | None:
     return _stored(con, "SELECT answers FROM line_answers WHERE line_key = ?", line_key)
 
 
+def device_verdicts(con: sqlite3.Connection, device_id: str) -> dict | None:
+    """The stored answer of a measured device row (None in a database built before schema 12)."""
+    return _stored(con, "SELECT answers FROM devices WHERE id = ? AND answers IS NOT NULL", device_id)
+
+
 def public_verdicts(con: sqlite3.Connection, model_id: str) -> dict | None:
     """The stored answer of a public model (None in a database built before schema 10)."""
     return _stored(con, "SELECT answers FROM public_answers WHERE model_id = ?", model_id)

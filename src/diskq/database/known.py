@@ -79,6 +79,7 @@ def known(model: str | None, db: Path | None = None, *, rotation_rpm: int | None
     except (DiskqError, OSError, sqlite3.Error) as exc:
         return Known([f"device database: not read ({getattr(exc, 'message', exc)})"])
     try:
+        from diskq.database.answers import device_verdicts
         from diskq.identity import query as identity_query
 
         found = identity_query.find(con, model)
@@ -93,13 +94,14 @@ def known(model: str | None, db: Path | None = None, *, rotation_rpm: int | None
             )
         asked = found.asked_capacity if found.lines else None
         lines = []
+        stored = {did: device_verdicts(con, did) for did in ids}
         for did in ids:
             d = con.execute("SELECT * FROM devices WHERE id = ?", (did,)).fetchone()
             one = f"{d['iops_1job']:,.0f}" if d["iops_1job"] is not None else "-"
             fw = f" firmware {d['firmware']}" if d["firmware"] else ""
             lines.append(
                 f"device database: {d['model']}{fw}: 1-job {one} IOPS, Ceph WAL/DB {d['ceph_waldb'] or '-'}"
-                f"{_basis(d)}, "
+                f"{_basis(stored[did])}, "
                 f"#{d['class_rank']} in class {methodclass.label(d['method_class'])}; "
                 f"{identity_query.capacity_note(d['capacity_bytes'], asked)}"
             )
@@ -120,28 +122,17 @@ def known(model: str | None, db: Path | None = None, *, rotation_rpm: int | None
             return _hard_disk(con, model, rotation_rpm) or Known(
                 [f"device database: nothing yet for {ident.vendor} {ident.family} (from {ident.via})"]
             )
-        return Known(lines, _stored(con, ids[0]) if ids else None, facts=facts)
+        return Known(lines, stored[ids[0]] if ids else None, facts=facts)
     except sqlite3.Error as exc:
         return Known([f"device database: not read ({exc})"])
     finally:
         con.close()
 
 
-def _answers(row: sqlite3.Row) -> dict | None:
-    """A device row's stored answer per use (``devices.answers``), None for a row without one."""
-    import json
-
-    return json.loads(row["answers"]) if "answers" in row.keys() and row["answers"] else None
-
-
-def _stored(con: sqlite3.Connection, did: str) -> dict | None:
-    return _answers(con.execute("SELECT * FROM devices WHERE id = ?", (did,)).fetchone())
-
-
-def _basis(row: sqlite3.Row) -> str:
-    """`` (basis measured)``: what the row's stored Ceph WAL/DB answer rests on, as ``lookup``
+def _basis(verdicts: dict | None) -> str:
+    """`` (basis measured)``: what a row's stored Ceph WAL/DB answer rests on, as ``lookup``
     prints it; empty for a row stored without its answer."""
-    basis = ((_answers(row) or {}).get("ceph_waldb") or {}).get("basis")
+    basis = ((verdicts or {}).get("ceph_waldb") or {}).get("basis")
     return f" (basis {basis})" if basis else ""
 
 
